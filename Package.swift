@@ -1,0 +1,117 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// One set of settings for every target: Swift 6 language mode, strict concurrency.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+/// Each service is an executable in `Services/<folder>`.
+func serviceTarget(_ name: String, folder: String, dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: dependencies, path: "Services/\(folder)", swiftSettings: swiftSettings)
+}
+
+let package = Package(
+    name: "Tollgate",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "ingest", targets: ["ingest"]),
+        .executable(name: "verifier", targets: ["verifier"]),
+        .executable(name: "fulfiller", targets: ["fulfiller"]),
+        .executable(name: "tollctl", targets: ["tollctl"]),
+        .executable(name: "appstore-sim", targets: ["appstore-sim"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+    ],
+    targets: [
+        // Shared libraries
+        .systemLibrary(
+            name: "CHiredis",
+            path: "Shared/CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+        .target(
+            name: "Redis",
+            dependencies: [
+                "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/Redis",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Pipeline",
+            dependencies: [
+                "Redis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/Pipeline",
+            resources: [.copy("Functions")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AppStore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/AppStore",
+            swiftSettings: swiftSettings
+        ),
+
+        // Services
+        serviceTarget("ingest", folder: "Ingest", dependencies: ["Redis", "Pipeline"]),
+        serviceTarget("verifier", folder: "Verifier", dependencies: ["Redis", "Pipeline", "AppStore"]),
+        serviceTarget("fulfiller", folder: "Fulfiller", dependencies: ["Redis", "Pipeline"]),
+        serviceTarget("tollctl", folder: "Tollctl", dependencies: [
+            "AppStore", "Redis", "Pipeline",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        serviceTarget("appstore-sim", folder: "AppstoreSim", dependencies: ["AppStore"]),
+
+        // Tests
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "Redis",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], path: "Tests/RedisTests", swiftSettings: swiftSettings),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Redis", "TestSupport"], path: "Tests/PipelineTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AppStoreTests",
+            dependencies: [
+                "AppStore", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Tests/AppStoreTests",
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

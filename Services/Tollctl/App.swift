@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `tollctl`, the operators' command-line tool.
+@main
+struct Tollctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tollctl",
+        abstract: "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters.",
+        subcommands: []
+    )
+}

@@ -1,0 +1,45 @@
+/// What a verification decided about a piece of Apple data: it is genuine and meant for us, it never will
+/// be (permanent), or the answer is not known yet and asking again later may change it (retryable).
+///
+/// Verification returns this value rather than throwing; throwing is kept for infrastructure faults.
+public enum VerificationResult<Value: Sendable>: Sendable {
+    case verified(Value)
+    case rejected(VerificationFailure)
+    case retryable(VerificationFailure)
+
+    /// The verified value, or `nil`.
+    public var value: Value? {
+        if case .verified(let value) = self { return value }
+        return nil
+    }
+
+    /// The failure of a rejected or retryable outcome, or `nil` when verified.
+    public var failure: VerificationFailure? {
+        switch self {
+        case .verified: return nil
+        case .rejected(let failure), .retryable(let failure): return failure
+        }
+    }
+
+    /// Transforms the verified value, keeping failures as they are.
+    public func map<Other: Sendable>(_ transform: (Value) throws -> Other) rethrows -> VerificationResult<Other> {
+        switch self {
+        case .verified(let value): return .verified(try transform(value))
+        case .rejected(let failure): return .rejected(failure)
+        case .retryable(let failure): return .retryable(failure)
+        }
+    }
+}
+
+/// Why Apple data was not accepted: a stable machine code and a human message.
+public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: FailureCode
+    public var message: String
+
+    public init(_ code: FailureCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

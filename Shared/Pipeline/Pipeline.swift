@@ -1,0 +1,1 @@
+// The stream consumer runtime (issue 2).

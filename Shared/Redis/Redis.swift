@@ -1,0 +1,1 @@
+// The Redis client on hiredis (issue 2).
