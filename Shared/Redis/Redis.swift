@@ -1,1 +1,0 @@
-// The Redis client on hiredis (issue 2).
