@@ -21,3 +21,22 @@ extension FailureCode {
     public static let wrongEnvironment: FailureCode = "wrong_environment"
     public static let wrongAppAppleID: FailureCode = "wrong_app_apple_id"
 }
+
+extension FailureCode {
+    // verifyReceipt: the receipt itself (permanent)
+    public static let invalidReceipt: FailureCode = "invalid_receipt"
+    public static let receiptRequestInvalid: FailureCode = "receipt_request_invalid"
+    public static let receiptMalformed: FailureCode = "receipt_malformed"
+    public static let receiptNotAuthentic: FailureCode = "receipt_not_authentic"
+    public static let sharedSecretMismatch: FailureCode = "shared_secret_mismatch"
+    public static let receiptUnauthorized: FailureCode = "receipt_unauthorized"
+    public static let receiptRejected: FailureCode = "receipt_rejected"
+    public static let sandboxNotAllowed: FailureCode = "sandbox_not_allowed"
+
+    // Apple's services could not answer now (retryable)
+    public static let appleUnavailable: FailureCode = "apple_unavailable"
+    public static let appleRateLimited: FailureCode = "apple_rate_limited"
+    public static let appleTimeout: FailureCode = "apple_timeout"
+    public static let appleUnreachable: FailureCode = "apple_unreachable"
+    public static let appleBadResponse: FailureCode = "apple_bad_response"
+}
