@@ -1,0 +1,29 @@
+/// Anything that can run commands: a ``RedisPool``, or one dedicated ``RedisConnection``.
+public protocol RedisCommandExecutor: Sendable {
+    /// Runs one command. Error replies are thrown as ``RedisError/server(code:message:)``.
+    ///
+    /// `timeout` overrides the socket timeout for this call only (blocking reads need one longer than their
+    /// BLOCK); `.zero` waits forever.
+    func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply
+
+    /// Appends all commands, then reads all replies, in one round trip. Error replies are returned in place
+    /// as `.error` (not thrown); I/O failures throw (``RedisError/unknownOutcome(_:)`` once anything was sent).
+    func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply]
+
+    /// The configured per-command timeout; blocking helpers add it to their BLOCK time.
+    var commandTimeout: Duration { get }
+}
+
+extension RedisCommandExecutor {
+    public var commandTimeout: Duration { .seconds(5) }
+
+    /// Runs one command with the configured command timeout.
+    public func send(_ command: RedisCommand) async throws -> RedisReply {
+        try await send(command, timeout: nil)
+    }
+
+    /// Runs `name arguments…` with the configured command timeout.
+    public func send(_ name: String, _ arguments: any RedisArgumentConvertible...) async throws -> RedisReply {
+        try await send(RedisCommand(name, arguments: arguments), timeout: nil)
+    }
+}

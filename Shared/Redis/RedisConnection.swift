@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+
+/// One hiredis `redisContext` owned by one dedicated OS thread; async callers are bridged with continuations.
+///
+/// Commands run in submission order. Blocking hiredis calls happen only on the connection's own thread, never
+/// on the cooperative pool or an event loop. The context is created lazily (or by ``connect()``), dropped on
+/// any I/O error or timeout (the command then fails with ``RedisError/unknownOutcome(_:)``), and recreated by
+/// the next command after a capped, jittered backoff; `redisSetTimeout`, TCP keepalive, AUTH, SELECT and
+/// CLIENT SETNAME are applied after every connect and reconnect.
+public final class RedisConnection: RedisCommandExecutor {
+    public let configuration: RedisConfiguration
+    private let mailbox = ConnectionMailbox()
+
+    public init(configuration: RedisConfiguration, logger: Logger) {
+        self.configuration = configuration
+        let thread = Thread { [mailbox] in
+            // The session lives and dies on this thread only.
+            let session = HiredisSession(configuration: configuration, logger: logger)
+            while let job = mailbox.next() {
+                Self.run(job, on: session, mailbox: mailbox)
+            }
+            session.disconnect()
+        }
+        thread.name = "redis \(configuration.host):\(configuration.port)"
+        thread.start()
+    }
+
+    deinit { mailbox.close() }
+
+    public var commandTimeout: Duration { configuration.commandTimeout }
+
+    /// Connects now, to fail fast at startup: throws ``RedisError/connectionFailed(_:)``, or
+    /// ``RedisError/server(code:message:)`` if AUTH, SELECT or CLIENT SETNAME is refused.
+    public func connect() async throws {
+        _ = try await submit(.connect)
+    }
+
+    public func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
+        let replies = try await submit(.command(command, timeout: timeout))
+        guard let reply = replies.first else { throw RedisError.protocolError("no reply") }
+        return reply
+    }
+
+    public func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
+        if commands.isEmpty { return [] }
+        return try await submit(.pipeline(commands))
+    }
+
+    /// Stops the thread after the command in flight (if any); queued and later calls throw ``RedisError/closed``.
+    public func close() {
+        mailbox.close()
+    }
+
+    private func submit(_ work: ConnectionMailbox.Job.Work) async throws -> [RedisReply] {
+        try Task.checkCancellation()
+        return try await withCheckedThrowingContinuation { continuation in
+            mailbox.submit(.init(work: work, continuation: continuation))
+        }
+    }
+
+    /// Runs on the connection thread.
+    private static func run(_ job: ConnectionMailbox.Job, on session: HiredisSession, mailbox: ConnectionMailbox) {
+        let sleep = { (delay: Duration) in mailbox.sleep(for: delay) }
+        if let error = session.ensureConnected(sleep: sleep) {
+            switch (job.work, error) {
+            case (.connect, _), (_, .closed):
+                job.continuation.resume(throwing: error)
+            case (_, .server(_, let message)):
+                job.continuation.resume(throwing: RedisError.connectionFailed("connection setup refused: \(message)"))
+            default:
+                job.continuation.resume(throwing: error)
+            }
+            return
+        }
+        let result: Result<[RedisReply], RedisError> = switch job.work {
+        case .connect: .success([])
+        case .command(let command, let timeout): session.execute(command, timeout: timeout).map { [$0] }
+        case .pipeline(let commands): session.executePipeline(commands)
+        }
+        job.continuation.resume(with: result.mapError { $0 as any Error })
+    }
+}
