@@ -1,0 +1,24 @@
+/// Whether the customer consented to a subscription price increase (Apple's `PriceIncreaseStatus`).
+/// Unknown values decode as `.unknown(raw)`.
+public enum PriceIncreaseStatus: LenientEnum {
+    case customerHasNotResponded
+    case customerConsentedOrWasNotifiedWithoutNeedingConsent
+    case unknown(Int)
+
+    public init(rawValue: Int) {
+        switch rawValue {
+        case 0: self = .customerHasNotResponded
+        case 1: self = .customerConsentedOrWasNotifiedWithoutNeedingConsent
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    /// Apple's value.
+    public var rawValue: Int {
+        switch self {
+        case .customerHasNotResponded: return 0
+        case .customerConsentedOrWasNotifiedWithoutNeedingConsent: return 1
+        case .unknown(let raw): return raw
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// An App Store Server Notification V2, decoded from its `signedPayload`
+/// (Apple's `ResponseBodyV2DecodedPayload`). Exactly one of `data`, `summary` and
+/// `externalPurchaseToken` is normally present.
+public struct ResponseBodyV2DecodedPayload: SignedPayload, Codable, Hashable {
+    public var notificationType: NotificationTypeV2?
+    public var subtype: NotificationSubtype?
+    public var notificationUUID: String?
+    public var data: NotificationData?
+    public var summary: NotificationSummary?
+    public var externalPurchaseToken: ExternalPurchaseToken?
+    public var version: String?
+    public var signedDate: Int64?
+
+    public init(
+        notificationType: NotificationTypeV2? = nil, subtype: NotificationSubtype? = nil,
+        notificationUUID: String? = nil, data: NotificationData? = nil, summary: NotificationSummary? = nil,
+        externalPurchaseToken: ExternalPurchaseToken? = nil, version: String? = "2.0", signedDate: Int64? = nil
+    ) {
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.notificationUUID = notificationUUID
+        self.data = data
+        self.summary = summary
+        self.externalPurchaseToken = externalPurchaseToken
+        self.version = version
+        self.signedDate = signedDate
+    }
+
+    /// The environment the notification declares, from whichever of its parts is present.
+    public var declaredEnvironment: AppStoreEnvironment? {
+        data?.environment ?? summary?.environment ?? externalPurchaseToken?.environment
+    }
+
+    /// The bundle ID the notification declares.
+    public var declaredBundleId: String? {
+        data?.bundleId ?? summary?.bundleId ?? externalPurchaseToken?.bundleId
+    }
+
+    /// The app Apple ID the notification declares.
+    public var declaredAppAppleId: Int64? {
+        data?.appAppleId ?? summary?.appAppleId ?? externalPurchaseToken?.appAppleId
+    }
+}

@@ -1,0 +1,24 @@
+/// Why the App Store refunded or revoked a transaction (Apple's `RevocationReason`).
+/// Unknown values decode as `.unknown(raw)`.
+public enum RevocationReason: LenientEnum {
+    case other
+    case appIssue
+    case unknown(Int)
+
+    public init(rawValue: Int) {
+        switch rawValue {
+        case 0: self = .other
+        case 1: self = .appIssue
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    /// Apple's value.
+    public var rawValue: Int {
+        switch self {
+        case .other: return 0
+        case .appIssue: return 1
+        case .unknown(let raw): return raw
+        }
+    }
+}
