@@ -1,0 +1,134 @@
+import Foundation
+import Redis
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real `redis-server` for tests: a free loopback port, its own temporary directory, AOF on
+/// (`appendfsync always`, no RDB snapshots), in the foreground as a child process.
+///
+/// `restart()` reuses the same port and directory, so data written before a `kill()` survives through the
+/// AOF. Prefer ``withRedisServer(_:)``, which always stops the server and removes its directory.
+public final class RedisServer: Sendable {
+    /// Thrown when redis-server cannot be found or does not come up.
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let port: Int
+    /// The server's working directory (AOF files, `redis.log`).
+    public let directory: URL
+    private let executable: URL
+    private let process: ServerProcess
+
+    /// `redis://127.0.0.1:<port>`.
+    public var url: String { "redis://127.0.0.1:\(port)" }
+
+    /// A client configuration for this server (short timeouts suit tests).
+    public func configuration(
+        commandTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(1)
+    ) -> RedisConfiguration {
+        RedisConfiguration(port: port, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
+    }
+
+    private init(port: Int, directory: URL, executable: URL, process: ServerProcess) {
+        self.port = port
+        self.directory = directory
+        self.executable = executable
+        self.process = process
+    }
+
+    /// Starts a server on a free port and waits until it answers PING.
+    public static func start() async throws -> RedisServer {
+        let executable = try findExecutable()
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tollgate-redis-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            let port = try freeLoopbackPort()
+            let server = RedisServer(port: port, directory: directory, executable: executable,
+                                     process: ServerProcess())
+            do {
+                try await server.launch()
+                return server
+            } catch {
+                lastError = error  // most likely the port was taken meanwhile; try another
+                await server.kill()
+            }
+        }
+        try? FileManager.default.removeItem(at: directory)
+        throw lastError ?? StartError(description: "redis-server did not start")
+    }
+
+    /// Stops the server gracefully (SIGTERM), escalating to SIGKILL after 5 s.
+    public func stop() async {
+        guard let pid = process.runningPID() else { return }
+        Glibc.kill(pid, SIGTERM)
+        if await process.waitForExit(timeout: .seconds(5)) { return }
+        await kill()
+    }
+
+    /// Kills the server abruptly (SIGKILL), like a crash.
+    public func kill() async {
+        guard let pid = process.runningPID() else { return }
+        Glibc.kill(pid, SIGKILL)
+        _ = await process.waitForExit(timeout: .seconds(5))
+    }
+
+    /// Starts the server again on the same port and directory (stopping it first if it still runs).
+    public func restart() async throws {
+        await stop()
+        try await launch()
+    }
+
+    /// Stops the server and deletes its directory.
+    public func shutdown() async {
+        await stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func launch() async throws {
+        let arguments = [
+            "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory.path,
+            "--appendonly", "yes", "--appendfsync", "always", "--save", "",
+            "--daemonize", "no", "--protected-mode", "no", "--enable-debug-command", "local",
+            "--logfile", directory.appendingPathComponent("redis.log").path,
+        ]
+        try process.run(executable: executable, arguments: arguments)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if process.runningPID() == nil {
+                throw StartError(description: "redis-server exited at start on port \(port); see \(directory.path)/redis.log")
+            }
+            if Self.answersPing(port: port) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw StartError(description: "redis-server on port \(port) did not answer PING within 10 s")
+    }
+
+    private static func findExecutable() throws -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for folder in path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"] {
+            let candidate = URL(fileURLWithPath: folder).appendingPathComponent("redis-server")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw StartError(description: "redis-server not found on PATH; install the redis-server package")
+    }
+}
+
+/// Runs `body` with a fresh server and always shuts it down afterwards, even when `body` throws.
+public func withRedisServer<Result>(_ body: (RedisServer) async throws -> Result) async throws -> Result {
+    let server = try await RedisServer.start()
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
