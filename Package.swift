@@ -62,7 +62,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/Pipeline",
-            resources: [.copy("Functions")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,0 +1,16 @@
+/// What a handler decided about one stream entry; the runtime applies it atomically with the ack.
+public enum HandlerOutcome: Sendable {
+    /// Done: acknowledge and apply `writes` (hand-off to the next stage, job status…) in one step.
+    case complete(writes: [PipelineWrite])
+    /// Try again later: after the policy's backoff, or not before `notBefore` when longer (Apple's
+    /// `Retry-After`). `writes` (e.g. status "retrying") are applied with the scheduling. On the last
+    /// attempt this becomes a dead letter (with the consumer's dead-letter writes instead).
+    case retry(reason: String, notBefore: Duration? = nil, writes: [PipelineWrite] = [])
+    /// Give up: move the entry to the dead-letter stream with `reason`, applying `writes`.
+    case deadLetter(reason: String, writes: [PipelineWrite] = [])
+    /// Leave the entry pending: it is reclaimed after the claim min-idle time (counts as a delivery).
+    case abandon
+
+    /// Acknowledge with no writes.
+    public static var complete: HandlerOutcome { .complete(writes: []) }
+}

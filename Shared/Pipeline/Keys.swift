@@ -1,0 +1,40 @@
+/// Key naming for everything Tollgate keeps in Redis.
+///
+/// Every key starts with the prefix (`TOLLGATE_KEY_PREFIX`, default `tg`) and carries a hash tag, so that
+/// all keys one atomic step touches live in one Redis Cluster slot: job streams are tagged by partition
+/// (`tg:{p0}:jobs`), and a stream's derived keys share its tag (`tg:{p0}:jobs:retry`, `tg:{p0}:jobs:dead`).
+public struct Keys: Sendable, Hashable {
+    /// The stream names every deployment has.
+    public static let knownStreams = ["jobs", "verified", "events"]
+
+    /// The prefix, without the trailing colon.
+    public let prefix: String
+
+    public init(prefix: String = "tg") {
+        self.prefix = prefix
+    }
+
+    /// The hash tag of a partition, e.g. `{p0}`.
+    public func tag(partition: Int) -> String {
+        "{p\(partition)}"
+    }
+
+    /// A key in a partition's slot: `tg:{p0}:<parts joined by ':'>`.
+    public func partitionKey(_ partition: Int, _ parts: String...) -> String {
+        ([prefix, tag(partition: partition)] + parts).joined(separator: ":")
+    }
+
+    /// The keys of the stream `name` in `partition`.
+    public func stream(_ name: String, partition: Int = 0) -> StreamKeys {
+        StreamKeys(stream: partitionKey(partition, name))
+    }
+
+    /// The job stream of a partition (`tg:{p0}:jobs`), consumed by the verifier.
+    public func jobs(partition: Int = 0) -> StreamKeys { stream("jobs", partition: partition) }
+
+    /// The verified-events stream of a partition (`tg:{p0}:verified`), consumed by the fulfiller.
+    public func verified(partition: Int = 0) -> StreamKeys { stream("verified", partition: partition) }
+
+    /// The entitlement-change events stream of a partition (`tg:{p0}:events`), for the app's backend.
+    public func events(partition: Int = 0) -> StreamKeys { stream("events", partition: partition) }
+}

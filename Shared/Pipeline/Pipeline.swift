@@ -1,1 +1,0 @@
-// The stream consumer runtime (issue 2).

@@ -1,0 +1,167 @@
+// The Lua source of the `tollgate_pipeline_v1` Redis Function library, embedded so that every executable
+// carries it without a resource bundle. A changed contract gets a new library and new function names
+// (`tollgate_pipeline_v2`, `tg_pipe_v2_…`), so old and new workers can run side by side during a rollout.
+
+extension PipelineFunctions {
+    /// The library source passed to `FUNCTION LOAD REPLACE`.
+    public static let librarySource: String = #"""
+#!lua name=tollgate_pipeline_v1
+-- Tollgate pipeline functions, version 1. A changed contract gets a new library and function names.
+--
+-- Writes list (shared by the ack_* functions), starting at ARGV[i]:
+--   <count>, then per write one of:
+--     'XADD'    <keyIndex> <fieldCount> <field> <value> ...
+--     'HSET'    <keyIndex> <expireSeconds, 0 = none> <fieldCount> <field> <value> ...
+--     'PUBLISH' <channel> <message>
+--   keyIndex is an index into KEYS (never a key name), so every key the function touches is declared.
+
+local RESERVED = { ['pipeline.attempt'] = true, ['pipeline.error'] = true }
+
+local function fail(message)
+  return error({ err = 'ERR tollgate_pipeline_v1: ' .. message })
+end
+
+local function number_at(argv, i, what)
+  local n = tonumber(argv[i])
+  if n == nil or n < 0 or n ~= math.floor(n) then fail('bad ' .. what .. ' at ARGV[' .. i .. ']') end
+  return n
+end
+
+local function key_at(keys, argv, i, first)
+  local index = number_at(argv, i, 'key index')
+  if index < first or index > #keys then fail('key index ' .. index .. ' out of range') end
+  return keys[index]
+end
+
+-- Parses and validates every write before anything is changed, so a malformed list never half-applies.
+local function parse_writes(keys, argv, i, first)
+  local writes = {}
+  local count = number_at(argv, i, 'write count')
+  i = i + 1
+  for _ = 1, count do
+    local op = argv[i]
+    if op == 'XADD' then
+      local key = key_at(keys, argv, i + 1, first)
+      local n = number_at(argv, i + 2, 'field count')
+      if n == 0 then fail('XADD needs fields') end
+      if i + 2 + 2 * n > #argv then fail('XADD fields run past ARGV') end
+      local cmd = { 'XADD', key, '*' }
+      for j = 1, 2 * n do cmd[#cmd + 1] = argv[i + 2 + j] end
+      writes[#writes + 1] = { cmd }
+      i = i + 3 + 2 * n
+    elseif op == 'HSET' then
+      local key = key_at(keys, argv, i + 1, first)
+      local ttl = number_at(argv, i + 2, 'expire seconds')
+      local n = number_at(argv, i + 3, 'field count')
+      if n == 0 then fail('HSET needs fields') end
+      if i + 3 + 2 * n > #argv then fail('HSET fields run past ARGV') end
+      local cmd = { 'HSET', key }
+      for j = 1, 2 * n do cmd[#cmd + 1] = argv[i + 3 + j] end
+      local write = { cmd }
+      if ttl > 0 then write[2] = { 'EXPIRE', key, ttl } end
+      writes[#writes + 1] = write
+      i = i + 4 + 2 * n
+    elseif op == 'PUBLISH' then
+      if i + 2 > #argv then fail('PUBLISH needs a channel and a message') end
+      writes[#writes + 1] = { { 'PUBLISH', argv[i + 1], argv[i + 2] } }
+      i = i + 3
+    else
+      fail('unknown write ' .. tostring(op))
+    end
+  end
+  if i <= #argv then fail('unexpected ARGV after the writes') end
+  return writes
+end
+
+local function apply_writes(writes)
+  for _, write in ipairs(writes) do
+    for _, cmd in ipairs(write) do redis.call(unpack(cmd)) end
+  end
+end
+
+-- The entry's fields as a flat list, without the runtime's own fields.
+local function entry_fields(stream, id)
+  local found = redis.call('XRANGE', stream, id, id)
+  local flat = {}
+  if #found == 1 then
+    local fields = found[1][2]
+    for j = 1, #fields, 2 do
+      if not RESERVED[fields[j]] then
+        flat[#flat + 1] = fields[j]
+        flat[#flat + 1] = fields[j + 1]
+      end
+    end
+  end
+  return flat
+end
+
+-- KEYS: stream, write keys...   ARGV: group, id, writes...
+-- Returns 1 when the entry was acknowledged here and the writes applied, 0 when it was already acknowledged.
+local function ack_write(keys, argv)
+  local writes = parse_writes(keys, argv, 3, 2)
+  if redis.call('XACK', keys[1], argv[1], argv[2]) ~= 1 then return 0 end
+  apply_writes(writes)
+  return 1
+end
+
+-- KEYS: stream, retry zset, write keys...   ARGV: group, id, dueMs, nextAttempt, error, writes...
+local function ack_retry(keys, argv)
+  local due = tonumber(argv[3])
+  if due == nil then fail('bad due time') end
+  local attempt = number_at(argv, 4, 'attempt')
+  local writes = parse_writes(keys, argv, 6, 3)
+  local fields = entry_fields(keys[1], argv[2])
+  if redis.call('XACK', keys[1], argv[1], argv[2]) ~= 1 then return 0 end
+  local member = cmsgpack.pack({ id = argv[2], fields = fields, attempt = attempt, error = argv[5] })
+  redis.call('ZADD', keys[2], due, member)
+  apply_writes(writes)
+  return 1
+end
+
+-- KEYS: stream, dead-letter stream, write keys...   ARGV: group, id, reason, attempts, deadAtMs, writes...
+local function ack_dead_letter(keys, argv)
+  number_at(argv, 4, 'attempts')
+  number_at(argv, 5, 'dead.at')
+  local writes = parse_writes(keys, argv, 6, 3)
+  local cmd = { 'XADD', keys[2], '*' }
+  for _, value in ipairs(entry_fields(keys[1], argv[2])) do cmd[#cmd + 1] = value end
+  if redis.call('XACK', keys[1], argv[1], argv[2]) ~= 1 then return 0 end
+  for _, value in ipairs({ 'source.stream', keys[1], 'source.id', argv[2], 'reason', argv[3],
+                           'attempts', argv[4], 'dead.at', argv[5] }) do
+    cmd[#cmd + 1] = value
+  end
+  redis.call(unpack(cmd))
+  apply_writes(writes)
+  return 1
+end
+
+-- KEYS: retry zset, stream   ARGV: nowMs, limit
+-- Moves members due at or before now back onto the stream (new ids, with pipeline.attempt and
+-- pipeline.error) and removes them from the set, atomically. Returns how many moved.
+local function promote(keys, argv)
+  local now = tonumber(argv[1])
+  if now == nil then fail('bad now') end
+  local limit = number_at(argv, 2, 'limit')
+  local due = redis.call('ZRANGE', keys[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, limit)
+  for _, member in ipairs(due) do
+    local ok, job = pcall(cmsgpack.unpack, member)
+    if ok and type(job) == 'table' and type(job.fields) == 'table' then
+      local cmd = { 'XADD', keys[2], '*' }
+      for _, value in ipairs(job.fields) do cmd[#cmd + 1] = value end
+      cmd[#cmd + 1] = 'pipeline.attempt'
+      cmd[#cmd + 1] = tostring(job.attempt)
+      cmd[#cmd + 1] = 'pipeline.error'
+      cmd[#cmd + 1] = tostring(job.error or '')
+      redis.call(unpack(cmd))
+    end
+    redis.call('ZREM', keys[1], member)
+  end
+  return #due
+end
+
+redis.register_function('tg_pipe_v1_ack_write', ack_write)
+redis.register_function('tg_pipe_v1_ack_retry', ack_retry)
+redis.register_function('tg_pipe_v1_ack_dead_letter', ack_dead_letter)
+redis.register_function('tg_pipe_v1_promote', promote)
+"""#
+}

@@ -1,0 +1,90 @@
+import Redis
+
+/// Typed calls of the `tollgate_pipeline_v1` Redis Function library (source in
+/// ``librarySource``). Every ack function is gated on `XACK` returning 1, so a redelivered or late
+/// completion changes nothing; every key a function touches is passed in `KEYS`.
+///
+/// The raw contract, for callers in other languages (`writes` is described in the library source):
+/// - `tg_pipe_v1_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked
+/// - `tg_pipe_v1_ack_retry`  KEYS: stream, retry zset, write keys…
+///   ARGV: group, id, dueMs, nextAttempt, error, writes…  → 1 / 0
+/// - `tg_pipe_v1_ack_dead_letter`  KEYS: stream, dead stream, write keys…
+///   ARGV: group, id, reason, attempts, deadAtMs, writes…  → 1 / 0
+/// - `tg_pipe_v1_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
+public enum PipelineFunctions {
+    /// The library name; a later contract gets a new one.
+    public static let libraryName = "tollgate_pipeline_v1"
+    public static let ackWriteFunction = "tg_pipe_v1_ack_write"
+    public static let ackRetryFunction = "tg_pipe_v1_ack_retry"
+    public static let ackDeadLetterFunction = "tg_pipe_v1_ack_dead_letter"
+    public static let promoteFunction = "tg_pipe_v1_promote"
+
+    /// The entry field carrying the attempt number of a retried entry (absent on the first attempt).
+    public static let attemptField = "pipeline.attempt"
+    /// The entry field carrying the last error of a retried entry.
+    public static let errorField = "pipeline.error"
+
+    /// Loads (or replaces) the library with `FUNCTION LOAD REPLACE`.
+    public static func load(on redis: any RedisCommandExecutor) async throws {
+        let name: String
+        do {
+            name = try await redis.functionLoad(librarySource)
+        } catch let error as RedisError {
+            if case .server = error { throw PipelineError.functionLoadFailed(error.description) }
+            throw error
+        }
+        guard name == libraryName else {
+            throw PipelineError.functionLoadFailed("loaded library is named \(name), expected \(libraryName)")
+        }
+    }
+
+    /// Acknowledges `id` in `group` and, only if it was still pending, applies `writes`.
+    /// Returns whether it was applied (false: someone already acknowledged it).
+    public static func ackWrite(
+        on redis: any RedisCommandExecutor, stream: String, group: String, id: String, writes: [PipelineWrite]
+    ) async throws -> Bool {
+        var call = FunctionCall(keys: [stream], arguments: [group, id])
+        call.append(writes)
+        return try await call.run(ackWriteFunction, on: redis)
+    }
+
+    /// Acknowledges `id` and, only if it was still pending, stores its fields with `nextAttempt` and `error`
+    /// in the retry ZSET scored by `dueMilliseconds`, and applies `writes`.
+    public static func ackRetry(
+        on redis: any RedisCommandExecutor, stream: StreamKeys, group: String, id: String,
+        dueMilliseconds: Int64, nextAttempt: Int, error: String, writes: [PipelineWrite] = []
+    ) async throws -> Bool {
+        var call = FunctionCall(
+            keys: [stream.stream, stream.retry],
+            arguments: [group, id, String(dueMilliseconds), String(nextAttempt), error]
+        )
+        call.append(writes)
+        return try await call.run(ackRetryFunction, on: redis)
+    }
+
+    /// Acknowledges `id` and, only if it was still pending, copies it to the dead-letter stream with
+    /// `source.stream`, `source.id`, `reason`, `attempts` and `dead.at` (ms), and applies `writes`.
+    public static func ackDeadLetter(
+        on redis: any RedisCommandExecutor, stream: StreamKeys, group: String, id: String,
+        reason: String, attempts: Int, deadAtMilliseconds: Int64, writes: [PipelineWrite] = []
+    ) async throws -> Bool {
+        var call = FunctionCall(
+            keys: [stream.stream, stream.deadLetter],
+            arguments: [group, id, reason, String(attempts), String(deadAtMilliseconds)]
+        )
+        call.append(writes)
+        return try await call.run(ackDeadLetterFunction, on: redis)
+    }
+
+    /// Moves up to `limit` retries due at or before `nowMilliseconds` back onto the stream; returns how many.
+    public static func promote(
+        on redis: any RedisCommandExecutor, stream: StreamKeys, nowMilliseconds: Int64, limit: Int
+    ) async throws -> Int {
+        let reply = try await redis.fcall(
+            promoteFunction, keys: [stream.retry, stream.stream],
+            arguments: [String(nowMilliseconds), String(limit)]
+        )
+        guard let count = reply.int else { throw PipelineError.unexpectedReply("promote returned \(reply)") }
+        return Int(count)
+    }
+}

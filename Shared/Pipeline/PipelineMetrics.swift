@@ -1,0 +1,44 @@
+import Metrics
+
+/// The runtime's metrics, with the stream (and outcome) as dimensions.
+///
+/// - `tollgate_jobs_total{stream,outcome}` — outcome: completed, duplicate, retried, dead_lettered, abandoned,
+///   poison, failed (the outcome could not be applied; the entry stays pending)
+/// - `tollgate_retries_scheduled_total{stream}`, `tollgate_dead_letters_total{stream,cause}`
+/// - `tollgate_handler_duration_seconds{stream}` (timer), `tollgate_reclaimed_total{stream}`,
+///   `tollgate_retries_promoted_total{stream}`, `tollgate_stream_trimmed_total{stream}`
+struct PipelineMetrics: Sendable {
+    let stream: String
+
+    func job(_ outcome: String) {
+        Counter(label: "tollgate_jobs_total", dimensions: [("stream", stream), ("outcome", outcome)]).increment()
+    }
+
+    func retryScheduled() {
+        Counter(label: "tollgate_retries_scheduled_total", dimensions: [("stream", stream)]).increment()
+    }
+
+    func deadLetter(cause: String) {
+        Counter(label: "tollgate_dead_letters_total", dimensions: [("stream", stream), ("cause", cause)]).increment()
+    }
+
+    func handlerDuration(_ duration: Duration) {
+        Timer(label: "tollgate_handler_duration_seconds", dimensions: [("stream", stream)])
+            .recordNanoseconds(duration.milliseconds * 1_000_000)
+    }
+
+    func reclaimed(_ count: Int) {
+        guard count > 0 else { return }
+        Counter(label: "tollgate_reclaimed_total", dimensions: [("stream", stream)]).increment(by: count)
+    }
+
+    func promoted(_ count: Int) {
+        guard count > 0 else { return }
+        Counter(label: "tollgate_retries_promoted_total", dimensions: [("stream", stream)]).increment(by: count)
+    }
+
+    func trimmed(_ count: Int) {
+        guard count > 0 else { return }
+        Counter(label: "tollgate_stream_trimmed_total", dimensions: [("stream", stream)]).increment(by: count)
+    }
+}

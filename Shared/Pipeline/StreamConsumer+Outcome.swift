@@ -1,0 +1,95 @@
+import Logging
+import Redis
+
+extension StreamConsumer {
+    /// Handles one entry end to end; never throws, so one bad entry cannot stop the consumer.
+    func process(_ entry: StreamEntry, deliveryCount: Int) async {
+        let attempt = entry.string(PipelineFunctions.attemptField).flatMap { Int($0) }.map { max(1, $0) } ?? 1
+        let message = StreamMessage(
+            stream: configuration.stream.stream,
+            entry: entry,
+            attempt: attempt,
+            deliveryCount: deliveryCount,
+            lastError: entry.string(PipelineFunctions.errorField),
+            isLastAttempt: attempt >= configuration.retry.maxAttempts
+        )
+        var logger = logger
+        logger[metadataKey: "entry.id"] = "\(entry.id)"
+        logger[metadataKey: "attempt"] = "\(attempt)"
+
+        if deliveryCount > configuration.maxDeliveries {
+            let reason = "poison: delivered \(deliveryCount) times (max \(configuration.maxDeliveries))"
+            logger.warning("Poison entry; dead-lettering without handling", metadata: ["delivery_count": "\(deliveryCount)"])
+            await apply(.deadLetter(reason: reason, writes: deadLetterWrites(message, reason)),
+                        to: message, cause: "poison", logger: logger)
+            return
+        }
+
+        let started = ContinuousClock.now
+        let outcome: HandlerOutcome
+        do {
+            outcome = try await handler(message)
+        } catch is CancellationError {
+            outcome = .abandon
+        } catch {
+            logger.warning("Handler failed; scheduling a retry", metadata: ["error": "\(error)"])
+            outcome = .retry(reason: "handler error: \(error)")
+        }
+        metrics.handlerDuration(ContinuousClock.now - started)
+        await apply(outcome, to: message, cause: "handler", logger: logger)
+    }
+
+    /// Applies an outcome through the pipeline functions (ack and writes in one atomic step).
+    func apply(_ outcome: HandlerOutcome, to message: StreamMessage, cause: String, logger: Logger) async {
+        let keys = configuration.stream
+        let group = configuration.group
+        let id = message.entry.id
+        do {
+            switch outcome {
+            case .complete(let writes):
+                let applied = try await PipelineFunctions.ackWrite(
+                    on: redis, stream: keys.stream, group: group, id: id, writes: writes
+                )
+                metrics.job(applied ? "completed" : "duplicate")
+                if !applied { logger.info("Completion refused: entry already acknowledged elsewhere") }
+
+            case .retry(let reason, let notBefore, let writes):
+                guard message.attempt < configuration.retry.maxAttempts else {
+                    let final = "retries exhausted after \(message.attempt) attempts: \(reason)"
+                    await apply(.deadLetter(reason: final, writes: deadLetterWrites(message, final)),
+                                to: message, cause: "exhausted", logger: logger)
+                    return
+                }
+                var delay = configuration.retry.delay(afterAttempt: message.attempt, unitRandom: clock.unitRandom())
+                if let notBefore, notBefore > delay { delay = notBefore }
+                let due = clock.nowMilliseconds() + delay.milliseconds
+                let applied = try await PipelineFunctions.ackRetry(
+                    on: redis, stream: keys, group: group, id: id, dueMilliseconds: due,
+                    nextAttempt: message.attempt + 1, error: reason, writes: writes
+                )
+                metrics.job(applied ? "retried" : "duplicate")
+                if applied {
+                    metrics.retryScheduled()
+                    logger.info("Retry scheduled", metadata: ["delay_ms": "\(delay.milliseconds)"])
+                }
+
+            case .deadLetter(let reason, let writes):
+                let applied = try await PipelineFunctions.ackDeadLetter(
+                    on: redis, stream: keys, group: group, id: id, reason: reason,
+                    attempts: message.attempt, deadAtMilliseconds: clock.nowMilliseconds(), writes: writes
+                )
+                metrics.job(applied ? (cause == "poison" ? "poison" : "dead_lettered") : "duplicate")
+                if applied {
+                    metrics.deadLetter(cause: cause)
+                    logger.warning("Entry dead-lettered", metadata: ["cause": "\(cause)"])
+                }
+
+            case .abandon:
+                metrics.job("abandoned")
+            }
+        } catch {
+            metrics.job("failed")
+            logger.error("Could not apply the outcome; the entry stays pending", metadata: ["error": "\(error)"])
+        }
+    }
+}

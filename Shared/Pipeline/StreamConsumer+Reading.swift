@@ -1,0 +1,89 @@
+import Redis
+import ServiceLifecycle
+
+/// Where the reader is: own pending entries first, then claims and new entries.
+struct ReadState {
+    /// The id after which own pending entries are still to be re-read; nil once all were.
+    var pendingCursor: String? = "0"
+    /// The `XAUTOCLAIM` scan position (`0-0` starts over).
+    var claimCursor = "0-0"
+    var nextClaim = ContinuousClock.now
+    var consecutiveFailures = 0
+}
+
+extension StreamConsumer {
+    /// The next entries to handle with their delivery counts; empty on a read timeout, on shutdown, or
+    /// after a Redis error (logged, then a short capped pause).
+    func nextBatch(reader: RedisConnection, state: inout ReadState) async -> [(StreamEntry, Int)] {
+        do {
+            let batch = try await read(reader: reader, state: &state)
+            state.consecutiveFailures = 0
+            return batch
+        } catch {
+            if Self.shouldStop { return [] }
+            state.consecutiveFailures += 1
+            if case RedisError.server(code: "NOGROUP", _) = error {
+                logger.warning("Consumer group missing; creating it again")
+                try? await createGroup()
+            } else {
+                logger.error("Stream read failed", metadata: ["error": "\(error)"])
+            }
+            let exponent = min(state.consecutiveFailures, 6)
+            let pause = min(Duration.seconds(5), .milliseconds(50 * (1 << exponent)))
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+            return []
+        }
+    }
+
+    private func read(reader: RedisConnection, state: inout ReadState) async throws -> [(StreamEntry, Int)] {
+        let stream = configuration.stream.stream
+        if let cursor = state.pendingCursor {
+            let entries = try await reader.xreadgroup(
+                group: configuration.group, consumer: configuration.consumer, stream: stream,
+                id: cursor, count: configuration.readCount, block: nil
+            )
+            guard let last = entries.last else {
+                state.pendingCursor = nil
+                return []
+            }
+            state.pendingCursor = last.id
+            logger.info("Re-reading own pending entries", metadata: ["count": "\(entries.count)"])
+            return try await withDeliveryCounts(entries)
+        }
+        if ContinuousClock.now >= state.nextClaim {
+            let result = try await redis.xautoclaim(
+                stream, group: configuration.group, consumer: configuration.consumer,
+                minIdle: configuration.claimMinIdle, start: state.claimCursor, count: configuration.readCount
+            )
+            state.claimCursor = result.nextStart
+            let scanDone = StreamID(result.nextStart) == StreamID(milliseconds: 0)
+            state.nextClaim = scanDone ? .now + configuration.claimInterval : .now
+            if !result.entries.isEmpty {
+                metrics.reclaimed(result.entries.count)
+                logger.info("Reclaimed idle entries", metadata: ["count": "\(result.entries.count)"])
+                return try await withDeliveryCounts(result.entries)
+            }
+            if !scanDone { return [] }
+        }
+        let entries = try await reader.xreadgroup(
+            group: configuration.group, consumer: configuration.consumer, stream: stream,
+            id: ">", count: configuration.readCount, block: configuration.block
+        )
+        return entries.map { ($0, 1) }
+    }
+
+    /// Looks up each entry's delivery count in this consumer's pending list (`XPENDING`); an entry not
+    /// found there counts as delivered once (its ack will be refused if another consumer took it).
+    private func withDeliveryCounts(_ entries: [StreamEntry]) async throws -> [(StreamEntry, Int)] {
+        let ids = entries.compactMap { StreamID($0.id) }
+        guard let low = ids.min(), let high = ids.max() else { return entries.map { ($0, 1) } }
+        let pending = try await redis.xpending(
+            configuration.stream.stream, group: configuration.group,
+            start: low.description, end: high.description,
+            count: max(100, entries.count * 4), consumer: configuration.consumer
+        )
+        var counts: [String: Int] = [:]
+        for item in pending { counts[item.id] = item.deliveryCount }
+        return entries.map { ($0, counts[$0.id] ?? 1) }
+    }
+}

@@ -1,0 +1,120 @@
+import Logging
+import Redis
+import ServiceLifecycle
+
+/// The consumer runtime every worker uses: reads its group, runs a handler per entry in a bounded task
+/// group, and applies each ``HandlerOutcome`` atomically with the ack through the pipeline functions.
+///
+/// It first re-reads its own pending entries (id `0`), then new ones (`>`) on a dedicated connection
+/// (the blocking `XREADGROUP`), reclaims entries idle longer than the min-idle from crashed consumers
+/// (`XAUTOCLAIM`), and dead-letters entries delivered more than `maxDeliveries` times without calling the
+/// handler. A handler that throws gets its entry retried; one bad entry never stops the service.
+///
+/// On graceful shutdown it stops reading, gives in-flight handlers `drainTimeout`, cancels the rest
+/// (their entries stay pending and are reclaimed later) and returns.
+public final class StreamConsumer: Service {
+    /// Handles one entry. Throwing means "retry" with the error as reason; `CancellationError` means "abandon".
+    public typealias Handler = @Sendable (StreamMessage) async throws -> HandlerOutcome
+    /// Extra writes applied when the runtime dead-letters an entry on its own (poison, retries exhausted),
+    /// e.g. a job status "dead". Gets the message and the reason.
+    public typealias DeadLetterWrites = @Sendable (StreamMessage, String) -> [PipelineWrite]
+
+    public let configuration: StreamConsumerConfiguration
+    let redis: any RedisCommandExecutor
+    let readerConfiguration: RedisConfiguration
+    let handler: Handler
+    let deadLetterWrites: DeadLetterWrites
+    let clock: PipelineClock
+    let logger: Logger
+    let metrics: PipelineMetrics
+
+    /// - Parameters:
+    ///   - redis: the shared pool, for acks, claims and pending lookups.
+    ///   - readerConfiguration: where to open the dedicated connection for the blocking reads.
+    public init(
+        configuration: StreamConsumerConfiguration,
+        redis: any RedisCommandExecutor,
+        readerConfiguration: RedisConfiguration,
+        clock: PipelineClock = .system,
+        logger: Logger,
+        deadLetterWrites: @escaping DeadLetterWrites = { _, _ in [] },
+        handler: @escaping Handler
+    ) {
+        self.configuration = configuration
+        self.redis = redis
+        var reader = readerConfiguration
+        reader.clientName = "\(configuration.consumer)-reader"
+        self.readerConfiguration = reader
+        self.handler = handler
+        self.deadLetterWrites = deadLetterWrites
+        self.clock = clock
+        var logger = logger
+        logger[metadataKey: "stream"] = "\(configuration.stream.stream)"
+        logger[metadataKey: "consumer"] = "\(configuration.consumer)"
+        self.logger = logger
+        self.metrics = PipelineMetrics(stream: configuration.stream.stream)
+    }
+
+    private enum ChildResult: Sendable {
+        case handled
+        case drainDeadline
+    }
+
+    public func run() async throws {
+        try await createGroup()
+        let reader = RedisConnection(configuration: readerConfiguration, logger: logger)
+        defer { reader.close() }
+        var state = ReadState()
+        logger.info("Consumer started", metadata: ["group": "\(configuration.group)"])
+
+        await withTaskGroup(of: ChildResult.self) { group in
+            var inFlight = 0
+            while !Self.shouldStop {
+                let batch = await nextBatch(reader: reader, state: &state)
+                for (entry, deliveryCount) in batch {
+                    while inFlight >= configuration.concurrency {
+                        _ = await group.next()
+                        inFlight -= 1
+                    }
+                    group.addTask {
+                        await self.process(entry, deliveryCount: deliveryCount)
+                        return .handled
+                    }
+                    inFlight += 1
+                }
+            }
+            guard inFlight > 0 else { return }
+            logger.info("Consumer draining", metadata: ["in_flight": "\(inFlight)"])
+            let drain = configuration.drainTimeout
+            group.addTask {
+                try? await Task.sleep(for: drain)
+                return .drainDeadline
+            }
+            var timerRunning = true
+            while inFlight > 0, let result = await group.next() {
+                switch result {
+                case .handled:
+                    inFlight -= 1
+                case .drainDeadline:
+                    timerRunning = false
+                    logger.warning("Drain time over; cancelling handlers, their entries stay pending",
+                                   metadata: ["in_flight": "\(inFlight)"])
+                    group.cancelAll()
+                }
+            }
+            if timerRunning { group.cancelAll() }
+        }
+        logger.info("Consumer stopped")
+    }
+
+    static var shouldStop: Bool {
+        Task.isCancelled || Task.isShuttingDownGracefully
+    }
+
+    /// `XGROUP CREATE <stream> <group> 0 MKSTREAM`; an existing group (BUSYGROUP) is fine.
+    func createGroup() async throws {
+        _ = try await redis.xgroupCreate(
+            configuration.stream.stream, group: configuration.group, startID: "0", makeStream: true
+        )
+    }
+}

@@ -1,0 +1,92 @@
+import Logging
+import Redis
+import ServiceLifecycle
+
+/// Trims streams with `XTRIM MINID` (never `MAXLEN`) below the oldest entry any consumer group still needs.
+///
+/// For each group the oldest needed entry is the smaller of its smallest pending id and the id right after
+/// its last-delivered id (everything after that is undelivered). The trim point is the minimum over all
+/// groups, and, with a retention window, no later than `now - retention`. A stream without groups is not
+/// trimmed.
+public final class StreamJanitor: Service {
+    public let streams: [StreamKeys]
+    public let interval: Duration
+    /// Entries younger than this are kept even when every group is done with them.
+    public let retention: Duration?
+    let redis: any RedisCommandExecutor
+    let clock: PipelineClock
+    let logger: Logger
+
+    public init(
+        streams: [StreamKeys], redis: any RedisCommandExecutor, interval: Duration = .seconds(30),
+        retention: Duration? = nil, clock: PipelineClock = .system, logger: Logger
+    ) {
+        self.streams = streams
+        self.redis = redis
+        self.interval = interval
+        self.retention = retention
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The id below which `stream` may be trimmed now, or nil when nothing may be trimmed.
+    public func trimPoint(of stream: String) async throws -> StreamID? {
+        let groups: [StreamGroupInfo]
+        do {
+            groups = try await redis.xinfoGroups(stream)
+        } catch RedisError.server(_, let message) where message.contains("no such key") {
+            return nil
+        }
+        guard !groups.isEmpty else { return nil }
+        var point: StreamID?
+        for group in groups {
+            guard let delivered = StreamID(group.lastDeliveredID) else { return nil }
+            var needed = delivered.successor
+            let pending = try await redis.xpendingSummary(stream, group: group.name)
+            if pending.count > 0 {
+                guard let smallest = pending.smallestID.flatMap(StreamID.init) else { return nil }
+                needed = min(needed, smallest)
+            }
+            point = point.map { min($0, needed) } ?? needed
+        }
+        if let retention, let current = point {
+            let cutoff = max(0, clock.nowMilliseconds() - retention.milliseconds)
+            point = min(current, StreamID(milliseconds: UInt64(cutoff)))
+        }
+        return point
+    }
+
+    /// Trims every stream once; returns how many entries each lost.
+    @discardableResult
+    public func trimOnce() async throws -> [String: Int] {
+        var removed: [String: Int] = [:]
+        for keys in streams {
+            guard let point = try await trimPoint(of: keys.stream) else {
+                removed[keys.stream] = 0
+                continue
+            }
+            let count = try await redis.xtrimMinID(keys.stream, minID: point.description)
+            PipelineMetrics(stream: keys.stream).trimmed(count)
+            if count > 0 {
+                logger.debug("Trimmed stream", metadata: ["stream": "\(keys.stream)", "removed": "\(count)", "min_id": "\(point)"])
+            }
+            removed[keys.stream] = count
+        }
+        return removed
+    }
+
+    public func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await trimOnce()
+            } catch {
+                logger.error("Stream trim failed", metadata: ["error": "\(error)"])
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+            } catch {
+                return
+            }
+        }
+    }
+}
