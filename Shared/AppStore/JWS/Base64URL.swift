@@ -1,0 +1,92 @@
+import Foundation
+
+/// Base64url (RFC 4648 §5) without padding, as JWS uses it: a table-driven decoder that works on raw
+/// bytes without intermediate strings, and an encoder.
+public enum Base64URL {
+    /// Decoding table: 0...63 for alphabet bytes, 0xFF for anything else.
+    private static let table: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        return table
+    }()
+
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Decodes unpadded base64url bytes; `nil` for any byte outside the alphabet, padding, or an
+    /// impossible length.
+    public static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let count = input.count
+        if count % 4 == 1 { return nil }
+        let outputCount = count / 4 * 3 + max(0, count % 4 - 1)
+        return table.withUnsafeBufferPointer { table -> [UInt8]? in
+            var failed = false
+            let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+                var inIndex = 0
+                var outIndex = 0
+                while inIndex + 4 <= count {
+                    let a = table[Int(input[inIndex])], b = table[Int(input[inIndex + 1])]
+                    let c = table[Int(input[inIndex + 2])], d = table[Int(input[inIndex + 3])]
+                    if (a | b | c | d) & 0xC0 != 0 { failed = true; break }
+                    let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    buffer[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
+                    buffer[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                    buffer[outIndex + 2] = UInt8(truncatingIfNeeded: word)
+                    inIndex += 4
+                    outIndex += 3
+                }
+                let rest = count - inIndex
+                if !failed && rest >= 2 {
+                    let a = table[Int(input[inIndex])], b = table[Int(input[inIndex + 1])]
+                    let c = rest == 3 ? table[Int(input[inIndex + 2])] : 0
+                    if (a | b | c) & 0xC0 != 0 {
+                        failed = true
+                    } else {
+                        let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                        buffer[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
+                        outIndex += 1
+                        if rest == 3 {
+                            buffer[outIndex] = UInt8(truncatingIfNeeded: word >> 8)
+                            outIndex += 1
+                        }
+                    }
+                }
+                if failed {
+                    for index in outIndex..<outputCount { buffer[index] = 0 }
+                }
+                initialized = outputCount
+            }
+            return failed ? nil : output
+        }
+    }
+
+    /// Decodes an unpadded base64url string.
+    public static func decode(_ string: some StringProtocol) -> [UInt8]? {
+        var bytes = Array(string.utf8)
+        return bytes.withUnsafeMutableBufferPointer { decode(UnsafeBufferPointer($0)) }
+    }
+
+    /// Encodes bytes as unpadded base64url.
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        let input = Array(bytes)
+        var output = [UInt8]()
+        output.reserveCapacity((input.count + 2) / 3 * 4)
+        var index = 0
+        while index + 3 <= input.count {
+            let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            output.append(alphabet[Int(word >> 18 & 63)])
+            output.append(alphabet[Int(word >> 12 & 63)])
+            output.append(alphabet[Int(word >> 6 & 63)])
+            output.append(alphabet[Int(word & 63)])
+            index += 3
+        }
+        let rest = input.count - index
+        if rest > 0 {
+            let word = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
+            output.append(alphabet[Int(word >> 18 & 63)])
+            output.append(alphabet[Int(word >> 12 & 63)])
+            if rest == 2 { output.append(alphabet[Int(word >> 6 & 63)]) }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

@@ -1,0 +1,48 @@
+/// A JWS in compact serialization (`header.payload.signature`), split into its segments without
+/// decoding them. The segments are ranges into one byte array, so the signing input
+/// (`header.payload`) needs no copy.
+public struct CompactJWS: Sendable {
+    /// The whole JWS as bytes.
+    public let bytes: [UInt8]
+    /// The header segment (base64url).
+    public let header: Range<Int>
+    /// The payload segment (base64url).
+    public let payload: Range<Int>
+    /// The signature segment (base64url).
+    public let signature: Range<Int>
+
+    /// The bytes the signature covers: `header.payload`.
+    public var signingInput: Range<Int> { header.lowerBound..<payload.upperBound }
+
+    /// Splits `jws`; `nil` unless it has exactly three non-empty segments.
+    public init?(_ jws: some StringProtocol) {
+        var bytes = Array(jws.utf8)
+        // Tolerate surrounding whitespace (files often end with a newline), nothing else.
+        while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 { bytes.removeLast() }
+        var start = 0
+        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x0A || bytes[start] == 0x09 || bytes[start] == 0x0D {
+            start += 1
+        }
+        var dots: [Int] = []
+        for index in start..<bytes.count where bytes[index] == 0x2E {
+            dots.append(index)
+            if dots.count > 2 { return nil }
+        }
+        guard dots.count == 2 else { return nil }
+        let header = start..<dots[0]
+        let payload = (dots[0] + 1)..<dots[1]
+        let signature = (dots[1] + 1)..<bytes.count
+        guard !header.isEmpty, !payload.isEmpty, !signature.isEmpty else { return nil }
+        self.bytes = bytes
+        self.header = header
+        self.payload = payload
+        self.signature = signature
+    }
+
+    /// Decodes one segment from base64url; `nil` if it is not valid base64url.
+    public func decode(_ segment: Range<Int>) -> [UInt8]? {
+        bytes.withUnsafeBufferPointer { buffer in
+            Base64URL.decode(UnsafeBufferPointer(rebasing: buffer[segment]))
+        }
+    }
+}

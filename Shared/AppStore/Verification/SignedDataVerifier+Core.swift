@@ -1,0 +1,106 @@
+@preconcurrency import Crypto
+import Foundation
+
+extension SignedDataVerifier {
+    /// A decoder shared by all calls; decoding keeps no state between calls.
+    private static let decoder = JSONDecoder()
+
+    /// The common path: format, algorithm, chain (cached), signature, decoding, validity at the
+    /// validation time, then the kind-specific `claims` check.
+    func verify<Payload: SignedPayload>(
+        _ jws: String,
+        as type: Payload.Type,
+        claims: (Payload) -> VerificationFailure?
+    ) async -> VerificationResult<VerifiedDocument<Payload>> {
+        let envelope: Envelope
+        switch await verifySignature(jws) {
+        case .verified(let value): envelope = value
+        case .rejected(let failure): return .rejected(failure)
+        case .retryable(let failure): return .retryable(failure)
+        }
+        let payload: Payload
+        do {
+            payload = try Self.decoder.decode(Payload.self, from: envelope.json)
+        } catch {
+            return .rejected(.init(.invalidFormat, "payload is not a valid \(Payload.self)"))
+        }
+        if let failure = checkValidity(envelope.chain, signedDate: payload.signedDate) {
+            return .rejected(failure)
+        }
+        if let failure = claims(payload) { return .rejected(failure) }
+        return .verified(VerifiedDocument(payload: payload, json: envelope.json))
+    }
+
+    /// What a JWS proves before its payload is read: a trusted chain and a valid signature.
+    struct Envelope: Sendable {
+        let chain: ChainCache.Entry
+        let json: Data
+    }
+
+    /// Checks everything that does not depend on the payload's content.
+    func verifySignature(_ jws: String) async -> VerificationResult<Envelope> {
+        guard let compact = CompactJWS(jws) else {
+            return .rejected(.init(.invalidFormat, "not a compact JWS with three segments"))
+        }
+        let chain: ChainCache.Entry
+        if let cached = chainCache.lookup(header: compact.bytes[compact.header]) {
+            chain = cached
+        } else {
+            switch await proveChain(compact) {
+            case .success(let entry):
+                chain = entry
+                chainCache.insert(header: compact.bytes[compact.header], entry: entry)
+            case .failure(let failure):
+                return .rejected(failure)
+            }
+        }
+        guard let signatureBytes = compact.decode(compact.signature) else {
+            return .rejected(.init(.invalidFormat, "signature segment is not base64url"))
+        }
+        guard signatureBytes.count == 64,
+              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes) else {
+            return .rejected(.init(.invalidSignature, "signature is not a raw 64-byte ES256 r||s value"))
+        }
+        let valid = compact.bytes.withUnsafeBytes { buffer in
+            chain.leafKey.isValidSignature(signature, for: UnsafeRawBufferPointer(rebasing: buffer[compact.signingInput]))
+        }
+        guard valid else {
+            return .rejected(.init(.invalidSignature, "signature does not verify under the leaf key"))
+        }
+        guard let payload = compact.decode(compact.payload) else {
+            return .rejected(.init(.invalidFormat, "payload segment is not base64url"))
+        }
+        return .verified(Envelope(chain: chain, json: Data(payload)))
+    }
+
+    /// The cache-miss path: decode the header, check the algorithm, prove the chain.
+    private func proveChain(_ compact: CompactJWS) async -> Result<ChainCache.Entry, VerificationFailure> {
+        guard let headerBytes = compact.decode(compact.header),
+              let header = try? Self.decoder.decode(JWSHeader.self, from: Data(headerBytes)) else {
+            return .failure(.init(.invalidFormat, "header is not base64url JSON"))
+        }
+        guard header.alg == "ES256" else {
+            return .failure(.init(.unsupportedAlgorithm, "alg must be ES256, found \(header.alg ?? "none")"))
+        }
+        guard let x5c = header.x5c, !x5c.isEmpty else {
+            return .failure(.init(.invalidFormat, "header has no x5c certificate chain"))
+        }
+        return await chainValidator.validate(x5c: x5c)
+    }
+
+    /// The validation time: now when online or when the payload has no `signedDate`, else `signedDate`.
+    func validationTime(signedDate: Int64?) -> Int64 {
+        if !configuration.onlineChecks, let signedDate { return signedDate }
+        return Int64((now().timeIntervalSince1970 * 1000).rounded())
+    }
+
+    func checkValidity(_ chain: ChainCache.Entry, signedDate: Int64?) -> VerificationFailure? {
+        let time = validationTime(signedDate: signedDate)
+        for window in chain.windows where time < window.notBefore || time > window.notAfter {
+            let when = Date(timeIntervalSince1970: Double(time) / 1000)
+            let state = time < window.notBefore ? "not yet valid" : "expired"
+            return .init(.certificateExpired, "\(window.role) certificate \(state) at \(when) (validation time)")
+        }
+        return nil
+    }
+}

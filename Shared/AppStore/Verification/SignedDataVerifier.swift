@@ -1,0 +1,77 @@
+@preconcurrency import Crypto
+import Foundation
+import X509
+
+/// Verifies App Store signed data (JWS) the way Apple's rules require: compact form with three
+/// segments, `alg` exactly ES256, an `x5c` of exactly three certificates chaining leaf → intermediate →
+/// a configured trusted root with Apple's OIDs, a raw 64-byte r‖s P-256 signature, certificates valid
+/// at the validation time (`signedDate` offline, now online), then bundle ID, environment and — for
+/// production — app Apple ID.
+///
+/// Bad input never throws: every method returns a `VerificationResult`. Proven chains are cached
+/// (`ChainCache`), so a repeat chain costs one P-256 verification. Safe to share between tasks.
+public final class SignedDataVerifier: Sendable {
+    public let configuration: SignedDataVerifierConfiguration
+    /// Proven chains; its `statistics` show hits and misses.
+    public let chainCache: ChainCache
+    let chainValidator: CertificateChainValidator
+    let now: @Sendable () -> Date
+
+    /// Creates a verifier; throws when the configuration cannot work (unreadable root, production
+    /// without an app Apple ID).
+    public init(
+        configuration: SignedDataVerifierConfiguration,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(SignedDataVerifierConfigurationError) {
+        var roots: [Certificate] = []
+        for (index, der) in configuration.rootCertificates.enumerated() {
+            guard let root = try? Certificate(derEncoded: Array(der)) else {
+                throw SignedDataVerifierConfigurationError(message: "root certificate \(index) is not DER")
+            }
+            roots.append(root)
+        }
+        guard !roots.isEmpty else {
+            throw SignedDataVerifierConfigurationError(message: "at least one trusted root certificate is needed")
+        }
+        if configuration.environment == .production, configuration.appAppleId == nil,
+           !configuration.allowsMissingAppAppleId {
+            throw SignedDataVerifierConfigurationError(message: "appAppleId is required in production")
+        }
+        self.configuration = configuration
+        self.chainCache = ChainCache(capacity: configuration.chainCacheCapacity)
+        self.chainValidator = CertificateChainValidator(roots: roots)
+        self.now = now
+    }
+
+    /// Verifies a signed transaction (`signedTransactionInfo`, StoreKit 2 `jwsRepresentation`).
+    public func verifyTransaction(_ jws: String) async -> VerificationResult<JWSTransactionDecodedPayload> {
+        await verifyTransactionDocument(jws).map(\.payload)
+    }
+
+    /// Verifies signed renewal info (`signedRenewalInfo`). It has no bundle ID; environment is checked.
+    public func verifyRenewalInfo(_ jws: String) async -> VerificationResult<JWSRenewalInfoDecodedPayload> {
+        await verifyRenewalInfoDocument(jws).map(\.payload)
+    }
+
+    /// Verifies a signed app transaction (`AppTransaction`).
+    public func verifyAppTransaction(_ jws: String) async -> VerificationResult<AppTransaction> {
+        await verifyAppTransactionDocument(jws).map(\.payload)
+    }
+
+    /// Verifies a transaction and keeps its decoded JSON.
+    public func verifyTransactionDocument(_ jws: String) async -> VerificationResult<VerifiedDocument<JWSTransactionDecodedPayload>> {
+        await verify(jws, as: JWSTransactionDecodedPayload.self) { checkTransactionClaims($0) }
+    }
+
+    /// Verifies renewal info and keeps its decoded JSON.
+    public func verifyRenewalInfoDocument(_ jws: String) async -> VerificationResult<VerifiedDocument<JWSRenewalInfoDecodedPayload>> {
+        await verify(jws, as: JWSRenewalInfoDecodedPayload.self) { checkEnvironment($0.environment) }
+    }
+
+    /// Verifies an app transaction and keeps its decoded JSON.
+    public func verifyAppTransactionDocument(_ jws: String) async -> VerificationResult<VerifiedDocument<AppTransaction>> {
+        await verify(jws, as: AppTransaction.self) {
+            checkApp(bundleId: $0.bundleId, environment: $0.receiptType, appAppleId: $0.appAppleId)
+        }
+    }
+}

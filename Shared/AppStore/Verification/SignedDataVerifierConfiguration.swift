@@ -1,0 +1,52 @@
+import Foundation
+
+/// What a `SignedDataVerifier` trusts and whose data it accepts.
+///
+/// `bundleId`, `environment` and `appAppleId` set to `nil` switch that check off — meant for operator
+/// tools such as `tollctl verify`, never for the verifier service, which sets all three.
+public struct SignedDataVerifierConfiguration: Sendable {
+    /// Trusted root certificates (DER). Default: Apple Root CA - G3.
+    public var rootCertificates: [Data]
+    /// The app's bundle ID; `nil` skips the check.
+    public var bundleId: String?
+    /// The environment data must come from; `nil` skips the check.
+    public var environment: AppStoreEnvironment?
+    /// The app's Apple ID, checked on production notifications and app transactions. Required when
+    /// `environment` is production unless `allowsMissingAppAppleId` is set.
+    public var appAppleId: Int64?
+    /// Tools only: accept production data without an app Apple ID to check against.
+    public var allowsMissingAppAppleId: Bool
+    /// In production, also accept sandbox data (App Review buys in sandbox).
+    public var acceptsSandbox: Bool
+    /// Online mode: validate at the current time instead of the payload's `signedDate`, and ask OCSP
+    /// when `checksRevocation` is set.
+    public var onlineChecks: Bool
+    /// How many proven chains to keep (0 disables the cache).
+    public var chainCacheCapacity: Int
+
+    public init(
+        rootCertificates: [Data] = [AppleRootCertificates.appleRootCAG3],
+        bundleId: String?,
+        environment: AppStoreEnvironment?,
+        appAppleId: Int64? = nil,
+        allowsMissingAppAppleId: Bool = false,
+        acceptsSandbox: Bool = false,
+        onlineChecks: Bool = false,
+        chainCacheCapacity: Int = 64
+    ) {
+        self.rootCertificates = rootCertificates
+        self.bundleId = bundleId
+        self.environment = environment
+        self.appAppleId = appAppleId
+        self.allowsMissingAppAppleId = allowsMissingAppAppleId
+        self.acceptsSandbox = acceptsSandbox
+        self.onlineChecks = onlineChecks
+        self.chainCacheCapacity = chainCacheCapacity
+    }
+}
+
+/// A configuration the verifier refuses at startup.
+public struct SignedDataVerifierConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
