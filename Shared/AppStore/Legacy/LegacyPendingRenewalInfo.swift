@@ -1,0 +1,49 @@
+import Foundation
+
+/// The renewal state of one auto-renewable subscription in a legacy receipt response: Apple's
+/// `responseBody.Pending_renewal_info`. Read leniently; unknown fields are ignored.
+public struct LegacyPendingRenewalInfo: Decodable, Sendable, Hashable {
+    public var originalTransactionId: String?
+    public var productId: String?
+    public var autoRenewProductId: String?
+    /// `1` renews at the end of the period, `0` the customer turned renewal off.
+    public var autoRenewStatus: Int?
+    /// Why the subscription expired (`1` cancelled … `5` other).
+    public var expirationIntent: Int?
+    public var isInBillingRetryPeriod: Bool?
+    public var gracePeriodExpiresDate: Date?
+    public var priceConsentStatus: Int?
+    public var offerCodeRefName: String?
+    public var promotionalOfferId: String?
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case originalTransactionId = "original_transaction_id"
+        case productId = "product_id"
+        case autoRenewProductId = "auto_renew_product_id"
+        case autoRenewStatus = "auto_renew_status"
+        case expirationIntent = "expiration_intent"
+        case isInBillingRetryPeriod = "is_in_billing_retry_period"
+        case gracePeriodExpiresDate = "grace_period_expires_date"
+        case gracePeriodExpiresDateMs = "grace_period_expires_date_ms"
+        case priceConsentStatus = "price_consent_status"
+        case offerCodeRefName = "offer_code_ref_name"
+        case promotionalOfferId = "promotional_offer_id"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        originalTransactionId = container.legacyString(.originalTransactionId)
+        productId = container.legacyString(.productId)
+        autoRenewProductId = container.legacyString(.autoRenewProductId)
+        autoRenewStatus = container.legacyInt(.autoRenewStatus)
+            ?? container.legacyBool(.autoRenewStatus).map { $0 ? 1 : 0 }
+        expirationIntent = container.legacyInt(.expirationIntent)
+        isInBillingRetryPeriod = container.legacyBool(.isInBillingRetryPeriod)
+        gracePeriodExpiresDate = container.legacyDate(millis: .gracePeriodExpiresDateMs, text: .gracePeriodExpiresDate)
+        priceConsentStatus = container.legacyInt(.priceConsentStatus)
+        offerCodeRefName = container.legacyString(.offerCodeRefName)
+        promotionalOfferId = container.legacyString(.promotionalOfferId)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The decoded receipt in a `verifyReceipt` response: Apple's `responseBody.Receipt`.
+///
+/// Two shapes exist. iOS 7 app receipts carry `bundle_id`, `application_version` and the purchases in
+/// `in_app`. iOS 6 transaction receipts carry one purchase's fields at the top level next to `bid`,
+/// `bvrs` and `item_id`; that purchase is ``transaction``.
+public struct LegacyReceipt: Decodable, Sendable, Hashable {
+    // iOS 7 app receipt
+    public var bundleId: String?
+    public var applicationVersion: String?
+    public var originalApplicationVersion: String?
+    public var receiptType: String?
+    public var adamId: Int?
+    public var appItemId: Int?
+    public var receiptCreationDate: Date?
+    public var requestDate: Date?
+    public var originalPurchaseDate: Date?
+    public var inApp: [LegacyTransaction]
+
+    // iOS 6 transaction receipt
+    /// The app's bundle identifier (iOS 6).
+    public var bid: String?
+    /// The app's version (iOS 6).
+    public var bvrs: String?
+    /// The App Store's identifier of the product (iOS 6).
+    public var itemId: String?
+    /// The purchase whose fields are at the top of an iOS 6 receipt; `nil` for iOS 7 receipts.
+    public var transaction: LegacyTransaction?
+
+    /// The bundle identifier from either shape.
+    public var effectiveBundleId: String? { bundleId ?? bid }
+
+    public init() { inApp = [] }
+
+    enum CodingKeys: String, CodingKey {
+        case bundleId = "bundle_id"
+        case applicationVersion = "application_version"
+        case originalApplicationVersion = "original_application_version"
+        case receiptType = "receipt_type"
+        case adamId = "adam_id"
+        case appItemId = "app_item_id"
+        case receiptCreationDate = "receipt_creation_date", receiptCreationDateMs = "receipt_creation_date_ms"
+        case requestDate = "request_date", requestDateMs = "request_date_ms"
+        case originalPurchaseDate = "original_purchase_date", originalPurchaseDateMs = "original_purchase_date_ms"
+        case inApp = "in_app"
+        case bid, bvrs
+        case itemId = "item_id"
+        case transactionId = "transaction_id"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        bundleId = container.legacyString(.bundleId)
+        applicationVersion = container.legacyString(.applicationVersion)
+        originalApplicationVersion = container.legacyString(.originalApplicationVersion)
+        receiptType = container.legacyString(.receiptType)
+        adamId = container.legacyInt(.adamId)
+        appItemId = container.legacyInt(.appItemId)
+        receiptCreationDate = container.legacyDate(millis: .receiptCreationDateMs, text: .receiptCreationDate)
+        requestDate = container.legacyDate(millis: .requestDateMs, text: .requestDate)
+        originalPurchaseDate = container.legacyDate(millis: .originalPurchaseDateMs, text: .originalPurchaseDate)
+        inApp = container.legacyArray(LegacyTransaction.self, .inApp)
+        bid = container.legacyString(.bid)
+        bvrs = container.legacyString(.bvrs)
+        itemId = container.legacyString(.itemId)
+        transaction = container.legacyString(.transactionId) == nil ? nil : try LegacyTransaction(from: decoder)
+    }
+}

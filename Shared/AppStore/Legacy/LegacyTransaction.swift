@@ -1,0 +1,75 @@
+import Foundation
+
+/// One in-app purchase in a legacy receipt: Apple's `responseBody.Receipt.In_app` and
+/// `responseBody.Latest_receipt_info` (also the transaction fields at the top of an iOS 6 receipt).
+/// Every field is optional and read leniently; unknown fields are ignored.
+public struct LegacyTransaction: Decodable, Sendable, Hashable {
+    public var transactionId: String?
+    public var originalTransactionId: String?
+    public var productId: String?
+    public var quantity: Int?
+    public var purchaseDate: Date?
+    public var originalPurchaseDate: Date?
+    public var expiresDate: Date?
+    /// When Apple customer support refunded the purchase, or the customer upgraded away from it.
+    public var cancellationDate: Date?
+    /// `0` another reason, `1` an issue in the app.
+    public var cancellationReason: Int?
+    public var webOrderLineItemId: String?
+    public var isTrialPeriod: Bool?
+    public var isInIntroOfferPeriod: Bool?
+    public var isUpgraded: Bool?
+    /// `PURCHASED` or `FAMILY_SHARED`.
+    public var inAppOwnershipType: String?
+    public var subscriptionGroupIdentifier: String?
+    public var promotionalOfferId: String?
+    public var offerCodeRefName: String?
+    public var appAccountToken: String?
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case transactionId = "transaction_id"
+        case originalTransactionId = "original_transaction_id"
+        case productId = "product_id"
+        case quantity
+        case purchaseDate = "purchase_date", purchaseDateMs = "purchase_date_ms"
+        case originalPurchaseDate = "original_purchase_date", originalPurchaseDateMs = "original_purchase_date_ms"
+        case expiresDate = "expires_date", expiresDateMs = "expires_date_ms"
+        case expiresDateFormatted = "expires_date_formatted"
+        case cancellationDate = "cancellation_date", cancellationDateMs = "cancellation_date_ms"
+        case cancellationReason = "cancellation_reason"
+        case webOrderLineItemId = "web_order_line_item_id"
+        case isTrialPeriod = "is_trial_period"
+        case isInIntroOfferPeriod = "is_in_intro_offer_period"
+        case isUpgraded = "is_upgraded"
+        case inAppOwnershipType = "in_app_ownership_type"
+        case subscriptionGroupIdentifier = "subscription_group_identifier"
+        case promotionalOfferId = "promotional_offer_id"
+        case offerCodeRefName = "offer_code_ref_name"
+        case appAccountToken = "app_account_token"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        transactionId = container.legacyString(.transactionId)
+        originalTransactionId = container.legacyString(.originalTransactionId)
+        productId = container.legacyString(.productId)
+        quantity = container.legacyInt(.quantity)
+        purchaseDate = container.legacyDate(millis: .purchaseDateMs, text: .purchaseDate)
+        originalPurchaseDate = container.legacyDate(millis: .originalPurchaseDateMs, text: .originalPurchaseDate)
+        expiresDate = container.legacyDate(millis: .expiresDateMs, text: .expiresDate)
+            ?? container.legacyDate(millis: .expiresDateMs, text: .expiresDateFormatted)
+        cancellationDate = container.legacyDate(millis: .cancellationDateMs, text: .cancellationDate)
+        cancellationReason = container.legacyInt(.cancellationReason)
+        webOrderLineItemId = container.legacyString(.webOrderLineItemId)
+        isTrialPeriod = container.legacyBool(.isTrialPeriod)
+        isInIntroOfferPeriod = container.legacyBool(.isInIntroOfferPeriod)
+        isUpgraded = container.legacyBool(.isUpgraded)
+        inAppOwnershipType = container.legacyString(.inAppOwnershipType)
+        subscriptionGroupIdentifier = container.legacyString(.subscriptionGroupIdentifier)
+        promotionalOfferId = container.legacyString(.promotionalOfferId)
+        offerCodeRefName = container.legacyString(.offerCodeRefName)
+        appAccountToken = container.legacyString(.appAccountToken)
+    }
+}

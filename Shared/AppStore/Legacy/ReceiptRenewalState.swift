@@ -1,0 +1,48 @@
+import Foundation
+
+/// The renewal state of one auto-renewable subscription, taken from a legacy response's
+/// `pending_renewal_info` and keyed by the subscription's original transaction ID.
+public struct ReceiptRenewalState: Codable, Sendable, Hashable {
+    public var originalTransactionId: String
+    /// The product currently subscribed to.
+    public var productId: String?
+    public var autoRenewStatus: AutoRenewStatus?
+    /// The product that renews next (differs from ``productId`` after an up- or downgrade).
+    public var autoRenewProductId: String?
+    public var expirationIntent: ExpirationIntent?
+    public var isInBillingRetryPeriod: Bool
+    /// The end of the billing grace period, when the subscription is in one.
+    public var gracePeriodExpiresDate: Date?
+
+    public init(
+        originalTransactionId: String,
+        productId: String? = nil,
+        autoRenewStatus: AutoRenewStatus? = nil,
+        autoRenewProductId: String? = nil,
+        expirationIntent: ExpirationIntent? = nil,
+        isInBillingRetryPeriod: Bool = false,
+        gracePeriodExpiresDate: Date? = nil
+    ) {
+        self.originalTransactionId = originalTransactionId
+        self.productId = productId
+        self.autoRenewStatus = autoRenewStatus
+        self.autoRenewProductId = autoRenewProductId
+        self.expirationIntent = expirationIntent
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+    }
+
+    /// The canonical state of one `pending_renewal_info` entry; `nil` without an original transaction ID.
+    public init?(_ info: LegacyPendingRenewalInfo) {
+        guard let originalTransactionId = info.originalTransactionId, !originalTransactionId.isEmpty else { return nil }
+        self.init(
+            originalTransactionId: originalTransactionId,
+            productId: info.productId,
+            autoRenewStatus: info.autoRenewStatus.map(AutoRenewStatus.init(rawValue:)),
+            autoRenewProductId: info.autoRenewProductId,
+            expirationIntent: info.expirationIntent.map(ExpirationIntent.init(rawValue:)),
+            isInBillingRetryPeriod: info.isInBillingRetryPeriod ?? false,
+            gracePeriodExpiresDate: info.gracePeriodExpiresDate
+        )
+    }
+}

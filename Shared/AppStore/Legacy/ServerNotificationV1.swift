@@ -1,0 +1,60 @@
+import Foundation
+
+/// A version 1 App Store server-to-server notification: Apple's `responseBodyV1`.
+///
+/// V1 notifications are not signed; ``password`` (the app's shared secret) is their only proof of origin,
+/// so ``ReceiptNormalizer/normalize(notification:expectedBundleId:sharedSecret:)`` checks it.
+public struct ServerNotificationV1: Decodable, Sendable, Hashable {
+    /// Apple's `notification_type`, e.g. `INITIAL_BUY`, `DID_RENEW`, `CANCEL`, `REFUND`.
+    public var notificationType: String
+    public var password: String?
+    /// `PROD` or `Sandbox` in Apple's spelling, read as an ``AppStoreEnvironment``.
+    public var environment: AppStoreEnvironment?
+    /// `true` or `false` (Apple sends the text).
+    public var autoRenewStatus: Bool?
+    public var autoRenewProductId: String?
+    public var autoRenewStatusChangeDate: Date?
+    public var expirationIntent: Int?
+    /// The app's bundle identifier.
+    public var bid: String?
+    /// The app's version.
+    public var bvrs: String?
+    public var originalTransactionId: String?
+    public var unifiedReceipt: UnifiedReceipt?
+
+    public init(notificationType: String) {
+        self.notificationType = notificationType
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case notificationType = "notification_type"
+        case password, environment, bid, bvrs
+        case autoRenewStatus = "auto_renew_status"
+        case autoRenewProductId = "auto_renew_product_id"
+        case autoRenewStatusChangeDate = "auto_renew_status_change_date"
+        case autoRenewStatusChangeDateMs = "auto_renew_status_change_date_ms"
+        case expirationIntent = "expiration_intent"
+        case originalTransactionId = "original_transaction_id"
+        case unifiedReceipt = "unified_receipt"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let type = container.legacyString(.notificationType) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .notificationType, in: container, debugDescription: "V1 notification without notification_type")
+        }
+        notificationType = type
+        password = container.legacyString(.password)
+        environment = container.legacyString(.environment).map(AppStoreEnvironment.init(legacyValue:))
+        autoRenewStatus = container.legacyBool(.autoRenewStatus)
+        autoRenewProductId = container.legacyString(.autoRenewProductId)
+        autoRenewStatusChangeDate = container.legacyDate(
+            millis: .autoRenewStatusChangeDateMs, text: .autoRenewStatusChangeDate)
+        expirationIntent = container.legacyInt(.expirationIntent)
+        bid = container.legacyString(.bid)
+        bvrs = container.legacyString(.bvrs)
+        originalTransactionId = container.legacyString(.originalTransactionId)
+        unifiedReceipt = container.legacyObject(UnifiedReceipt.self, .unifiedReceipt)
+    }
+}
