@@ -16,16 +16,18 @@ extension SignedDataVerifier {
             return .rejected(.init(.invalidFormat, "payload is not a JSON object"))
         }
         if probe.notificationType != nil {
-            return await verifyNotification(jws).map { .notification($0) }
+            return await verifyNotification(envelope).map { .notification($0) }
         }
         if probe.transactionId != nil {
-            return await verifyTransactionDocument(jws).map { .transaction($0) }
+            return finish(envelope, as: JWSTransactionDecodedPayload.self) { checkTransactionClaims($0) }.map { .transaction($0) }
         }
         if probe.receiptType != nil || probe.applicationVersion != nil {
-            return await verifyAppTransactionDocument(jws).map { .appTransaction($0) }
+            return finish(envelope, as: AppTransaction.self) {
+                checkApp(bundleId: $0.bundleId, environment: $0.receiptType, appAppleId: $0.appAppleId)
+            }.map { .appTransaction($0) }
         }
         if probe.autoRenewStatus != nil || probe.autoRenewProductId != nil || probe.originalTransactionId != nil {
-            return await verifyRenewalInfoDocument(jws).map { .renewalInfo($0) }
+            return finish(envelope, as: JWSRenewalInfoDecodedPayload.self) { checkEnvironment($0.environment) }.map { .renewalInfo($0) }
         }
         return .rejected(.init(.invalidFormat, "payload is not a notification, transaction, renewal info or app transaction"))
     }

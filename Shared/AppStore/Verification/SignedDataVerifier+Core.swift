@@ -12,12 +12,19 @@ extension SignedDataVerifier {
         as type: Payload.Type,
         claims: (Payload) -> VerificationFailure?
     ) async -> VerificationResult<VerifiedDocument<Payload>> {
-        let envelope: Envelope
         switch await verifySignature(jws) {
-        case .verified(let value): envelope = value
+        case .verified(let envelope): return finish(envelope, as: type, claims: claims)
         case .rejected(let failure): return .rejected(failure)
         case .retryable(let failure): return .retryable(failure)
         }
+    }
+
+    /// Decodes a verified envelope's payload, checks validity at the validation time and the claims.
+    func finish<Payload: SignedPayload>(
+        _ envelope: Envelope,
+        as type: Payload.Type,
+        claims: (Payload) -> VerificationFailure?
+    ) -> VerificationResult<VerifiedDocument<Payload>> {
         let payload: Payload
         do {
             payload = try Self.decoder.decode(Payload.self, from: envelope.json)

@@ -4,8 +4,17 @@ extension SignedDataVerifier {
     /// rejects the whole notification, and nested data must name the notification's bundle and
     /// environment.
     public func verifyNotification(_ jws: String) async -> VerificationResult<VerifiedNotification> {
+        switch await verifySignature(jws) {
+        case .verified(let envelope): return await verifyNotification(envelope)
+        case .rejected(let failure): return .rejected(failure)
+        case .retryable(let failure): return .retryable(failure)
+        }
+    }
+
+    /// The notification checks after the outer signature verified.
+    func verifyNotification(_ envelope: Envelope) async -> VerificationResult<VerifiedNotification> {
         let outer: VerifiedDocument<ResponseBodyV2DecodedPayload>
-        switch await verify(jws, as: ResponseBodyV2DecodedPayload.self, claims: { notification in
+        switch finish(envelope, as: ResponseBodyV2DecodedPayload.self, claims: { notification in
             checkApp(
                 bundleId: notification.declaredBundleId,
                 environment: notification.declaredEnvironment,
