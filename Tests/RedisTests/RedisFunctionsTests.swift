@@ -1,0 +1,42 @@
+import Redis
+import TestSupport
+import Testing
+
+@Suite("Redis Functions")
+struct RedisFunctionsTests {
+    static func library(version: Int) -> String {
+        """
+        #!lua name=tollgate_test_v\(version)
+        redis.register_function('tg_test_set', function(keys, args)
+          redis.call('SET', keys[1], args[1])
+          return {\(version), redis.call('GET', keys[1]), {args[2] or false}}
+        end)
+        """
+    }
+
+    @Test func loadReplaceAndCall() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let pool = RedisPool(configuration: server.configuration(), size: 2, logger: testLogger)
+            defer { pool.close() }
+            #expect(try await pool.functionLoad(Self.library(version: 1)) == "tollgate_test_v1")
+            // REPLACE: loading the same library again is not an error.
+            #expect(try await pool.functionLoad(Self.library(version: 1)) == "tollgate_test_v1")
+            let reply = try await pool.fcall("tg_test_set", keys: ["fk"], arguments: [[UInt8]([0, 0xFF]), "x"])
+            #expect(reply == .array([.integer(1), .bulk([0, 0xFF]), .array([.bulk(Array("x".utf8))])]))
+            let noExtra = try await pool.fcall("tg_test_set", keys: ["fk"], arguments: ["v"])
+            #expect(noExtra.array?[2] == .array([.null]))
+            do {
+                _ = try await pool.fcall("tg_missing", keys: [], arguments: [])
+                Issue.record("FCALL of a missing function succeeded")
+            } catch RedisError.server(let code, _) {
+                #expect(code == "ERR")
+            }
+            do {
+                _ = try await pool.functionLoad("#!lua name=broken\nthis is not lua")
+                Issue.record("loaded broken Lua")
+            } catch let error as RedisError {
+                #expect(error.code == "server")
+            }
+        }
+    }
+}

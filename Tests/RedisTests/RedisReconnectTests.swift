@@ -1,0 +1,132 @@
+import Redis
+import TestSupport
+import Testing
+
+@Suite("RedisConnection: reconnect and timeouts")
+struct RedisReconnectTests {
+    @Test func reconnectsAfterServerIsKilledAndRestarted() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            var configuration = server.configuration(commandTimeout: .seconds(1))
+            configuration.clientName = "survivor"
+            let redis = RedisConnection(configuration: configuration, logger: testLogger)
+            defer { redis.close() }
+            _ = try await redis.send("SET", "durable", "yes")
+
+            await server.kill()
+            do {
+                _ = try await redis.send("GET", "durable")
+                Issue.record("command succeeded with the server dead")
+            } catch let error as RedisError {
+                #expect(error.code == "unknown_outcome" || error.code == "connection_failed", "\(error)")
+            }
+            // Nothing listens now: the next command is not sent at all.
+            await #expect(throws: RedisError.self) { _ = try await redis.send("PING") }
+
+            try await server.restart()
+            let reply = try await eventually { try await redis.send("GET", "durable") }
+            #expect(reply.string == "yes")  // written with appendfsync always, replayed from the AOF
+            #expect(try await redis.send("CLIENT", "GETNAME").string == "survivor")
+        }
+    }
+
+    @Test func firstFailureAfterKillIsUnknownOutcome() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            defer { redis.close() }
+            _ = try await redis.send("PING")
+            await server.kill()
+            // The connection was healthy, so the command was written (or its write failed): outcome unknown.
+            do {
+                _ = try await redis.send("INCR", "x")
+                Issue.record("INCR succeeded with the server dead")
+            } catch let error as RedisError {
+                #expect(error.code == "unknown_outcome", "\(error)")
+            }
+            do {
+                _ = try await redis.send("INCR", "x")
+                Issue.record("INCR succeeded with the server dead")
+            } catch let error as RedisError {
+                #expect(error.code == "connection_failed", "\(error)")
+            }
+        }
+    }
+
+    @Test func commandTimeoutGivesUnknownOutcomeAndConnectionRecovers() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                                        logger: testLogger)
+            defer { redis.close() }
+            let clock = ContinuousClock()
+            let started = clock.now
+            do {
+                _ = try await redis.send("BLPOP", "empty-list", 5)
+                Issue.record("BLPOP returned before its timeout")
+            } catch let error as RedisError {
+                #expect(error.code == "unknown_outcome", "\(error)")
+            }
+            #expect(clock.now - started < .milliseconds(1_500))
+            #expect(try await redis.send("PING") == .status("PONG"))
+        }
+    }
+
+    @Test func debugSleepTimesOutThenRecovers() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                                        logger: testLogger)
+            defer { redis.close() }
+            let clock = ContinuousClock()
+            let started = clock.now
+            do {
+                _ = try await redis.send("DEBUG", "SLEEP", 1)
+                Issue.record("DEBUG SLEEP 1 returned within a 200 ms timeout")
+            } catch let error as RedisError {
+                #expect(error.code == "unknown_outcome", "\(error)")
+            }
+            #expect(clock.now - started < .milliseconds(900))
+            let reply = try await eventually { try await redis.send("PING") }
+            #expect(reply == .status("PONG"))
+        }
+    }
+
+    @Test func perCallTimeoutOverrideAllowsLongerBlockingCommand() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                                        logger: testLogger)
+            defer { redis.close() }
+            _ = try await redis.send("CLIENT", "SETNAME", "same")
+            let reply = try await redis.send(RedisCommand("BLPOP", "empty-list", "0.5"), timeout: .seconds(2))
+            #expect(reply.isNull)
+            // The socket timeout is back to 200 ms and the connection was kept.
+            #expect(try await redis.send("CLIENT", "GETNAME").string == "same")
+            await #expect(throws: RedisError.self) { _ = try await redis.send("BLPOP", "empty-list", 1) }
+        }
+    }
+
+    @Test func blockingReadGroupOutlivesCommandTimeout() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                                        logger: testLogger)
+            defer { redis.close() }
+            #expect(try await redis.xgroupCreate("jobs", group: "g"))
+            let clock = ContinuousClock()
+            let started = clock.now
+            let entries = try await redis.xreadgroup(group: "g", consumer: "c", stream: "jobs", count: 10,
+                                                     block: .milliseconds(600))
+            #expect(entries.isEmpty)
+            #expect(clock.now - started >= .milliseconds(550))
+        }
+    }
+}
+
+/// Retries `body` for up to 5 s (reconnect backoff may delay the first successful attempt).
+func eventually<T>(_ body: () async throws -> T) async throws -> T {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while true {
+        do {
+            return try await body()
+        } catch {
+            if ContinuousClock.now >= deadline { throw error }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
