@@ -86,7 +86,13 @@ let package = Package(
             "AppStore", "Redis", "Pipeline",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        serviceTarget("appstore-sim", folder: "AppstoreSim", dependencies: ["AppStore"]),
+        serviceTarget("appstore-sim", folder: "AppstoreSim", dependencies: [
+            "AppStore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
 
         // Tests
         .target(
