@@ -1,0 +1,91 @@
+import Logging
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+
+@Suite struct SharedConfigurationTests {
+    @Test func defaultsRunOnOneMachine() throws {
+        let configuration = try SharedConfiguration(environment: [:])
+        #expect(configuration.redis.host == "127.0.0.1")
+        #expect(configuration.redis.port == 6379)
+        #expect(configuration.keys.prefix == "tg")
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.redis.connectTimeout <= .seconds(2))
+    }
+
+    @Test func readsTheVariables() throws {
+        let configuration = try SharedConfiguration(environment: [
+            "TOLLGATE_REDIS_URL": "redis://:secret@redis.internal:6380/2",
+            "TOLLGATE_KEY_PREFIX": "prod",
+            "LOG_LEVEL": "DEBUG",
+        ])
+        #expect(configuration.redis.host == "redis.internal")
+        #expect(configuration.redis.port == 6380)
+        #expect(configuration.redis.database == 2)
+        #expect(configuration.redis.password == "secret")
+        #expect(configuration.keys.jobs().stream == "prod:{p0}:jobs")
+        #expect(configuration.logLevel == .debug)
+    }
+
+    @Test(arguments: ["http://127.0.0.1:6379", "redis://127.0.0.1:99999", "redis://127.0.0.1:0",
+                      "redis://127.0.0.1:port", "redis://", "127.0.0.1:6379", ""])
+    func malformedRedisURLNamesTheVariable(url: String) {
+        #expect {
+            try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": url])
+        } throws: { error in
+            guard let error = error as? PipelineError, case .invalidConfiguration(let variable, _) = error else { return false }
+            return variable == "TOLLGATE_REDIS_URL" && error.code == "invalid_configuration"
+                && error.message.hasPrefix("TOLLGATE_REDIS_URL: ")
+        }
+    }
+
+    @Test func outOfRangePortSaysSo() {
+        #expect {
+            try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": "redis://localhost:70000"])
+        } throws: { error in
+            "\(error)".contains("TOLLGATE_REDIS_URL") && "\(error)".contains("65535")
+        }
+    }
+
+    @Test(arguments: [
+        ("TOLLGATE_KEY_PREFIX", ""), ("TOLLGATE_KEY_PREFIX", "a b"), ("TOLLGATE_KEY_PREFIX", "{x}"),
+        ("TOLLGATE_KEY_PREFIX", "a:b"), ("LOG_LEVEL", "loud"),
+    ])
+    func otherBadSettingsNameTheirVariable(variable: String, value: String) {
+        #expect {
+            try SharedConfiguration(environment: [variable: value])
+        } throws: { error in
+            guard case .invalidConfiguration(let named, _) = error as? PipelineError else { return false }
+            return named == variable
+        }
+    }
+
+    @Test func unreachableRedisFailsFastNamingTheVariable() async throws {
+        // A loopback port nobody listens on: start a server for its port, then stop it.
+        let server = try await RedisServer.start()
+        await server.shutdown()
+        let configuration = try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": server.url])
+
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await configuration.connectRedis(poolSize: 2, clientName: "test", logger: testLogger)
+        } throws: { error in
+            guard let error = error as? PipelineError, case .redisUnavailable = error else { return false }
+            return error.message.contains("TOLLGATE_REDIS_URL") && error.code == "redis_unavailable"
+        }
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
+    @Test func reachableRedisGetsTheFunctionLibrary() async throws {
+        try await withRedisServer { server in
+            let configuration = try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": server.url])
+            let pool = try await configuration.connectRedis(poolSize: 2, clientName: "test", logger: testLogger)
+            defer { pool.close() }
+            let keys = configuration.keys.jobs()
+            #expect(try await PipelineFunctions.promote(on: pool, stream: keys, nowMilliseconds: 0, limit: 10) == 0)
+            let libraries = try await pool.send("FUNCTION", "LIST", "LIBRARYNAME", PipelineFunctions.libraryName)
+            #expect(libraries.array?.count == 1)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+
+@Suite struct StreamConsumerRetryTests {
+    let keys = Keys(prefix: "t").jobs()
+    let output = Keys(prefix: "t").verified().stream
+
+    @Test func failingHandlerIsRetriedWithGrowingBackoffThenCompletesOnce() async throws {
+        try await withRedisServer { server in
+            let pool = try await connectedPool(server)
+            defer { pool.close() }
+            let output = output
+            let calls = Recorder<(attempt: Int, lastError: String?, at: ContinuousClock.Instant)>()
+            // Jitter fixed near 1: the delays are just under the ceilings, 100 ms then 200 ms.
+            let consumer = testConsumer(
+                server, pool, stream: keys, consumer: "C",
+                retry: RetryPolicy(base: .milliseconds(100), cap: .seconds(2), maxAttempts: 5),
+                clock: clock(unitRandom: 0.999)
+            ) { message in
+                await calls.append((message.attempt, message.lastError, .now))
+                if message.attempt < 3 { return .retry(reason: "flaky \(message.attempt)") }
+                return .complete(writes: [.xadd(stream: output, strings: [("attempt", "\(message.attempt)")])])
+            }
+            let promoter = RetryPromoter(streams: [keys], redis: pool, interval: .milliseconds(20), logger: testLogger)
+            let run = RunningServices([consumer, promoter])
+            _ = try await pool.xadd(keys.stream, fields: [("job", Array("j1".utf8))])
+
+            // Watch the retry set: each retry shows up with its due time.
+            var dueTimes: [Int64] = []
+            _ = try await eventually(timeout: .seconds(10)) {
+                if let reply = try await pool.send("ZRANGE", keys.retry, "0", "-1", "WITHSCORES").array,
+                   reply.count == 2, let score = reply[1].int, dueTimes.last != score {
+                    dueTimes.append(score)
+                }
+                return try await pool.xlen(output) == 1
+            }
+            try await run.shutdown()
+
+            let history = await calls.values
+            #expect(history.map(\.attempt) == [1, 2, 3])
+            #expect(history.map(\.lastError) == [nil, "flaky 1", "flaky 2"])
+            #expect(history.count == 3)
+            if history.count == 3 {
+                #expect(history[1].at - history[0].at >= .milliseconds(95))
+                #expect(history[2].at - history[1].at >= .milliseconds(195))
+            }
+            #expect(dueTimes.count == 2)
+            if dueTimes.count == 2 { #expect(dueTimes[1] - dueTimes[0] >= 199) }
+            #expect(try await pool.xrange(output).map { $0["attempt"] } == ["3"])
+            #expect(try await pool.send("ZCARD", keys.retry).int == 0)
+            #expect(try await pool.xpendingSummary(keys.stream, group: "workers").count == 0)
+        }
+    }
+
+    @Test func exhaustedRetriesGoToTheDeadLetterStream() async throws {
+        try await withRedisServer { server in
+            let pool = try await connectedPool(server)
+            defer { pool.close() }
+            let status = Keys(prefix: "t").partitionKey(0, "job", "j1")
+            let calls = Recorder<Int>()
+            let consumer = testConsumer(
+                server, pool, stream: keys, consumer: "C",
+                retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(40), maxAttempts: 2),
+                deadLetterWrites: { _, reason in [.hset(key: status, strings: [("status", "dead"), ("reason", reason)])] }
+            ) { message in
+                await calls.append(message.attempt)
+                return .retry(reason: "upstream down", writes: [.hset(key: status, strings: [("status", "retrying")])])
+            }
+            let promoter = RetryPromoter(streams: [keys], redis: pool, interval: .milliseconds(20), logger: testLogger)
+            let run = RunningServices([consumer, promoter])
+            let id = try #require(try await pool.xadd(keys.stream, fields: [("job", Array("j1".utf8))]))
+
+            #expect(try await eventually { try await pool.xlen(keys.deadLetter) == 1 })
+            try await Task.sleep(for: .milliseconds(200))
+            try await run.shutdown()
+
+            #expect(await calls.values == [1, 2])
+            let dead = try #require(try await pool.xrange(keys.deadLetter).first)
+            #expect(dead["job"] == "j1")
+            #expect(dead["reason"].contains("upstream down"))
+            #expect(dead["attempts"] == "2")
+            #expect(dead["source.stream"] == keys.stream)
+            #expect(dead["source.id"] != "" && dead["source.id"] != id)  // the promoted copy's id
+            #expect(try await pool.send("HGET", status, "status").string == "dead")
+            #expect(try await pool.xlen(output) == 0)
+            #expect(try await pool.send("ZCARD", keys.retry).int == 0)
+            #expect(try await pool.xpendingSummary(keys.stream, group: "workers").count == 0)
+        }
+    }
+
+    @Test func poisonEntryIsDeadLetteredWithoutCallingTheHandlerAgain() async throws {
+        try await withRedisServer { server in
+            let pool = try await connectedPool(server)
+            defer { pool.close() }
+            let calls = Recorder<Int>()
+            // The handler "crashes" every time (leaves the entry pending); the consumer reclaims it after
+            // the min-idle, and the delivery count grows with each reclaim.
+            let consumer = testConsumer(
+                server, pool, stream: keys, consumer: "C", claimMinIdle: .milliseconds(150),
+                claimInterval: .milliseconds(30), maxDeliveries: 2
+            ) { message in
+                await calls.append(message.deliveryCount)
+                return .abandon
+            }
+            let run = RunningServices([consumer])
+            let id = try #require(try await pool.xadd(keys.stream, fields: [("job", Array("poison".utf8))]))
+
+            #expect(try await eventually { try await pool.xlen(keys.deadLetter) == 1 })
+            try await Task.sleep(for: .milliseconds(400))
+            try await run.shutdown()
+
+            #expect(await calls.values == [1, 2])
+            let dead = try #require(try await pool.xrange(keys.deadLetter).first)
+            #expect(dead["source.id"] == id)
+            #expect(dead["reason"].contains("poison"))
+            #expect(dead["job"] == "poison")
+            #expect(try await pool.xlen(keys.deadLetter) == 1)
+            #expect(try await pool.xpendingSummary(keys.stream, group: "workers").count == 0)
+        }
+    }
+}
