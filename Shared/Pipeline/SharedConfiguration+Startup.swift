@@ -28,3 +28,23 @@ extension SharedConfiguration {
         return pool
     }
 }
+
+extension SharedConfiguration {
+    /// Opens and connects one dedicated connection (for tools such as `tollctl`), failing fast like
+    /// ``connectRedis(poolSize:clientName:logger:)`` with an error naming `TOLLGATE_REDIS_URL`.
+    public func connectOne(clientName: String, logger: Logger) async throws -> RedisConnection {
+        var configuration = redis
+        configuration.clientName = clientName
+        let connection = RedisConnection(configuration: configuration, logger: logger)
+        do {
+            try await connection.connect()
+        } catch let error as RedisError {
+            connection.close()
+            throw PipelineError.redisUnavailable(
+                variable: Self.redisURLVariable,
+                message: "cannot use Redis at \(redis) (\(error.description))"
+            )
+        }
+        return connection
+    }
+}
