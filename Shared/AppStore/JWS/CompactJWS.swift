@@ -14,7 +14,7 @@ public struct CompactJWS: Sendable {
     /// The bytes the signature covers: `header.payload`.
     public var signingInput: Range<Int> { header.lowerBound..<payload.upperBound }
 
-    /// Splits `jws`; `nil` unless it has exactly three non-empty segments.
+    /// Splits `jws`; `nil` unless it has exactly three segments with a non-empty header and payload.
     public init?(_ jws: some StringProtocol) {
         var bytes = Array(jws.utf8)
         // Tolerate surrounding whitespace (files often end with a newline), nothing else.
@@ -32,7 +32,8 @@ public struct CompactJWS: Sendable {
         let header = start..<dots[0]
         let payload = (dots[0] + 1)..<dots[1]
         let signature = (dots[1] + 1)..<bytes.count
-        guard !header.isEmpty, !payload.isEmpty, !signature.isEmpty else { return nil }
+        // An empty signature (`alg: none`) still splits, so that the algorithm check can name it.
+        guard !header.isEmpty, !payload.isEmpty else { return nil }
         self.bytes = bytes
         self.header = header
         self.payload = payload

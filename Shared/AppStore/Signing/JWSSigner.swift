@@ -21,7 +21,7 @@ public struct JWSSigner: Sendable {
     /// Signs an Encodable payload (Apple's models encode as Apple's JSON).
     public func sign(_ payload: some Encodable) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try sign(json: try encoder.encode(payload))
     }
 
@@ -33,7 +33,7 @@ public struct JWSSigner: Sendable {
     /// Signs raw payload JSON under any header (tests use this for malformed headers).
     public func sign(json: Data, header: JWSHeader) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try sign(json: json, headerJSON: try encoder.encode(header))
     }
 

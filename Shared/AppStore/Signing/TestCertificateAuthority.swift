@@ -89,6 +89,9 @@ public struct TestCertificateAuthority: Sendable {
         JWSSigner(key: leafKey, x5cDER: [leafDER, intermediateDER, rootDER])
     }
 
+    /// A certificate's DER bytes.
+    public static func derEncoded(_ certificate: Certificate) -> Data { der(certificate) }
+
     static func der(_ certificate: Certificate) -> Data {
         var serializer = DER.Serializer()
         // Serializing a certificate this process built or parsed cannot fail.

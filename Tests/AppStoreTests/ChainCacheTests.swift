@@ -1,0 +1,81 @@
+import AppStore
+import Foundation
+import Testing
+
+/// The chain cache: proven chains are reused, but validity is still checked per JWS, and the cache
+/// stays bounded.
+@Suite struct ChainCacheTests {
+    @Test func secondVerificationOfTheSameChainHitsTheCache() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+        let signer = authority.signer()
+        #expect(await verifier.verifyTransaction(try signer.sign(JWSTestSupport.transaction(id: "1"))).value != nil)
+        #expect(await verifier.verifyTransaction(try signer.sign(JWSTestSupport.transaction(id: "2"))).value != nil)
+        let stats = verifier.chainCache.statistics
+        #expect(stats.misses == 1)
+        #expect(stats.hits == 1)
+        #expect(stats.count == 1)
+    }
+
+    @Test func realAppleChainIsProvenOnceAndReused() async throws {
+        let verifier = try JWSTestSupport.verifier(
+            roots: [try JWSTestSupport.appleRootDER], bundleId: "com.goodheartapp", environment: .sandbox
+        )
+        let jws = try JWSTestSupport.vector("transaction-consumable-sandbox-1.jws")
+        for _ in 0..<5 {
+            #expect(await verifier.verifyTransaction(jws).value?.transactionId == "2000000847061981")
+        }
+        #expect(verifier.chainCache.statistics.hits == 4)
+        #expect(verifier.chainCache.statistics.misses == 1)
+    }
+
+    @Test func cachedChainIsRejectedOutsideTheLeafValidity() async throws {
+        var options = TestCertificateAuthority.Options()
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        options.leafValidity = start...start.addingTimeInterval(86_400 * 30)
+        let authority = try TestCertificateAuthority().withNewLeaf(options: options)
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+        let signer = authority.signer()
+        let inside = try signer.sign(JWSTestSupport.transaction(signedDate: 1_700_000_000_000 + 86_400_000))
+        #expect(await verifier.verifyTransaction(inside).value != nil)
+        let after = try signer.sign(JWSTestSupport.transaction(signedDate: 1_700_000_000_000 + 86_400_000 * 31))
+        #expect(await verifier.verifyTransaction(after).failure?.code == .certificateExpired)
+        let before = try signer.sign(JWSTestSupport.transaction(signedDate: 1_700_000_000_000 - 1000))
+        #expect(await verifier.verifyTransaction(before).failure?.code == .certificateExpired)
+        #expect(verifier.chainCache.statistics.hits == 2, "the rejections came from cached chains")
+    }
+
+    @Test func cachedChainStillNeedsAValidSignature() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+        let jws = try authority.signer().sign(JWSTestSupport.transaction(id: "1"))
+        #expect(await verifier.verifyTransaction(jws).value != nil)
+        let other = Base64URL.encode(try JSONEncoder().encode(JWSTestSupport.transaction(id: "9")))
+        let tampered = JWSTestSupport.replacingSegment(jws, index: 1, with: other)
+        #expect(await verifier.verifyTransaction(tampered).failure?.code == .invalidSignature)
+        #expect(verifier.chainCache.statistics.hits == 1)
+    }
+
+    @Test func cacheStaysBounded() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER], cacheCapacity: 3)
+        for index in 0..<5 {
+            let leaf = try authority.withNewLeaf(options: .init())
+            #expect(await verifier.verifyTransaction(try leaf.signer().sign(JWSTestSupport.transaction(id: "\(index)"))).value != nil)
+        }
+        let stats = verifier.chainCache.statistics
+        #expect(stats.count == 3)
+        #expect(stats.evictions == 2)
+        #expect(stats.misses == 5)
+    }
+
+    @Test func disabledCacheNeverHits() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER], cacheCapacity: 0)
+        let jws = try authority.signer().sign(JWSTestSupport.transaction())
+        #expect(await verifier.verifyTransaction(jws).value != nil)
+        #expect(await verifier.verifyTransaction(jws).value != nil)
+        #expect(verifier.chainCache.statistics.hits == 0)
+        #expect(verifier.chainCache.statistics.count == 0)
+    }
+}

@@ -1,0 +1,170 @@
+import AppStore
+@preconcurrency import Crypto
+import Foundation
+import Testing
+import X509
+
+/// Every rejection code, provoked with certificates generated in the test.
+@Suite struct JWSRejectionTests {
+    let authority: TestCertificateAuthority
+    let verifier: SignedDataVerifier
+
+    init() throws {
+        authority = try TestCertificateAuthority()
+        verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+    }
+
+    func code(_ jws: String) async -> FailureCode? {
+        await verifier.verifyTransaction(jws).failure?.code
+    }
+
+    @Test func genuineTransactionIsAccepted() async throws {
+        let jws = try authority.signer().sign(JWSTestSupport.transaction(id: "42"))
+        let transaction = try #require(await verifier.verifyTransaction(jws).value)
+        #expect(transaction.transactionId == "42")
+        #expect(transaction.type == .consumable)
+    }
+
+    @Test func selfSignedLeafInX5cIsInvalidChain() async throws {
+        let attackerKey = P256.Signing.PrivateKey()
+        let validity = Date().addingTimeInterval(-86_400)...Date().addingTimeInterval(86_400 * 365)
+        let forgedLeaf = try TestCertificateAuthority.selfSignedLeaf(key: attackerKey, validity: validity)
+        let signer = JWSSigner(key: attackerKey, x5cDER: [
+            TestCertificateAuthority.derEncoded(forgedLeaf), authority.intermediateDER, authority.rootDER,
+        ])
+        #expect(await code(try signer.sign(JWSTestSupport.transaction())) == .invalidChain)
+    }
+
+    @Test func untrustedRootIsInvalidChain() async throws {
+        let other = try TestCertificateAuthority()
+        #expect(await code(try other.signer().sign(JWSTestSupport.transaction())) == .invalidChain)
+    }
+
+    @Test func x5cRootThatIsNotTheTrustedRootIsInvalidChain() async throws {
+        let other = try TestCertificateAuthority()
+        let signer = JWSSigner(key: authority.leafKey, x5cDER: [authority.leafDER, authority.intermediateDER, other.rootDER])
+        #expect(await code(try signer.sign(JWSTestSupport.transaction())) == .invalidChain)
+    }
+
+    @Test func leafWithoutAppleOIDIsInvalidChain() async throws {
+        var options = TestCertificateAuthority.Options()
+        options.leafHasAppleOID = false
+        let variant = try authority.withNewLeaf(options: options)
+        #expect(await code(try variant.signer().sign(JWSTestSupport.transaction())) == .invalidChain)
+    }
+
+    @Test func intermediateWithoutAppleOIDIsInvalidChain() async throws {
+        var options = TestCertificateAuthority.Options()
+        options.intermediateHasAppleOID = false
+        let variant = try authority.withNewIntermediate(options: options)
+        #expect(await code(try variant.signer().sign(JWSTestSupport.transaction())) == .invalidChain)
+    }
+
+    @Test(arguments: [2, 4])
+    func x5cOfWrongLengthIsRejected(count: Int) async throws {
+        let chain = [authority.leafDER, authority.intermediateDER, authority.rootDER, authority.rootDER]
+        let signer = JWSSigner(key: authority.leafKey, x5cDER: Array(chain.prefix(count)))
+        let failure = await code(try signer.sign(JWSTestSupport.transaction()))
+        #expect(failure == .invalidChain || failure == .invalidFormat)
+    }
+
+    @Test func algNoneIsUnsupported() async throws {
+        let signed = try authority.signer().sign(JWSTestSupport.transaction())
+        let header = JWSHeader(alg: "none", x5c: authority.signer().header.x5c)
+        var jws = JWSTestSupport.replacingSegment(signed, index: 0, with: Base64URL.encode(try JSONEncoder().encode(header)))
+        jws = JWSTestSupport.replacingSegment(jws, index: 2, with: "")
+        #expect(await code(jws) == .unsupportedAlgorithm)
+    }
+
+    @Test(arguments: ["HS256", "RS256", "ES384", "es256", "PS256"])
+    func otherAlgorithmsAreUnsupported(alg: String) async throws {
+        let signer = authority.signer()
+        let header = JWSHeader(alg: alg, x5c: signer.header.x5c)
+        let jws = try signer.sign(json: JWSTestSupport.json(JWSTestSupport.transaction()), header: header)
+        #expect(await code(jws) == .unsupportedAlgorithm)
+    }
+
+    @Test func hs256KeyConfusionIsUnsupported() async throws {
+        let jws = try JWSTestSupport.hs256KeyConfusion(
+            authority: authority, payload: JWSTestSupport.json(JWSTestSupport.transaction())
+        )
+        #expect(await code(jws) == .unsupportedAlgorithm)
+    }
+
+    @Test func tamperedPayloadIsInvalidSignature() async throws {
+        let jws = try authority.signer().sign(JWSTestSupport.transaction(id: "1"))
+        let forgedPayload = Base64URL.encode(try JSONEncoder().encode(JWSTestSupport.transaction(id: "2")))
+        #expect(await code(JWSTestSupport.replacingSegment(jws, index: 1, with: forgedPayload)) == .invalidSignature)
+    }
+
+    @Test func derEncodedSignatureIsInvalidSignature() async throws {
+        let jws = try JWSTestSupport.derSignature(authority: authority, payload: JWSTestSupport.json(JWSTestSupport.transaction()))
+        #expect(await code(jws) == .invalidSignature)
+    }
+
+    @Test func expiredLeafAtSignedDateIsCertificateExpired() async throws {
+        var options = TestCertificateAuthority.Options()
+        options.leafValidity = Date(timeIntervalSince1970: 1_600_000_000)...Date(timeIntervalSince1970: 1_650_000_000)
+        let variant = try authority.withNewLeaf(options: options)
+        let expired = try variant.signer().sign(JWSTestSupport.transaction())
+        #expect(await code(expired) == .certificateExpired)
+        // Signed while the leaf was valid: accepted offline, however long ago.
+        let signedThen = try variant.signer().sign(JWSTestSupport.transaction(signedDate: 1_620_000_000_000))
+        #expect(await verifier.verifyTransaction(signedThen).value != nil)
+    }
+
+    @Test func notYetValidLeafIsCertificateExpired() async throws {
+        var options = TestCertificateAuthority.Options()
+        options.leafValidity = Date().addingTimeInterval(86_400 * 30)...Date().addingTimeInterval(86_400 * 400)
+        let variant = try authority.withNewLeaf(options: options)
+        #expect(await code(try variant.signer().sign(JWSTestSupport.transaction())) == .certificateExpired)
+    }
+
+    @Test func wrongBundleIdEnvironmentAndAppAppleId() async throws {
+        let signer = authority.signer()
+        #expect(await code(try signer.sign(JWSTestSupport.transaction(bundleId: "com.evil.app"))) == .wrongBundleID)
+        #expect(await code(try signer.sign(JWSTestSupport.transaction(environment: .production))) == .wrongEnvironment)
+
+        let production = try JWSTestSupport.verifier(roots: [authority.rootDER], environment: .production)
+        let notification = try signer.sign(JWSTestSupport.notification(
+            signedTransactionInfo: nil, environment: .production, appAppleId: 999
+        ))
+        #expect(await production.verifyNotification(notification).failure?.code == .wrongAppAppleID)
+        let right = try signer.sign(JWSTestSupport.notification(signedTransactionInfo: nil, environment: .production))
+        #expect(await production.verifyNotification(right).value != nil)
+    }
+
+    @Test func productionNeedsAnAppAppleId() throws {
+        #expect(throws: SignedDataVerifierConfigurationError.self) {
+            try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
+                rootCertificates: [authority.rootDER], bundleId: "x", environment: .production
+            ))
+        }
+    }
+
+    @Test func forgedNestedTransactionInGenuineNotificationIsRejected() async throws {
+        let attacker = try TestCertificateAuthority()
+        let forged = try attacker.signer().sign(JWSTestSupport.transaction(id: "777"))
+        let notification = try authority.signer().sign(JWSTestSupport.notification(signedTransactionInfo: forged))
+        let failure = try #require(await verifier.verifyNotification(notification).failure)
+        #expect(failure.code == .invalidChain)
+        #expect(failure.message.hasPrefix("signedTransactionInfo"))
+
+        let genuine = try authority.signer().sign(JWSTestSupport.transaction(id: "778"))
+        let good = try authority.signer().sign(JWSTestSupport.notification(signedTransactionInfo: genuine))
+        let verified = try #require(await verifier.verifyNotification(good).value)
+        #expect(verified.transaction?.payload.transactionId == "778")
+    }
+
+    @Test func nestedTransactionForAnotherAppIsRejectedEvenWithoutConfiguredBundle() async throws {
+        let tool = try JWSTestSupport.verifier(roots: [authority.rootDER], bundleId: nil, environment: nil)
+        let nested = try authority.signer().sign(JWSTestSupport.transaction(bundleId: "com.other.app"))
+        let notification = try authority.signer().sign(JWSTestSupport.notification(signedTransactionInfo: nested))
+        #expect(await tool.verifyNotification(notification).failure?.code == .wrongBundleID)
+    }
+
+    @Test(arguments: ["", "abc", "a.b", "a.b.c.d", "!!!.###.$$$", "eyJ9.e30.AAAA", "@@@.e30.AAAA"])
+    func garbageIsInvalidFormat(input: String) async {
+        #expect(await code(input) == .invalidFormat)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// `tollctl verify` end to end: the built binary on real Apple vectors.
+@Suite struct TollctlVerifyTests {
+    /// The `tollctl` built next to the test bundle, or in the repository's `.build/debug`.
+    static let binary: URL? = {
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("tollctl"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("tollctl"),
+            JWSTestSupport.repositoryRoot.appendingPathComponent(".build/debug/tollctl"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = try #require(binary, "tollctl is not built: run `swift build --product tollctl`")
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self)
+        )
+    }
+
+    static var root: String { JWSTestSupport.appleVectors.appendingPathComponent("apple-root-ca-g3.der").path }
+    static func vector(_ name: String) -> String { JWSTestSupport.appleVectors.appendingPathComponent(name).path }
+
+    @Test(.enabled(if: binary != nil, "tollctl is not built; run `swift build --product tollctl`"))
+    func acceptedNotificationPrintsDecodedJSONWithNestedDataInPlace() throws {
+        let run = try Self.run([
+            "verify", "--root", Self.root, "--bundle-id", "com.loki-project.loki-messenger",
+            "--environment", "sandbox", "--app-apple-id", "1470168868",
+            Self.vector("notification-did_renew-sandbox-1.jws"),
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(object["notificationType"] as? String == "DID_RENEW")
+        #expect(object["notificationUUID"] as? String == "1a7cdc3d-9360-49c3-ae37-0423e4c6e7c7")
+        let data = try #require(object["data"] as? [String: Any])
+        let transaction = try #require(data["signedTransactionInfo"] as? [String: Any])
+        #expect(transaction["transactionId"] as? String == "2000001024998954")
+        let renewal = try #require(data["signedRenewalInfo"] as? [String: Any])
+        #expect(renewal["autoRenewProductId"] as? String == "com.getsession.org.pro_sub")
+    }
+
+    @Test(.enabled(if: binary != nil, "tollctl is not built"))
+    func acceptedTransactionFromStandardInputWithTheBuiltInRoot() throws {
+        let jws = try Data(contentsOf: URL(fileURLWithPath: Self.vector("transaction-consumable-sandbox-1.jws")))
+        let run = try Self.run(["verify", "--bundle-id", "com.goodheartapp", "--environment", "sandbox", "-"], stdin: jws)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\"transactionId\" : \"2000000847061981\""))
+        #expect(run.stdout.contains("\"productId\" : \"gh_super_good_ticket_1\""))
+    }
+
+    @Test(.enabled(if: binary != nil, "tollctl is not built"), arguments: [
+        ("rejected-transaction-forged-leaf-selfsigned.jws", "invalid_chain"),
+        ("rejected-transaction-payload-modified.jws", "invalid_signature"),
+        ("rejected-real-notification-did_renew-no_signeddate-sandbox-1.jws", "certificate_expired"),
+    ])
+    func rejectedVectorExitsOneWithTheCode(file: String, code: String) throws {
+        let run = try Self.run(["verify", "--root", Self.root, "--environment", "sandbox", Self.vector(file)])
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        let errorLine = run.stderr.split(separator: "\n").first { $0.hasPrefix("error: ") }
+        #expect(errorLine?.hasPrefix("error: \(code):") == true, "\(run.stderr)")
+    }
+
+    @Test(.enabled(if: binary != nil, "tollctl is not built"))
+    func wrongBundleIdIsRejected() throws {
+        let run = try Self.run([
+            "verify", "--root", Self.root, "--bundle-id", "com.example.other", "--environment", "sandbox",
+            Self.vector("transaction-consumable-sandbox-1.jws"),
+        ])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("error: wrong_bundle_id:"))
+    }
+}
