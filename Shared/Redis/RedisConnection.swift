@@ -30,7 +30,8 @@ public final class RedisConnection: RedisCommandExecutor {
 
     public var commandTimeout: Duration { configuration.commandTimeout }
 
-    /// Connects now, to fail fast at startup: throws ``RedisError/connectionFailed(_:)``, or
+    /// Connects now and checks the server answers PING, to fail fast at startup: throws
+    /// ``RedisError/connectionFailed(_:)`` (or ``RedisError/unknownOutcome(_:)`` if PING times out), or
     /// ``RedisError/server(code:message:)`` if AUTH, SELECT or CLIENT SETNAME is refused.
     public func connect() async throws {
         _ = try await submit(.connect)
@@ -74,7 +75,7 @@ public final class RedisConnection: RedisCommandExecutor {
             return
         }
         let result: Result<[RedisReply], RedisError> = switch job.work {
-        case .connect: .success([])
+        case .connect: session.execute(RedisCommand("PING"), timeout: nil).map { [$0] }
         case .command(let command, let timeout): session.execute(command, timeout: timeout).map { [$0] }
         case .pipeline(let commands): session.executePipeline(commands)
         }
