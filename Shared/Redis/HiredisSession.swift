@@ -16,17 +16,21 @@ final class HiredisSession {
     private let logger: Logger
     private var context: UnsafeMutablePointer<redisContext>?
     private var backoff = ReconnectBackoff()
+    private let mailbox: ConnectionMailbox
 
-    init(configuration: RedisConfiguration, logger: Logger) {
+    init(configuration: RedisConfiguration, logger: Logger, mailbox: ConnectionMailbox) {
         self.configuration = configuration
         self.logger = logger
+        self.mailbox = mailbox
     }
 
     deinit { disconnect() }
 
     func disconnect() {
-        if let context { redisFree(context) }
-        context = nil
+        guard let context else { return }
+        mailbox.detachSocket()
+        redisFree(context)
+        self.context = nil
     }
 
     /// Connects (after the backoff delay, if the last attempts failed) unless already connected.
@@ -53,6 +57,7 @@ final class HiredisSession {
             return connectFailed(.connectionFailed("\(endpoint): socket options: \(message)"))
         }
         context = fresh
+        mailbox.attach(socket: fresh.pointee.fd)
         for command in handshake() {
             if case .failure(let error) = execute(command, timeout: nil) {
                 disconnect()

@@ -16,7 +16,7 @@ public final class RedisConnection: RedisCommandExecutor {
         self.configuration = configuration
         let thread = Thread { [mailbox] in
             // The session lives and dies on this thread only.
-            let session = HiredisSession(configuration: configuration, logger: logger)
+            let session = HiredisSession(configuration: configuration, logger: logger, mailbox: mailbox)
             while let job = mailbox.next() {
                 Self.run(job, on: session, mailbox: mailbox)
             }
@@ -48,7 +48,8 @@ public final class RedisConnection: RedisCommandExecutor {
         return try await submit(.pipeline(commands))
     }
 
-    /// Stops the thread after the command in flight (if any); queued and later calls throw ``RedisError/closed``.
+    /// Stops the thread. A command in flight is interrupted (it fails with ``RedisError/unknownOutcome(_:)``,
+    /// so a blocking read does not hold shutdown up); queued and later calls throw ``RedisError/closed``.
     public func close() {
         mailbox.close()
     }

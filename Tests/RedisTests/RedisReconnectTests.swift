@@ -102,6 +102,25 @@ struct RedisReconnectTests {
         }
     }
 
+    @Test func closeInterruptsABlockingRead() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            try await redis.connect()
+            let clock = ContinuousClock()
+            let started = clock.now
+            let blocked = Task { try await redis.send(RedisCommand("BLPOP", "never", 0), timeout: .zero) }
+            try await Task.sleep(for: .milliseconds(100))
+            redis.close()
+            do {
+                _ = try await blocked.value
+                Issue.record("BLPOP 0 returned a value")
+            } catch let error as RedisError {
+                #expect(error.code == "unknown_outcome", "\(error)")
+            }
+            #expect(clock.now - started < .seconds(2))
+        }
+    }
+
     @Test func blockingReadGroupOutlivesCommandTimeout() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
             let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
