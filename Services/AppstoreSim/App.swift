@@ -1,11 +1,34 @@
+import AppStore
+import ArgumentParser
 import Foundation
+import Hummingbird
+import Logging
 
-/// Entry point of `appstore-sim`, the App Store simulator. Its issue has not landed yet: it says so and exits non-zero,
-/// so that nothing mistakes it for a working service.
+/// `appstore-sim`: a local App Store for development, tests and load runs. Flags here; the `SIM_*`
+/// environment variables are listed on ``SimConfiguration``.
 @main
-struct App {
-    static func main() {
-        FileHandle.standardError.write(Data("appstore-sim: not yet implemented\n".utf8))
-        exit(2)
+struct App: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "appstore-sim", abstract: "A local stand-in for Apple's App Store servers.")
+
+    @Option(name: .customLong("ca-dir"), help: "Load the test CA from this directory, or create and save it there.")
+    var caDirectory: String?
+
+    @Flag(name: .customLong("legacy-ios6"), help: "Answer verifyReceipt in the iOS 6 shape.")
+    var legacyIOS6 = false
+
+    func run() async throws {
+        var configuration = try SimConfiguration(environment: ProcessInfo.processInfo.environment)
+        configuration.legacyIOS6 = legacyIOS6
+        configuration.caDirectory = caDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        var logger = Logger(label: "appstore-sim")
+        logger.logLevel = configuration.logLevel
+        let authority = try configuration.caDirectory.map { try TestCertificateAuthority.loadOrCreate(directory: $0) }
+            ?? TestCertificateAuthority()
+        logger.info("appstore-sim starting", metadata: [
+            "host": "\(configuration.host)", "port": "\(configuration.port)",
+            "notify": "\(configuration.notifyURL?.absoluteString ?? "off")", "legacy_ios6": "\(legacyIOS6)",
+        ])
+        let app = buildApplication(configuration: configuration, authority: authority, logger: logger)
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 }

@@ -1,0 +1,44 @@
+@preconcurrency import Crypto
+import Foundation
+import Logging
+
+/// Settings of `appstore-sim`. Flags come from the command line (`--ca-dir`, `--legacy-ios6`); the rest
+/// from the environment:
+///
+/// - `SIM_HOST` (`127.0.0.1`), `SIM_PORT` (`9700`): where the simulator listens.
+/// - `SIM_NOTIFY_URL`: where V2 notifications are POSTed; unset, notifications are only recorded.
+/// - `SIM_SHARED_SECRET`: the `verifyReceipt` password; unset, any password is accepted.
+/// - `SIM_RETRY_SCALE` (`1`): Apple's notification retry delays (1 h, 12 h, 24 h, 48 h, 72 h) are divided by it.
+/// - `SIM_NOTIFY_TIMEOUT_MS` (`5000`): how long one notification delivery may take.
+/// - `SIM_API_PUBLIC_KEY`: PEM (inline or a file path) of the P-256 key whose tokens the App Store Server
+///   API accepts; unset, any structurally valid ES256 token is accepted.
+/// - `SIM_BUNDLE_ID` (`com.example.app`): the bundle ID of purchases that name none.
+/// - `SIM_APP_APPLE_ID` (`1234567890`): the app Apple ID put in notifications and receipts.
+/// - `SIM_PAGE_SIZE` (`20`): page size of transaction history and notification history.
+/// - `LOG_LEVEL` (`info`).
+struct SimConfiguration: Sendable {
+    var host = "127.0.0.1"
+    var port = 9700
+    var notifyURL: URL?
+    var sharedSecret: String?
+    var retryScale: Double = 1
+    var notifyTimeout: Duration = .seconds(5)
+    var apiPublicKey: P256.Signing.PublicKey?
+    var bundleId = "com.example.app"
+    var appAppleId: Int64 = 1_234_567_890
+    var pageSize = 20
+    var logLevel: Logger.Level = .info
+    /// `--legacy-ios6`: `verifyReceipt` answers in the iOS 6 shape.
+    var legacyIOS6 = false
+    /// `--ca-dir`: where the test CA is loaded from or saved to.
+    var caDirectory: URL?
+
+    init() {}
+
+    /// Apple's notification retry delays after a failed attempt, divided by ``retryScale``.
+    var retryDelays: [Duration] {
+        [1, 12, 24, 48, 72].map { hours in
+            .milliseconds(Int64((Double(hours) * 3_600_000 / retryScale).rounded()))
+        }
+    }
+}

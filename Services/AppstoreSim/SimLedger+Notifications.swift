@@ -1,0 +1,64 @@
+import AppStore
+import Foundation
+
+extension SimLedger {
+    /// Makes, signs and records the V2 notification Apple would send about `transaction` (its
+    /// subscription's renewal info and status included for auto-renewable subscriptions).
+    mutating func notify(
+        _ type: NotificationTypeV2, _ subtype: NotificationSubtype?, about transaction: SimTransaction,
+        consumptionRequestReason: ConsumptionRequestReason? = nil, context: SimContext
+    ) throws(SimError) -> SimNotification {
+        var data = NotificationData(
+            appAppleId: context.configuration.appAppleId, bundleId: transaction.bundleId, bundleVersion: "1",
+            environment: transaction.environment, signedTransactionInfo: try context.sign(transaction),
+            consumptionRequestReason: consumptionRequestReason
+        )
+        if transaction.isAutoRenewable, let subscription = subscriptions[transaction.originalTransactionId] {
+            let latest = latest(of: transaction.originalTransactionId) ?? transaction
+            data.signedRenewalInfo = try context.sign(subscription, latest: latest)
+            data.status = subscription.status
+        }
+        return try record(
+            ResponseBodyV2DecodedPayload(
+                notificationType: type, subtype: subtype, notificationUUID: UUID().uuidString.lowercased(),
+                data: data, version: "2.0", signedDate: context.now),
+            environment: transaction.environment, bundleId: transaction.bundleId,
+            transaction: transaction, context: context)
+    }
+
+    /// Records Apple's `TEST` notification for the app.
+    mutating func notifyTest(environment: AppStoreEnvironment, bundleId: String, context: SimContext) throws(SimError) -> SimNotification {
+        let data = NotificationData(
+            appAppleId: context.configuration.appAppleId, bundleId: bundleId, bundleVersion: "1", environment: environment)
+        var notification = try record(
+            ResponseBodyV2DecodedPayload(
+                notificationType: .test, notificationUUID: UUID().uuidString.lowercased(), data: data,
+                version: "2.0", signedDate: context.now),
+            environment: environment, bundleId: bundleId, transaction: nil, context: context)
+        let token = UUID().uuidString.lowercased() + "_" + String(context.now)
+        notification.testNotificationToken = token
+        update(notification: notification.notificationUUID) { $0.testNotificationToken = token }
+        return notification
+    }
+
+    private mutating func record(
+        _ payload: ResponseBodyV2DecodedPayload, environment: AppStoreEnvironment, bundleId: String,
+        transaction: SimTransaction?, context: SimContext
+    ) throws(SimError) -> SimNotification {
+        let signed: String
+        do {
+            signed = try context.signer.sign(payload)
+        } catch {
+            throw SimError(.internalServerError, "signing_failed", "the notification could not be signed")
+        }
+        let notification = SimNotification(
+            notificationUUID: payload.notificationUUID ?? UUID().uuidString.lowercased(),
+            type: payload.notificationType ?? .test, subtype: payload.subtype, signedPayload: signed,
+            signedDate: context.now, environment: environment, bundleId: bundleId,
+            transactionId: transaction?.transactionId, originalTransactionId: transaction?.originalTransactionId,
+            delivery: context.configuration.notifyURL == nil ? .disabled : .pending
+        )
+        append(notification)
+        return notification
+    }
+}

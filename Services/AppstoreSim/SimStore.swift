@@ -1,0 +1,67 @@
+import AppStore
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The simulator's state, shared by every handler and the notification dispatcher. One lock guards the
+/// ``SimLedger``; changes and signing happen under it, and successful `verifyReceipt` answers are cached
+/// pre-encoded so that the hot path is a dictionary lookup.
+final class SimStore: Sendable {
+    let configuration: SimConfiguration
+    let signer: JWSSigner
+    private let ledger: NIOLockedValueBox<SimLedger>
+    private let clock: @Sendable () -> Date
+
+    init(configuration: SimConfiguration, signer: JWSSigner, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.configuration = configuration
+        self.signer = signer
+        self.clock = clock
+        self.ledger = NIOLockedValueBox(SimLedger(now: clock()))
+    }
+
+    /// Now in milliseconds since 1970.
+    var nowMillis: Int64 { Int64((clock().timeIntervalSince1970 * 1000).rounded()) }
+
+    private func context() -> SimContext {
+        SimContext(signer: signer, configuration: configuration, now: nowMillis)
+    }
+
+    /// Runs `body` on the ledger under the lock.
+    func withLedger<T>(_ body: (inout SimLedger, SimContext) throws(SimError) -> T) throws(SimError) -> T {
+        let context = context()
+        let result: Result<T, SimError> = ledger.withLockedValue { ledger in
+            do throws(SimError) {
+                return .success(try body(&ledger, context))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads the ledger under the lock.
+    func read<T>(_ body: (SimLedger) -> T) -> T {
+        ledger.withLockedValue { body($0) }
+    }
+
+    func purchase(_ request: PurchaseRequest) throws(SimError) -> PurchaseOutcome {
+        try withLedger { ledger, context throws(SimError) in try ledger.purchase(request, context: context) }
+    }
+
+    func apply(_ request: EventRequest) throws(SimError) -> EventOutcome {
+        try withLedger { ledger, context throws(SimError) in try ledger.apply(request, context: context) }
+    }
+
+    /// Records one delivery attempt and the resulting delivery state.
+    func record(attempt: SimSendAttempt, for uuid: String, delivery: SimNotification.Delivery) {
+        ledger.withLockedValue { ledger in
+            ledger.update(notification: uuid) {
+                $0.attempts.append(attempt)
+                $0.delivery = delivery
+            }
+        }
+    }
+
+    func notification(_ uuid: String) -> SimNotification? {
+        read { $0.notification(uuid) }
+    }
+}
