@@ -28,7 +28,7 @@ final class PendingExchange: @unchecked Sendable {
         self.deadline = Task { [weak self] in
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled else { return }
-            self?.expire()
+            self?.expire(after: timeout)
         }
         lock.unlock()
         task.resume()
@@ -49,9 +49,9 @@ final class PendingExchange: @unchecked Sendable {
         waiting.resume(throwing: CancellationError())
     }
 
-    private func expire() {
+    private func expire(after timeout: Duration) {
         guard let waiting = take() else { return }
-        waiting.resume(throwing: HTTPTransportError(.timeout, "the request timed out"))
+        waiting.resume(throwing: HTTPTransportError(.timeout, "no response within \(timeout)"))
     }
 
     /// Takes the continuation out (once), cancels the URL task and the deadline.

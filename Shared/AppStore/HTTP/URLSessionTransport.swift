@@ -30,7 +30,9 @@ public final class URLSessionTransport: HTTPTransport {
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = request.timeout.timeInterval
+        // Our own deadline (PendingExchange) is exact; libcurl's timer rounds to whole seconds and fires at
+        // once for values below one, so it only backs ours up.
+        urlRequest.timeoutInterval = request.timeout.timeInterval.rounded(.up) + 1
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
@@ -71,7 +73,7 @@ public final class URLSessionTransport: HTTPTransport {
         }
         switch urlError.code {
         case .timedOut:
-            return HTTPTransportError(.timeout, "the request timed out")
+            return HTTPTransportError(.timeout, "the request timed out (URLError)")
         case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .networkConnectionLost,
              .notConnectedToInternet, .resourceUnavailable, .internationalRoamingOff, .callIsActive,
              .dataNotAllowed:
@@ -86,13 +88,5 @@ public final class URLSessionTransport: HTTPTransport {
         default:
             return HTTPTransportError(.failed, "request failed (URLError \(urlError.code.rawValue))")
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as Foundation's `TimeInterval`.
-    var timeInterval: TimeInterval {
-        let parts = components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 }

@@ -1,0 +1,84 @@
+import Foundation
+
+extension AppStoreServerAPIClient {
+    /// Get Transaction Info: `GET /inApps/v1/transactions/{transactionId}`.
+    public func getTransactionInfo(transactionId: String) async throws -> TransactionInfoResponse {
+        let id = try segment(transactionId, "transaction ID")
+        return try await call(.get, "/inApps/v1/transactions/\(id)", as: TransactionInfoResponse.self)
+    }
+
+    /// Get Transaction History (v2), every page: the signed transactions of the customer who owns
+    /// `transactionId`, in the order Apple returns them.
+    public func getTransactionHistory(
+        transactionId: String, query: TransactionHistoryQuery = TransactionHistoryQuery()
+    ) async throws -> [String] {
+        try await collectRevisions("transaction history") { revision in
+            let page = try await self.getTransactionHistoryPage(transactionId: transactionId, query: query, revision: revision)
+            return (page.signedTransactions ?? [], page.hasMore ?? false, page.revision)
+        }
+    }
+
+    /// One page of Get Transaction History (v2): `GET /inApps/v2/history/{transactionId}?revision=…`.
+    public func getTransactionHistoryPage(
+        transactionId: String, query: TransactionHistoryQuery = TransactionHistoryQuery(), revision: String? = nil
+    ) async throws -> HistoryResponse {
+        let id = try segment(transactionId, "transaction ID")
+        var items = query.queryItems
+        if let revision { items.insert(URLQueryItem(name: "revision", value: revision), at: 0) }
+        return try await call(.get, "/inApps/v2/history/\(id)", query: items, as: HistoryResponse.self)
+    }
+
+    /// Get All Subscription Statuses: `GET /inApps/v1/subscriptions/{transactionId}`, optionally only
+    /// subscriptions in the given statuses.
+    public func getAllSubscriptionStatuses(
+        transactionId: String, statuses: [SubscriptionStatus] = []
+    ) async throws -> StatusResponse {
+        let id = try segment(transactionId, "transaction ID")
+        let items = statuses.map { URLQueryItem(name: "status", value: String($0.rawValue)) }
+        return try await call(.get, "/inApps/v1/subscriptions/\(id)", query: items, as: StatusResponse.self)
+    }
+
+    /// Look Up Order ID: `GET /inApps/v1/lookup/{orderId}` (the order ID from the customer's receipt email).
+    public func lookUpOrderId(_ orderId: String) async throws -> OrderLookupResponse {
+        let id = try segment(orderId, "order ID")
+        return try await call(.get, "/inApps/v1/lookup/\(id)", as: OrderLookupResponse.self)
+    }
+
+    /// Get Refund History (v2), every page: the signed transactions Apple refunded for the customer who
+    /// owns `transactionId`.
+    public func getRefundHistory(transactionId: String) async throws -> [String] {
+        try await collectRevisions("refund history") { revision in
+            let page = try await self.getRefundHistoryPage(transactionId: transactionId, revision: revision)
+            return (page.signedTransactions ?? [], page.hasMore ?? false, page.revision)
+        }
+    }
+
+    /// One page of Get Refund History (v2): `GET /inApps/v2/refund/lookup/{transactionId}?revision=…`.
+    public func getRefundHistoryPage(transactionId: String, revision: String? = nil) async throws -> RefundHistoryResponse {
+        let id = try segment(transactionId, "transaction ID")
+        let items = revision.map { [URLQueryItem(name: "revision", value: $0)] } ?? []
+        return try await call(.get, "/inApps/v2/refund/lookup/\(id)", query: items, as: RefundHistoryResponse.self)
+    }
+
+    /// Follows `hasMore`/`revision` (or `paginationToken`) until the last page and concatenates the pages.
+    /// A page that says `hasMore` without a new token is a bad response (retryable), as is paging past
+    /// ``AppStoreServerAPIConfiguration/maximumPages``.
+    func collectRevisions<Item>(
+        _ what: String, page: (String?) async throws -> (items: [Item], hasMore: Bool, next: String?)
+    ) async throws -> [Item] {
+        var collected: [Item] = []
+        var token: String?
+        var seen: Set<String> = []
+        for _ in 0..<configuration.maximumPages {
+            let result = try await page(token)
+            collected += result.items
+            guard result.hasMore else { return collected }
+            guard let next = result.next, !next.isEmpty, seen.insert(next).inserted else {
+                throw AppStoreAPIError(.badResponse, "\(what): Apple said hasMore without a new page token", isRetryable: true)
+            }
+            token = next
+        }
+        throw AppStoreAPIError(
+            .badResponse, "\(what): more than \(configuration.maximumPages) pages", isRetryable: true)
+    }
+}
