@@ -94,9 +94,15 @@ public final class ChainCache: @unchecked Sendable {
         return copy
     }
 
+    /// Hashes the header's length, first 512 and last 64 bytes: the leaf certificate's serial number
+    /// and key sit near the start. Equality is always confirmed on the whole header.
     private static func key(_ header: ArraySlice<UInt8>) -> Int {
         var hasher = Hasher()
-        header.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(header.count)
+        header.withUnsafeBytes { bytes in
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.prefix(512)))
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.suffix(64)))
+        }
         return hasher.finalize()
     }
 
