@@ -18,7 +18,7 @@ public final class RedisConnection: RedisCommandExecutor {
             // The session lives and dies on this thread only.
             let session = HiredisSession(configuration: configuration, logger: logger, mailbox: mailbox)
             while let job = mailbox.next() {
-                Self.run(job, on: session, mailbox: mailbox)
+                Self.run(job, on: session, mailbox: mailbox, configuration: configuration)
             }
             session.disconnect()
         }
@@ -31,7 +31,7 @@ public final class RedisConnection: RedisCommandExecutor {
     public var commandTimeout: Duration { configuration.commandTimeout }
 
     /// Connects now and checks the server answers PING, to fail fast at startup: throws
-    /// ``RedisError/connectionFailed(_:)`` (or ``RedisError/unknownOutcome(_:)`` if PING times out), or
+    /// ``RedisError/connectionFailed(_:)`` (also when PING times out), or
     /// ``RedisError/server(code:message:)`` if AUTH, SELECT or CLIENT SETNAME is refused.
     public func connect() async throws {
         _ = try await submit(.connect)
@@ -62,7 +62,10 @@ public final class RedisConnection: RedisCommandExecutor {
     }
 
     /// Runs on the connection thread.
-    private static func run(_ job: ConnectionMailbox.Job, on session: HiredisSession, mailbox: ConnectionMailbox) {
+    private static func run(
+        _ job: ConnectionMailbox.Job, on session: HiredisSession, mailbox: ConnectionMailbox,
+        configuration: RedisConfiguration
+    ) {
         let sleep = { (delay: Duration) in mailbox.sleep(for: delay) }
         if let error = session.ensureConnected(sleep: sleep) {
             switch (job.work, error) {
@@ -76,7 +79,10 @@ public final class RedisConnection: RedisCommandExecutor {
             return
         }
         let result: Result<[RedisReply], RedisError> = switch job.work {
-        case .connect: session.execute(RedisCommand("PING"), timeout: nil).map { [$0] }
+        case .connect: session.execute(RedisCommand("PING"), timeout: nil).map { [$0] }.mapError { error in
+            guard case .unknownOutcome(let message) = error else { return error }
+            return .connectionFailed("\(configuration.host):\(configuration.port) did not answer PING: \(message)")
+        }
         case .command(let command, let timeout): session.execute(command, timeout: timeout).map { [$0] }
         case .pipeline(let commands): session.executePipeline(commands)
         }

@@ -106,7 +106,7 @@ struct RedisConnectionTests {
 
     @Test func unreachableRedisFailsFast() async throws {
         let port = try await withRedisServer { $0.port }  // nothing listens there any more
-        let configuration = RedisConfiguration(port: port, connectTimeout: .seconds(1))
+        let configuration = RedisConfiguration(port: port, connectTimeout: .milliseconds(500))
         let redis = RedisConnection(configuration: configuration, logger: testLogger)
         defer { redis.close() }
         let clock = ContinuousClock()
@@ -118,7 +118,7 @@ struct RedisConnectionTests {
             #expect(error.code == "connection_failed")
             #expect("\(error)".contains("127.0.0.1:\(port)"))
         }
-        #expect(clock.now - started < .seconds(1) + .milliseconds(500))
+        #expect(clock.now - started < .milliseconds(500) + .seconds(1))
         await #expect(throws: RedisError.self) { _ = try await redis.send("PING") }
     }
 
@@ -136,8 +136,9 @@ struct RedisConnectionTests {
             try await redis.connect()
             Issue.record("connect() succeeded against a server that never answers")
         } catch let error as RedisError {
-            #expect(error.code == "connection_failed" || error.code == "unknown_outcome", "\(error)")
+            #expect(error.code == "connection_failed", "\(error)")
+            #expect("\(error)".contains("PING"))
         }
-        #expect(clock.now - started < .milliseconds(300) + .milliseconds(700))
+        #expect(clock.now - started < .seconds(2))
     }
 }

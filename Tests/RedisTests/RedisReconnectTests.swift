@@ -64,7 +64,7 @@ struct RedisReconnectTests {
             } catch let error as RedisError {
                 #expect(error.code == "unknown_outcome", "\(error)")
             }
-            #expect(clock.now - started < .milliseconds(1_500))
+            #expect(clock.now - started < .seconds(3))
             #expect(try await redis.send("PING") == .status("PONG"))
         }
     }
@@ -82,7 +82,7 @@ struct RedisReconnectTests {
             } catch let error as RedisError {
                 #expect(error.code == "unknown_outcome", "\(error)")
             }
-            #expect(clock.now - started < .milliseconds(900))
+            #expect(clock.now - started < .milliseconds(950))
             let reply = try await eventually { try await redis.send("PING") }
             #expect(reply == .status("PONG"))
         }
