@@ -68,37 +68,42 @@ public final class StreamConsumer: Service {
         logger.info("Consumer started", metadata: ["group": "\(configuration.group)"])
 
         await withTaskGroup(of: ChildResult.self) { group in
-            var inFlight = 0
+            var running = 0
+            // Ids whose handlers still run. A reclaim of one of them (a slow handler passed the min-idle) is
+            // skipped: the entry is ours already, and is reclaimed later if its handler abandons it.
+            let handling = HandlingSet()
             while !Self.shouldStop {
                 let batch = await nextBatch(reader: reader, state: &state)
                 for (entry, deliveryCount) in batch {
-                    while inFlight >= configuration.concurrency {
+                    guard await handling.insert(entry.id) else { continue }
+                    while running >= configuration.concurrency {
                         _ = await group.next()
-                        inFlight -= 1
+                        running -= 1
                     }
                     group.addTask {
                         await self.process(entry, deliveryCount: deliveryCount)
+                        await handling.remove(entry.id)
                         return .handled
                     }
-                    inFlight += 1
+                    running += 1
                 }
             }
-            guard inFlight > 0 else { return }
-            logger.info("Consumer draining", metadata: ["in_flight": "\(inFlight)"])
+            guard running > 0 else { return }
+            logger.info("Consumer draining", metadata: ["in_flight": "\(running)"])
             let drain = configuration.drainTimeout
             group.addTask {
                 try? await Task.sleep(for: drain)
                 return .drainDeadline
             }
             var timerRunning = true
-            while inFlight > 0, let result = await group.next() {
+            while running > 0, let result = await group.next() {
                 switch result {
                 case .handled:
-                    inFlight -= 1
+                    running -= 1
                 case .drainDeadline:
                     timerRunning = false
                     logger.warning("Drain time over; cancelling handlers, their entries stay pending",
-                                   metadata: ["in_flight": "\(inFlight)"])
+                                   metadata: ["in_flight": "\(running)"])
                     group.cancelAll()
                 }
             }

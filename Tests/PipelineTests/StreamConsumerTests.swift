@@ -5,7 +5,7 @@ import Testing
 
 /// A consumer with short times for tests.
 func testConsumer(
-    _ server: RedisServer, _ pool: RedisPool, stream: StreamKeys, consumer: String,
+    _ server: RedisServer, _ pool: RedisPool, stream: StreamKeys, consumer: String, concurrency: Int = 4,
     claimMinIdle: Duration = .seconds(60), claimInterval: Duration = .milliseconds(50),
     maxDeliveries: Int = 5, retry: RetryPolicy = RetryPolicy(base: .milliseconds(20), cap: .seconds(1), maxAttempts: 5),
     drainTimeout: Duration = .seconds(5), clock: PipelineClock = .system,
@@ -14,7 +14,7 @@ func testConsumer(
 ) -> StreamConsumer {
     StreamConsumer(
         configuration: StreamConsumerConfiguration(
-            stream: stream, group: "workers", consumer: consumer, concurrency: 4, readCount: 8,
+            stream: stream, group: "workers", consumer: consumer, concurrency: concurrency, readCount: 8,
             block: .milliseconds(100), claimMinIdle: claimMinIdle, claimInterval: claimInterval,
             maxDeliveries: maxDeliveries, retry: retry, drainTimeout: drainTimeout
         ),
