@@ -120,5 +120,16 @@ let package = Package(
             path: "Tests/AppStoreTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "AppstoreSimTests",
+            dependencies: [
+                "appstore-sim", "AppStore", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/AppstoreSimTests",
+            swiftSettings: swiftSettings
+        ),
     ]
 )
