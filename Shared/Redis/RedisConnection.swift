@@ -68,10 +68,9 @@ public final class RedisConnection: RedisCommandExecutor {
     ) {
         let sleep = { (delay: Duration) in mailbox.sleep(for: delay) }
         if let error = session.ensureConnected(sleep: sleep) {
-            switch (job.work, error) {
-            case (.connect, _), (_, .closed):
-                job.continuation.resume(throwing: error)
-            case (_, .server(_, let message)):
+            // Nothing was sent. A refused AUTH, SELECT or SETNAME stays a server error only for connect().
+            switch (error, job.work) {
+            case (.server(_, let message), .command), (.server(_, let message), .pipeline):
                 job.continuation.resume(throwing: RedisError.connectionFailed("connection setup refused: \(message)"))
             default:
                 job.continuation.resume(throwing: error)
