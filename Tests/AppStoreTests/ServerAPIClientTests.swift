@@ -1,0 +1,223 @@
+import Crypto
+import Foundation
+import Testing
+import TestSupport
+@testable import AppStore
+
+/// `AppStoreServerAPIClient` against a local stub standing in for Apple: authentication and errors.
+@Suite struct ServerAPIClientTests {
+    static let issuer = "57246542-96fe-1a63-e053-0824d011072a"
+    static let keyId = "2X9R4HXF34"
+    static let bundleId = "com.example.tollgate"
+
+    /// A settable clock for token-expiry tests.
+    final class TestClock: Sendable {
+        private let state = LockedDate(Date(timeIntervalSince1970: 1_800_000_000))
+        var now: Date { state.get() }
+        func advance(_ seconds: TimeInterval) { state.update { $0 += seconds } }
+    }
+
+    /// `@unchecked Sendable` is safe: `value` is only touched while `lock` is held.
+    final class LockedDate: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Date
+        init(_ value: Date) { self.value = value }
+        func get() -> Date { lock.withLock { value } }
+        func update(_ change: (inout Date) -> Void) { lock.withLock { change(&value) } }
+    }
+
+    struct Harness {
+        let server: StubHTTPServer
+        let client: AppStoreServerAPIClient
+        let key: P256.Signing.PrivateKey
+        let clock: TestClock
+    }
+
+    static func withAPI(
+        environment: AppStoreEnvironment = .production,
+        timeout: Duration = .seconds(5),
+        _ body: (Harness) async throws -> Void
+    ) async throws {
+        let server = try await StubHTTPServer.start()
+        let key = P256.Signing.PrivateKey()
+        let clock = TestClock()
+        let configuration = AppStoreServerAPIConfiguration(
+            issuerId: issuer, keyId: keyId, privateKeyPEM: key.pemRepresentation, bundleId: bundleId,
+            environment: environment, productionURL: server.url(""), sandboxURL: server.url("/sandbox"),
+            timeout: timeout)
+        let client = try AppStoreServerAPIClient(configuration: configuration, now: { clock.now })
+        do {
+            try await body(Harness(server: server, client: client, key: key, clock: clock))
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    static func bearer(_ request: StubRecordedRequest?) throws -> String {
+        let header = try #require(request?.headers["authorization"])
+        #expect(header.hasPrefix("Bearer "))
+        return String(header.dropFirst("Bearer ".count))
+    }
+
+    static func base64URLDecode(_ text: Substring) throws -> Data {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return try #require(Data(base64Encoded: base64))
+    }
+
+    static func jsonObject(_ data: Data) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    static func apiError(_ body: () async throws -> Void) async -> AppStoreAPIError? {
+        do {
+            try await body()
+            Issue.record("expected an AppStoreAPIError")
+        } catch let error as AppStoreAPIError {
+            return error
+        } catch {
+            Issue.record("expected an AppStoreAPIError, got \(error)")
+        }
+        return nil
+    }
+
+    @Test func tokenIsAValidES256JWTForApple() async throws {
+        try await Self.withAPI { api in
+            await api.server.respond(to: "/inApps/v1/transactions/2000000001", with: [.json(#"{"signedTransactionInfo": "a.b.c"}"#)])
+            let info = try await api.client.getTransactionInfo(transactionId: "2000000001")
+            #expect(info.signedTransactionInfo == "a.b.c")
+
+            let request = await api.server.requests(to: "/inApps/v1/transactions/2000000001").first
+            #expect(request?.method == "GET")
+            let token = try Self.bearer(request)
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+            try #require(parts.count == 3)
+            let header = try Self.jsonObject(Self.base64URLDecode(parts[0]))
+            #expect(header["alg"] as? String == "ES256")
+            #expect(header["kid"] as? String == Self.keyId)
+            #expect(header["typ"] as? String == "JWT")
+            let claims = try Self.jsonObject(Self.base64URLDecode(parts[1]))
+            #expect(claims["iss"] as? String == Self.issuer)
+            #expect(claims["aud"] as? String == "appstoreconnect-v1")
+            #expect(claims["bid"] as? String == Self.bundleId)
+            let issuedAt = try #require(claims["iat"] as? Int)
+            let expires = try #require(claims["exp"] as? Int)
+            #expect(issuedAt == Int(api.clock.now.timeIntervalSince1970))
+            #expect(expires - issuedAt > 0 && expires - issuedAt <= 3600)
+
+            let signature = try P256.Signing.ECDSASignature(rawRepresentation: Self.base64URLDecode(parts[2]))
+            let signed = Data("\(parts[0]).\(parts[1])".utf8)
+            #expect(api.key.publicKey.isValidSignature(signature, for: signed))
+            #expect(!P256.Signing.PrivateKey().publicKey.isValidSignature(signature, for: signed))
+        }
+    }
+
+    @Test func tokenIsReusedUntilNearExpiryThenRenewed() async throws {
+        try await Self.withAPI { api in
+            await api.server.respond(to: "/inApps/v1/transactions/1", with: [.json(#"{"signedTransactionInfo": "x.y.z"}"#)])
+            _ = try await api.client.getTransactionInfo(transactionId: "1")
+            api.clock.advance(10 * 60)
+            _ = try await api.client.getTransactionInfo(transactionId: "1")
+            api.clock.advance(9.5 * 60)
+            _ = try await api.client.getTransactionInfo(transactionId: "1")
+            let tokens = try await api.server.requests(to: "/inApps/v1/transactions/1").map(Self.bearer)
+            #expect(tokens.count == 3)
+            #expect(tokens[0] == tokens[1])
+            #expect(tokens[2] != tokens[1])
+        }
+    }
+
+    @Test func rateLimitIsRetryableWithRetryAfter() async throws {
+        try await Self.withAPI { api in
+            await api.server.respond(to: "/inApps/v1/transactions/9", with: [
+                .json(#"{"errorCode": 4290000, "errorMessage": "Rate limit exceeded."}"#, status: 429, headers: ["Retry-After": "7"])
+            ])
+            let error = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "9") }
+            #expect(error?.code == .rateLimited)
+            #expect(error?.isRetryable == true)
+            #expect(error?.retryAfter == .seconds(7))
+            #expect(error?.appleErrorCode == 4290000)
+        }
+    }
+
+    @Test func serverErrorIsRetryable() async throws {
+        try await Self.withAPI { api in
+            await api.server.respond(to: "/inApps/v1/transactions/9", with: [
+                .json(#"{"errorCode": 5000000, "errorMessage": "An unknown error occurred."}"#, status: 500)
+            ])
+            let error = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "9") }
+            #expect(error?.code == .unavailable)
+            #expect(error?.isRetryable == true)
+            #expect(error?.httpStatus == 500)
+        }
+    }
+
+    @Test func badRequestCarriesApplesErrorCode() async throws {
+        try await Self.withAPI { api in
+            await api.server.respond(to: "/inApps/v1/transactions/abc", with: [
+                .json(#"{"errorCode": 4000006, "errorMessage": "Invalid transaction id."}"#, status: 400)
+            ])
+            let error = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "abc") }
+            #expect(error?.code == .requestRejected)
+            #expect(error?.isRetryable == false)
+            #expect(error?.appleErrorCode == 4000006)
+            #expect(error?.appleErrorMessage == "Invalid transaction id.")
+        }
+    }
+
+    @Test func notFoundAndUnauthorizedHaveTheirOwnCodes() async throws {
+        try await Self.withAPI { api in
+            await api.server.respond(to: "/inApps/v1/transactions/404", with: [
+                .json(#"{"errorCode": 4040010, "errorMessage": "Transaction id not found."}"#, status: 404)
+            ])
+            await api.server.respond(to: "/inApps/v1/transactions/401", with: [StubResponse(status: 401)])
+            let missing = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "404") }
+            #expect(missing?.code == .notFound)
+            #expect(missing?.appleErrorCode == 4040010)
+            let refused = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "401") }
+            #expect(refused?.code == .unauthorized)
+            #expect(refused?.isRetryable == false)
+            _ = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "401") }
+            let tokens = try await api.server.requests(to: "/inApps/v1/transactions/401").map(Self.bearer)
+            #expect(tokens.count == 2 && tokens[0] != tokens[1], "a refused token is not reused")
+        }
+    }
+
+    @Test func slowAnswerTimesOut() async throws {
+        try await Self.withAPI(timeout: .milliseconds(300)) { api in
+            await api.server.respond(to: "/inApps/v1/transactions/1", with: [
+                .json(#"{"signedTransactionInfo": "x.y.z"}"#, delay: .milliseconds(1200))
+            ])
+            let error = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "1") }
+            #expect(error?.code == .timeout)
+            #expect(error?.isRetryable == true)
+        }
+    }
+
+    @Test func sandboxEnvironmentUsesTheSandboxBaseURL() async throws {
+        try await Self.withAPI(environment: .sandbox) { api in
+            await api.server.respond(to: "/sandbox/inApps/v1/transactions/5", with: [.json(#"{"signedTransactionInfo": "s.a.n"}"#)])
+            let info = try await api.client.getTransactionInfo(transactionId: "5")
+            #expect(info.signedTransactionInfo == "s.a.n")
+            #expect(await api.server.requests(to: "/inApps/v1/transactions/5").isEmpty)
+        }
+    }
+
+    @Test func unusableConfigurationIsRefusedAtStartup() {
+        func make(key: String, environment: AppStoreEnvironment = .production) -> AppStoreAPIError? {
+            do {
+                _ = try AppStoreServerAPIClient(configuration: AppStoreServerAPIConfiguration(
+                    issuerId: Self.issuer, keyId: Self.keyId, privateKeyPEM: key, bundleId: Self.bundleId,
+                    environment: environment))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(make(key: "not a key")?.code == .invalidConfiguration)
+        #expect(make(key: P256.Signing.PrivateKey().pemRepresentation, environment: .xcode)?.code == .invalidConfiguration)
+        #expect(make(key: P256.Signing.PrivateKey().pemRepresentation) == nil)
+    }
+}
