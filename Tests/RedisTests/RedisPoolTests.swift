@@ -28,6 +28,40 @@ struct RedisPoolTests {
         }
     }
 
+    @Test func waitersAreServedInArrivalOrder() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let pool = RedisPool(configuration: server.configuration(), size: 1, logger: testLogger)
+            defer { pool.close() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { _ = try await pool.send("BLPOP", "never", "0.3") }  // holds the only connection
+                try await Task.sleep(for: .milliseconds(50))
+                for index in 0..<5 {
+                    group.addTask { _ = try await pool.send("RPUSH", "order", index) }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                try await group.waitForAll()
+            }
+            let order = try await pool.send("LRANGE", "order", 0, -1).array?.compactMap(\.int)
+            #expect(order == [0, 1, 2, 3, 4])
+        }
+    }
+
+    @Test func cancelledWaiterLeavesThePoolUsable() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let pool = RedisPool(configuration: server.configuration(), size: 1, logger: testLogger)
+            defer { pool.close() }
+            let holder = Task { try await pool.send("BLPOP", "never", "0.3") }
+            try await Task.sleep(for: .milliseconds(50))
+            let waiter = Task { try await pool.send("INCR", "cancelled") }
+            try await Task.sleep(for: .milliseconds(50))
+            waiter.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await waiter.value }
+            _ = try await holder.value
+            #expect(try await pool.send("GET", "cancelled").isNull)  // never ran
+            #expect(try await pool.send("PING") == .status("PONG"))
+        }
+    }
+
     @Test func waitersBeyondTheBoundAreRefused() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
             let pool = RedisPool(configuration: server.configuration(), size: 1, maxWaiters: 1, logger: testLogger)
