@@ -23,7 +23,7 @@ struct StreamsCommand: AsyncParsableCommand {
         do {
             let shared = try SharedConfiguration(environment: ProcessInfo.processInfo.environment)
             let logger = Logger(label: "tollctl", factory: { _ in SwiftLogNoOpLogHandler() })
-            let redis = try await shared.connectOne(clientName: "tollctl", logger: logger)
+            let redis = try await shared.connectOne(clientName: "tollctl", logger: logger, commandTimeout: .seconds(2))
             defer { redis.close() }
             for partition in 0..<partitions {
                 for name in Keys.knownStreams {

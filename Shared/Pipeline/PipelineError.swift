@@ -11,6 +11,8 @@ public enum PipelineError: Error, Sendable, Hashable, CustomStringConvertible {
     case functionLoadFailed(String)
     /// Redis answered with something the pipeline did not expect.
     case unexpectedReply(String)
+    /// A stream entry lacks a field or has one that cannot be read; `id` is the entry id.
+    case malformedEntry(id: String, message: String)
 
     /// A stable machine-readable code.
     public var code: String {
@@ -19,6 +21,7 @@ public enum PipelineError: Error, Sendable, Hashable, CustomStringConvertible {
         case .redisUnavailable: "redis_unavailable"
         case .functionLoadFailed: "function_load_failed"
         case .unexpectedReply: "unexpected_reply"
+        case .malformedEntry: "malformed_entry"
         }
     }
 
@@ -29,6 +32,7 @@ public enum PipelineError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(variable): \(message)"
         case .functionLoadFailed(let message): "cannot load the pipeline functions: \(message)"
         case .unexpectedReply(let message): "unexpected Redis reply: \(message)"
+        case .malformedEntry(let id, let message): "stream entry \(id) is malformed: \(message)"
         }
     }
 

@@ -77,6 +77,20 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(3))
     }
 
+    @Test func silentRedisFailsFastNamingTheVariable() async throws {
+        let endpoint = try HungEndpoint()
+        let configuration = try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": "redis://127.0.0.1:\(endpoint.port)"])
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await configuration.connectRedis(poolSize: 2, clientName: "test", logger: testLogger)
+        } throws: { error in
+            guard let error = error as? PipelineError, case .redisUnavailable = error else { return false }
+            return error.message.contains("TOLLGATE_REDIS_URL")
+        }
+        #expect(ContinuousClock.now - started < .seconds(4))
+        withExtendedLifetime(endpoint) {}
+    }
+
     @Test func reachableRedisGetsTheFunctionLibrary() async throws {
         try await withRedisServer { server in
             let configuration = try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": server.url])
