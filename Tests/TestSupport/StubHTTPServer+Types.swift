@@ -37,6 +37,8 @@ public struct StubRecordedRequest: Sendable {
     public var query: String?
     /// Header values by lowercased name.
     public var headers: [String: String]
+    /// The client's TCP port: equal for requests sent over one kept-alive connection.
+    public var remotePort: Int?
     public var body: Data
 
     /// The value of a query parameter.

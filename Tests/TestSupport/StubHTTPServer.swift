@@ -31,8 +31,8 @@ public final class StubHTTPServer: Sendable {
     public static func start() async throws -> StubHTTPServer {
         let routes = StubRoutes()
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await routes.respond(to: request)
+        let responder = CallbackResponder<StubRequestContext> { request, context in
+            try await routes.respond(to: request, remotePort: context.remotePort)
         }
         var logger = Logger(label: "stub-http-server")
         logger.logLevel = .critical
@@ -118,7 +118,7 @@ actor StubRoutes {
         served[path] = 0
     }
 
-    func respond(to request: Request) async throws -> Response {
+    func respond(to request: Request, remotePort: Int?) async throws -> Response {
         var body = try await request.body.collect(upTo: 32 << 20)
         var headers: [String: String] = [:]
         for field in request.headers {
@@ -129,6 +129,7 @@ actor StubRoutes {
             path: request.uri.path,
             query: request.uri.query,
             headers: headers,
+            remotePort: remotePort,
             body: Data(body.readBytes(length: body.readableBytes) ?? [])
         )
         let reply = next(for: recordedRequest)
