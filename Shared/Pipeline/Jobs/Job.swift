@@ -1,0 +1,103 @@
+import Foundation
+import Redis
+
+/// The envelope of one job on the jobs stream (`tg:{p0}:jobs`), written by ingest and read by the verifier.
+///
+/// Stream fields (values UTF-8 unless noted):
+/// - `job.id` — the job's id (also the key of its status hash)
+/// - `job.kind` — a ``JobKind`` raw value
+/// - `job.payload` — the submitted bytes exactly as received (receipt base64 with `+` restored, JWS, or the
+///   notification body), binary safe
+/// - `job.source` — `client` (an authenticated app user) or `apple` (a server notification)
+/// - `job.user` — the authenticated user id (client submissions only)
+/// - `job.order` — the order number the submission pays (optional)
+/// - `job.received` — when ingest accepted it, milliseconds since 1970
+public struct Job: Sendable, Hashable {
+    public enum Source: String, Sendable, Hashable, Codable {
+        case client
+        case apple
+    }
+
+    public var id: String
+    public var kind: JobKind
+    public var payload: [UInt8]
+    public var source: Source
+    public var userID: String?
+    public var orderNo: String?
+    public var receivedAtMilliseconds: Int64
+
+    public init(
+        id: String, kind: JobKind, payload: [UInt8], source: Source,
+        userID: String? = nil, orderNo: String? = nil, receivedAtMilliseconds: Int64
+    ) {
+        self.id = id
+        self.kind = kind
+        self.payload = payload
+        self.source = source
+        self.userID = userID
+        self.orderNo = orderNo
+        self.receivedAtMilliseconds = receivedAtMilliseconds
+    }
+
+    /// A new random job id (a UUID without dashes, lowercase).
+    public static func newID() -> String {
+        UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    }
+
+    /// The stream fields of this job, in a fixed order.
+    public var fields: [(String, [UInt8])] {
+        var fields: [(String, [UInt8])] = [
+            (Field.id, Array(id.utf8)),
+            (Field.kind, Array(kind.rawValue.utf8)),
+            (Field.payload, payload),
+            (Field.source, Array(source.rawValue.utf8)),
+            (Field.received, Array(String(receivedAtMilliseconds).utf8)),
+        ]
+        if let userID { fields.append((Field.user, Array(userID.utf8))) }
+        if let orderNo { fields.append((Field.order, Array(orderNo.utf8))) }
+        return fields
+    }
+
+    /// Reads a job back from a stream entry; throws ``PipelineError/malformedEntry(id:message:)`` when a
+    /// required field is missing or invalid.
+    public init(entry: StreamEntry) throws(PipelineError) {
+        func require(_ name: String) throws(PipelineError) -> String {
+            guard let value = entry.string(name), !value.isEmpty else {
+                throw .malformedEntry(id: entry.id, message: "missing field \(name)")
+            }
+            return value
+        }
+        id = try require(Field.id)
+        let kindText = try require(Field.kind)
+        guard let kind = JobKind(rawValue: kindText) else {
+            throw .malformedEntry(id: entry.id, message: "unknown job kind '\(kindText)'")
+        }
+        self.kind = kind
+        guard let payload = entry.fields[Field.payload], !payload.isEmpty else {
+            throw .malformedEntry(id: entry.id, message: "missing field \(Field.payload)")
+        }
+        self.payload = payload
+        let sourceText = try require(Field.source)
+        guard let source = Source(rawValue: sourceText) else {
+            throw .malformedEntry(id: entry.id, message: "unknown job source '\(sourceText)'")
+        }
+        self.source = source
+        guard let received = Int64(try require(Field.received)) else {
+            throw .malformedEntry(id: entry.id, message: "\(Field.received) is not a number")
+        }
+        receivedAtMilliseconds = received
+        userID = entry.string(Field.user)
+        orderNo = entry.string(Field.order)
+    }
+
+    /// The stream field names.
+    public enum Field {
+        public static let id = "job.id"
+        public static let kind = "job.kind"
+        public static let payload = "job.payload"
+        public static let source = "job.source"
+        public static let user = "job.user"
+        public static let order = "job.order"
+        public static let received = "job.received"
+    }
+}

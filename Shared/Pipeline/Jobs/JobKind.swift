@@ -1,0 +1,11 @@
+/// What a job carries, and so how the verifier checks it.
+public enum JobKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A legacy app receipt (base64), checked with Apple's `verifyReceipt`.
+    case receipt
+    /// A StoreKit 2 signed transaction (JWS).
+    case transaction
+    /// An App Store Server Notification V2 body (`{"signedPayload": "<JWS>"}`).
+    case notificationV2 = "notification.v2"
+    /// An App Store Server Notification V1 body (JSON with `notification_type`, `unified_receipt`).
+    case notificationV1 = "notification.v1"
+}

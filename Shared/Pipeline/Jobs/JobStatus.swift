@@ -1,0 +1,81 @@
+import Redis
+
+/// A job's status as kept in its hash (`tg:{p0}:job:<id>`), written atomically with each stage's ack and
+/// read by ingest for `GET /v1/jobs/{id}` and `?wait=`.
+///
+/// Hash fields: `state`, `kind`, `user`, `reason` (a stable code), `message`, `attempt`, `next.at` (ms),
+/// `updated.at` (ms), `result` (JSON of the final outcome, e.g. what was credited).
+public struct JobStatus: Sendable, Hashable {
+    public var jobID: String
+    public var state: JobState
+    public var kind: JobKind?
+    public var userID: String?
+    public var reason: String?
+    public var message: String?
+    public var attempt: Int?
+    public var nextAttemptAtMilliseconds: Int64?
+    public var updatedAtMilliseconds: Int64
+    public var resultJSON: String?
+
+    /// How long a job's status is kept after its last change.
+    public static let retentionSeconds = 7 * 24 * 3600
+
+    public init(
+        jobID: String, state: JobState, kind: JobKind? = nil, userID: String? = nil, reason: String? = nil,
+        message: String? = nil, attempt: Int? = nil, nextAttemptAtMilliseconds: Int64? = nil,
+        updatedAtMilliseconds: Int64, resultJSON: String? = nil
+    ) {
+        self.jobID = jobID
+        self.state = state
+        self.kind = kind
+        self.userID = userID
+        self.reason = reason
+        self.message = message
+        self.attempt = attempt
+        self.nextAttemptAtMilliseconds = nextAttemptAtMilliseconds
+        self.updatedAtMilliseconds = updatedAtMilliseconds
+        self.resultJSON = resultJSON
+    }
+
+    /// The hash fields this status sets (absent optionals are not written, so an update keeps earlier values
+    /// such as `user` and `kind`).
+    public var fields: [(String, String)] {
+        var fields: [(String, String)] = [
+            ("state", state.rawValue),
+            ("updated.at", String(updatedAtMilliseconds)),
+        ]
+        if let kind { fields.append(("kind", kind.rawValue)) }
+        if let userID { fields.append(("user", userID)) }
+        if let reason { fields.append(("reason", reason)) }
+        if let message { fields.append(("message", message)) }
+        if let attempt { fields.append(("attempt", String(attempt))) }
+        if let nextAttemptAtMilliseconds { fields.append(("next.at", String(nextAttemptAtMilliseconds))) }
+        if let resultJSON { fields.append(("result", resultJSON)) }
+        return fields
+    }
+
+    /// The `HSET` (with retention) that records this status, to pass to an ack function.
+    public func write(keys: Keys) -> PipelineWrite {
+        .hset(key: keys.job(jobID), strings: fields, expireSeconds: Self.retentionSeconds)
+    }
+
+    /// The `PUBLISH` that wakes `?wait=` requests when the state is final.
+    public func announcement(keys: Keys) -> PipelineWrite {
+        .publish(channel: keys.jobResultsChannel, string: jobID)
+    }
+
+    /// Reads a status from `HGETALL` of its hash; nil when the hash is empty or has no valid state.
+    public init?(jobID: String, hash: [String: String]) {
+        guard let stateText = hash["state"], let state = JobState(rawValue: stateText) else { return nil }
+        self.jobID = jobID
+        self.state = state
+        kind = hash["kind"].flatMap(JobKind.init(rawValue:))
+        userID = hash["user"]
+        reason = hash["reason"]
+        message = hash["message"]
+        attempt = hash["attempt"].flatMap { Int($0) }
+        nextAttemptAtMilliseconds = hash["next.at"].flatMap { Int64($0) }
+        updatedAtMilliseconds = hash["updated.at"].flatMap { Int64($0) } ?? 0
+        resultJSON = hash["result"]
+    }
+}
