@@ -14,6 +14,9 @@ extension TestCertificateAuthority {
         public var intermediateHasAppleOID = true
         /// Put the receipt-signing OID on the leaf.
         public var leafHasAppleOID = true
+        /// An OCSP responder URL written into the leaf's Authority Information Access, as Apple's
+        /// certificates carry one; `nil` leaves it out.
+        public var ocspResponderURL: String?
 
         /// Root and intermediate valid 2015–2045; leaf valid from a year before `now` to two years after.
         public init(now: Date = Date()) {
@@ -65,6 +68,9 @@ extension TestCertificateAuthority {
                 AuthorityKeyIdentifier(keyIdentifier: issuerKeyID)
                 if options.leafHasAppleOID {
                     Certificate.Extension(oid: AppleChainPolicy.leafOID, critical: false, value: [0x05, 0x00])
+                }
+                if let url = options.ocspResponderURL {
+                    AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(url))])
                 }
             },
             issuerPrivateKey: Certificate.PrivateKey(issuerKey)

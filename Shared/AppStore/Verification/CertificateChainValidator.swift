@@ -10,7 +10,14 @@ import SwiftASN1
 struct CertificateChainValidator: Sendable {
     let roots: [Certificate]
 
-    func validate(x5c: [String]) async -> Result<ChainCache.Entry, VerificationFailure> {
+    /// A proven chain: the cache entry and the certificates (for an online revocation check).
+    struct ProvenChain {
+        let entry: ChainCache.Entry
+        let leaf: Certificate
+        let intermediate: Certificate
+    }
+
+    func validate(x5c: [String], now: Int64) async -> Result<ProvenChain, VerificationFailure> {
         guard x5c.count == 3 else {
             return .failure(.init(.invalidChain, "x5c must hold exactly 3 certificates, found \(x5c.count)"))
         }
@@ -53,7 +60,10 @@ struct CertificateChainValidator: Sendable {
                 notAfter: Self.milliseconds(certificate.notValidAfter)
             )
         }
-        return .success(ChainCache.Entry(leafKey: leafKey, windows: windows))
+        return .success(ProvenChain(
+            entry: ChainCache.Entry(leafKey: leafKey, windows: windows, provenAt: now),
+            leaf: leaf, intermediate: intermediate
+        ))
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

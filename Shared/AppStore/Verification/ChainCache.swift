@@ -18,6 +18,8 @@ public final class ChainCache: @unchecked Sendable {
         public let leafKey: P256.Signing.PublicKey
         /// Validity windows of the leaf, the intermediate and the root, in ms since 1970.
         public let windows: [ValidityWindow]
+        /// When the chain was proven (ms since 1970); online mode re-proves after a while.
+        public let provenAt: Int64
     }
 
     /// One certificate's validity period, in milliseconds since 1970, both ends inclusive.

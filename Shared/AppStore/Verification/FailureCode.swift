@@ -40,3 +40,8 @@ extension FailureCode {
     public static let appleUnreachable: FailureCode = "apple_unreachable"
     public static let appleBadResponse: FailureCode = "apple_bad_response"
 }
+
+extension FailureCode {
+    // Online revocation (OCSP): a verified OCSP response says the certificate is revoked.
+    public static let certificateRevoked: FailureCode = "certificate_revoked"
+}

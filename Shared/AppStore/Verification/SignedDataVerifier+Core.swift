@@ -50,15 +50,15 @@ extension SignedDataVerifier {
             return .rejected(.init(.invalidFormat, "not a compact JWS with three segments"))
         }
         let chain: ChainCache.Entry
-        if let cached = chainCache.lookup(header: compact.bytes[compact.header]) {
+        if let cached = chainCache.lookup(header: compact.bytes[compact.header]), isFresh(cached) {
             chain = cached
         } else {
             switch await proveChain(compact) {
-            case .success(let entry):
+            case .verified(let entry):
                 chain = entry
                 chainCache.insert(header: compact.bytes[compact.header], entry: entry)
-            case .failure(let failure):
-                return .rejected(failure)
+            case .rejected(let failure): return .rejected(failure)
+            case .retryable(let failure): return .retryable(failure)
             }
         }
         guard let signatureBytes = compact.decode(compact.signature) else {
@@ -81,24 +81,49 @@ extension SignedDataVerifier {
     }
 
     /// The cache-miss path: decode the header, check the algorithm, prove the chain.
-    private func proveChain(_ compact: CompactJWS) async -> Result<ChainCache.Entry, VerificationFailure> {
+    private func proveChain(_ compact: CompactJWS) async -> VerificationResult<ChainCache.Entry> {
         guard let headerBytes = compact.decode(compact.header),
               let header = try? Self.decoder.decode(JWSHeader.self, from: Data(headerBytes)) else {
-            return .failure(.init(.invalidFormat, "header is not base64url JSON"))
+            return .rejected(.init(.invalidFormat, "header is not base64url JSON"))
         }
         guard header.alg == "ES256" else {
-            return .failure(.init(.unsupportedAlgorithm, "alg must be ES256, found \(header.alg ?? "none")"))
+            return .rejected(.init(.unsupportedAlgorithm, "alg must be ES256, found \(header.alg ?? "none")"))
         }
         guard let x5c = header.x5c, !x5c.isEmpty else {
-            return .failure(.init(.invalidFormat, "header has no x5c certificate chain"))
+            return .rejected(.init(.invalidFormat, "header has no x5c certificate chain"))
         }
-        return await chainValidator.validate(x5c: x5c)
+        let proven: CertificateChainValidator.ProvenChain
+        switch await chainValidator.validate(x5c: x5c, now: nowMilliseconds()) {
+        case .success(let value): proven = value
+        case .failure(let failure): return .rejected(failure)
+        }
+        if let revocationChecker {
+            // Expired certificates get no OCSP answer worth having; report the expiry instead.
+            if let failure = checkValidity(proven.entry, signedDate: nil) { return .rejected(failure) }
+            switch await revocationChecker.check(leaf: proven.leaf, intermediate: proven.intermediate) {
+            case .verified: break
+            case .rejected(let failure): return .rejected(failure)
+            case .retryable(let failure): return .retryable(failure)
+            }
+        }
+        return .verified(proven.entry)
+    }
+
+    /// Offline, a proven chain stays proven; online, it is re-proven (and re-checked for revocation)
+    /// after `onlineChainLifetime`.
+    private func isFresh(_ entry: ChainCache.Entry) -> Bool {
+        guard configuration.onlineChecks else { return true }
+        return nowMilliseconds() - entry.provenAt < Int64(configuration.onlineChainLifetime * 1000)
+    }
+
+    func nowMilliseconds() -> Int64 {
+        Int64((now().timeIntervalSince1970 * 1000).rounded())
     }
 
     /// The validation time: now when online or when the payload has no `signedDate`, else `signedDate`.
     func validationTime(signedDate: Int64?) -> Int64 {
         if !configuration.onlineChecks, let signedDate { return signedDate }
-        return Int64((now().timeIntervalSince1970 * 1000).rounded())
+        return nowMilliseconds()
     }
 
     func checkValidity(_ chain: ChainCache.Entry, signedDate: Int64?) -> VerificationFailure? {

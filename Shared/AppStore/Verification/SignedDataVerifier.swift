@@ -15,6 +15,7 @@ public final class SignedDataVerifier: Sendable {
     /// Proven chains; its `statistics` show hits and misses.
     public let chainCache: ChainCache
     let chainValidator: CertificateChainValidator
+    let revocationChecker: RevocationChecker?
     let now: @Sendable () -> Date
 
     /// Creates a verifier; throws when the configuration cannot work (unreadable root, production
@@ -40,6 +41,9 @@ public final class SignedDataVerifier: Sendable {
         self.configuration = configuration
         self.chainCache = ChainCache(capacity: configuration.chainCacheCapacity)
         self.chainValidator = CertificateChainValidator(roots: roots)
+        self.revocationChecker = configuration.onlineChecks && configuration.checksRevocation
+            ? RevocationChecker(roots: roots, requester: configuration.ocspRequester ?? URLSessionOCSPRequester())
+            : nil
         self.now = now
     }
 

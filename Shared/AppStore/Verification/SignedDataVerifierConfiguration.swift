@@ -1,4 +1,5 @@
 import Foundation
+import X509
 
 /// What a `SignedDataVerifier` trusts and whose data it accepts.
 ///
@@ -21,6 +22,14 @@ public struct SignedDataVerifierConfiguration: Sendable {
     /// Online mode: validate at the current time instead of the payload's `signedDate`, and ask OCSP
     /// when `checksRevocation` is set.
     public var onlineChecks: Bool
+    /// Online mode only: ask the certificates' OCSP responders (verified "revoked" →
+    /// `certificate_revoked`; no answer → retryable `retryable_ocsp`).
+    public var checksRevocation: Bool
+    /// The OCSP transport; `nil` uses `URLSessionOCSPRequester`.
+    public var ocspRequester: (any OCSPRequester)?
+    /// Online mode only: how long a proven (and revocation-checked) chain is reused before being checked
+    /// again.
+    public var onlineChainLifetime: TimeInterval
     /// How many proven chains to keep (0 disables the cache).
     public var chainCacheCapacity: Int
 
@@ -32,6 +41,9 @@ public struct SignedDataVerifierConfiguration: Sendable {
         allowsMissingAppAppleId: Bool = false,
         acceptsSandbox: Bool = false,
         onlineChecks: Bool = false,
+        checksRevocation: Bool = false,
+        ocspRequester: (any OCSPRequester)? = nil,
+        onlineChainLifetime: TimeInterval = 900,
         chainCacheCapacity: Int = 64
     ) {
         self.rootCertificates = rootCertificates
@@ -41,6 +53,9 @@ public struct SignedDataVerifierConfiguration: Sendable {
         self.allowsMissingAppAppleId = allowsMissingAppAppleId
         self.acceptsSandbox = acceptsSandbox
         self.onlineChecks = onlineChecks
+        self.checksRevocation = checksRevocation
+        self.ocspRequester = ocspRequester
+        self.onlineChainLifetime = onlineChainLifetime
         self.chainCacheCapacity = chainCacheCapacity
     }
 }
