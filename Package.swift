@@ -77,10 +77,34 @@ let package = Package(
             path: "Shared/AppStore",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "Ledger",
+            dependencies: [
+                "Redis", "Pipeline",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/Ledger",
+            swiftSettings: swiftSettings
+        ),
 
         // Services
-        serviceTarget("ingest", folder: "Ingest", dependencies: ["Redis", "Pipeline"]),
-        serviceTarget("verifier", folder: "Verifier", dependencies: ["Redis", "Pipeline", "AppStore"]),
+        serviceTarget("ingest", folder: "Ingest", dependencies: [
+            "Redis", "Pipeline", "Ledger",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
+        serviceTarget("verifier", folder: "Verifier", dependencies: [
+            "Redis", "Pipeline", "AppStore", "Ledger",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
         serviceTarget("fulfiller", folder: "Fulfiller", dependencies: ["Redis", "Pipeline"]),
         serviceTarget("tollctl", folder: "Tollctl", dependencies: [
             "AppStore", "Redis", "Pipeline",
@@ -106,6 +130,27 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "IngestTests",
+            dependencies: [
+                "ingest", "Pipeline", "Redis", "Ledger", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            path: "Tests/IngestTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "VerifierTests",
+            dependencies: [
+                "verifier", "Pipeline", "Redis", "AppStore", "Ledger", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Tests/VerifierTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger"], path: "Tests/LedgerTests", swiftSettings: swiftSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], path: "Tests/RedisTests", swiftSettings: swiftSettings),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Redis", "TestSupport"], path: "Tests/PipelineTests", swiftSettings: swiftSettings),
         .testTarget(

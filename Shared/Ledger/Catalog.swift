@@ -1,0 +1,92 @@
+import Foundation
+
+/// The product catalog (`TOLLGATE_CATALOG`, JSON `{"products": [...]}`), validated when loaded so that a
+/// bad file stops a service at startup instead of mis-crediting purchases.
+public struct Catalog: Sendable, Hashable, Codable {
+    public private(set) var products: [Product]
+    private var byID: [String: Product]
+
+    /// Builds a catalog, checking every product: known type, no duplicate id, consumables with positive
+    /// coins, the others with an entitlement, non-renewing passes with a positive `durationDays`.
+    public init(products: [Product]) throws(LedgerError) {
+        var byID: [String: Product] = [:]
+        for (index, product) in products.enumerated() {
+            let at = "products[\(index)] (\(product.productId))"
+            guard !product.productId.isEmpty else { throw .invalidCatalog("products[\(index)]: empty productId") }
+            guard byID[product.productId] == nil else { throw .invalidCatalog("\(at): duplicate productId") }
+            switch product.type {
+            case .consumable:
+                guard let coins = product.coins else { throw .invalidCatalog("\(at): a consumable needs coins") }
+                guard coins > 0 else { throw .invalidCatalog("\(at): coins must be positive, not \(coins)") }
+            case .autoRenewable, .nonConsumable, .nonRenewing:
+                guard let entitlement = product.entitlement, !entitlement.isEmpty else {
+                    throw .invalidCatalog("\(at): a \(product.type.rawValue) product needs an entitlement")
+                }
+                if let coins = product.coins, coins < 0 { throw .invalidCatalog("\(at): coins must not be negative") }
+            }
+            if product.type == .nonRenewing {
+                guard let days = product.durationDays, days > 0 else {
+                    throw .invalidCatalog("\(at): a nonRenewing product needs a positive durationDays")
+                }
+            }
+            byID[product.productId] = product
+        }
+        self.products = products
+        self.byID = byID
+    }
+
+    /// Parses and validates catalog JSON. Unknown product types are an error naming the product.
+    public init(json: [UInt8]) throws(LedgerError) {
+        struct RawProduct: Decodable {
+            var productId: String
+            var type: String
+            var coins: Int?
+            var entitlement: String?
+            var durationDays: Int?
+        }
+        struct RawCatalog: Decodable { var products: [RawProduct] }
+        let raw: RawCatalog
+        do {
+            raw = try JSONDecoder().decode(RawCatalog.self, from: Data(json))
+        } catch {
+            throw .invalidCatalog("not a catalog JSON object with a products array: \(error)")
+        }
+        var products: [Product] = []
+        for (index, item) in raw.products.enumerated() {
+            guard let kind = Product.Kind(rawValue: item.type) else {
+                let known = Product.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidCatalog("products[\(index)] (\(item.productId)): unknown type '\(item.type)' (known: \(known))")
+            }
+            products.append(Product(productId: item.productId, type: kind, coins: item.coins,
+                                    entitlement: item.entitlement, durationDays: item.durationDays))
+        }
+        try self.init(products: products)
+    }
+
+    /// Loads and validates the catalog file at `path`.
+    public init(contentsOf path: String) throws(LedgerError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .invalidCatalog("cannot read \(path)")
+        }
+        try self.init(json: Array(data))
+    }
+
+    /// The product with this Apple product id, if the catalog has it.
+    public func product(_ productId: String) -> Product? { byID[productId] }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        do {
+            try self.init(products: try container.decode([Product].self, forKey: .products))
+        } catch let error as LedgerError {
+            throw DecodingError.dataCorruptedError(forKey: .products, in: container, debugDescription: error.description)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(products, forKey: .products)
+    }
+
+    private enum CodingKeys: String, CodingKey { case products }
+}
