@@ -79,6 +79,7 @@ struct ControlRoutes: Sendable {
             var originalTransactionId: String
             var environment: String
             var receipt: String
+            var orderId: String
             var signedTransaction: String
             var signedRenewalInfo: String?
             var notificationUUID: String
@@ -90,7 +91,7 @@ struct ControlRoutes: Sendable {
         return JSONBody.response(Body(
             transactionId: outcome.transaction.transactionId,
             originalTransactionId: outcome.transaction.originalTransactionId,
-            environment: outcome.transaction.environment.rawValue, receipt: outcome.receipt,
+            environment: outcome.transaction.environment.rawValue, receipt: outcome.receipt, orderId: outcome.orderId,
             signedTransaction: outcome.signedTransaction, signedRenewalInfo: outcome.signedRenewalInfo,
             notificationUUID: outcome.notification.notificationUUID, signedPayload: outcome.notification.signedPayload,
             deliveryStatus: outcome.notification.delivery.rawValue), status: .created)

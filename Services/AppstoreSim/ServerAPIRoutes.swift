@@ -26,6 +26,18 @@ struct ServerAPIRoutes: Sendable {
                         bid: bid, environment: environment)
                 }
             }
+            router.get("\(base)/v2/refund/lookup/:transactionId") { request, context in
+                await guarded(request, environment) { bid throws(APIErrorBody) in
+                    try refundHistory(
+                        id: context.parameters.get("transactionId"), revision: QueryItems(request)["revision"],
+                        bid: bid, environment: environment)
+                }
+            }
+            router.get("\(base)/v1/lookup/:orderId") { request, context in
+                await guarded(request, environment) { bid throws(APIErrorBody) in
+                    try lookUpOrder(context.parameters.get("orderId"), bid: bid, environment: environment)
+                }
+            }
             router.get("\(base)/v1/subscriptions/:transactionId") { request, context in
                 await guarded(request, environment) { bid throws(APIErrorBody) in
                     try statuses(

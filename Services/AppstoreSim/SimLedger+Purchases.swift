@@ -5,6 +5,7 @@ import Foundation
 struct PurchaseOutcome: Sendable {
     var transaction: SimTransaction
     var receipt: String
+    var orderId: String
     var signedTransaction: String
     var signedRenewalInfo: String?
     var notification: SimNotification
@@ -72,6 +73,8 @@ extension SimLedger {
             store(subscription)
             signedRenewalInfo = try context.sign(subscription, latest: transaction)
         }
+        let orderId = Self.makeOrderId()
+        orders[orderId] = [id]
         receipt.originalTransactionIds.append(id)
         receipts[receipt.token] = receipt
         receiptOfOriginal[id] = receipt.token
@@ -79,7 +82,7 @@ extension SimLedger {
             ? try notify(.subscribed, .initialBuy, about: transaction, context: context)
             : try notify(.oneTimeCharge, nil, about: transaction, context: context)
         return PurchaseOutcome(
-            transaction: transaction, receipt: receipt.token, signedTransaction: try context.sign(transaction),
+            transaction: transaction, receipt: receipt.token, orderId: orderId, signedTransaction: try context.sign(transaction),
             signedRenewalInfo: signedRenewalInfo, notification: notification)
     }
 

@@ -13,6 +13,8 @@ struct SimLedger: Sendable {
     var receiptOfOriginal: [String: String] = [:]
     var notifications: [SimNotification] = []
     var notificationIndex: [String: Int] = [:]
+    /// The transactions of each order ID (Look Up Order ID).
+    var orders: [String: [String]] = [:]
     /// Send Consumption Information bodies, by transaction ID.
     var consumptionInfo: [String: Data] = [:]
     /// Pre-encoded successful `verifyReceipt` answers; emptied on every change.
@@ -29,6 +31,12 @@ struct SimLedger: Sendable {
     mutating func makeIdentifier() -> String {
         nextIdentifier += 1
         return String(nextIdentifier)
+    }
+
+    /// An order ID like the ones on Apple's receipt emails: ten letters and digits.
+    static func makeOrderId() -> String {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        return String((0..<10).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] })
     }
 
     /// The transaction and the latest transaction of its chain, or a 404.
