@@ -57,6 +57,16 @@ import TestSupport
         }
     }
 
+    @Test func expiredSubscriptionStatusIsVerified() async throws {
+        try await withStub(bundleId: "com.huochai.main") { server, client in
+            let body = try LegacyFixture.text(LegacyFixture.ios6).replacingOccurrences(of: #""status":0"#, with: #""status":21006"#)
+            await server.respond(to: Self.production, with: [.json(body)])
+            let verified = try #require(await client.verify(Self.receipt).result.value)
+            #expect(verified.isSubscriptionExpired)
+            #expect(verified.transactions.map(\.transactionId) == ["1000000859439868"])
+        }
+    }
+
     @Test func spacesAndLineBreaksInTheReceiptAreRepaired() async throws {
         try await withStub { server, client in
             await server.respond(to: Self.production, with: [.json(try LegacyFixture.text(LegacyFixture.ios7))])

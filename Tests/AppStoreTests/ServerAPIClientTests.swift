@@ -129,6 +129,21 @@ import TestSupport
         }
     }
 
+    @Test func concurrentCallsShareOneToken() async throws {
+        try await Self.withAPI { api in
+            await api.server.respond(to: "/inApps/v1/transactions/1", with: [.json(#"{"signedTransactionInfo": "x.y.z"}"#)])
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { _ = try await api.client.getTransactionInfo(transactionId: "1") }
+                }
+                try await group.waitForAll()
+            }
+            let tokens = try await api.server.requests(to: "/inApps/v1/transactions/1").map(Self.bearer)
+            #expect(tokens.count == 8)
+            #expect(Set(tokens).count == 1)
+        }
+    }
+
     @Test func rateLimitIsRetryableWithRetryAfter() async throws {
         try await Self.withAPI { api in
             await api.server.respond(to: "/inApps/v1/transactions/9", with: [
@@ -139,6 +154,11 @@ import TestSupport
             #expect(error?.isRetryable == true)
             #expect(error?.retryAfter == .seconds(7))
             #expect(error?.appleErrorCode == 4290000)
+            guard case .retryable(let failure)? = error?.verificationResult(as: String.self) else {
+                Issue.record("a rate limit is a retryable verification outcome")
+                return
+            }
+            #expect(failure.code.rawValue == "api_rate_limited")
         }
     }
 

@@ -20,6 +20,7 @@ final class PendingExchange: @unchecked Sendable {
         lock.lock()
         if cancelled {
             lock.unlock()
+            task.cancel()
             continuation.resume(throwing: CancellationError())
             return
         }
@@ -35,7 +36,7 @@ final class PendingExchange: @unchecked Sendable {
     }
 
     /// The task completed (with a response or an error).
-    func finish(_ continuation: CheckedContinuation<HTTPTransportResponse, any Error>, _ outcome: Result<HTTPTransportResponse, any Error>) {
+    func finish(_ outcome: Result<HTTPTransportResponse, any Error>) {
         guard let waiting = take() else { return }
         waiting.resume(with: outcome)
     }

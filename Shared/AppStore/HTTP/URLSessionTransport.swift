@@ -42,7 +42,7 @@ public final class URLSessionTransport: HTTPTransport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let task = session.dataTask(with: urlRequest) { data, response, error in
-                    exchange.finish(continuation, Self.outcome(data: data, response: response, error: error))
+                    exchange.finish(Self.outcome(data: data, response: response, error: error))
                 }
                 exchange.start(task, timeout: request.timeout, continuation: continuation)
             }
