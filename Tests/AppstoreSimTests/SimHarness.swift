@@ -87,10 +87,12 @@ final class SimHarness: Sendable {
         let (status, json) = try await post("/sim/purchases", body)
         guard status == 201, let id = json["transactionId"] as? String, let receipt = json["receipt"] as? String,
               let signed = json["signedTransaction"] as? String, let payload = json["signedPayload"] as? String,
-              let uuid = json["notificationUUID"] as? String else {
+              let uuid = json["notificationUUID"] as? String, let orderId = json["orderId"] as? String else {
             throw SimHarnessError(message: "purchase failed: \(status) \(json)")
         }
-        return Purchase(transactionId: id, receipt: receipt, signedTransaction: signed, signedPayload: payload, notificationUUID: uuid)
+        return Purchase(
+            transactionId: id, receipt: receipt, orderId: orderId, signedTransaction: signed, signedPayload: payload,
+            notificationUUID: uuid)
     }
 
     /// Sends an event through `POST /sim/events`; throws unless it is accepted.
@@ -128,6 +130,7 @@ final class SimHarness: Sendable {
 struct Purchase: Sendable {
     var transactionId: String
     var receipt: String
+    var orderId: String
     var signedTransaction: String
     var signedPayload: String
     var notificationUUID: String
