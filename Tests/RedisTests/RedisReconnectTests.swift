@@ -13,6 +13,7 @@ struct RedisReconnectTests {
             _ = try await redis.send("SET", "durable", "yes")
 
             await server.kill()
+            #expect(!server.isRunning)
             do {
                 _ = try await redis.send("GET", "durable")
                 Issue.record("command succeeded with the server dead")
@@ -85,6 +86,29 @@ struct RedisReconnectTests {
             #expect(clock.now - started < .milliseconds(950))
             let reply = try await eventually { try await redis.send("PING") }
             #expect(reply == .status("PONG"))
+        }
+    }
+
+    @Test func pipelineFailingHalfwayIsUnknownOutcome() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                                        logger: testLogger)
+            defer { redis.close() }
+            let commands = [
+                RedisCommand("SET", "before", "1"),
+                RedisCommand("DEBUG", "SLEEP", "0.6"),
+                RedisCommand("SET", "after", "1"),
+            ]
+            do {
+                _ = try await redis.pipeline(commands)
+                Issue.record("pipeline succeeded although a reply timed out")
+            } catch let error as RedisError {
+                #expect(error.code == "unknown_outcome", "\(error)")
+                #expect("\(error)".contains("of 3"))  // Redis flushes replies only after the sleep
+            }
+            // All three were sent: once the server wakes up, every write is there.
+            let after = try await eventually { try await redis.send("MGET", "before", "after") }
+            #expect(after == .array([.bulk(Array("1".utf8)), .bulk(Array("1".utf8))]))
         }
     }
 

@@ -64,6 +64,9 @@ public final class RedisServer: Sendable {
         throw lastError ?? StartError(description: "redis-server did not start")
     }
 
+    /// Whether the redis-server process is running.
+    public var isRunning: Bool { process.runningPID() != nil }
+
     /// Stops the server gracefully (SIGTERM), escalating to SIGKILL after 5 s.
     public func stop() async {
         guard let pid = process.runningPID() else { return }
@@ -121,7 +124,7 @@ public final class RedisServer: Sendable {
 }
 
 /// Runs `body` with a fresh server and always shuts it down afterwards, even when `body` throws.
-public func withRedisServer<Result>(_ body: (RedisServer) async throws -> Result) async throws -> Result {
+public func withRedisServer<T>(_ body: (RedisServer) async throws -> T) async throws -> T {
     let server = try await RedisServer.start()
     do {
         let result = try await body(server)
