@@ -78,4 +78,21 @@ import Testing
         #expect(verifier.chainCache.statistics.hits == 0)
         #expect(verifier.chainCache.statistics.count == 0)
     }
+
+    @Test func concurrentVerificationsShareOneProvenChain() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+        let signer = authority.signer()
+        let tokens = try (0..<64).map { try signer.sign(JWSTestSupport.transaction(id: "\($0)")) }
+        let verified = await withTaskGroup(of: Bool.self) { group in
+            for token in tokens {
+                group.addTask { await verifier.verifyTransaction(token).value != nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(verified == 64)
+        let stats = verifier.chainCache.statistics
+        #expect(stats.count == 1)
+        #expect(stats.hits + stats.misses == 64)
+    }
 }
