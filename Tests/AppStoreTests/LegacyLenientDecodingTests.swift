@@ -63,6 +63,16 @@ import Testing
         #expect(transactions.isEmpty)
     }
 
+    @Test func validStatusWithoutReceiptIsRetryable() throws {
+        let response = try JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(#"{"status": 0}"#.utf8))
+        let result = ReceiptNormalizer.normalize(response: response, answeredBy: .production, expectedBundleId: "com.example")
+        guard case .retryable(let failure) = result else {
+            Issue.record("expected retryable, got \(result)")
+            return
+        }
+        #expect(failure.code == .appleBadResponse)
+    }
+
     @Test func responseWithoutStatusFailsToDecode() {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(#"{"receipt": {}}"#.utf8))

@@ -131,7 +131,7 @@ public struct ReceiptClient: Sendable {
     static func failure(for error: HTTPTransportError, environment: AppStoreEnvironment) -> VerificationFailure {
         switch error.code {
         case .timeout:
-            return VerificationFailure(.appleTimeout, "verifyReceipt (\(environment)) timed out")
+            return VerificationFailure(.appleTimeout, "verifyReceipt (\(environment)) timed out: \(error.message)")
         case .connectionFailed, .tlsFailed:
             return VerificationFailure(.appleUnreachable, "verifyReceipt (\(environment)) unreachable: \(error.message)")
         case .invalidResponse, .failed:

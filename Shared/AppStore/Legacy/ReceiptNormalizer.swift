@@ -4,7 +4,8 @@ import Foundation
 /// `unified_receipt` — into one deduplicated list of canonical ``ReceiptTransaction``s, after checking
 /// that it belongs to the configured app.
 public enum ReceiptNormalizer {
-    /// Normalizes a successful (`0` or `21006`) `verifyReceipt` response.
+    /// Normalizes a successful (`0` or `21006`) `verifyReceipt` response. A response without a `receipt`
+    /// is Apple misbehaving: retryable `apple_bad_response`.
     ///
     /// - Parameters:
     ///   - answeredBy: the environment whose endpoint returned the response.
@@ -16,7 +17,8 @@ public enum ReceiptNormalizer {
         expectedBundleId: String
     ) -> VerificationResult<VerifiedReceipt> {
         guard let receipt = response.receipt else {
-            return .rejected(VerificationFailure(.invalidReceipt, "Apple's response holds no receipt"))
+            return .retryable(VerificationFailure(
+                .appleBadResponse, "Apple answered status \(response.status) without a receipt"))
         }
         if let failure = bundleMismatch(receipt.effectiveBundleId, expected: expectedBundleId) {
             return .rejected(failure)
