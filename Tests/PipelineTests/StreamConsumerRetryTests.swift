@@ -54,6 +54,28 @@ import Testing
         }
     }
 
+    @Test func retryAfterFromTheHandlerPostponesTheRetry() async throws {
+        try await withRedisServer { server in
+            let pool = try await connectedPool(server)
+            defer { pool.close() }
+            let consumer = testConsumer(
+                server, pool, stream: keys, consumer: "C",
+                retry: RetryPolicy(base: .milliseconds(10), cap: .milliseconds(10), maxAttempts: 5)
+            ) { _ in
+                .retry(reason: "429 Retry-After: 60", notBefore: .seconds(60))
+            }
+            let run = RunningServices([consumer])
+            let before = PipelineClock.system.nowMilliseconds()
+            _ = try await pool.xadd(keys.stream, fields: [("job", Array("j1".utf8))])
+            #expect(try await eventually { try await pool.send("ZCARD", keys.retry).int == 1 })
+            try await run.shutdown()
+            let scored = try #require(try await pool.send("ZRANGE", keys.retry, "0", "-1", "WITHSCORES").array)
+            let due = try #require(scored.last?.int)
+            #expect(due >= before + 60_000)
+            #expect(due < before + 70_000)
+        }
+    }
+
     @Test func exhaustedRetriesGoToTheDeadLetterStream() async throws {
         try await withRedisServer { server in
             let pool = try await connectedPool(server)
