@@ -2,16 +2,6 @@ import AppStore
 import Foundation
 import Hummingbird
 
-/// The body of Get Notification History.
-struct NotificationHistoryRequest: Decodable, Sendable {
-    var startDate: Int64?
-    var endDate: Int64?
-    var notificationType: String?
-    var notificationSubtype: String?
-    var transactionId: String?
-    var onlyFailures: Bool?
-}
-
 extension ServerAPIRoutes {
     private struct AttemptItem: Encodable { var attemptDate: Int64; var sendAttemptResult: String }
     private struct HistoryItem: Encodable { var signedPayload: String; var sendAttempts: [AttemptItem] }

@@ -78,9 +78,3 @@ extension SimConfiguration {
         throw SimConfigurationError("SIM_API_PUBLIC_KEY does not hold a P-256 key in PEM")
     }
 }
-
-/// A setting `appstore-sim` cannot start with.
-struct SimConfigurationError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

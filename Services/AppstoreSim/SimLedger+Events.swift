@@ -1,14 +1,6 @@
 import AppStore
 import Foundation
 
-/// What an event changed and the notification it sent.
-struct EventOutcome: Sendable {
-    /// The transaction the notification is about (for a renewal, the new one).
-    var transaction: SimTransaction
-    var signedTransaction: String
-    var notification: SimNotification
-}
-
 extension SimLedger {
     /// Applies an App Store event to the transaction it names and records Apple's notification.
     mutating func apply(_ request: EventRequest, context: SimContext) throws(SimError) -> EventOutcome {

@@ -1,16 +1,6 @@
 import AppStore
 import Foundation
 
-/// What a purchase produced.
-struct PurchaseOutcome: Sendable {
-    var transaction: SimTransaction
-    var receipt: String
-    var orderId: String
-    var signedTransaction: String
-    var signedRenewalInfo: String?
-    var notification: SimNotification
-}
-
 extension SimLedger {
     static let defaultPeriodMillis: Int64 = 30 * 24 * 3_600_000
 

@@ -1,0 +1,8 @@
+import Foundation
+
+/// What a fault does to one call.
+struct FaultDecision: Sendable {
+    var status: Int?
+    var delay: Duration?
+    var retryAfter: Int
+}

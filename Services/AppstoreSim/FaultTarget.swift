@@ -1,0 +1,8 @@
+import Foundation
+
+/// What a fault applies to.
+enum FaultTarget: String, Sendable, Codable, CaseIterable {
+    case verifyReceipt
+    case api
+    case notifications
+}
