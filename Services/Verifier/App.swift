@@ -1,11 +1,28 @@
 import Foundation
+import Logging
+import Metrics
+import Pipeline
+import Prometheus
 
-/// Entry point of `verifier`, the verifier worker. Its issue has not landed yet: it says so and exits non-zero,
-/// so that nothing mistakes it for a working service.
+/// Entry point of `verifier`: reads the configuration (failing fast naming the variable), builds the
+/// service group and runs it until SIGTERM or SIGINT.
 @main
 struct App {
-    static func main() {
-        FileHandle.standardError.write(Data("verifier: not yet implemented\n".utf8))
-        exit(2)
+    static func main() async {
+        do {
+            let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = configuration.shared.logLevel
+                return handler
+            }
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            let group = try await build(configuration: configuration, logger: Logger(label: "verifier"), registry: registry)
+            try await group.run()
+        } catch {
+            FileHandle.standardError.write(Data("verifier: error: \(error)\n".utf8))
+            exit(1)
+        }
     }
 }

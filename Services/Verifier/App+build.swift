@@ -1,0 +1,123 @@
+import AppStore
+import Foundation
+import Hummingbird
+import Logging
+import Pipeline
+import Prometheus
+import Redis
+import ServiceLifecycle
+
+extension App {
+    /// The consumer group every verifier replica joins.
+    static let consumerGroup = "verifiers"
+
+    /// Builds the verifier: the Redis pool (with the pipeline, verifier and rate-limit functions loaded),
+    /// the Apple clients, the jobs consumer, the retry promoter, the janitor and the `/metrics` + `/healthz`
+    /// listener, as one `ServiceGroup` shut down gracefully on SIGTERM and SIGINT (`handlesSignals`). Tests call
+    /// this directly (metrics port 0, their own consumer name, no signal handling).
+    static func build(
+        configuration: VerifierConfiguration,
+        logger: Logger,
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        consumer: String = ConsumerName.unique(),
+        handlesSignals: Bool = true,
+        onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> ServiceGroup {
+        let keys = configuration.shared.keys
+        let metrics = VerifierMetrics()
+        let signedData: SignedDataVerifier
+        do {
+            signedData = try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
+                rootCertificates: configuration.rootCertificates, bundleId: configuration.bundleId,
+                environment: configuration.environment, appAppleId: configuration.appAppleId,
+                acceptsSandbox: configuration.acceptSandbox))
+        } catch {
+            throw PipelineError.invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
+        }
+        let transport = InstrumentedTransport(
+            base: URLSessionTransport(maximumConnectionsPerHost: max(4, configuration.concurrency)), metrics: metrics)
+        let receipts = ReceiptClient(configuration: ReceiptClientConfiguration(
+            bundleId: configuration.bundleId, sharedSecret: configuration.sharedSecret,
+            productionURL: configuration.verifyReceiptURL, sandboxURL: configuration.verifyReceiptSandboxURL,
+            allowSandbox: configuration.allowsSandbox, startInSandbox: configuration.environment == .sandbox,
+            timeout: configuration.appleTimeout), transport: transport)
+        let apiClients = try makeAPIClients(configuration, transport: transport)
+
+        let redis = try await configuration.shared.connectRedis(
+            poolSize: min(32, max(4, configuration.concurrency / 2)), clientName: "verifier", logger: logger)
+        do {
+            try await VerifierFunctions.load(on: redis)
+            try await RateLimitFunctions.load(on: redis)
+        } catch {
+            redis.close()
+            throw error
+        }
+        let clock = PipelineClock(nowMilliseconds: PipelineClock.system.nowMilliseconds, unitRandom: { 0 })
+        let verifier = JobVerifier(
+            configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
+            limiter: FleetRateLimiter(redis: redis), clock: clock, logger: logger)
+        let handler = JobHandler(
+            verifier: verifier, redis: redis, keys: keys, group: consumerGroup, consumer: consumer,
+            retry: configuration.retry, heartbeatInterval: configuration.heartbeatInterval, clock: clock,
+            metrics: metrics, logger: logger)
+        let consumerService = StreamConsumer(
+            configuration: StreamConsumerConfiguration(
+                stream: keys.jobs(), group: consumerGroup, consumer: consumer, concurrency: configuration.concurrency,
+                readCount: min(configuration.concurrency, 64), claimMinIdle: configuration.claimMinIdle,
+                claimInterval: configuration.claimInterval, retry: configuration.retry),
+            redis: redis, readerConfiguration: configuration.shared.redis, clock: clock, logger: logger,
+            deadLetterWrites: { handler.deadLetterWrites($0, $1) },
+            handler: { try await handler.handle($0) })
+        let promoter = RetryPromoter(streams: [keys.jobs()], redis: redis, interval: .milliseconds(200), logger: logger)
+        let janitor = StreamJanitor(streams: [keys.jobs()], redis: redis, logger: logger)
+        let metricsServer = metricsApplication(
+            configuration: configuration, registry: registry, signedData: signedData, metrics: metrics,
+            logger: logger, onServerRunning: onMetricsServerRunning)
+        return ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [redis, consumerService, promoter, janitor, metricsServer],
+            gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [],
+            logger: logger))
+    }
+
+    /// The App Store Server API clients per environment the deployment accepts; none without a key.
+    static func makeAPIClients(
+        _ configuration: VerifierConfiguration, transport: any HTTPTransport
+    ) throws -> [String: AppStoreServerAPIClient] {
+        guard let key = configuration.apiKey else { return [:] }
+        var environments: [AppStoreEnvironment] = []
+        if configuration.environment == .production { environments.append(.production) }
+        if configuration.allowsSandbox { environments.append(.sandbox) }
+        var clients: [String: AppStoreServerAPIClient] = [:]
+        for environment in environments {
+            do {
+                clients[environment.rawValue] = try AppStoreServerAPIClient(configuration: AppStoreServerAPIConfiguration(
+                    issuerId: key.issuerId, keyId: key.keyId, privateKeyPEM: key.privateKeyPEM,
+                    bundleId: configuration.bundleId, environment: environment, productionURL: configuration.apiURL,
+                    sandboxURL: configuration.apiSandboxURL, timeout: configuration.appleTimeout), transport: transport)
+            } catch {
+                throw PipelineError.invalidConfiguration(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", message: error.message)
+            }
+        }
+        return clients
+    }
+
+    /// `GET /metrics` (Prometheus text, chain-cache gauges refreshed first) and `GET /healthz` (`ok`).
+    static func metricsApplication(
+        configuration: VerifierConfiguration, registry: PrometheusCollectorRegistry, signedData: SignedDataVerifier,
+        metrics: VerifierMetrics, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some Service {
+        let router = Router(context: BasicRequestContext.self)
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/metrics") { _, _ -> Response in
+            metrics.chainCache(signedData.chainCache.statistics)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.metricsHost, port: configuration.metricsPort), serverName: "verifier"),
+            onServerRunning: { await onServerRunning($0.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+}

@@ -1,0 +1,133 @@
+import AppStore
+import Logging
+import Pipeline
+import Redis
+
+/// The verifier's stream handler: reads the job, marks it `verifying`, verifies it (with a heartbeat
+/// keeping a slow healthy call from being reclaimed), and turns the ``VerificationOutcome`` into the
+/// ``HandlerOutcome`` whose writes the runtime applies atomically with the ack:
+///
+/// - verified → `XADD` of the ``PurchaseEvent`` onto the verified stream, status `verifying` with
+///   `verified.at` (the fulfiller sets the final state);
+/// - recorded → status `fulfilled` with `result`, `PUBLISH`;
+/// - rejected → status `rejected` with the stable `reason` code and `message`, `PUBLISH`;
+/// - retryable → retry ZSET after full-jitter backoff (or Apple's `Retry-After` when longer), status
+///   `retrying` with `attempt` and `next.at`; after the last attempt the runtime dead-letters it with
+///   ``deadLetterWrites(_:_:)`` (status `dead`, `PUBLISH`);
+/// - a malformed entry → dead letter (status `dead` when the entry names its job), never a crash.
+///
+/// The handler draws the jitter itself so that `next.at` is the real due time: its consumer runs with a
+/// clock whose random source is 0, so the runtime's own backoff adds nothing to `notBefore`.
+final class JobHandler: Sendable {
+    let verifier: JobVerifier
+    let redis: any RedisCommandExecutor
+    let keys: Keys
+    let jobs: StreamKeys
+    let group: String
+    let consumer: String
+    let retry: RetryPolicy
+    let heartbeatInterval: Duration
+    let clock: PipelineClock
+    let metrics: VerifierMetrics
+    let logger: Logger
+
+    init(
+        verifier: JobVerifier, redis: any RedisCommandExecutor, keys: Keys, group: String, consumer: String,
+        retry: RetryPolicy, heartbeatInterval: Duration, clock: PipelineClock, metrics: VerifierMetrics, logger: Logger
+    ) {
+        self.verifier = verifier
+        self.redis = redis
+        self.keys = keys
+        self.jobs = keys.jobs()
+        self.group = group
+        self.consumer = consumer
+        self.retry = retry
+        self.heartbeatInterval = heartbeatInterval
+        self.clock = clock
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Handles one entry of the jobs stream.
+    func handle(_ message: StreamMessage) async throws -> HandlerOutcome {
+        let job: Job
+        do {
+            job = try Job(entry: message.entry)
+        } catch {
+            metrics.job(kind: message.entry.string(Job.Field.kind) ?? "unknown", outcome: "malformed")
+            let reason = "malformed_entry: \(error.message)"
+            logger.warning("Malformed job entry; dead-lettering", metadata: ["entry.id": "\(message.entry.id)"])
+            return .deadLetter(reason: reason, writes: deadLetterWrites(message, reason))
+        }
+        var logger = logger
+        logger[metadataKey: "job.id"] = "\(job.id)"
+        logger[metadataKey: "job.kind"] = "\(job.kind.rawValue)"
+        do {
+            try await VerifierFunctions.markVerifying(
+                on: redis, key: keys.job(job.id), attempt: message.attempt, nowMilliseconds: clock.nowMilliseconds())
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            logger.warning("Could not mark the job verifying", metadata: ["error": "\(error)"])
+        }
+
+        let heartbeat = Heartbeat(
+            redis: redis, stream: jobs.stream, group: group, consumer: consumer, entryID: message.entry.id,
+            interval: heartbeatInterval, logger: logger)
+        let outcome = await heartbeat.run { await verifier.verify(job) }
+        if Task.isCancelled { throw CancellationError() }
+        metrics.job(kind: job.kind.rawValue, outcome: outcome.metricName)
+        return handlerOutcome(outcome, job: job, message: message, logger: logger)
+    }
+
+    func handlerOutcome(_ outcome: VerificationOutcome, job: Job, message: StreamMessage, logger: Logger) -> HandlerOutcome {
+        let now = clock.nowMilliseconds()
+        switch outcome {
+        case .verified(let event):
+            let fields: [(String, [UInt8])]
+            do {
+                fields = try event.streamFields()
+            } catch {
+                return .retry(reason: "event_encoding_failed: \(error)")
+            }
+            logger.info("Job verified", metadata: ["transactions": "\(event.transactions.count)", "environment": "\(event.environment)"])
+            return .complete(writes: [
+                .xadd(stream: keys.verified().stream, fields: fields),
+                JobStatus(jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now).write(keys: keys),
+                .hset(key: keys.job(job.id), strings: [("verified.at", String(now))]),
+            ])
+        case .recorded(let result):
+            logger.info("Job recorded")
+            let status = JobStatus(jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
+                                   updatedAtMilliseconds: now, resultJSON: result)
+            return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)])
+        case .rejected(let failure):
+            logger.info("Job rejected", metadata: ["reason": "\(failure.code.rawValue)"])
+            let status = JobStatus(jobID: job.id, state: .rejected, kind: job.kind, userID: job.userID,
+                                   reason: failure.code.rawValue, message: failure.message, updatedAtMilliseconds: now)
+            return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)])
+        case .retryable(let failure, let retryAfter):
+            var delay = retry.delay(afterAttempt: message.attempt, unitRandom: Double.random(in: 0..<1))
+            if let retryAfter, retryAfter > delay { delay = retryAfter }
+            let next = now + Int64(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+            if !message.isLastAttempt { metrics.retryScheduled(kind: job.kind.rawValue, code: failure.code.rawValue) }
+            logger.info("Job will be retried", metadata: [
+                "reason": "\(failure.code.rawValue)", "attempt": "\(message.attempt)", "next.at": "\(next)"])
+            let status = JobStatus(jobID: job.id, state: .retrying, kind: job.kind, userID: job.userID,
+                                   reason: failure.code.rawValue, message: failure.message, attempt: message.attempt + 1,
+                                   nextAttemptAtMilliseconds: next, updatedAtMilliseconds: now)
+            return .retry(reason: failure.description, notBefore: delay, writes: [status.write(keys: keys)])
+        }
+    }
+
+    /// The status writes when an entry is dead-lettered (here, or by the runtime: poison, retries exhausted).
+    func deadLetterWrites(_ message: StreamMessage, _ reason: String) -> [PipelineWrite] {
+        metrics.deadLetter(kind: message.entry.string(Job.Field.kind) ?? "unknown")
+        guard let jobID = message.entry.string(Job.Field.id), !jobID.isEmpty else { return [] }
+        let code = reason.hasPrefix("poison") ? "poison"
+            : reason.hasPrefix("retries exhausted") ? "retries_exhausted" : "malformed_entry"
+        let status = JobStatus(jobID: jobID, state: .dead, reason: code, message: String(reason.prefix(500)),
+                               attempt: message.attempt, updatedAtMilliseconds: clock.nowMilliseconds())
+        return [status.write(keys: keys), status.announcement(keys: keys)]
+    }
+}

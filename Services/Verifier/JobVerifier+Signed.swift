@@ -1,0 +1,72 @@
+import AppStore
+import Foundation
+import Pipeline
+
+extension JobVerifier {
+    /// A StoreKit 2 transaction: the JWS verified offline; with `TOLLGATE_CONFIRM_WITH_API=true` Apple's
+    /// current version is fetched with Get Transaction Info (so a refund already made is seen), verified
+    /// the same way, and used instead.
+    func verifyTransaction(_ job: Job) async -> VerificationOutcome {
+        let result = await signedData.verifyTransaction(text(of: job))
+        return await VerificationOutcome.from(result) { payload in
+            var payload = payload
+            if configuration.confirmWithAPI, !apiClients.isEmpty, let id = payload.transactionId {
+                let environment = payload.environment ?? configuration.environment
+                let answer = await callAPI(.transactionInfo, environment: environment) {
+                    try await $0.getTransactionInfo(transactionId: id)
+                }
+                switch answer {
+                case .failure(let failure): return failure.outcome
+                case .success(let response):
+                    switch await signedData.verifyTransaction(response.signedTransactionInfo) {
+                    case .verified(let confirmed): payload = confirmed
+                    case .rejected(let failure): return .rejected(failure)
+                    case .retryable(let failure): return .retryable(failure, retryAfter: nil)
+                    }
+                }
+            }
+            guard let transaction = PurchaseEventTransaction(signed: payload) else {
+                return .rejected(VerificationFailure(.invalidFormat, "the transaction lacks an ID, product or purchase date"))
+            }
+            let environment = payload.environment ?? configuration.environment
+            return .verified(PurchaseEvent(
+                job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
+                transactions: [transaction]))
+        }
+    }
+
+    /// A V2 notification: `signedPayload` and its nested JWS verified; `TEST` is recorded,
+    /// `CONSUMPTION_REQUEST` answered with Send Consumption Information, every other type becomes an event.
+    func verifyNotificationV2(_ job: Job) async -> VerificationOutcome {
+        struct Body: Decodable { var signedPayload: String }
+        guard let body = try? JSONDecoder().decode(Body.self, from: Data(job.payload)), !body.signedPayload.isEmpty else {
+            return .rejected(VerificationFailure(.invalidFormat, "the body has no signedPayload"))
+        }
+        return await VerificationOutcome.from(await signedData.verifyNotification(body.signedPayload)) { verified in
+            let payload = verified.payload
+            let environment = payload.declaredEnvironment ?? verified.transaction?.payload.environment ?? configuration.environment
+            switch payload.notificationType {
+            case .test:
+                return .recorded(result: #"{"recorded":"test_notification"}"#)
+            case .consumptionRequest:
+                return await answerConsumptionRequest(verified, environment: environment)
+            default:
+                break
+            }
+            var transactions: [PurchaseEventTransaction] = []
+            if let document = verified.transaction {
+                guard let transaction = PurchaseEventTransaction(signed: document.payload) else {
+                    return .rejected(VerificationFailure(.invalidFormat, "the notification's transaction lacks an ID, product or purchase date"))
+                }
+                transactions.append(transaction)
+            }
+            let renewals = verified.renewalInfo.flatMap { PurchaseEventRenewal(signed: $0.payload) }.map { [$0] } ?? []
+            let notification = PurchaseEventNotification(
+                type: payload.notificationType?.description ?? "UNKNOWN", subtype: payload.subtype?.description,
+                notificationUUID: payload.notificationUUID, signedDate: payload.signedDate, version: 2)
+            return .verified(PurchaseEvent(
+                job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
+                transactions: transactions, renewals: renewals, notification: notification))
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import AppStore
+import Foundation
+import Logging
+import Pipeline
+
+/// Verifies one job with Apple's rules, per kind, and says what it found as a ``VerificationOutcome``:
+/// receipts through `verifyReceipt`, StoreKit 2 transactions and V2 notifications through the JWS
+/// verifier (optionally confirmed with the App Store Server API), V1 notifications by their shared secret.
+///
+/// Holds only shareable, immutable clients; one instance serves every task of a replica.
+final class JobVerifier: Sendable {
+    let configuration: VerifierConfiguration
+    let signedData: SignedDataVerifier
+    let receipts: ReceiptClient
+    /// App Store Server API clients per environment; empty without an API key.
+    let apiClients: [String: AppStoreServerAPIClient]
+    let limiter: FleetRateLimiter
+    let clock: PipelineClock
+    let logger: Logger
+
+    init(
+        configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptClient,
+        apiClients: [String: AppStoreServerAPIClient], limiter: FleetRateLimiter, clock: PipelineClock, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.signedData = signedData
+        self.receipts = receipts
+        self.apiClients = apiClients
+        self.limiter = limiter
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Verifies `job`; never throws (infrastructure trouble is a retryable outcome).
+    func verify(_ job: Job) async -> VerificationOutcome {
+        switch job.kind {
+        case .receipt: return await verifyReceipt(job)
+        case .transaction: return await verifyTransaction(job)
+        case .notificationV2: return await verifyNotificationV2(job)
+        case .notificationV1: return verifyNotificationV1(job)
+        }
+    }
+
+    /// The payload as UTF-8 text, trimmed.
+    func text(of job: Job) -> String {
+        String(decoding: job.payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A rejection when this deployment does not take data from `environment`.
+    func environmentFailure(_ environment: AppStoreEnvironment) -> VerificationFailure? {
+        guard !configuration.accepts(environment) else { return nil }
+        if environment == .sandbox && configuration.environment == .production {
+            return VerificationFailure(.sandboxNotAllowed, "sandbox data is not accepted (TOLLGATE_ACCEPT_SANDBOX is off)")
+        }
+        return VerificationFailure(.wrongEnvironment, "\(environment) data is not accepted by a \(configuration.environment) deployment")
+    }
+
+    /// Runs one App Store Server API call for `environment` under the fleet-wide bucket of `endpoint`;
+    /// API and rate-limit errors become outcomes.
+    func callAPI<Value: Sendable>(
+        _ endpoint: AppStoreEndpointClass, environment: AppStoreEnvironment,
+        _ body: (AppStoreServerAPIClient) async throws -> Value
+    ) async -> Result<Value, APICallFailure> {
+        guard let client = apiClients[environment.rawValue] else {
+            return .failure(APICallFailure(outcome: .rejected(VerificationFailure(
+                "api_not_configured", "no App Store Server API key is configured for \(environment)"))))
+        }
+        let bucket = endpoint.bucket(
+            prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale)
+        do {
+            try await limiter.acquire(bucket)
+            return .success(try await body(client))
+        } catch let error as AppStoreAPIError {
+            switch error.verificationResult(as: Bool.self) {
+            case .rejected(let failure): return .failure(APICallFailure(outcome: .rejected(failure)))
+            default: return .failure(APICallFailure(outcome: .retryable(error.verificationFailure, retryAfter: error.retryAfter)))
+            }
+        } catch let error as RateLimitError {
+            return .failure(APICallFailure(outcome: .retryable(
+                VerificationFailure(.appleRateLimited, error.description), retryAfter: error.retryAfter)))
+        } catch {
+            return .failure(APICallFailure(outcome: .retryable(
+                VerificationFailure(.appleUnreachable, "App Store Server API call failed: \(error)"), retryAfter: nil)))
+        }
+    }
+}

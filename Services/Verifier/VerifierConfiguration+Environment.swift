@@ -1,0 +1,86 @@
+import AppStore
+import Foundation
+import Pipeline
+
+extension VerifierConfiguration {
+    /// Reads and validates every key listed on ``VerifierConfiguration`` from `environment`; a missing or
+    /// invalid value throws ``PipelineError/invalidConfiguration(variable:message:)`` naming the variable.
+    public init(environment: [String: String]) throws(PipelineError) {
+        let reader = EnvironmentReader(environment)
+        let shared = try SharedConfiguration(environment: environment)
+        let bundleId = try reader.required("TOLLGATE_BUNDLE_ID")
+        let environmentName = try reader.string("TOLLGATE_ENVIRONMENT", default: "sandbox").lowercased()
+        let appStoreEnvironment: AppStoreEnvironment
+        switch environmentName {
+        case "production": appStoreEnvironment = .production
+        case "sandbox": appStoreEnvironment = .sandbox
+        default:
+            throw .invalidConfiguration(variable: "TOLLGATE_ENVIRONMENT", message: "must be production or sandbox")
+        }
+        var appAppleId: Int64?
+        if let text = reader.optional("TOLLGATE_APP_APPLE_ID") {
+            guard let value = Int64(text), value > 0 else {
+                throw .invalidConfiguration(variable: "TOLLGATE_APP_APPLE_ID", message: "must be a positive number")
+            }
+            appAppleId = value
+        } else if appStoreEnvironment == .production {
+            throw .invalidConfiguration(variable: "TOLLGATE_APP_APPLE_ID", message: "is required in production")
+        }
+        self.init(shared: shared, bundleId: bundleId, appAppleId: appAppleId, environment: appStoreEnvironment)
+
+        acceptSandbox = try reader.bool("TOLLGATE_ACCEPT_SANDBOX", default: false)
+        sharedSecret = reader.optional("TOLLGATE_SHARED_SECRET")
+        if let list = reader.optional("TOLLGATE_ROOT_CERTS") {
+            var roots: [Data] = []
+            for path in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !path.isEmpty {
+                do {
+                    roots += try TrustedRootLoader.load(path: path)
+                } catch {
+                    throw .invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
+                }
+            }
+            guard !roots.isEmpty else {
+                throw .invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: "names no certificate file")
+            }
+            rootCertificates = roots
+        }
+        verifyReceiptURL = try reader.url("TOLLGATE_VERIFY_RECEIPT_URL", default: verifyReceiptURL)
+        verifyReceiptSandboxURL = try reader.url("TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", default: verifyReceiptSandboxURL)
+        apiURL = try reader.url("TOLLGATE_APPSTORE_API_URL", default: apiURL)
+        apiSandboxURL = try reader.url("TOLLGATE_APPSTORE_API_SANDBOX_URL", default: apiSandboxURL)
+        apiKey = try Self.apiKey(reader)
+        confirmWithAPI = try reader.bool("TOLLGATE_CONFIRM_WITH_API", default: false)
+        refundPreference = try reader.int("TOLLGATE_REFUND_PREFERENCE", default: 0, range: 0...3)
+        apiRateScale = Double(try reader.int("TOLLGATE_API_RATE_SCALE_PERCENT", default: 100, range: 1...1000)) / 100
+        metricsHost = try reader.string("TOLLGATE_METRICS_HOST", default: "0.0.0.0")
+        metricsPort = try reader.int("TOLLGATE_METRICS_PORT", default: 9090, range: 0...65535)
+        concurrency = try reader.int("TOLLGATE_VERIFIER_CONCURRENCY", default: 64, range: 1...4096)
+        let base = try reader.int("TOLLGATE_RETRY_BASE_MS", default: 2000, range: 1...86_400_000)
+        let cap = try reader.int("TOLLGATE_RETRY_CAP_MS", default: 900_000, range: 1...604_800_000)
+        let attempts = try reader.int("TOLLGATE_RETRY_MAX_ATTEMPTS", default: 10, range: 1...1000)
+        retry = RetryPolicy(base: .milliseconds(base), cap: .milliseconds(max(base, cap)), maxAttempts: attempts)
+        appleTimeout = .milliseconds(try reader.int("TOLLGATE_APPLE_TIMEOUT_MS", default: 10_000, range: 100...600_000))
+        let minIdle = try reader.int("TOLLGATE_CLAIM_MIN_IDLE_MS", default: 60_000, range: 100...86_400_000)
+        claimMinIdle = .milliseconds(minIdle)
+        claimInterval = .milliseconds(try reader.int("TOLLGATE_CLAIM_INTERVAL_MS", default: 5000, range: 10...600_000))
+        heartbeatInterval = .milliseconds(try reader.int("TOLLGATE_HEARTBEAT_MS", default: max(10, minIdle / 4), range: 10...86_400_000))
+        guard heartbeatInterval < claimMinIdle else {
+            throw .invalidConfiguration(variable: "TOLLGATE_HEARTBEAT_MS", message: "must be below TOLLGATE_CLAIM_MIN_IDLE_MS")
+        }
+    }
+
+    private static func apiKey(_ reader: EnvironmentReader) throws(PipelineError) -> APIKey? {
+        let keyId = reader.optional("TOLLGATE_API_KEY_ID")
+        let issuerId = reader.optional("TOLLGATE_API_ISSUER_ID")
+        let path = reader.optional("TOLLGATE_API_PRIVATE_KEY_PATH")
+        if keyId == nil, issuerId == nil, path == nil { return nil }
+        guard let keyId else { throw .invalidConfiguration(variable: "TOLLGATE_API_KEY_ID", message: "is required with the other API key settings") }
+        guard let issuerId else { throw .invalidConfiguration(variable: "TOLLGATE_API_ISSUER_ID", message: "is required with the other API key settings") }
+        guard let path else { throw .invalidConfiguration(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", message: "is required with the other API key settings") }
+        guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8),
+              pem.contains("PRIVATE KEY") else {
+            throw .invalidConfiguration(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", message: "cannot read a PEM private key at \(path)")
+        }
+        return APIKey(keyId: keyId, issuerId: issuerId, privateKeyPEM: pem)
+    }
+}

@@ -1,0 +1,105 @@
+import AppStore
+import Foundation
+import Pipeline
+
+/// The verifier's settings, read from the environment by ``init(environment:)`` and validated at startup.
+///
+/// Keys (defaults in brackets), besides ``SharedConfiguration``'s `TOLLGATE_REDIS_URL`,
+/// `TOLLGATE_KEY_PREFIX` and `LOG_LEVEL`:
+/// - `TOLLGATE_BUNDLE_ID` — the app's bundle ID (required)
+/// - `TOLLGATE_APP_APPLE_ID` — the app's Apple ID (required when the environment is production)
+/// - `TOLLGATE_ENVIRONMENT` — `production` or `sandbox` [`sandbox`]
+/// - `TOLLGATE_ACCEPT_SANDBOX` — production also accepts sandbox data, for App Review [`false`]
+/// - `TOLLGATE_SHARED_SECRET` — `verifyReceipt` password and V1 notification password [none: V1
+///   notifications are rejected with `shared_secret_mismatch`]
+/// - `TOLLGATE_ROOT_CERTS` — comma-separated DER or PEM files of trusted roots [Apple Root CA - G3]
+/// - `TOLLGATE_VERIFY_RECEIPT_URL`, `TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL` [Apple's]
+/// - `TOLLGATE_APPSTORE_API_URL`, `TOLLGATE_APPSTORE_API_SANDBOX_URL` [Apple's]
+/// - `TOLLGATE_API_KEY_ID`, `TOLLGATE_API_ISSUER_ID`, `TOLLGATE_API_PRIVATE_KEY_PATH` — App Store Server
+///   API key; all three or none (without: no Get Transaction Info, no Send Consumption Information)
+/// - `TOLLGATE_CONFIRM_WITH_API` — confirm StoreKit 2 transactions with Get Transaction Info [`false`]
+/// - `TOLLGATE_REFUND_PREFERENCE` — refund preference sent with consumption information: `0` undeclared,
+///   `1` grant, `2` decline, `3` no preference [`0`]
+/// - `TOLLGATE_API_RATE_SCALE_PERCENT` — percent of Apple's published API rates the fleet-wide buckets allow [`100`]
+/// - `TOLLGATE_METRICS_PORT` — `/metrics` and `/healthz` [`9090`]; `TOLLGATE_METRICS_HOST` [`0.0.0.0`]
+/// - `TOLLGATE_VERIFIER_CONCURRENCY` — jobs in flight per replica [`64`]
+/// - `TOLLGATE_RETRY_BASE_MS`, `TOLLGATE_RETRY_CAP_MS`, `TOLLGATE_RETRY_MAX_ATTEMPTS` [`2000`, `900000`, `10`]
+/// - `TOLLGATE_APPLE_TIMEOUT_MS` — time allowed for each call to Apple [`10000`]
+/// - `TOLLGATE_CLAIM_MIN_IDLE_MS` — entries idle longer are taken over from crashed replicas [`60000`];
+///   must exceed the Apple timeout
+/// - `TOLLGATE_CLAIM_INTERVAL_MS` — how often idle entries are looked for [`5000`]
+/// - `TOLLGATE_HEARTBEAT_MS` — how often a job in flight resets its idle time [claim min-idle / 4]
+public struct VerifierConfiguration: Sendable {
+    public var shared: SharedConfiguration
+    public var bundleId: String
+    public var appAppleId: Int64?
+    public var environment: AppStoreEnvironment
+    public var acceptSandbox: Bool
+    public var sharedSecret: String?
+    public var rootCertificates: [Data]
+    public var verifyReceiptURL: URL
+    public var verifyReceiptSandboxURL: URL
+    public var apiURL: URL
+    public var apiSandboxURL: URL
+    public var apiKey: APIKey?
+    public var confirmWithAPI: Bool
+    public var refundPreference: Int
+    public var apiRateScale: Double
+    public var metricsHost: String
+    public var metricsPort: Int
+    public var concurrency: Int
+    public var retry: RetryPolicy
+    public var appleTimeout: Duration
+    public var claimMinIdle: Duration
+    public var claimInterval: Duration
+    public var heartbeatInterval: Duration
+
+    /// An App Store Server API key (`.p8` contents).
+    public struct APIKey: Sendable {
+        public var keyId: String
+        public var issuerId: String
+        public var privateKeyPEM: String
+
+        public init(keyId: String, issuerId: String, privateKeyPEM: String) {
+            self.keyId = keyId
+            self.issuerId = issuerId
+            self.privateKeyPEM = privateKeyPEM
+        }
+    }
+
+    /// Settings with defaults for everything but the app's identity (for tests and embedding).
+    public init(shared: SharedConfiguration = SharedConfiguration(), bundleId: String, appAppleId: Int64? = nil,
+                environment: AppStoreEnvironment = .sandbox) {
+        self.shared = shared
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.environment = environment
+        acceptSandbox = false
+        sharedSecret = nil
+        rootCertificates = [AppleRootCertificates.appleRootCAG3]
+        verifyReceiptURL = ReceiptClientConfiguration.appleProductionURL
+        verifyReceiptSandboxURL = ReceiptClientConfiguration.appleSandboxURL
+        apiURL = AppStoreServerAPIConfiguration.appleProductionURL
+        apiSandboxURL = AppStoreServerAPIConfiguration.appleSandboxURL
+        apiKey = nil
+        confirmWithAPI = false
+        refundPreference = 0
+        apiRateScale = 1
+        metricsHost = "0.0.0.0"
+        metricsPort = 9090
+        concurrency = 64
+        retry = RetryPolicy(base: .seconds(2), cap: .seconds(900), maxAttempts: 10)
+        appleTimeout = .seconds(10)
+        claimMinIdle = .seconds(60)
+        claimInterval = .seconds(5)
+        heartbeatInterval = .seconds(15)
+    }
+
+    /// Whether data from `dataEnvironment` is accepted by this deployment.
+    public func accepts(_ dataEnvironment: AppStoreEnvironment) -> Bool {
+        dataEnvironment == environment || (environment == .production && acceptSandbox && dataEnvironment == .sandbox)
+    }
+
+    /// Whether sandbox data can reach this deployment.
+    public var allowsSandbox: Bool { environment == .sandbox || acceptSandbox }
+}

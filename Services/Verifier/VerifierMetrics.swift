@@ -1,0 +1,40 @@
+import AppStore
+import Metrics
+
+/// The verifier's own metrics (the consumer runtime adds `tollgate_jobs_total{stream,outcome}`,
+/// `tollgate_retries_scheduled_total{stream}`, `tollgate_dead_letters_total{stream,cause}`):
+///
+/// - `tollgate_verifier_jobs_total{kind,outcome}` — outcome: verified, recorded, rejected, retryable, malformed
+/// - `tollgate_verifier_retries_total{kind,code}` — retries scheduled, by failure code
+/// - `tollgate_verifier_dead_letters_total{kind}`
+/// - `tollgate_apple_requests_total{endpoint,status}` and `tollgate_apple_request_duration_seconds{endpoint}`
+///   — endpoint: `verifyReceipt`, `api`; status: the HTTP status or the transport error code
+/// - `tollgate_chain_cache_hits`, `tollgate_chain_cache_misses`, `tollgate_chain_cache_hit_ratio` (gauges,
+///   refreshed on each scrape)
+struct VerifierMetrics: Sendable {
+    func job(kind: String, outcome: String) {
+        Counter(label: "tollgate_verifier_jobs_total", dimensions: [("kind", kind), ("outcome", outcome)]).increment()
+    }
+
+    func retryScheduled(kind: String, code: String) {
+        Counter(label: "tollgate_verifier_retries_total", dimensions: [("kind", kind), ("code", code)]).increment()
+    }
+
+    func deadLetter(kind: String) {
+        Counter(label: "tollgate_verifier_dead_letters_total", dimensions: [("kind", kind)]).increment()
+    }
+
+    func appleRequest(endpoint: String, status: String, duration: Duration) {
+        Counter(label: "tollgate_apple_requests_total", dimensions: [("endpoint", endpoint), ("status", status)]).increment()
+        let (seconds, attoseconds) = duration.components
+        Timer(label: "tollgate_apple_request_duration_seconds", dimensions: [("endpoint", endpoint)])
+            .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    func chainCache(_ statistics: ChainCache.Statistics) {
+        Gauge(label: "tollgate_chain_cache_hits").record(statistics.hits)
+        Gauge(label: "tollgate_chain_cache_misses").record(statistics.misses)
+        let total = statistics.hits + statistics.misses
+        Gauge(label: "tollgate_chain_cache_hit_ratio").record(total == 0 ? 0 : Double(statistics.hits) / Double(total))
+    }
+}

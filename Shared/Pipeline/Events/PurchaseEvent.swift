@@ -1,0 +1,101 @@
+import Foundation
+
+/// The canonical purchase event: what the verifier hands to the fulfiller for one verified job, written as
+/// JSON (field ``streamField``, `event`) on the verified stream (`tg:{p0}:verified`), together with the
+/// fields `job.id` and `event.version`. This is the contract the fulfiller is written against.
+///
+/// Everything in it was verified with Apple's rules (JWS chain and claims, or Apple's `verifyReceipt`
+/// answer, or a V1 notification's shared secret); nothing comes from the client unchecked except
+/// ``userId`` (authenticated by ingest) and ``orderNo`` (the order the client says it pays).
+///
+/// JSON fields (dates are integers, milliseconds since 1970, like Apple's V2 payloads; absent optionals
+/// are omitted, never `null`):
+/// - `version` — `1`. A change that a version-1 reader would misread gets a new number; new optional
+///   fields may be added within a version, so readers ignore fields they do not know.
+/// - `jobId` — the job's id (the key of its status hash, `tg:{p0}:job:<jobId>`).
+/// - `kind` — the job kind (``JobKind`` raw value): `receipt`, `transaction`, `notification.v2`,
+///   `notification.v1`.
+/// - `source` — `client` (an app user submitted it) or `apple` (a server notification).
+/// - `userId` — the authenticated user who submitted it (client jobs only).
+/// - `orderNo` — the order the submission pays (optional, client jobs only).
+/// - `environment` — Apple's environment of the data: `Production` or `Sandbox` (also `Xcode`,
+///   `LocalTesting`); the ledger keeps environments apart.
+/// - `verifiedAt` — when the verifier accepted it.
+/// - `transactions` — the purchases, see ``PurchaseEventTransaction``: all of a receipt's transactions
+///   (deduplicated, by purchase date), the one StoreKit 2 transaction, or a notification's transaction
+///   (empty for notifications without one, e.g. `EXTERNAL_PURCHASE_TOKEN` or summaries).
+/// - `renewals` — subscription renewal states, see ``PurchaseEventRenewal``, one per
+///   `originalTransactionId`, when Apple sent them (`pending_renewal_info`, `signedRenewalInfo`).
+/// - `notification` — for notification jobs, see ``PurchaseEventNotification``: type, subtype, UUID,
+///   signed date.
+public struct PurchaseEvent: Codable, Sendable, Hashable {
+    /// The version this code writes.
+    public static let currentVersion = 1
+    /// The verified-stream field holding the event's JSON.
+    public static let streamField = "event"
+    /// The verified-stream field holding the job id (so that the entry can be traced without decoding).
+    public static let jobIDField = "job.id"
+    /// The verified-stream field holding the event version.
+    public static let versionField = "event.version"
+
+    public var version: Int
+    public var jobId: String
+    public var kind: JobKind
+    public var source: Job.Source
+    public var userId: String?
+    public var orderNo: String?
+    public var environment: String
+    public var verifiedAt: Int64
+    public var transactions: [PurchaseEventTransaction]
+    public var renewals: [PurchaseEventRenewal]
+    public var notification: PurchaseEventNotification?
+
+    public init(
+        version: Int = PurchaseEvent.currentVersion, jobId: String, kind: JobKind, source: Job.Source,
+        userId: String? = nil, orderNo: String? = nil, environment: String, verifiedAt: Int64,
+        transactions: [PurchaseEventTransaction], renewals: [PurchaseEventRenewal] = [],
+        notification: PurchaseEventNotification? = nil
+    ) {
+        self.version = version
+        self.jobId = jobId
+        self.kind = kind
+        self.source = source
+        self.userId = userId
+        self.orderNo = orderNo
+        self.environment = environment
+        self.verifiedAt = verifiedAt
+        self.transactions = transactions
+        self.renewals = renewals
+        self.notification = notification
+    }
+
+    /// The event's identity fields taken from a job (id, kind, source, user, order); the verifier adds
+    /// what it verified.
+    public init(job: Job, environment: String, verifiedAt: Int64, transactions: [PurchaseEventTransaction],
+                renewals: [PurchaseEventRenewal] = [], notification: PurchaseEventNotification? = nil) {
+        self.init(jobId: job.id, kind: job.kind, source: job.source, userId: job.userID, orderNo: job.orderNo,
+                  environment: environment, verifiedAt: verifiedAt, transactions: transactions,
+                  renewals: renewals, notification: notification)
+    }
+
+    /// The JSON encoding (sorted keys, so equal events encode equally).
+    public func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(self))
+    }
+
+    /// Decodes an event from its JSON.
+    public static func decode(_ bytes: [UInt8]) throws -> PurchaseEvent {
+        try JSONDecoder().decode(PurchaseEvent.self, from: Data(bytes))
+    }
+
+    /// The verified-stream fields of this event: `job.id`, `event.version`, `event` (JSON).
+    public func streamFields() throws -> [(String, [UInt8])] {
+        [
+            (Self.jobIDField, Array(jobId.utf8)),
+            (Self.versionField, Array(String(version).utf8)),
+            (Self.streamField, try encoded()),
+        ]
+    }
+}

@@ -1,0 +1,8 @@
+/// No token of a fleet-wide bucket came within the limiter's maximum wait.
+public struct RateLimitError: Error, Sendable, CustomStringConvertible {
+    public var bucket: String
+    /// When a token is expected.
+    public var retryAfter: Duration
+    public var code: String { "rate_limited" }
+    public var description: String { "rate_limited: bucket \(bucket) is empty; retry after \(retryAfter)" }
+}
