@@ -54,10 +54,17 @@ public final class RedisConnection: RedisCommandExecutor {
         mailbox.close()
     }
 
+    /// Queues work for the thread. Cancelling the caller removes queued work (throwing `CancellationError`)
+    /// and interrupts a running blocking command (one with a per-call timeout), which then throws
+    /// ``RedisError/unknownOutcome(_:)``; other running commands finish.
     private func submit(_ work: ConnectionMailbox.Job.Work) async throws -> [RedisReply] {
-        try Task.checkCancellation()
-        return try await withCheckedThrowingContinuation { continuation in
-            mailbox.submit(.init(work: work, continuation: continuation))
+        let id = mailbox.makeJobID()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                mailbox.submit(.init(id: id, work: work, continuation: continuation))
+            }
+        } onCancel: { [mailbox] in
+            mailbox.cancel(id: id)
         }
     }
 
@@ -68,6 +75,7 @@ public final class RedisConnection: RedisCommandExecutor {
     ) {
         let sleep = { (delay: Duration) in mailbox.sleep(for: delay) }
         if let error = session.ensureConnected(sleep: sleep) {
+            mailbox.finishRunning()
             // Nothing was sent. A refused AUTH, SELECT or SETNAME stays a server error only for connect().
             switch (error, job.work) {
             case (.server(_, let message), .command), (.server(_, let message), .pipeline):
@@ -85,6 +93,7 @@ public final class RedisConnection: RedisCommandExecutor {
         case .command(let command, let timeout): session.execute(command, timeout: timeout).map { [$0] }
         case .pipeline(let commands): session.executePipeline(commands)
         }
+        mailbox.finishRunning()
         job.continuation.resume(with: result.mapError { $0 as any Error })
     }
 }

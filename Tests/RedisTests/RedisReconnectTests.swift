@@ -145,6 +145,34 @@ struct RedisReconnectTests {
         }
     }
 
+    @Test func cancellingABlockingReadInterruptsItAndTheConnectionRecovers() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            defer { redis.close() }
+            try await redis.connect()
+            let clock = ContinuousClock()
+            let started = clock.now
+            let blocked = Task { try await redis.send(RedisCommand("BLPOP", "never", 0), timeout: .zero) }
+            let queued = Task {
+                try await Task.sleep(for: .milliseconds(50))
+                return try await redis.send("INCR", "queued")
+            }
+            try await Task.sleep(for: .milliseconds(150))
+            queued.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await queued.value }
+            blocked.cancel()
+            do {
+                _ = try await blocked.value
+                Issue.record("BLPOP 0 returned a value")
+            } catch let error as RedisError {
+                #expect(error.code == "unknown_outcome", "\(error)")
+            }
+            #expect(clock.now - started < .seconds(2))
+            #expect(try await redis.send("GET", "queued").isNull)  // the cancelled INCR never ran
+            #expect(try await redis.send("PING") == .status("PONG"))
+        }
+    }
+
     @Test func blockingReadGroupOutlivesCommandTimeout() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
             let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
