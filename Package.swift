@@ -92,6 +92,7 @@ let package = Package(
             "Redis", "Pipeline", "Ledger",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -105,7 +106,14 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
-        serviceTarget("fulfiller", folder: "Fulfiller", dependencies: ["Redis", "Pipeline"]),
+        serviceTarget("fulfiller", folder: "Fulfiller", dependencies: [
+            "Redis", "Pipeline", "Ledger",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
         serviceTarget("tollctl", folder: "Tollctl", dependencies: [
             "AppStore", "Redis", "Pipeline",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -148,6 +156,15 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Tests/VerifierTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FulfillerTests",
+            dependencies: [
+                "fulfiller", "Pipeline", "Redis", "Ledger", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Tests/FulfillerTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger"], path: "Tests/LedgerTests", swiftSettings: swiftSettings),
