@@ -115,7 +115,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         serviceTarget("tollctl", folder: "Tollctl", dependencies: [
-            "AppStore", "Redis", "Pipeline",
+            "AppStore", "Redis", "Pipeline", "Ledger",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         serviceTarget("appstore-sim", folder: "AppstoreSim", dependencies: [
