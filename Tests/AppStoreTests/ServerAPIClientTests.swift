@@ -165,12 +165,18 @@ import TestSupport
     @Test func serverErrorIsRetryable() async throws {
         try await Self.withAPI { api in
             await api.server.respond(to: "/inApps/v1/transactions/9", with: [
-                .json(#"{"errorCode": 5000000, "errorMessage": "An unknown error occurred."}"#, status: 500)
+                .json(#"{"errorCode": 5000000, "errorMessage": "An unknown error occurred."}"#, status: 500),
+                .json(#"{"errorCode": 5030000}"#, status: 503, headers: ["Retry-After": "3"]),
             ])
             let error = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "9") }
             #expect(error?.code == .unavailable)
             #expect(error?.isRetryable == true)
             #expect(error?.httpStatus == 500)
+            #expect(error?.appleErrorCode == 5000000)
+            #expect(error?.retryAfter == nil)
+            let unavailable = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "9") }
+            #expect(unavailable?.code == .unavailable)
+            #expect(unavailable?.retryAfter == .seconds(3))
         }
     }
 

@@ -9,7 +9,7 @@ public struct AppStoreAPIError: Error, Sendable, Hashable, CustomStringConvertib
 
         /// HTTP 429: too many requests; see ``AppStoreAPIError/retryAfter``. Retryable.
         public static let rateLimited = Code(rawValue: "api_rate_limited")
-        /// HTTP 5xx. Retryable.
+        /// HTTP 5xx (with ``AppStoreAPIError/retryAfter`` when Apple sent `Retry-After`). Retryable.
         public static let unavailable = Code(rawValue: "api_unavailable")
         /// No answer within the timeout. Retryable.
         public static let timeout = Code(rawValue: "api_timeout")

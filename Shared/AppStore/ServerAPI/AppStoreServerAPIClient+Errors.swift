@@ -33,7 +33,7 @@ extension AppStoreServerAPIClient {
         case 401: return error(.unauthorized, retryable: false)
         case 404: return error(.notFound, retryable: false)
         case 400...499: return error(.requestRejected, retryable: false)
-        case 500...599: return error(.unavailable, retryable: true)
+        case 500...599: return error(.unavailable, retryable: true, retryAfter: response.retryAfter(now: now))
         default: return error(.badResponse, retryable: true)
         }
     }
