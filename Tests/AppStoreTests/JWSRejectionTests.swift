@@ -134,6 +134,21 @@ import X509
         #expect(await production.verifyNotification(right).value != nil)
     }
 
+    @Test func appTransactionIsVerifiedWithItsReceiptTypeAndAppAppleId() async throws {
+        let production = try JWSTestSupport.verifier(roots: [authority.rootDER], environment: .production)
+        var app = AppTransaction(
+            receiptType: .production, appAppleId: JWSTestSupport.appAppleId, bundleId: JWSTestSupport.bundleId,
+            applicationVersion: "7", signedDate: JWSTestSupport.nowMilliseconds()
+        )
+        #expect(await production.verifyAppTransaction(try authority.signer().sign(app)).value?.applicationVersion == "7")
+        let any = await production.verifyAny(try authority.signer().sign(app))
+        #expect(any.value?.kind == "appTransaction")
+        app.appAppleId = 1
+        #expect(await production.verifyAppTransaction(try authority.signer().sign(app)).failure?.code == .wrongAppAppleID)
+        app.receiptType = .sandbox
+        #expect(await production.verifyAppTransaction(try authority.signer().sign(app)).failure?.code == .wrongEnvironment)
+    }
+
     @Test func productionNeedsAnAppAppleId() throws {
         #expect(throws: SignedDataVerifierConfigurationError.self) {
             try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
