@@ -124,6 +124,14 @@ import TestSupport
         }
     }
 
+    @Test func startingInSandboxRequiresSandboxToBeAllowed() async throws {
+        try await withStub(allowSandbox: false, startInSandbox: true) { server, client in
+            let outcome = await client.verify(Self.receipt)
+            #expect(outcome.result.failure?.code == .sandboxNotAllowed)
+            #expect(await server.allRequests().isEmpty)
+        }
+    }
+
     @Test func endpointsThatBounceTheReceiptAreRejected() async throws {
         try await withStub { server, client in
             await server.respond(to: Self.production, with: [Self.status(21007)])
