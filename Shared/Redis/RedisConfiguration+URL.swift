@@ -70,7 +70,7 @@ extension RedisConfiguration {
         }
         guard !host.isEmpty else { throw RedisError.invalidURL("host is empty") }
         if let portText {
-            guard let value = Int(portText), portText.allSatisfy({ ("0"..."9").contains($0) }), (1...65535).contains(value) else {
+            guard let value = Self.decimal(portText), (1...65535).contains(value) else {
                 throw RedisError.invalidURL("port '\(portText)' is not a number between 1 and 65535")
             }
             port = value
@@ -79,10 +79,16 @@ extension RedisConfiguration {
 
     private static func parseDatabase(_ text: Substring) throws -> Int {
         if text.isEmpty { return 0 }
-        guard let value = Int(text), text.allSatisfy({ ("0"..."9").contains($0) }), value >= 0, value <= Int(Int32.max) else {
+        guard let value = decimal(text), value <= Int(Int32.max) else {
             throw RedisError.invalidURL("database '\(text)' is not a non-negative number")
         }
         return value
+    }
+
+    /// Plain decimal digits only (no sign, no spaces).
+    private static func decimal(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+        return Int(text)
     }
 
     private static func percentDecoded(_ text: Substring, what: String) throws -> String {

@@ -105,7 +105,8 @@ public final class RedisServer: Sendable {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if process.runningPID() == nil {
-                throw StartError(description: "redis-server exited at start on port \(port); see \(directory.path)/redis.log")
+                let log = directory.appendingPathComponent("redis.log").path
+                throw StartError(description: "redis-server exited at start on port \(port); see \(log)")
             }
             if Self.answersPing(port: port) { return }
             try await Task.sleep(for: .milliseconds(10))
