@@ -93,6 +93,22 @@ struct RedisPoolTests {
         }
     }
 
+    @Test func connectFailsFastWhenRedisIsUnreachable() async throws {
+        let port = try await withRedisServer { (server: RedisServer) async throws in server.port }
+        let configuration = RedisConfiguration(port: port, connectTimeout: .milliseconds(500))
+        let pool = RedisPool(configuration: configuration, size: 4, logger: testLogger)
+        defer { pool.close() }
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            try await pool.connect()
+            Issue.record("pool connected to a closed port")
+        } catch let error as RedisError {
+            #expect(error.code == "connection_failed", "\(error)")
+        }
+        #expect(clock.now - started < .seconds(2))
+    }
+
     @Test func runClosesThePoolOnGracefulShutdown() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
             let pool = RedisPool(configuration: server.configuration(), size: 2, logger: testLogger)
