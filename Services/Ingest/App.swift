@@ -1,11 +1,22 @@
 import Foundation
+import Hummingbird
+import Logging
+import Pipeline
 
-/// Entry point of `ingest`, the ingest HTTP service. Its issue has not landed yet: it says so and exits non-zero,
-/// so that nothing mistakes it for a working service.
+/// `ingest`: Tollgate's HTTP front door. Settings are environment variables, listed on ``IngestConfiguration``.
 @main
 struct App {
-    static func main() {
-        FileHandle.standardError.write(Data("ingest: not yet implemented\n".utf8))
-        exit(2)
+    static func main() async {
+        var logger = Logger(label: "ingest")
+        do {
+            let configuration = try IngestConfiguration(environment: ProcessInfo.processInfo.environment)
+            logger.logLevel = configuration.shared.logLevel
+            let app = try await buildApplication(configuration: configuration, logger: logger)
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            logger.critical("ingest failed", metadata: ["error": "\(error)"])
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            exit(1)
+        }
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+
+/// Every refusal ingest answers with: a stable machine `code`, an HTTP status and a human message, sent as
+/// `{"error": {"code": "...", "message": "..."}}`. Rejected requests write nothing to Redis.
+struct IngestError: HTTPResponseError, Sendable {
+    let status: HTTPResponse.Status
+    let code: String
+    let message: String
+    /// Seconds for a `Retry-After` header (503 answers).
+    var retryAfterSeconds: Int?
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The JSON body.
+    var body: [UInt8] {
+        let object = ["error": ["code": code, "message": message]]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return Array(data)
+    }
+
+    static func invalidJSON(_ message: String = "the body is not a JSON object") -> IngestError {
+        IngestError(status: .badRequest, code: "invalid_json", message: message)
+    }
+    static func invalidRequest(_ message: String) -> IngestError {
+        IngestError(status: .badRequest, code: "invalid_request", message: message)
+    }
+    static func invalidJWS(_ message: String) -> IngestError {
+        IngestError(status: .badRequest, code: "invalid_jws", message: message)
+    }
+    static func unsupportedAlgorithm(_ alg: String) -> IngestError {
+        IngestError(status: .badRequest, code: "unsupported_algorithm",
+                    message: "JWS alg must be ES256, not '\(alg.prefix(16))'")
+    }
+    static func invalidReceipt(_ message: String) -> IngestError {
+        IngestError(status: .badRequest, code: "invalid_receipt", message: message)
+    }
+    static func unknownNotification() -> IngestError {
+        IngestError(status: .badRequest, code: "unknown_notification",
+                    message: "neither a V2 notification (signedPayload) nor a V1 notification (notification_type)")
+    }
+    static func payloadTooLarge(limit: Int) -> IngestError {
+        IngestError(status: .contentTooLarge, code: "payload_too_large", message: "the body exceeds \(limit) bytes")
+    }
+    static func unauthorized(_ message: String = "a valid bearer token or API key is required") -> IngestError {
+        IngestError(status: .unauthorized, code: "unauthorized", message: message)
+    }
+    static func forbidden(_ message: String = "not allowed for this caller") -> IngestError {
+        IngestError(status: .forbidden, code: "forbidden", message: message)
+    }
+    static func notFound(_ message: String) -> IngestError {
+        IngestError(status: .notFound, code: "not_found", message: message)
+    }
+    static func unknownProduct(_ productId: String) -> IngestError {
+        IngestError(status: .unprocessableContent, code: "unknown_product",
+                    message: "product '\(productId.prefix(200))' is not in the catalog")
+    }
+    static func redisUnavailable() -> IngestError {
+        IngestError(status: .serviceUnavailable, code: "redis_unavailable",
+                    message: "the job store is unavailable; retry later", retryAfterSeconds: 1)
+    }
+    static func overloaded(_ message: String) -> IngestError {
+        IngestError(status: .serviceUnavailable, code: "overloaded", message: message, retryAfterSeconds: 1)
+    }
+    static func replicationTimeout() -> IngestError {
+        IngestError(status: .serviceUnavailable, code: "replication_timeout",
+                    message: "the write was not acknowledged by enough replicas; retry", retryAfterSeconds: 1)
+    }
+}

@@ -1,0 +1,59 @@
+import CoreMetrics
+import Prometheus
+
+/// Ingest's metrics, on a registry of its own (so that tests can build several apps in one process), exported
+/// as Prometheus text on `/metrics`:
+/// - `tollgate_ingest_requests_total{route,status}` — answered requests
+/// - `tollgate_ingest_request_duration_seconds{route}` — latency histogram
+/// - `tollgate_ingest_enqueue_batch_size` — jobs per pipelined Redis round trip (histogram)
+/// - `tollgate_ingest_rejects_total{reason}` — refused requests by error code
+/// - `tollgate_ingest_jobs_total{kind,outcome}` — jobs enqueued (`created`) or deduplicated (`duplicate`)
+/// - `tollgate_ingest_backlog` — last sampled undelivered jobs on the jobs stream
+struct IngestMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    let factory: PrometheusMetricsFactory
+    let batchSize: CoreMetrics.Recorder
+    let backlog: CoreMetrics.Gauge
+
+    init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.valueHistogramBuckets["tollgate_ingest_enqueue_batch_size"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+        factory.durationHistogramBuckets["tollgate_ingest_request_duration_seconds"] = [
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+            .milliseconds(500), .seconds(1), .seconds(5), .seconds(30),
+        ]
+        self.factory = factory
+        batchSize = CoreMetrics.Recorder(label: "tollgate_ingest_enqueue_batch_size", dimensions: [], aggregate: true, factory: factory)
+        backlog = CoreMetrics.Gauge(label: "tollgate_ingest_backlog", dimensions: [], factory: factory)
+    }
+
+    func request(route: String, status: Int, duration: Duration) {
+        CoreMetrics.Counter(label: "tollgate_ingest_requests_total", dimensions: [("route", route), ("status", String(status))],
+                factory: factory).increment()
+        CoreMetrics.Timer(label: "tollgate_ingest_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+            .recordNanoseconds(duration.nanoseconds)
+    }
+
+    func reject(reason: String) {
+        CoreMetrics.Counter(label: "tollgate_ingest_rejects_total", dimensions: [("reason", reason)], factory: factory).increment()
+    }
+
+    func job(kind: String, created: Bool) {
+        CoreMetrics.Counter(label: "tollgate_ingest_jobs_total",
+                dimensions: [("kind", kind), ("outcome", created ? "created" : "duplicate")], factory: factory).increment()
+    }
+
+    /// The Prometheus text exposition.
+    func render() -> [UInt8] { registry.emitToBuffer() }
+}
+
+extension Duration {
+    /// Whole nanoseconds (saturating).
+    var nanoseconds: Int64 {
+        let parts = components
+        let (seconds, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : seconds + parts.attoseconds / 1_000_000_000
+    }
+}

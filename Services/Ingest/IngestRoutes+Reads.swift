@@ -1,0 +1,94 @@
+import Foundation
+import Hummingbird
+import Ledger
+import Pipeline
+import Redis
+
+extension IngestRoutes {
+    /// `GET /v1/products`: the catalog.
+    func products() throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(configuration.catalog)
+        return Response(status: .ok, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `GET /v1/jobs/{jobId}`: the job's status; users see only their own jobs (`403`), services any.
+    func job(_ request: Request, jobID: String) async throws -> Response {
+        let principal = try await authenticator.authenticate(request)
+        guard jobID.utf8.count == 32, jobID.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+            throw IngestError.notFound("no job \(jobID.prefix(64))")
+        }
+        guard let status = try await redisRead({ try await readStatus(jobID) }) else {
+            throw IngestError.notFound("no job \(jobID)")
+        }
+        guard principal.mayRead(user: status.userID) else { throw IngestError.forbidden("this job belongs to another user") }
+        return jsonResponse(.ok, JobStatusBody.object(status))
+    }
+
+    /// `GET /v1/users/{userId}/entitlements`: coins and entitlement states as the fulfiller wrote them.
+    func entitlements(_ request: Request, userID: String) async throws -> Response {
+        let principal = try await authenticator.authenticate(request)
+        guard principal.mayRead(user: userID) else { throw IngestError.forbidden("you may read only your own entitlements") }
+        guard !userID.isEmpty, userID.utf8.count <= 128, !userID.contains(where: { "{}: ".contains($0) }) else {
+            throw IngestError.notFound("no user \(userID.prefix(64))")
+        }
+        let hash = try await redisRead { try await hashStrings(keys.account(user: userID)) }
+        let view = EntitlementsView(hash: hash)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Response(status: .ok, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(view))))
+    }
+
+    /// `POST /v1/orders {productId}`: a user's order of a catalog product → `201 {orderNo, appAccountToken}`,
+    /// stored under the ledger keys (``Keys/order(user:orderNo:)``, ``Keys/orders(user:)``,
+    /// ``Keys/appAccountToken(_:)``) with state `pending`.
+    func createOrder(_ request: Request) async throws -> Response {
+        let userID = try await authenticator.user(request)
+        let object = try Submission.jsonObject(try await body(of: request, limit: 4096))
+        guard let productId = object["productId"] as? String, !productId.isEmpty else {
+            throw IngestError.invalidRequest("productId must be a non-empty string")
+        }
+        guard configuration.catalog.product(productId) != nil else { throw IngestError.unknownProduct(productId) }
+        let order = Order(orderNo: Order.newOrderNo(), userID: userID, productId: productId,
+                          appAccountToken: Order.newAppAccountToken(), createdAtMilliseconds: clock.nowMilliseconds())
+        var orderArguments: [any RedisArgumentConvertible] = [keys.order(user: userID, orderNo: order.orderNo)]
+        for (name, value) in order.fields { orderArguments += [name, value] }
+        let commands = [
+            RedisCommand("HSET", arguments: orderArguments),
+            RedisCommand("ZADD", keys.orders(user: userID), order.createdAtMilliseconds, order.orderNo),
+            RedisCommand("HSET", keys.appAccountToken(order.appAccountToken),
+                         Order.TokenField.user, userID, Order.TokenField.orderNo, order.orderNo),
+        ]
+        let replies = try await redisRead { try await redis.pipeline(commands) }
+        if replies.contains(where: { if case .error = $0 { true } else { false } }) {
+            logger.error("order write refused by redis", metadata: ["order.no": "\(order.orderNo)"])
+            throw IngestError.redisUnavailable()
+        }
+        logger.info("order created", metadata: ["order.no": "\(order.orderNo)", "product": "\(productId)"])
+        return jsonResponse(.created, ["orderNo": order.orderNo, "appAccountToken": order.appAccountToken])
+    }
+
+    /// `/readyz`: Redis answers PING and both function libraries (pipeline, ingest) are loaded.
+    func readiness() async throws -> Response {
+        do {
+            let replies = try await redis.pipeline([RedisCommand("PING"), RedisCommand("FUNCTION", "LIST")])
+            let libraries = Set((replies.last?.array ?? []).compactMap { library -> String? in
+                guard let fields = library.array else { return nil }
+                for index in stride(from: 0, to: fields.count - 1, by: 2) where fields[index].string == "library_name" {
+                    return fields[index + 1].string
+                }
+                return nil
+            })
+            let missing = [PipelineFunctions.libraryName, IngestFunctions.libraryName].filter { !libraries.contains($0) }
+            guard replies.first?.string == "PONG", missing.isEmpty else {
+                return jsonResponse(.serviceUnavailable, ["status": "not_ready", "missing": missing])
+            }
+            return jsonResponse(.ok, ["status": "ready"])
+        } catch {
+            return jsonResponse(.serviceUnavailable, ["status": "not_ready", "error": "redis_unavailable"])
+        }
+    }
+}

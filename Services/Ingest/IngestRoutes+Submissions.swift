@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Pipeline
+
+extension IngestRoutes {
+    /// `POST /v1/apple/notifications`: no auth (Apple sends none); structure checks, then `200` once the job
+    /// is durably in Redis (and acknowledged by replicas when configured), `503` otherwise so Apple retries.
+    func notification(_ request: Request) async throws -> Response {
+        let body = try await body(of: request, limit: Submission.maxNotificationBytes)
+        let submission = try Submission.notification(body: body)
+        let outcome = try await enqueue(submission, source: .apple, userID: nil)
+        return jsonResponse(.ok, ["jobId": outcome.jobID])
+    }
+
+    /// `POST /v1/receipts` and `POST /v1/transactions`: an authenticated user's submission; `202 {jobId}`,
+    /// or with `?wait=N` (N ≤ 30) the job's status as soon as it is final (`200`), else at the deadline (`202`).
+    func clientSubmission(
+        _ request: Request, parse: ([UInt8]) throws(IngestError) -> Submission
+    ) async throws -> Response {
+        let userID = try await authenticator.user(request)
+        let wait = try waitSeconds(request)
+        let body = try await body(of: request, limit: Submission.maxClientBodyBytes)
+        let submission = try parse(body)
+        let outcome = try await enqueue(submission, source: .client, userID: userID)
+        guard wait > 0 else { return jsonResponse(.accepted, ["jobId": outcome.jobID]) }
+        return try await waitForResult(jobID: outcome.jobID, seconds: wait)
+    }
+
+    /// Enqueues atomically (dedupe key, job, `queued` status) through the group-commit batcher.
+    func enqueue(_ submission: Submission, source: Job.Source, userID: String?) async throws -> EnqueueBatcher.Outcome {
+        if configuration.maxBacklog > 0, backlog.backlog > configuration.maxBacklog {
+            throw IngestError.overloaded("the job backlog is above its limit; retry later")
+        }
+        let now = clock.nowMilliseconds()
+        let job = Job(id: Job.newID(), kind: submission.kind, payload: submission.payload, source: source,
+                      userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now)
+        let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
+        let command = IngestFunctions.enqueueCommand(
+            job: job, status: status, keys: keys, dedupeKey: dedupeKey(submission, source: source, userID: userID))
+        let outcome = try await batcher.enqueue(command)
+        metrics.job(kind: submission.kind.rawValue, created: outcome.created)
+        logger.debug("job enqueued", metadata: [
+            "job.id": "\(outcome.jobID)", "job.kind": "\(submission.kind.rawValue)", "job.created": "\(outcome.created)",
+        ])
+        return outcome
+    }
+
+    /// `<prefix>:{p0}:dedupe:<sha256(source, user, kind, order, payload)>`, in the jobs stream's slot.
+    func dedupeKey(_ submission: Submission, source: Job.Source, userID: String?) -> String {
+        var hasher = SHA256()
+        for part in [source.rawValue, userID ?? "", submission.kind.rawValue, submission.orderNo ?? ""] {
+            hasher.update(data: Data(part.utf8))
+            hasher.update(data: [0])
+        }
+        hasher.update(data: submission.payload)
+        let hex = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return keys.partitionKey(0, "dedupe", hex)
+    }
+
+    /// `?wait=N`: 0 when absent; `400 invalid_request` unless 0 ≤ N ≤ the maximum.
+    func waitSeconds(_ request: Request) throws -> Int {
+        guard let text = request.uri.queryParameters.get("wait") else { return 0 }
+        guard let seconds = Int(text), (0...configuration.maxWaitSeconds).contains(seconds) else {
+            throw IngestError.invalidRequest("wait must be an integer number of seconds from 0 to \(configuration.maxWaitSeconds)")
+        }
+        return seconds
+    }
+
+    /// Waits for a final status without holding a Redis connection: registers with ``ResultWaiters``, then
+    /// reads the status (closing the race with a result published before registering), and reads again on
+    /// every signal until the state is final or the deadline passes.
+    func waitForResult(jobID: String, seconds: Int) async throws -> Response {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        let id = await waiters.register(jobID: jobID)
+        do {
+            let response = try await pollUntilFinal(jobID: jobID, waiter: id, deadline: deadline)
+            await waiters.unregister(jobID: jobID, id: id)
+            return response
+        } catch {
+            await waiters.unregister(jobID: jobID, id: id)
+            throw error
+        }
+    }
+
+    private func pollUntilFinal(jobID: String, waiter id: UInt64, deadline: ContinuousClock.Instant) async throws -> Response {
+        while true {
+            let status = try await redisRead { try await readStatus(jobID) }
+            if let status, status.state.isFinal { return jsonResponse(.ok, JobStatusBody.object(status)) }
+            let remaining = deadline - ContinuousClock.now
+            if remaining <= .zero || Task.isCancelled {
+                guard let status else { return jsonResponse(.accepted, ["jobId": jobID, "status": "queued"]) }
+                return jsonResponse(.accepted, JobStatusBody.object(status))
+            }
+            await waiters.nextSignal(jobID: jobID, id: id, timeout: remaining)
+        }
+    }
+
+    func readStatus(_ jobID: String) async throws -> JobStatus? {
+        JobStatus(jobID: jobID, hash: try await hashStrings(keys.job(jobID)))
+    }
+}

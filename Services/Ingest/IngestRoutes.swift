@@ -1,0 +1,89 @@
+import Foundation
+import Hummingbird
+import Ledger
+import Logging
+import Pipeline
+import Redis
+
+/// ingest's HTTP interface (see `DESIGN.md`, "Interfaces") and the dependencies its handlers share.
+struct IngestRoutes: Sendable {
+    let configuration: IngestConfiguration
+    let redis: any RedisCommandExecutor
+    let authenticator: Authenticator
+    let batcher: EnqueueBatcher
+    let waiters: ResultWaiters
+    let backlog: BacklogMonitor
+    let metrics: IngestMetrics
+    let clock: PipelineClock
+    let logger: Logger
+
+    var keys: Keys { configuration.shared.keys }
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.get("/healthz") { _, _ in jsonResponse(.ok, ["status": "ok"]) }
+        router.get("/readyz") { _, _ in try await readiness() }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        }
+        router.get("/v1/products") { _, _ in try products() }
+        router.post("/v1/apple/notifications") { request, _ in try await notification(request) }
+        router.post("/v1/receipts") { request, _ in try await clientSubmission(request, parse: Submission.receipt) }
+        router.post("/v1/transactions") { request, _ in
+            try await clientSubmission(request, parse: Submission.transaction)
+        }
+        router.post("/v1/orders") { request, _ in try await createOrder(request) }
+        router.get("/v1/jobs/:jobId") { request, context in
+            try await job(request, jobID: context.parameters.get("jobId") ?? "")
+        }
+        router.get("/v1/users/:userId/entitlements") { request, context in
+            try await entitlements(request, userID: context.parameters.get("userId") ?? "")
+        }
+    }
+
+    /// Reads the body, refusing more than `limit` bytes with `413 payload_too_large`.
+    func body(of request: Request, limit: Int) async throws -> [UInt8] {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw IngestError.payloadTooLarge(limit: limit)
+        }
+        do {
+            let buffer = try await request.body.collect(upTo: limit)
+            return Array(buffer.readableBytesView)
+        } catch {
+            throw IngestError.payloadTooLarge(limit: limit)
+        }
+    }
+
+    /// Runs a Redis read, turning any Redis failure into `503 redis_unavailable`.
+    func redisRead<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as IngestError {
+            throw error
+        } catch {
+            logger.warning("redis read failed", metadata: ["error": "\(error)"])
+            throw IngestError.redisUnavailable()
+        }
+    }
+
+    /// `HGETALL` as a dictionary of UTF-8 strings.
+    func hashStrings(_ key: String) async throws -> [String: String] {
+        let reply = try await redis.send("HGETALL", key)
+        guard let items = reply.array, items.count.isMultiple(of: 2) else {
+            throw RedisError.protocolError("HGETALL returned \(reply)")
+        }
+        var hash: [String: String] = [:]
+        for index in stride(from: 0, to: items.count, by: 2) {
+            if let name = items[index].string, let value = items[index + 1].string { hash[name] = value }
+        }
+        return hash
+    }
+}
+
+/// A JSON response from a JSON-serializable object.
+func jsonResponse(_ status: HTTPResponse.Status, _ object: Any) -> Response {
+    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    return Response(status: status, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: data)))
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// A user's balances and entitlements as `GET /v1/users/{userId}/entitlements` shows them:
+/// `{"coins": 100, "entitlements": [{"entitlement", "state", "expiresAt", "autoRenew"}]}`.
+///
+/// Read from the account hash `tg:{u:<userId>}:account` (``Keys/account(user:)``) that the fulfiller writes:
+/// - `coins` — the coin balance, a decimal integer (may be negative); absent means 0
+/// - `ent:<entitlement>:state` — one of `active`, `gracePeriod`, `billingRetry`, `expired`, `revoked`;
+///   an entitlement is listed when this field exists
+/// - `ent:<entitlement>:expires` — when it ends, milliseconds since 1970; absent = no end (non-consumables)
+/// - `ent:<entitlement>:autorenew` — `1` when an auto-renewable subscription will renew, else `0` (absent = 0)
+///
+/// Entitlement names are the catalog's `entitlement` values; they must not contain `:`.
+public struct EntitlementsView: Sendable, Hashable, Codable {
+    /// One entitlement's current state.
+    public struct Entitlement: Sendable, Hashable, Codable {
+        public var entitlement: String
+        public var state: String
+        /// ISO 8601 (UTC, milliseconds), or nil when it does not end.
+        public var expiresAt: String?
+        public var autoRenew: Bool
+
+        public init(entitlement: String, state: String, expiresAt: String?, autoRenew: Bool) {
+            self.entitlement = entitlement
+            self.state = state
+            self.expiresAt = expiresAt
+            self.autoRenew = autoRenew
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(entitlement, forKey: .entitlement)
+            try container.encode(state, forKey: .state)
+            try container.encode(expiresAt, forKey: .expiresAt)  // explicit null when it does not end
+            try container.encode(autoRenew, forKey: .autoRenew)
+        }
+    }
+
+    /// The states the fulfiller writes in `ent:<name>:state`.
+    public static let knownStates: Set<String> = ["active", "gracePeriod", "billingRetry", "expired", "revoked"]
+
+    public var coins: Int64
+    public var entitlements: [Entitlement]
+
+    public init(coins: Int64, entitlements: [Entitlement]) {
+        self.coins = coins
+        self.entitlements = entitlements
+    }
+
+    /// Decodes `HGETALL` of the account hash; an empty hash is a user with 0 coins and no entitlements.
+    /// Entitlements are sorted by name; unreadable numbers are treated as absent.
+    public init(hash: [String: String]) {
+        coins = hash[Field.coins].flatMap { Int64($0) } ?? 0
+        var list: [Entitlement] = []
+        for (field, state) in hash where field.hasPrefix("ent:") && field.hasSuffix(":state") {
+            let name = String(field.dropFirst(4).dropLast(6))
+            guard !name.isEmpty else { continue }
+            let expires = hash[Field.expires(name)].flatMap { Int64($0) }.map(Self.iso8601)
+            list.append(Entitlement(entitlement: name, state: state, expiresAt: expires,
+                                    autoRenew: hash[Field.autoRenew(name)] == "1"))
+        }
+        entitlements = list.sorted { $0.entitlement < $1.entitlement }
+    }
+
+    /// Milliseconds since 1970 as ISO 8601 UTC with milliseconds, e.g. `2026-11-22T05:57:36.000Z`.
+    static func iso8601(_ milliseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+
+    /// The account hash's field names.
+    public enum Field {
+        public static let coins = "coins"
+        public static func state(_ entitlement: String) -> String { "ent:\(entitlement):state" }
+        public static func expires(_ entitlement: String) -> String { "ent:\(entitlement):expires" }
+        public static func autoRenew(_ entitlement: String) -> String { "ent:\(entitlement):autorenew" }
+    }
+}

@@ -1,0 +1,43 @@
+import Pipeline
+
+/// The ledger's Redis keys: the contract between ingest (which creates orders and reads accounts) and the
+/// fulfiller (which pays orders and writes accounts).
+///
+/// Every key of one user carries the user's hash tag `{u:<userId>}`, so that an atomic step over one user's
+/// ledger touches one Redis Cluster slot. An `appAccountToken` maps back to its order through a key tagged by
+/// the token itself, because the fulfiller may learn the token (from Apple) before it knows the user.
+///
+/// | key | type | written by | fields |
+/// |---|---|---|---|
+/// | `tg:{u:<userId>}:order:<orderNo>` | hash | ingest (create), fulfiller (pay) | see ``Order/Field`` |
+/// | `tg:{u:<userId>}:orders` | zset | ingest | member `orderNo`, score = created at (ms) |
+/// | `tg:{aat:<appAccountToken>}:order` | hash | ingest | `user`, `order.no` (token lower-case UUID) |
+/// | `tg:{u:<userId>}:account` | hash | fulfiller | see ``EntitlementsView/Field`` |
+///
+/// None of these keys expire: orders are kept so that a purchase notified days later still finds its order.
+extension Keys {
+    /// The hash tag of a user's ledger keys, e.g. `{u:42}`.
+    public func userTag(_ userID: String) -> String { "{u:\(userID)}" }
+
+    /// An order of a user: `tg:{u:<userId>}:order:<orderNo>` (hash, fields in ``Order/Field``).
+    public func order(user userID: String, orderNo: String) -> String {
+        "\(prefix):\(userTag(userID)):order:\(orderNo)"
+    }
+
+    /// The index of a user's orders: `tg:{u:<userId>}:orders` (zset of order numbers scored by creation ms).
+    public func orders(user userID: String) -> String {
+        "\(prefix):\(userTag(userID)):orders"
+    }
+
+    /// Where an `appAccountToken` leads: `tg:{aat:<token>}:order` (hash: `user`, `order.no`). The token is the
+    /// lower-case UUID string; look it up lower-cased, as StoreKit may report it in either case.
+    public func appAccountToken(_ token: String) -> String {
+        "\(prefix):{aat:\(token.lowercased())}:order"
+    }
+
+    /// A user's balances and entitlements: `tg:{u:<userId>}:account` (hash, fields in
+    /// ``EntitlementsView/Field``).
+    public func account(user userID: String) -> String {
+        "\(prefix):\(userTag(userID)):account"
+    }
+}

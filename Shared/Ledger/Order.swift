@@ -1,0 +1,97 @@
+import Foundation
+
+/// An order: a user's intent to buy one catalog product, created by `POST /v1/orders` before the app calls
+/// StoreKit with the order's `appAccountToken`.
+///
+/// Kept in the hash `tg:{u:<userId>}:order:<orderNo>` (``Keys/order(user:orderNo:)``) with the fields of
+/// ``Field``. Ingest writes `order.no`, `user`, `product`, `token`, `state` = `pending` and `created.at`;
+/// the fulfiller sets `state` = `paid`, `paid.at` and `transaction` when a transaction of the same product
+/// pays it (a transaction of another product is refused with `product_mismatch` and leaves it `pending`).
+public struct Order: Sendable, Hashable, Codable {
+    /// Where an order is.
+    public enum State: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Created, not paid yet.
+        case pending
+        /// Paid by the transaction in `transactionId`.
+        case paid
+    }
+
+    public var orderNo: String
+    public var userID: String
+    public var productId: String
+    /// The `appAccountToken` (a lower-case UUID) the app passes to StoreKit.
+    public var appAccountToken: String
+    public var state: State
+    public var createdAtMilliseconds: Int64
+    public var paidAtMilliseconds: Int64?
+    /// Apple's `transactionId` that paid the order.
+    public var transactionId: String?
+
+    public init(
+        orderNo: String, userID: String, productId: String, appAccountToken: String, state: State = .pending,
+        createdAtMilliseconds: Int64, paidAtMilliseconds: Int64? = nil, transactionId: String? = nil
+    ) {
+        self.orderNo = orderNo
+        self.userID = userID
+        self.productId = productId
+        self.appAccountToken = appAccountToken
+        self.state = state
+        self.createdAtMilliseconds = createdAtMilliseconds
+        self.paidAtMilliseconds = paidAtMilliseconds
+        self.transactionId = transactionId
+    }
+
+    /// A new order number: `ord_` and 24 random lower-case hex digits.
+    public static func newOrderNo() -> String {
+        "ord_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(24)
+    }
+
+    /// A new `appAccountToken`: a random UUID, lower-case.
+    public static func newAppAccountToken() -> String { UUID().uuidString.lowercased() }
+
+    /// The hash fields of this order (absent optionals are not written).
+    public var fields: [(String, String)] {
+        var fields: [(String, String)] = [
+            (Field.orderNo, orderNo), (Field.user, userID), (Field.product, productId),
+            (Field.token, appAccountToken), (Field.state, state.rawValue),
+            (Field.createdAt, String(createdAtMilliseconds)),
+        ]
+        if let paidAtMilliseconds { fields.append((Field.paidAt, String(paidAtMilliseconds))) }
+        if let transactionId { fields.append((Field.transaction, transactionId)) }
+        return fields
+    }
+
+    /// Reads an order from `HGETALL` of its hash; nil when a required field is missing or invalid.
+    public init?(hash: [String: String]) {
+        guard let orderNo = hash[Field.orderNo], let userID = hash[Field.user], let productId = hash[Field.product],
+              let token = hash[Field.token], let state = hash[Field.state].flatMap(State.init(rawValue:)),
+              let created = hash[Field.createdAt].flatMap({ Int64($0) })
+        else { return nil }
+        self.init(orderNo: orderNo, userID: userID, productId: productId, appAccountToken: token, state: state,
+                  createdAtMilliseconds: created, paidAtMilliseconds: hash[Field.paidAt].flatMap { Int64($0) },
+                  transactionId: hash[Field.transaction])
+    }
+
+    /// The order hash's field names.
+    public enum Field {
+        public static let orderNo = "order.no"
+        public static let user = "user"
+        public static let product = "product"
+        /// The appAccountToken, lower-case UUID.
+        public static let token = "token"
+        /// ``Order/State`` raw value.
+        public static let state = "state"
+        /// Milliseconds since 1970.
+        public static let createdAt = "created.at"
+        /// Milliseconds since 1970 (fulfiller).
+        public static let paidAt = "paid.at"
+        /// Apple `transactionId` that paid it (fulfiller).
+        public static let transaction = "transaction"
+    }
+
+    /// The fields of the `appAccountToken` mapping hash (``Keys/appAccountToken(_:)``).
+    public enum TokenField {
+        public static let user = "user"
+        public static let orderNo = "order.no"
+    }
+}
