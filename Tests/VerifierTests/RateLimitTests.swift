@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+
+/// The fleet-wide token bucket against a real redis-server.
+struct RateLimitTests {
+    @Test func twoConcurrentLimitersNeverTakeMoreThanTheBucketAllows() async throws {
+        try await withRedisServer { server in
+            let logger = Logger(label: "test")
+            let first = RedisConnection(configuration: server.configuration(), logger: logger)
+            let second = RedisConnection(configuration: server.configuration(), logger: logger)
+            try await first.connect()
+            try await second.connect()
+            defer { first.close(); second.close() }
+            try await RateLimitFunctions.load(on: first)
+            let bucket = TokenBucket(key: "tg:{rl:test}:production", ratePerSecond: 20, capacity: 5)
+
+            let started = ContinuousClock.now
+            let window = Duration.milliseconds(1000)
+            async let a = Self.hammer(first, bucket, until: started + window)
+            async let b = Self.hammer(second, bucket, until: started + window)
+            let (grantsA, grantsB) = try await (a, b)
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let allowed = 5 + 20 * seconds
+            #expect(Double(grantsA + grantsB) <= allowed + 1)
+            #expect(grantsA + grantsB >= 15)
+            #expect(grantsA > 0 && grantsB > 0)
+
+            // The sandbox bucket of an endpoint class is a tenth of production's.
+            let production = AppStoreEndpointClass.transactionInfo.bucket(prefix: "tg", sandbox: false)
+            let sandbox = AppStoreEndpointClass.transactionInfo.bucket(prefix: "tg", sandbox: true)
+            #expect(production.ratePerSecond == 50)
+            #expect(sandbox.ratePerSecond == 5)
+            #expect(production.key != sandbox.key)
+            #expect(production.key.contains("{rl:transactionInfo}"))
+        }
+    }
+
+    /// Takes tokens as fast as possible until `deadline`; returns how many were granted.
+    static func hammer(_ redis: RedisConnection, _ bucket: TokenBucket, until deadline: ContinuousClock.Instant) async throws -> Int {
+        var granted = 0
+        while ContinuousClock.now < deadline {
+            if try await RateLimitFunctions.take(on: redis, bucket: bucket).granted { granted += 1 }
+        }
+        return granted
+    }
+
+    @Test func limiterWaitsForATokenThenGivesUp() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration(), logger: Logger(label: "test"))
+            try await redis.connect()
+            defer { redis.close() }
+            try await RateLimitFunctions.load(on: redis)
+            let bucket = TokenBucket(key: "tg:{rl:slow}:production", ratePerSecond: 5, capacity: 1)
+            let limiter = FleetRateLimiter(redis: redis, maximumWait: .milliseconds(400))
+            try await limiter.acquire(bucket)
+            let started = ContinuousClock.now
+            try await limiter.acquire(bucket)  // waits about 200 ms for the next token
+            #expect(ContinuousClock.now - started >= .milliseconds(150))
+            let tight = FleetRateLimiter(redis: redis, maximumWait: .milliseconds(10))
+            await #expect(throws: RateLimitError.self) { try await tight.acquire(bucket) }
+        }
+    }
+}
