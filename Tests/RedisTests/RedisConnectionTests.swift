@@ -94,6 +94,16 @@ struct RedisConnectionTests {
         }
     }
 
+    @Test func connectsByHostNameFromURL() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let configuration = try RedisConfiguration(url: "redis://localhost:\(server.port)/0")
+            let redis = RedisConnection(configuration: configuration, logger: testLogger)
+            defer { redis.close() }
+            try await redis.connect()
+            #expect(try await redis.send("ECHO", "hello") == .bulk(Array("hello".utf8)))
+        }
+    }
+
     @Test func closedConnectionRefusesCalls() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
             let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
