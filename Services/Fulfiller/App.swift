@@ -1,11 +1,27 @@
 import Foundation
+import Logging
+import Metrics
+import Prometheus
 
-/// Entry point of `fulfiller`, the fulfiller worker. Its issue has not landed yet: it says so and exits non-zero,
-/// so that nothing mistakes it for a working service.
+/// Entry point of `fulfiller`: reads the configuration (failing fast naming the variable), builds the
+/// service group and runs it until SIGTERM or SIGINT.
 @main
 struct App {
-    static func main() {
-        FileHandle.standardError.write(Data("fulfiller: not yet implemented\n".utf8))
-        exit(2)
+    static func main() async {
+        do {
+            let configuration = try FulfillerConfiguration(environment: ProcessInfo.processInfo.environment)
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = configuration.shared.logLevel
+                return handler
+            }
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            let group = try await build(configuration: configuration, logger: Logger(label: "fulfiller"), registry: registry)
+            try await group.run()
+        } catch {
+            FileHandle.standardError.write(Data("fulfiller: error: \(error)\n".utf8))
+            exit(1)
+        }
     }
 }

@@ -2,16 +2,24 @@
 public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The catalog file cannot be read or is invalid; the message says where and why.
     case invalidCatalog(String)
+    /// A verified-stream entry cannot be read as a purchase event (missing field, bad JSON).
+    case malformedEvent(String)
+    /// A ledger function answered something this code does not understand.
+    case unexpectedReply(String)
 
     public var code: String {
         switch self {
         case .invalidCatalog: "invalid_catalog"
+        case .malformedEvent: "malformed_event"
+        case .unexpectedReply: "unexpected_reply"
         }
     }
 
     public var description: String {
         switch self {
         case .invalidCatalog(let message): "TOLLGATE_CATALOG: \(message)"
+        case .malformedEvent(let message): "malformed purchase event: \(message)"
+        case .unexpectedReply(let message): "unexpected ledger reply: \(message)"
         }
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import Ledger
+import Logging
+import Pipeline
+import Prometheus
+import Redis
+import ServiceLifecycle
+
+extension App {
+    /// The consumer group every fulfiller replica joins on the verified stream.
+    static let consumerGroup = "fulfillers"
+
+    /// Builds the fulfiller: the Redis pool (pipeline and ledger functions loaded), the verified-stream
+    /// consumer, its retry promoter and janitor, and the `/metrics` + `/healthz` listener, as one
+    /// `ServiceGroup` shut down gracefully on SIGTERM and SIGINT (`handlesSignals`). Tests call this directly
+    /// (metrics port 0, their own consumer name and clock, no signal handling).
+    static func build(
+        configuration: FulfillerConfiguration,
+        logger: Logger,
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        consumer: String = ConsumerName.unique(),
+        handlesSignals: Bool = true,
+        clock: PipelineClock = .system,
+        onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> ServiceGroup {
+        let keys = configuration.shared.keys
+        let redis = try await configuration.shared.connectRedis(
+            poolSize: min(32, max(4, configuration.concurrency / 2)), clientName: "fulfiller", logger: logger)
+        do {
+            try await LedgerFunctions.load(on: redis)
+        } catch {
+            redis.close()
+            throw error
+        }
+        let applier = LedgerApplier(
+            redis: redis, catalog: configuration.catalog, keys: keys, group: consumerGroup,
+            clampRefunds: configuration.clampRefunds, now: clock.nowMilliseconds)
+        let handler = FulfillerHandler(applier: applier, keys: keys, metrics: FulfillerMetrics(), logger: logger)
+        let consumerService = StreamConsumer(
+            configuration: StreamConsumerConfiguration(
+                stream: keys.verified(), group: consumerGroup, consumer: consumer,
+                concurrency: configuration.concurrency, readCount: min(max(configuration.concurrency * 2, 16), 256),
+                claimMinIdle: configuration.claimMinIdle, claimInterval: configuration.claimInterval,
+                retry: configuration.retry),
+            redis: redis, readerConfiguration: configuration.shared.redis, clock: clock, logger: logger,
+            deadLetterWrites: { handler.deadLetterWrites($0, $1) },
+            handler: { try await handler.handle($0) })
+        let promoter = RetryPromoter(streams: [keys.verified()], redis: redis, interval: .milliseconds(500), logger: logger)
+        let janitor = StreamJanitor(streams: [keys.verified()], redis: redis, logger: logger)
+        let metricsServer = metricsApplication(
+            configuration: configuration, registry: registry, logger: logger, onServerRunning: onMetricsServerRunning)
+        return ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [redis, consumerService, promoter, janitor, metricsServer],
+            gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [],
+            logger: logger))
+    }
+
+    /// `GET /metrics` (Prometheus text) and `GET /healthz` (`ok`).
+    static func metricsApplication(
+        configuration: FulfillerConfiguration, registry: PrometheusCollectorRegistry, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some Service {
+        let router = Router(context: BasicRequestContext.self)
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/metrics") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.metricsHost, port: configuration.metricsPort),
+                                 serverName: "fulfiller"),
+            onServerRunning: { await onServerRunning($0.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+}

@@ -1,0 +1,41 @@
+import Ledger
+import Logging
+import Pipeline
+
+/// Handles one verified-stream entry: applies it through the ledger function, which acks the entry itself
+/// (so the runtime's outcome is `.abandon`: nothing left for it to do). Unreadable events are dead-lettered
+/// with the job marked `dead`; Redis faults throw, and the runtime schedules a retry.
+struct FulfillerHandler: Sendable {
+    let applier: LedgerApplier
+    let keys: Keys
+    let metrics: FulfillerMetrics
+    let logger: Logger
+
+    func handle(_ message: StreamMessage) async throws -> HandlerOutcome {
+        let started = ContinuousClock.now
+        let outcome: LedgerOutcome
+        do {
+            outcome = try await applier.apply(entry: message.entry)
+        } catch let error as LedgerError {
+            guard case .malformedEvent = error else { throw error }
+            metrics.malformed()
+            logger.warning("Malformed purchase event; dead-lettering", metadata: ["error": "\(error.description)"])
+            let reason = "\(error.code): \(error.description)"
+            return .deadLetter(reason: reason, writes: deadLetterWrites(message, reason))
+        }
+        metrics.record(outcome, duration: ContinuousClock.now - started)
+        if outcome.outcome == "rejected" {
+            logger.info("Event rejected", metadata: ["job.id": "\(message.entry.string(PurchaseEvent.jobIDField) ?? "")",
+                                                     "reason": "\(outcome.reason ?? "")"])
+        }
+        return .abandon
+    }
+
+    /// The job status `dead` (when the entry names its job), written when the entry is dead-lettered.
+    func deadLetterWrites(_ message: StreamMessage, _ reason: String) -> [PipelineWrite] {
+        guard let jobID = message.entry.string(PurchaseEvent.jobIDField), !jobID.isEmpty else { return [] }
+        let status = JobStatus(jobID: jobID, state: .dead, reason: "fulfillment_failed", message: String(reason.prefix(300)),
+                               updatedAtMilliseconds: applier.now())
+        return [status.write(keys: keys), status.announcement(keys: keys)]
+    }
+}

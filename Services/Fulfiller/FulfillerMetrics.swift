@@ -1,0 +1,34 @@
+import Ledger
+import Metrics
+
+/// The fulfiller's metrics (the consumer runtime adds `tollgate_jobs_total{stream,outcome}` and friends;
+/// as the ledger function acks entries itself, the runtime counts them as `abandoned`):
+///
+/// - `tollgate_ledger_events_total{outcome}` — fulfilled, rejected, duplicate, parked, acked_elsewhere, malformed
+/// - `tollgate_ledger_transactions_total{result}` — applied, duplicate, refunded, refund_reversed, unknown_product…
+/// - `tollgate_ledger_fraud_signals_total{reason}` — owned_by_another_user, product_mismatch
+/// - `tollgate_ledger_apply_duration_seconds` — resolve + function call per event
+struct FulfillerMetrics: Sendable {
+    func record(_ outcome: LedgerOutcome, duration: Duration) {
+        Counter(label: "tollgate_ledger_events_total", dimensions: [("outcome", outcome.outcome)]).increment()
+        for transaction in outcome.transactions ?? [] {
+            Counter(label: "tollgate_ledger_transactions_total", dimensions: [("result", transaction.result)]).increment()
+            if transaction.result == "owned_by_another_user" { fraud("owned_by_another_user") }
+        }
+        if let reason = outcome.reason, reason == "product_mismatch" || reason == "owned_by_another_user",
+           outcome.transactions == nil {
+            fraud(reason)
+        }
+        let (seconds, attoseconds) = duration.components
+        Timer(label: "tollgate_ledger_apply_duration_seconds")
+            .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    func malformed() {
+        Counter(label: "tollgate_ledger_events_total", dimensions: [("outcome", "malformed")]).increment()
+    }
+
+    private func fraud(_ reason: String) {
+        Counter(label: "tollgate_ledger_fraud_signals_total", dimensions: [("reason", reason)]).increment()
+    }
+}

@@ -1,0 +1,46 @@
+import Pipeline
+
+/// The fulfiller's own ledger keys, next to the shared contract in `Keys+Ledger.swift`.
+///
+/// | key | type | fields |
+/// |---|---|---|
+/// | `tg:{u:<userId>}:tx:<transactionId>` | hash | see ``TransactionRecord`` |
+/// | `tg:{u:<userId>}:txs` | zset | member transactionId, score purchase date (ms) |
+/// | `tg:{u:<userId>}:ledger` | hash | renewal state `r:<ent>:{auto,retry,grace,signed}`, `shortfall`, `fraud:<reason>` |
+/// | `tg:{u:<userId>}:notifications` | set | applied `notificationUUID`s |
+/// | `tg:{u:<userId>}:ent:<entitlement>` | hash | transactionId → `active,purchaseMs,expiresMs,upgraded` |
+/// | `tg:{otx:<originalTransactionId>}:owner` | string | the user the purchase chain is bound to |
+/// | `tg:{otx:<originalTransactionId>}:parked` | list | events waiting for an owner (`{"j": jobId, "e": eventJSON}`) |
+///
+/// The binding and parked keys are tagged by the originalTransactionId, so a Redis Function touching them and
+/// a user's keys spans two slots: fine on one primary (the deployment DESIGN.md defaults to); on Redis Cluster
+/// the binding check would have to move to a separate step (see ``LedgerFunctions``).
+extension Keys {
+    public func transaction(user userID: String, transactionId: String) -> String {
+        "\(prefix):\(userTag(userID)):tx:\(transactionId)"
+    }
+
+    public func transactions(user userID: String) -> String { "\(prefix):\(userTag(userID)):txs" }
+
+    public func ledgerMeta(user userID: String) -> String { "\(prefix):\(userTag(userID)):ledger" }
+
+    public func notifications(user userID: String) -> String { "\(prefix):\(userTag(userID)):notifications" }
+
+    public func entitlement(user userID: String, name: String) -> String {
+        "\(prefix):\(userTag(userID)):ent:\(name)"
+    }
+
+    public func binding(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:owner" }
+
+    public func parked(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:parked" }
+
+    /// `SCAN MATCH` pattern of every account hash.
+    public var accountPattern: String { "\(prefix):{u:*}:account" }
+
+    /// The user id of an account key, or nil when `key` is not one.
+    public func user(ofAccountKey key: String) -> String? {
+        let head = "\(prefix):{u:", tail = "}:account"
+        guard key.hasPrefix(head), key.hasSuffix(tail), key.count > head.count + tail.count else { return nil }
+        return String(key.dropFirst(head.count).dropLast(tail.count))
+    }
+}

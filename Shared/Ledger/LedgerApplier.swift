@@ -1,0 +1,136 @@
+import Foundation
+import Pipeline
+import Redis
+
+/// Applies verified purchase events to the ledger: resolves the owner, then makes the one atomic
+/// function call that acks the verified-stream entry and writes every effect (or parks the event while no
+/// owner is known). Idempotent: replays, redeliveries and racing replicas change nothing twice.
+public struct LedgerApplier: Sendable {
+    public let redis: any RedisCommandExecutor
+    public let catalog: Catalog
+    public let keys: Keys
+    /// The verified stream's consumer group.
+    public let group: String
+    /// Clamp balances at 0 on refunds (`TOLLGATE_CLAMP_REFUNDS`), recording the shortfall.
+    public let clampRefunds: Bool
+    /// Milliseconds since 1970; entitlement states are computed at this time.
+    public let now: @Sendable () -> Int64
+
+    public init(redis: any RedisCommandExecutor, catalog: Catalog, keys: Keys, group: String, clampRefunds: Bool,
+                now: @escaping @Sendable () -> Int64) {
+        self.redis = redis
+        self.catalog = catalog
+        self.keys = keys
+        self.group = group
+        self.clampRefunds = clampRefunds
+        self.now = now
+    }
+
+    /// Decodes a verified-stream entry's event; throws ``LedgerError/malformedEvent(_:)``.
+    public static func event(of entry: StreamEntry) throws(LedgerError) -> PurchaseEvent {
+        guard let bytes = entry.fields[PurchaseEvent.streamField], !bytes.isEmpty else {
+            throw .malformedEvent("entry \(entry.id) has no \(PurchaseEvent.streamField) field")
+        }
+        let event: PurchaseEvent
+        do {
+            event = try PurchaseEvent.decode(bytes)
+        } catch {
+            throw .malformedEvent("entry \(entry.id): \(error)")
+        }
+        guard event.version == PurchaseEvent.currentVersion else {
+            throw .malformedEvent("entry \(entry.id): event version \(event.version) is not 1")
+        }
+        guard !event.jobId.isEmpty, event.transactions.allSatisfy({ !$0.transactionId.isEmpty && !$0.originalTransactionId.isEmpty }) else {
+            throw .malformedEvent("entry \(entry.id): empty job or transaction id")
+        }
+        return event
+    }
+
+    /// Applies the event in `entry` (read from the verified stream by this group). Re-resolves the owner when
+    /// a binding appeared between the lookup and the call.
+    public func apply(entry: StreamEntry) async throws -> LedgerOutcome {
+        let event = try Self.event(of: entry)
+        let stream = keys.verified().stream
+        for _ in 0..<4 {
+            let resolution = try await resolveOwner(event)
+            let outcome: LedgerOutcome
+            if let owner = resolution.user {
+                let plan = LedgerPlan(event: event, owner: owner, resolution: resolution, catalog: catalog, keys: keys,
+                                      stream: stream, clamp: clampRefunds, now: now())
+                outcome = try await LedgerFunctions.call(
+                    LedgerFunctions.applyFunction, on: redis, keys: plan.keys, group: group, id: entry.id,
+                    plan: try plan.json())
+            } else {
+                outcome = try await park(event, entry: entry, stream: stream)
+            }
+            if outcome.outcome != "reresolve" { return outcome }
+        }
+        throw LedgerError.unexpectedReply("the owner kept changing while applying entry \(entry.id)")
+    }
+
+    /// The owner in DESIGN.md's order: authenticated submitter (with the token's order when it is theirs),
+    /// then the `appAccountToken` mapping, then an existing binding of an `originalTransactionId`.
+    public func resolveOwner(_ event: PurchaseEvent) async throws -> OwnerResolution {
+        let tokens = event.transactions.compactMap(\.appAccountToken)
+        if let user = event.userId, !user.isEmpty {
+            if event.orderNo == nil {
+                for token in tokens {
+                    let found = try await tokenOwner(token)
+                    if found?.user == user, let orderNo = found?.orderNo {
+                        return .token(user: user, orderNo: orderNo, token: token)
+                    }
+                }
+            }
+            return .user(user)
+        }
+        for token in tokens {
+            if let found = try await tokenOwner(token) {
+                return .token(user: found.user, orderNo: found.orderNo, token: token)
+            }
+        }
+        for otid in originalTransactionIds(event) {
+            if let user = try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: otid))).string {
+                return .binding(user: user, originalTransactionId: otid)
+            }
+        }
+        return .unknown
+    }
+
+    private func tokenOwner(_ token: String) async throws -> (user: String, orderNo: String?)? {
+        let reply = try await redis.send(RedisCommand(
+            "HMGET", keys.appAccountToken(token), Order.TokenField.user, Order.TokenField.orderNo))
+        guard let values = reply.array, let user = values.first?.string, !user.isEmpty else { return nil }
+        return (user, values.count > 1 ? values[1].string : nil)
+    }
+
+    private func originalTransactionIds(_ event: PurchaseEvent) -> [String] {
+        var seen: Set<String> = []
+        return (event.transactions.map(\.originalTransactionId) + event.renewals.map(\.originalTransactionId))
+            .filter { seen.insert($0).inserted }
+    }
+
+    private func park(_ event: PurchaseEvent, entry: StreamEntry, stream: String) async throws -> LedgerOutcome {
+        struct Body: Encodable {
+            var jobId, kind, channel, event: String
+            var now: Int64
+            var retention: Int
+            var binds: [Int], tokens: [Int], parks: [Int]
+        }
+        var callKeys = [stream, keys.job(event.jobId)]
+        func index(_ key: String) -> Int {
+            callKeys.append(key)
+            return callKeys.count
+        }
+        let otids = originalTransactionIds(event)
+        let body = Body(
+            jobId: event.jobId, kind: event.kind.rawValue, channel: keys.jobResultsChannel,
+            event: String(decoding: entry.fields[PurchaseEvent.streamField] ?? [], as: UTF8.self), now: now(),
+            retention: JobStatus.retentionSeconds,
+            binds: otids.map { index(keys.binding(originalTransactionId: $0)) },
+            tokens: event.transactions.compactMap(\.appAccountToken).map { index(keys.appAccountToken($0)) },
+            parks: otids.map { index(keys.parked(originalTransactionId: $0)) })
+        return try await LedgerFunctions.call(
+            LedgerFunctions.parkFunction, on: redis, keys: callKeys, group: group, id: entry.id,
+            plan: Array(try JSONEncoder().encode(body)))
+    }
+}

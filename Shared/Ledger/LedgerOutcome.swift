@@ -1,0 +1,32 @@
+/// What one ledger function call did with one verified event (the function's JSON answer).
+public struct LedgerOutcome: Sendable, Hashable, Codable {
+    /// One transaction's result.
+    public struct TransactionResult: Sendable, Hashable, Codable {
+        public var transactionId: String
+        public var productId: String
+        /// `applied`, `duplicate`, `updated`, `refunded`, `applied_refunded`, `refund_reversed`,
+        /// `owned_by_another_user` or `unknown_product`.
+        public var result: String
+    }
+
+    /// `fulfilled`, `rejected`, `duplicate` (notification already applied), `parked` (owner unknown),
+    /// `acked_elsewhere` (another consumer completed the entry first: nothing written) or `reresolve`
+    /// (the owner changed since it was looked up: nothing written, look up again).
+    public var outcome: String
+    /// The rejection reason: `product_mismatch`, `owned_by_another_user`, `unknown_product`, `unknown_order`.
+    public var reason: String?
+    /// The user's coin balance after the call.
+    public var coins: Int64?
+    /// Events moved back from the parked list to the verified stream by a new binding.
+    public var unparked: Int?
+    public var transactions: [TransactionResult]?
+
+    public init(outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,
+                transactions: [TransactionResult]? = nil) {
+        self.outcome = outcome
+        self.reason = reason
+        self.coins = coins
+        self.unparked = unparked
+        self.transactions = transactions
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Pipeline
+
+/// The `KEYS` and the plan JSON of one `tg_ledger_v1_apply` call: an event's transactions with what the
+/// catalog says about them, for one owner. The plan refers to keys by their 1-based index in ``keys``.
+struct LedgerPlan {
+    struct Tx: Encodable {
+        var tid, otid, product, type: String
+        var coins: Int
+        var qty: Int
+        var ent: Int?
+        var purchase: Int64
+        var expires, revoked, signed: Int64?
+        var family, upgraded: Bool
+        var aat: String?
+        var rec, bind, park: Int
+    }
+    struct Ent: Encodable {
+        var name, type: String
+        var days: Int
+        var key: Int
+    }
+    struct Renewal: Encodable {
+        var ent: Int
+        var otid: String
+        var auto: Int?
+        var retry: Bool
+        var grace, signed: Int64?
+    }
+    struct Note: Encodable {
+        var type: String
+        var uuid: String?
+        var signed: Int64?
+    }
+    struct Body: Encodable {
+        var jobId, kind, user, env, channel: String
+        var now, verifiedAt: Int64
+        var retention: Int
+        var clamp: Bool
+        var by: String
+        var byKey: Int?
+        var order: Int?
+        var orderNo: String?
+        var note: Note?
+        var txs: [Tx] = []
+        var ents: [Ent] = []
+        var renewals: [Renewal] = []
+    }
+
+    private(set) var keys: [String]
+    private(set) var body: Body
+
+    /// The fixed keys, in the order the function expects them.
+    init(event: PurchaseEvent, owner: String, resolution: OwnerResolution, catalog: Catalog, keys k: Keys,
+         stream: String, clamp: Bool, now: Int64) {
+        keys = [stream, k.job(event.jobId), k.events().stream, k.account(user: owner), k.ledgerMeta(user: owner),
+                k.transactions(user: owner), k.notifications(user: owner)]
+        body = Body(jobId: event.jobId, kind: event.kind.rawValue, user: owner, env: event.environment,
+                    channel: k.jobResultsChannel, now: now, verifiedAt: event.verifiedAt,
+                    retention: JobStatus.retentionSeconds, clamp: clamp, by: "user")
+        switch resolution {
+        case .token(_, let orderNo, let token):
+            body.by = "token"
+            body.byKey = index(k.appAccountToken(token))
+            if let orderNo { body.order = index(k.order(user: owner, orderNo: orderNo)); body.orderNo = orderNo }
+        case .binding(_, let otid):
+            body.by = "binding"
+            body.byKey = index(k.binding(originalTransactionId: otid))
+        case .user, .unknown:
+            break
+        }
+        if let orderNo = event.orderNo, body.order == nil {
+            body.order = index(k.order(user: owner, orderNo: orderNo))
+            body.orderNo = orderNo
+        }
+        if let note = event.notification {
+            body.note = Note(type: note.type, uuid: note.notificationUUID, signed: note.signedDate)
+        }
+        var entByOTID: [String: Int] = [:]
+        for tx in event.transactions {
+            let product = catalog.product(tx.productId)
+            var ent: Int?
+            if let product, let name = product.entitlement, product.type != .consumable {
+                ent = entitlementIndex(name: name, product: product, user: owner, keys: k)
+                entByOTID[tx.originalTransactionId] = ent
+            }
+            body.txs.append(Tx(
+                tid: tx.transactionId, otid: tx.originalTransactionId, product: tx.productId,
+                type: product?.type.rawValue ?? "unknown", coins: product?.coins ?? 0, qty: max(1, tx.quantity),
+                ent: ent, purchase: tx.purchaseDate, expires: tx.expiresDate, revoked: tx.revocationDate,
+                signed: tx.signedDate, family: tx.inAppOwnershipType == "FAMILY_SHARED", upgraded: tx.isUpgraded ?? false,
+                aat: tx.appAccountToken?.lowercased(),
+                rec: index(k.transaction(user: owner, transactionId: tx.transactionId)),
+                bind: index(k.binding(originalTransactionId: tx.originalTransactionId)),
+                park: index(k.parked(originalTransactionId: tx.originalTransactionId))))
+        }
+        for renewal in event.renewals {
+            var ent = entByOTID[renewal.originalTransactionId]
+            if ent == nil, let product = renewal.productId.flatMap(catalog.product), product.type == .autoRenewable,
+               let name = product.entitlement {
+                ent = entitlementIndex(name: name, product: product, user: owner, keys: k)
+            }
+            guard let ent, body.ents[ent - 1].type == Product.Kind.autoRenewable.rawValue else { continue }
+            body.renewals.append(Renewal(
+                ent: ent, otid: renewal.originalTransactionId, auto: renewal.autoRenewStatus,
+                retry: renewal.isInBillingRetryPeriod ?? false, grace: renewal.gracePeriodExpiresDate,
+                signed: renewal.signedDate))
+        }
+    }
+
+    /// The plan as the function's third argument.
+    func json() throws -> [UInt8] {
+        Array(try JSONEncoder().encode(body))
+    }
+
+    /// The 1-based position of an entitlement in the plan (added once).
+    private mutating func entitlementIndex(name: String, product: Product, user: String, keys k: Keys) -> Int {
+        if let found = body.ents.firstIndex(where: { $0.name == name }) { return found + 1 }
+        body.ents.append(Ent(name: name, type: product.type.rawValue, days: product.durationDays ?? 0,
+                             key: index(k.entitlement(user: user, name: name))))
+        return body.ents.count
+    }
+
+    /// The 1-based `KEYS` index of `key` (each key passed once).
+    private mutating func index(_ key: String) -> Int {
+        if let found = keys.firstIndex(of: key) { return found + 1 }
+        keys.append(key)
+        return keys.count
+    }
+}
