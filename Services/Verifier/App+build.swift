@@ -55,7 +55,7 @@ extension App {
         let clock = PipelineClock(nowMilliseconds: PipelineClock.system.nowMilliseconds, unitRandom: { 0 })
         let verifier = JobVerifier(
             configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
-            limiter: FleetRateLimiter(redis: redis), clock: clock, logger: logger)
+            limiter: FleetRateLimiter(redis: redis), redis: redis, clock: clock, logger: logger)
         let handler = JobHandler(
             verifier: verifier, redis: redis, keys: keys, group: consumerGroup, consumer: consumer,
             retry: configuration.retry, heartbeatInterval: configuration.heartbeatInterval, clock: clock,

@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import Logging
 import Pipeline
+import Redis
 
 /// Verifies one job with Apple's rules, per kind, and says what it found as a ``VerificationOutcome``:
 /// receipts through `verifyReceipt`, StoreKit 2 transactions and V2 notifications through the JWS
@@ -15,18 +16,21 @@ final class JobVerifier: Sendable {
     /// App Store Server API clients per environment; empty without an API key.
     let apiClients: [String: AppStoreServerAPIClient]
     let limiter: FleetRateLimiter
+    /// For the ledger's view of a transaction (consumption requests).
+    let redis: any RedisCommandExecutor
     let clock: PipelineClock
     let logger: Logger
 
     init(
         configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptClient,
-        apiClients: [String: AppStoreServerAPIClient], limiter: FleetRateLimiter, clock: PipelineClock, logger: Logger
+        apiClients: [String: AppStoreServerAPIClient], limiter: FleetRateLimiter, redis: any RedisCommandExecutor, clock: PipelineClock, logger: Logger
     ) {
         self.configuration = configuration
         self.signedData = signedData
         self.receipts = receipts
         self.apiClients = apiClients
         self.limiter = limiter
+        self.redis = redis
         self.clock = clock
         self.logger = logger
     }

@@ -1,0 +1,154 @@
+import AppStore
+import Crypto
+import Foundation
+import Pipeline
+import Redis
+import Testing
+@testable import verifier
+
+/// Each job kind's particular rules: StoreKit 2 confirmed with the API, `TEST`, `CONSUMPTION_REQUEST`,
+/// V1 notifications, Apple's `Retry-After`.
+@Suite(.serialized)
+struct VerifierKindsTests {
+    /// Settings for an App Store Server API key (the simulator accepts any well-formed token).
+    static func apiSettings(_ harness: VerifierHarness) throws -> [String: String] {
+        let path = harness.sim.directory.appendingPathComponent("api-key.p8")
+        try P256.Signing.PrivateKey().pemRepresentation.write(to: path, atomically: true, encoding: .utf8)
+        return ["TOLLGATE_API_KEY_ID": "KEY123", "TOLLGATE_API_ISSUER_ID": "issuer-1", "TOLLGATE_API_PRIVATE_KEY_PATH": path.path]
+    }
+
+    @Test func storeKit2TransactionConfirmedWithTheAPISeesALaterRefund() async throws {
+        try await VerifierHarness.with { harness in
+            let purchase = try await harness.sim.purchase(["productId": "com.example.noads", "type": "Non-Consumable"])
+            let signed = try #require(purchase["signedTransaction"] as? String)
+            let transactionId = try #require(purchase["transactionId"] as? String)
+            try await harness.sim.post("/sim/events", ["type": "REFUND", "transactionId": transactionId, "revocationReason": 1])
+            var settings = try Self.apiSettings(harness)
+            settings["TOLLGATE_CONFIRM_WITH_API"] = "true"
+            try await harness.withVerifier(settings) { _ in
+                let jobID = try await harness.enqueue(kind: .transaction, payload: signed, order: "order-1")
+                let event = try #require(try await harness.waitForEvents(1).first)
+                #expect(event.jobId == jobID)
+                #expect(event.kind == .transaction)
+                #expect(event.orderNo == "order-1")
+                let transaction = try #require(event.transactions.first)
+                #expect(event.transactions.count == 1)
+                #expect(transaction.transactionId == transactionId)
+                #expect(transaction.productType == "Non-Consumable")
+                #expect(transaction.revocationDate != nil)
+                #expect(transaction.revocationReason == 1)
+            }
+            #expect(try await harness.sim.requestCount("api.production") >= 1)
+        }
+    }
+
+    @Test func testNotificationIsRecordedAndConsumptionRequestAnsweredFromTheLedger() async throws {
+        try await VerifierHarness.with { harness in
+            // A TEST notification signed by the simulator's (trusted) CA.
+            let authority = try TestCertificateAuthority(directory: harness.sim.directory.appendingPathComponent("ca"))
+            let test: [String: Any] = [
+                "notificationType": "TEST", "notificationUUID": UUID().uuidString.lowercased(), "version": "2.0",
+                "signedDate": Int64(Date().timeIntervalSince1970 * 1000),
+                "data": ["bundleId": "com.example.app", "environment": "Production", "appAppleId": 1_234_567_890],
+            ]
+            let testJWS = try authority.signer().sign(json: try JSONSerialization.data(withJSONObject: test))
+            let testBody = String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": testJWS]), as: UTF8.self)
+
+            let purchase = try await harness.sim.purchase()
+            let transactionId = try #require(purchase["transactionId"] as? String)
+            var settings = try Self.apiSettings(harness)
+            settings["TOLLGATE_REFUND_PREFERENCE"] = "2"
+            try await harness.withVerifier(settings) { _ in
+                let testJob = try await harness.enqueue(kind: .notificationV2, payload: testBody, user: nil)
+                let testStatus = try await harness.waitForStatus(testJob) { $0["state"] == "fulfilled" }
+                #expect(testStatus["result"]?.contains("test_notification") == true)
+
+                // Not in the ledger: answered as not delivered.
+                let request = try await harness.sim.post("/sim/events", ["type": "CONSUMPTION_REQUEST", "transactionId": transactionId])
+                let payload = try #require(request["signedPayload"] as? String)
+                let body = String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": payload]), as: UTF8.self)
+                let job = try await harness.enqueue(kind: .notificationV2, payload: body, user: nil)
+                let status = try await harness.waitForStatus(job) { $0["state"] == "fulfilled" }
+                #expect(status["result"]?.contains(#""sent":true"#) == true)
+                var sent = try await Self.consumption(harness, transactionId)
+                #expect(sent["deliveryStatus"] as? Int == 5)
+                #expect(sent["refundPreference"] as? Int == 2)
+                #expect(sent["customerConsented"] as? Bool == true)
+
+                // Credited to a user in the ledger: answered as delivered.
+                _ = try await harness.redis.send("SET", harness.keys.binding(originalTransactionId: transactionId), "user-5")
+                _ = try await harness.redis.send("HSET", harness.keys.transaction(user: "user-5", transactionId: transactionId), "product", "x")
+                let again = try await harness.sim.post("/sim/events", ["type": "CONSUMPTION_REQUEST", "transactionId": transactionId])
+                let againBody = String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": try #require(again["signedPayload"] as? String)]), as: UTF8.self)
+                let againJob = try await harness.enqueue(kind: .notificationV2, payload: againBody, user: nil)
+                try await harness.waitForStatus(againJob) { $0["state"] == "fulfilled" }
+                sent = try await Self.consumption(harness, transactionId)
+                #expect(sent["deliveryStatus"] as? Int == 0)
+            }
+            #expect(try await harness.events().isEmpty)
+        }
+    }
+
+    static func consumption(_ harness: VerifierHarness, _ transactionId: String) async throws -> [String: Any] {
+        let response = try await harness.sim.send(.get, "/sim/consumption/\(transactionId)")
+        return (try JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+    }
+
+    @Test func v1NotificationNeedsTheSharedSecret() async throws {
+        try await VerifierHarness.with { harness in
+            func notification(password: String) -> String {
+                let json: [String: Any] = [
+                    "notification_type": "DID_RENEW", "password": password, "environment": "PROD",
+                    "bid": "com.example.app", "auto_renew_status": "true",
+                    "unified_receipt": [
+                        "environment": "Production", "status": 0,
+                        "latest_receipt_info": [[
+                            "transaction_id": "1000000000000042", "original_transaction_id": "1000000000000040",
+                            "product_id": "com.example.vip.month", "quantity": "1",
+                            "purchase_date_ms": "1760000000000", "expires_date_ms": "1762592000000",
+                            "web_order_line_item_id": "1000000000000099",
+                        ]],
+                        "pending_renewal_info": [[
+                            "original_transaction_id": "1000000000000040", "product_id": "com.example.vip.month",
+                            "auto_renew_product_id": "com.example.vip.month", "auto_renew_status": "1",
+                        ]],
+                    ],
+                ]
+                return String(decoding: (try? JSONSerialization.data(withJSONObject: json)) ?? Data(), as: UTF8.self)
+            }
+            try await harness.withVerifier(["TOLLGATE_SHARED_SECRET": "s3cret"]) { _ in
+                let forged = try await harness.enqueue(kind: .notificationV1, payload: notification(password: "guess"), user: nil)
+                let status = try await harness.waitForStatus(forged) { $0["state"] == "rejected" }
+                #expect(status["reason"] == "shared_secret_mismatch")
+
+                let genuine = try await harness.enqueue(kind: .notificationV1, payload: notification(password: "s3cret"), user: nil)
+                let event = try #require(try await harness.waitForEvents(1).first)
+                #expect(event.jobId == genuine)
+                #expect(event.kind == .notificationV1)
+                #expect(event.notification?.type == "DID_RENEW")
+                #expect(event.notification?.version == 1)
+                #expect(event.environment == "Production")
+                #expect(event.transactions.first?.transactionId == "1000000000000042")
+                #expect(event.transactions.first?.expiresDate == 1_762_592_000_000)
+                #expect(event.renewals.first?.autoRenewStatus == 1)
+                #expect(event.renewals.first?.originalTransactionId == "1000000000000040")
+            }
+        }
+    }
+
+    @Test func applesRetryAfterIsHonoured() async throws {
+        try await VerifierHarness.with { harness in
+            let receipt = try #require(try await harness.sim.purchase()["receipt"] as? String)
+            try await harness.sim.post("/sim/faults", ["target": "verifyReceipt", "status": 429, "retryAfter": 1, "times": 1])
+            try await harness.withVerifier { _ in
+                let jobID = try await harness.enqueue(kind: .receipt, payload: receipt)
+                let retrying = try await harness.waitForStatus(jobID) { $0["state"] == "retrying" }
+                #expect(retrying["reason"] == "apple_rate_limited")
+                let next = try #require(retrying["next.at"].flatMap { Int64($0) })
+                let updated = try #require(retrying["updated.at"].flatMap { Int64($0) })
+                #expect(next - updated >= 1000)
+                #expect(try await harness.waitForEvents(1).count == 1)
+            }
+        }
+    }
+}
