@@ -1,0 +1,36 @@
+/// One transaction as the ledger recorded it: the hash `tg:{u:<userId>}:tx:<transactionId>`.
+///
+/// Fields: `tid`, `otid`, `product`, `type` (catalog type or `unknown`), `env` (Apple environment),
+/// `qty`, `purchase`, `expires`, `signed` (ms), `state` (`applied`, `refunded`, `unknown_product`),
+/// `coins` (credited), `debited` (taken back by the standing refund), `shortfall` (not taken back because
+/// of clamping), `refunds` (revocations already applied, `,d<ms>,n<uuid>,`), `revoked` (ms), `family`
+/// (`1` Family Sharing), `ent`, `job` (first job), `created.at`, `updated.at`.
+public struct TransactionRecord: Sendable, Hashable, Codable {
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var productId: String
+    public var type: String
+    public var environment: String
+    public var state: String
+    public var coins: Int64
+    public var debited: Int64
+    public var shortfall: Int64
+    public var purchaseDate: Int64
+    public var expiresDate: Int64?
+
+    /// Reads a record from `HGETALL`; nil when it has no `tid` or `state`.
+    public init?(hash: [String: String]) {
+        guard let tid = hash["tid"], let state = hash["state"] else { return nil }
+        transactionId = tid
+        originalTransactionId = hash["otid"] ?? tid
+        productId = hash["product"] ?? ""
+        type = hash["type"] ?? "unknown"
+        environment = hash["env"] ?? ""
+        self.state = state
+        coins = hash["coins"].flatMap { Int64($0) } ?? 0
+        debited = hash["debited"].flatMap { Int64($0) } ?? 0
+        shortfall = hash["shortfall"].flatMap { Int64($0) } ?? 0
+        purchaseDate = hash["purchase"].flatMap { Int64($0) } ?? 0
+        expiresDate = hash["expires"].flatMap { Int64($0) }
+    }
+}
