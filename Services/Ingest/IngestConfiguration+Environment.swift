@@ -23,9 +23,9 @@ extension IngestConfiguration {
         host = environment["TOLLGATE_HTTP_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         port = try Self.integer(environment, "TOLLGATE_HTTP_PORT", default: 8080, in: 0...65535)
         if let secret = environment["TOLLGATE_CLIENT_JWT_SECRET"], !secret.isEmpty {
-            guard secret.utf8.count >= 16 else {
+            guard secret.utf8.count >= 32 else {
                 throw PipelineError.invalidConfiguration(variable: "TOLLGATE_CLIENT_JWT_SECRET",
-                                                         message: "must be at least 16 bytes")
+                                                         message: "must be at least 32 bytes (HS256)")
             }
             clientJWTSecret = secret
         }

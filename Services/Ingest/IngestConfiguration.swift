@@ -8,7 +8,7 @@ import Pipeline
 /// - `TOLLGATE_HTTP_PORT` — port to listen on, 0–65535 (`8080`)
 /// - `TOLLGATE_CATALOG` — catalog JSON path; unset serves an empty catalog and refuses every order with
 ///   `unknown_product`
-/// - `TOLLGATE_CLIENT_JWT_SECRET` — HS256 secret of user tokens, at least 16 bytes. Unset: user endpoints answer
+/// - `TOLLGATE_CLIENT_JWT_SECRET` — HS256 secret of user tokens, at least 32 bytes. Unset: user endpoints answer
 ///   `401 unauthorized` and a warning is logged at startup (so that a notifications-only deployment runs)
 /// - `TOLLGATE_SERVICE_KEYS` — comma-separated service API keys (none)
 /// - `TOLLGATE_MAX_BACKLOG` — jobs not yet delivered to the verifiers above which enqueues answer `503`

@@ -2,24 +2,38 @@ import Foundation
 
 /// Cheap structural checks of an Apple JWS (compact serialization), without verifying anything: three
 /// non-empty base64url segments, a JSON header with `alg` = `ES256` and an `x5c` array of three certificates.
-/// The verifier checks the signature and chain; this only refuses what can never be valid.
+/// The verifier checks the signature and chain; this only refuses what can never be valid. Works on bytes in
+/// one pass, since notification bodies arrive in bursts.
 enum JWSStructure {
     /// Throws ``IngestError`` `invalid_jws` or `unsupported_algorithm`.
     static func check(_ jws: String) throws(IngestError) {
-        let segments = jws.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard segments.count == 3 else {
-            throw .invalidJWS("a JWS has three dot-separated segments, not \(segments.count)")
+        var jws = jws
+        let scanned: Result<[UInt8]?, IngestError> = jws.withUTF8 { bytes in
+            var dots: [Int] = []
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ".") {
+                    dots.append(index)
+                    if dots.count > 2 { break }
+                } else if !isBase64URL(byte) {
+                    return .failure(.invalidJWS("every JWS segment must be base64url"))
+                }
+            }
+            guard dots.count == 2 else {
+                return .failure(.invalidJWS("a JWS has three dot-separated segments, not \(dots.count + 1)"))
+            }
+            guard dots[0] > 0, dots[1] > dots[0] + 1, dots[1] < bytes.count - 1 else {
+                return .failure(.invalidJWS("every JWS segment must be non-empty"))
+            }
+            return .success(base64URLDecode(bytes[0..<dots[0]]))
         }
-        guard segments.allSatisfy({ !$0.isEmpty && $0.allSatisfy(isBase64URL) }) else {
-            throw .invalidJWS("every JWS segment must be non-empty base64url")
-        }
-        guard let headerBytes = base64URLDecode(segments[0]),
-              let header = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any] else {
+        let header = try scanned.get()
+        guard let header, let object = try? JSONSerialization.jsonObject(with: Data(header)) as? [String: Any] else {
             throw .invalidJWS("the JWS header is not base64url JSON")
         }
-        guard let alg = header["alg"] as? String else { throw .invalidJWS("the JWS header has no alg") }
+        guard let alg = object["alg"] as? String else { throw .invalidJWS("the JWS header has no alg") }
         guard alg == "ES256" else { throw .unsupportedAlgorithm(alg) }
-        guard let chain = header["x5c"] as? [String], chain.count == 3, chain.allSatisfy({ !$0.isEmpty }) else {
+        guard let chain = object["x5c"] as? [String], chain.count == 3, chain.allSatisfy({ !$0.isEmpty }) else {
             throw .invalidJWS("the JWS header needs an x5c chain of three certificates")
         }
     }
@@ -35,10 +49,17 @@ enum JWSStructure {
     }
 
     /// Decodes unpadded base64url.
-    static func base64URLDecode(_ segment: some Collection<UInt8>) -> Data? {
-        var text = String(decoding: segment, as: UTF8.self)
-            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.utf8.count % 4 != 0 { text += "=" }
-        return Data(base64Encoded: text)
+    static func base64URLDecode(_ segment: some Collection<UInt8>) -> [UInt8]? {
+        var standard: [UInt8] = []
+        standard.reserveCapacity(segment.count + 3)
+        for byte in segment {
+            switch byte {
+            case UInt8(ascii: "-"): standard.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): standard.append(UInt8(ascii: "/"))
+            default: standard.append(byte)
+            }
+        }
+        while standard.count % 4 != 0 { standard.append(UInt8(ascii: "=")) }
+        return Data(base64Encoded: Data(standard)).map(Array.init)
     }
 }

@@ -1,0 +1,172 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Pipeline
+import Redis
+import Testing
+import TestSupport
+
+@testable import ingest
+
+@Suite struct ClientSubmissionTests {
+    @Test func receiptRestoresPlusAndTheSameSubmissionGivesTheSameJob() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                let alice = try await IngestHarness.userHeaders("alice")
+                let body = ByteBuffer(string: #"{"receipt":"AB C\nD+EF","orderNo":"ord_1"}"#)
+                let first = try await client.execute(uri: "/v1/receipts", method: .post, headers: alice, body: body)
+                #expect(first.status == .accepted)
+                let jobID = try #require(IngestHarness.json(first)["jobId"] as? String)
+                let again = try await client.execute(uri: "/v1/receipts", method: .post, headers: alice, body: body)
+                #expect(IngestHarness.json(again)["jobId"] as? String == jobID)
+                let bob = try await IngestHarness.userHeaders("bob")
+                let other = try await client.execute(uri: "/v1/receipts", method: .post, headers: bob, body: body)
+                #expect(IngestHarness.json(other)["jobId"] as? String != jobID)
+
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let entries = try await redis.xrange("tg:{p0}:jobs")
+                #expect(entries.count == 2)
+                let job = try Job(entry: try #require(entries.first))
+                #expect(job.payload == Array("AB+CD+EF".utf8))
+                #expect(job.userID == "alice")
+                #expect(job.orderNo == "ord_1")
+                #expect(job.kind == .receipt)
+            }
+        }
+    }
+
+    @Test func transactionIsEnqueuedForItsUser() async throws {
+        try await withRedisServer { server in
+            let jws = try IngestHarness.transactionJWS()
+            try await IngestHarness.withApp(server) { client in
+                let response = try await client.execute(
+                    uri: "/v1/transactions", method: .post, headers: try await IngestHarness.userHeaders("carol"),
+                    body: ByteBuffer(string: "{\"signedTransaction\":\"\(jws)\"}"))
+                #expect(response.status == .accepted)
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let job = try Job(entry: try #require(try await redis.xrange("tg:{p0}:jobs").first))
+                #expect(job.kind == .transaction)
+                #expect(job.payload == Array(jws.utf8))
+                #expect(job.userID == "carol")
+            }
+        }
+    }
+
+    @Test func missingOrBadAuthIsRefusedAndLeavesNothing() async throws {
+        try await withRedisServer { server in
+            let jws = try IngestHarness.transactionJWS()
+            let body = "{\"signedTransaction\":\"\(jws)\"}"
+            let expired = try await IngestHarness.token(user: "alice", expiresIn: -120)
+            let withinLeeway = try await IngestHarness.token(user: "alice", expiresIn: -30)
+            let wrongSecret = try await IngestHarness.token(user: "alice", secret: "another-secret-0123456789abcdefghijklmn")
+            let none = IngestHarness.base64URL(#"{"alg":"none","typ":"JWT"}"#) + "."
+                + IngestHarness.base64URL(#"{"sub":"alice","exp":4102444800}"#) + "."
+            let refused: [(String, HTTPFields)] = [
+                ("no auth", [:]),
+                ("expired", IngestHarness.bearer(expired)),
+                ("wrong secret", IngestHarness.bearer(wrongSecret)),
+                ("alg none", IngestHarness.bearer(none)),
+                ("garbage", IngestHarness.bearer("not-a-token")),
+                ("basic", [.authorization: "Basic YTpi"]),
+            ]
+            try await IngestHarness.withApp(server) { client in
+                for (name, headers) in refused {
+                    let response = try await client.execute(uri: "/v1/transactions", method: .post, headers: headers, body: ByteBuffer(string: body))
+                    #expect(response.status == .unauthorized, "\(name)")
+                    #expect(IngestHarness.errorCode(response) == "unauthorized", "\(name)")
+                }
+                let service = try await client.execute(
+                    uri: "/v1/transactions", method: .post, headers: IngestHarness.bearer(IngestHarness.serviceKey), body: ByteBuffer(string: body))
+                #expect(service.status == .forbidden)
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await IngestHarness.dbsize(redis) == 0)
+                let leeway = try await client.execute(
+                    uri: "/v1/transactions", method: .post, headers: IngestHarness.bearer(withinLeeway), body: ByteBuffer(string: body))
+                #expect(leeway.status == .accepted)
+            }
+        }
+    }
+
+    @Test func malformedSubmissionsAreRefusedAndLeaveNothing() async throws {
+        try await withRedisServer { server in
+            let jws = try IngestHarness.transactionJWS()
+            let parts = jws.split(separator: ".")
+            let hs256 = IngestHarness.base64URL(#"{"alg":"HS256","x5c":["a","b","c"]}"#) + ".\(parts[1]).\(parts[2])"
+            let cases: [(String, String, String)] = [
+                ("/v1/transactions", "{\"signedTransaction\":\"\(parts[0]).\(parts[1])\"}", "invalid_jws"),
+                ("/v1/transactions", "{\"signedTransaction\":\"\(hs256)\"}", "unsupported_algorithm"),
+                ("/v1/transactions", "[1,2", "invalid_json"),
+                ("/v1/receipts", #"{"receipt":"***"}"#, "invalid_receipt"),
+                ("/v1/receipts", #"{"receipt":""}"#, "invalid_receipt"),
+                ("/v1/receipts", "{\"receipt\":\"\(String(repeating: "A", count: (1 << 20) + 4))\"}", "payload_too_large"),
+                ("/v1/receipts?wait=31", #"{"receipt":"AAAA"}"#, "invalid_request"),
+            ]
+            try await IngestHarness.withApp(server) { client in
+                let headers = try await IngestHarness.userHeaders("alice")
+                for (uri, body, code) in cases {
+                    let response = try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body))
+                    #expect((400..<500).contains(Int(response.status.code)), "\(code)")
+                    #expect(IngestHarness.errorCode(response) == code)
+                }
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await IngestHarness.dbsize(redis) == 0)
+            }
+        }
+    }
+
+    /// `?wait` answers with the final status as soon as a (test) fulfiller writes it and publishes the job id.
+    @Test func waitReturnsTheResultOnceTheFulfillerPublishesIt() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                let headers = try await IngestHarness.userHeaders("alice")
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let fulfiller = Task {
+                    for _ in 0..<200 {
+                        if let entry = try await redis.xrange("tg:{p0}:jobs").first, let jobID = entry.string(Job.Field.id) {
+                            try await Task.sleep(for: .milliseconds(300))
+                            let status = JobStatus(jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 1,
+                                                   resultJSON: #"{"coins":100}"#)
+                            var arguments: [any RedisArgumentConvertible] = ["tg:{p0}:job:\(jobID)"]
+                            for (name, value) in status.fields { arguments += [name, value] }
+                            _ = try await redis.send(RedisCommand("HSET", arguments: arguments))
+                            _ = try await redis.send("PUBLISH", "tg:job-results", jobID)
+                            return jobID
+                        }
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    return ""
+                }
+                let started = ContinuousClock.now
+                let response = try await client.execute(
+                    uri: "/v1/receipts?wait=10", method: .post, headers: headers, body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
+                let elapsed = ContinuousClock.now - started
+                let jobID = try await fulfiller.value
+                #expect(response.status == .ok)
+                let json = IngestHarness.json(response)
+                #expect(json["jobId"] as? String == jobID)
+                #expect(json["status"] as? String == "fulfilled")
+                #expect((json["result"] as? [String: Any])?["coins"] as? Int == 100)
+                #expect(elapsed < .seconds(5))
+            }
+        }
+    }
+
+    @Test func waitAnswers202WithTheCurrentStatusAtTheDeadline() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                let started = ContinuousClock.now
+                let response = try await client.execute(
+                    uri: "/v1/receipts?wait=1", method: .post, headers: try await IngestHarness.userHeaders("alice"),
+                    body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
+                #expect(response.status == .accepted)
+                #expect(IngestHarness.json(response)["status"] as? String == "queued")
+                #expect(ContinuousClock.now - started >= .seconds(1))
+            }
+        }
+    }
+}

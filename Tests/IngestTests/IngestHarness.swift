@@ -1,0 +1,115 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import JWTKit
+import Ledger
+import Logging
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+
+@testable import ingest
+
+/// Builds ingest against a real `redis-server` and provides tokens, vectors and Redis helpers for the tests.
+enum IngestHarness {
+    static let secret = "test-client-secret-0123456789abcdefghij"
+    static let serviceKey = "test-service-key-0123456789"
+
+    static func catalog() throws -> Catalog {
+        try Catalog(products: [
+            Product(productId: "com.example.coins100", type: .consumable, coins: 100),
+            Product(productId: "com.example.vip.month", type: .autoRenewable, entitlement: "vip"),
+        ])
+    }
+
+    static var logger: Logger {
+        var logger = Logger(label: "ingest-tests")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    static func configuration(_ server: RedisServer) throws -> IngestConfiguration {
+        var shared = SharedConfiguration(redis: server.configuration(commandTimeout: .seconds(2)))
+        shared.keys = Keys(prefix: "tg")
+        var configuration = IngestConfiguration(shared: shared, catalog: try catalog())
+        configuration.port = 0
+        configuration.clientJWTSecret = secret
+        configuration.serviceKeys = [serviceKey]
+        configuration.backlogSampleInterval = .milliseconds(100)
+        return configuration
+    }
+
+    /// Runs `body` against a freshly built app (real Redis, in-process router with its services running).
+    static func withApp(
+        _ server: RedisServer, configure: (inout IngestConfiguration) throws -> Void = { _ in },
+        framework: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        var configuration = try configuration(server)
+        try configure(&configuration)
+        let app = try await buildApplication(configuration: configuration, logger: logger)
+        try await app.test(framework) { client in try await body(client) }
+    }
+
+    /// A dedicated connection to the test server, for checks and the test "fulfiller".
+    static func redis(_ server: RedisServer) async throws -> RedisConnection {
+        let connection = RedisConnection(configuration: server.configuration(), logger: logger)
+        try await connection.connect()
+        return connection
+    }
+
+    /// A user token signed with the test secret.
+    static func token(user: String, expiresIn: TimeInterval = 300, secret: String = secret) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        return try await keys.sign(UserClaims(sub: .init(value: user), exp: .init(value: Date().addingTimeInterval(expiresIn))))
+    }
+
+    /// The service key in an `X-Api-Key` header.
+    static func apiKeyHeaders() throws -> HTTPFields {
+        var fields = HTTPFields()
+        fields[try #require(HTTPField.Name("X-Api-Key"))] = serviceKey
+        return fields
+    }
+
+    static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
+
+    static func userHeaders(_ user: String) async throws -> HTTPFields { bearer(try await token(user: user)) }
+
+    /// The real Apple V2 notification vector, as Apple would post it.
+    static func notificationBody(extra: String = "") throws -> [UInt8] {
+        let jws = try String(contentsOf: vectors.appendingPathComponent("apple-real/notification-did_renew-sandbox-1.jws"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return Array("{\"signedPayload\":\"\(jws)\"\(extra)}".utf8)
+    }
+
+    /// A real signed transaction vector.
+    static func transactionJWS() throws -> String {
+        try String(contentsOf: vectors.appendingPathComponent("apple-real/transaction-auto_renewable_subscription-sandbox-1.jws"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `../shared/vectors` next to the repository.
+    static var vectors: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/vectors")
+    }
+
+    static func json(_ response: TestResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]) ?? [:]
+    }
+
+    static func errorCode(_ response: TestResponse) -> String? {
+        (json(response)["error"] as? [String: Any])?["code"] as? String
+    }
+
+    static func dbsize(_ redis: RedisConnection) async throws -> Int64 {
+        try await redis.send("DBSIZE").int ?? -1
+    }
+
+    static func base64URL(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

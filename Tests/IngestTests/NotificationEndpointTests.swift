@@ -1,0 +1,101 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Pipeline
+import Redis
+import Testing
+import TestSupport
+
+@testable import ingest
+
+@Suite struct NotificationEndpointTests {
+    @Test func v2NotificationIsInTheJobsStreamByteForByte() async throws {
+        try await withRedisServer { server in
+            let body = try IngestHarness.notificationBody()
+            try await IngestHarness.withApp(server) { client in
+                try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body)) { response in
+                    #expect(response.status == .ok)
+                    let jobID = try #require(IngestHarness.json(response)["jobId"] as? String)
+                    let redis = try await IngestHarness.redis(server)
+                    defer { redis.close() }
+                    let entries = try await redis.xrange("tg:{p0}:jobs")
+                    #expect(entries.count == 1)
+                    let job = try Job(entry: try #require(entries.first))
+                    #expect(job.payload == body)
+                    #expect(job.id == jobID)
+                    #expect(job.kind == .notificationV2)
+                    #expect(job.source == .apple)
+                    let status = try await redis.send("HGET", "tg:{p0}:job:\(jobID)", "state")
+                    #expect(status.string == "queued")
+                    let ttl = try await redis.send("TTL", "tg:{p0}:job:\(jobID)").int ?? -1
+                    #expect(ttl > 0)
+                }
+            }
+        }
+    }
+
+    @Test func v1NotificationIsAccepted() async throws {
+        try await withRedisServer { server in
+            let body = try Data(contentsOf: IngestHarness.vectors.appendingPathComponent("legacy/server-notification-v1-cancel.json"))
+            try await IngestHarness.withApp(server) { client in
+                try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body)) { response in
+                    #expect(response.status == .ok)
+                }
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let job = try Job(entry: try #require(try await redis.xrange("tg:{p0}:jobs").first))
+                #expect(job.kind == .notificationV1)
+                #expect(job.payload == Array(body))
+            }
+        }
+    }
+
+    @Test func appleRetriesOfTheSameBodyGiveOneJob() async throws {
+        try await withRedisServer { server in
+            let body = try IngestHarness.notificationBody()
+            try await IngestHarness.withApp(server) { client in
+                var ids: [String] = []
+                for _ in 0..<3 {
+                    let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body))
+                    #expect(response.status == .ok)
+                    ids.append(IngestHarness.json(response)["jobId"] as? String ?? "")
+                }
+                #expect(Set(ids).count == 1)
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 1)
+            }
+        }
+    }
+
+    /// Every request that can never be valid gets its documented 4xx code and writes nothing to Redis.
+    @Test func invalidNotificationsAreRefusedAndLeaveNothing() async throws {
+        let jws = try String(decoding: IngestHarness.notificationBody(), as: UTF8.self)
+        let segments = try #require(jws.split(separator: "\"").dropFirst(3).first).split(separator: ".")
+        let hs256Header = IngestHarness.base64URL(#"{"alg":"HS256","x5c":["a","b","c"]}"#)
+        let shortChain = IngestHarness.base64URL(#"{"alg":"ES256","x5c":["a"]}"#)
+        let cases: [(String, [UInt8], String, Int)] = [
+            ("oversized", Array("{\"signedPayload\":\"\(String(repeating: "a", count: 70_000))\"}".utf8), "payload_too_large", 413),
+            ("not json", Array("signedPayload=abc".utf8), "invalid_json", 400),
+            ("empty", [], "invalid_json", 400),
+            ("truncated jws", Array("{\"signedPayload\":\"\(segments[0]).\(segments[1])\"}".utf8), "invalid_jws", 400),
+            ("bad base64url", Array("{\"signedPayload\":\"\(segments[0]).a+b.c\"}".utf8), "invalid_jws", 400),
+            ("wrong alg", Array("{\"signedPayload\":\"\(hs256Header).\(segments[1]).\(segments[2])\"}".utf8), "unsupported_algorithm", 400),
+            ("short chain", Array("{\"signedPayload\":\"\(shortChain).\(segments[1]).\(segments[2])\"}".utf8), "invalid_jws", 400),
+            ("neither v1 nor v2", Array(#"{"hello":"world"}"#.utf8), "unknown_notification", 400),
+        ]
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                for (name, body, code, status) in cases {
+                    let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body))
+                    #expect(Int(response.status.code) == status, "\(name)")
+                    #expect(IngestHarness.errorCode(response) == code, "\(name)")
+                }
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 0)
+                #expect(try await IngestHarness.dbsize(redis) == 0)
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Pipeline
+import Redis
+import Testing
+import TestSupport
+
+@testable import ingest
+
+@Suite struct ResilienceTests {
+    /// Redis stopped → 503 quickly for enqueues and reads; restarted → 200 again, same app instance.
+    @Test func redisDownGives503AndRecoversWithoutRestart() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                let alice = try await IngestHarness.userHeaders("alice")
+                let first = try await client.execute(uri: "/v1/apple/notifications", method: .post,
+                                                     body: ByteBuffer(bytes: try IngestHarness.notificationBody(extra: #","n":1"#)))
+                #expect(first.status == .ok)
+                let ready = try await client.execute(uri: "/readyz", method: .get)
+                #expect(ready.status == .ok)
+
+                await server.kill()
+                let started = ContinuousClock.now
+                let down = try await client.execute(uri: "/v1/apple/notifications", method: .post,
+                                                    body: ByteBuffer(bytes: try IngestHarness.notificationBody(extra: #","n":2"#)))
+                #expect(down.status == .serviceUnavailable)
+                #expect(IngestHarness.errorCode(down) == "redis_unavailable")
+                #expect(down.headers[.retryAfter] != nil)
+                #expect(ContinuousClock.now - started < .seconds(5))
+                let read = try await client.execute(uri: "/v1/users/alice/entitlements", method: .get, headers: alice)
+                #expect(read.status == .serviceUnavailable)
+                let notReady = try await client.execute(uri: "/readyz", method: .get)
+                #expect(notReady.status == .serviceUnavailable)
+                let health = try await client.execute(uri: "/healthz", method: .get)
+                #expect(health.status == .ok)
+
+                try await server.restart()
+                var status: HTTPResponse.Status = .serviceUnavailable
+                for attempt in 0..<50 where status != .ok {
+                    let again = try await client.execute(uri: "/v1/apple/notifications", method: .post,
+                                                         body: ByteBuffer(bytes: try IngestHarness.notificationBody(extra: ",\"n\":\(3 + attempt)")))
+                    status = again.status
+                    if status != .ok { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(status == .ok)
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 2)
+            }
+        }
+    }
+
+    /// 200 concurrent notifications all land in the stream, in fewer round trips than requests.
+    @Test func concurrentEnqueuesShareRoundTrips() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                let bodies = try (0..<200).map { try IngestHarness.notificationBody(extra: ",\"n\":\($0)") }
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for body in bodies {
+                        group.addTask {
+                            try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body)).status
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.count == 200)
+                #expect(statuses.allSatisfy { $0 == .ok })
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 200)
+                let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+                let count = Self.sample(metrics, "tollgate_ingest_enqueue_batch_size_count")
+                let sum = Self.sample(metrics, "tollgate_ingest_enqueue_batch_size_sum")
+                #expect(sum == 200)
+                #expect(count > 0 && count < 200, "round trips: \(count)")
+                #expect(metrics.contains(#"tollgate_ingest_requests_total{route="/v1/apple/notifications",status="200"} 200"#))
+            }
+        }
+    }
+
+    @Test func aBacklogAboveTheLimitGives503() async throws {
+        try await withRedisServer { server in
+            let redis = try await IngestHarness.redis(server)
+            defer { redis.close() }
+            for index in 0..<5 { _ = try await redis.xadd("tg:{p0}:jobs", fields: [("x", Array("\(index)".utf8))]) }
+            try await IngestHarness.withApp(server, configure: { $0.maxBacklog = 3 }) { client in
+                let response = try await client.execute(uri: "/v1/apple/notifications", method: .post,
+                                                        body: ByteBuffer(bytes: try IngestHarness.notificationBody()))
+                #expect(response.status == .serviceUnavailable)
+                #expect(IngestHarness.errorCode(response) == "overloaded")
+                #expect(response.headers[.retryAfter] == "1")
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 5)
+            }
+        }
+    }
+
+    @Test func readyzHealthzAndMetricsAnswer() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server, framework: .live) { client in
+                #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+                let ready = try await client.execute(uri: "/readyz", method: .get)
+                #expect(IngestHarness.json(ready)["status"] as? String == "ready")
+                let metrics = try await client.execute(uri: "/metrics", method: .get)
+                #expect(String(buffer: metrics.body).contains("tollgate_ingest_requests_total"))
+                let unknown = try await client.execute(uri: "/v1/nothing", method: .get)
+                #expect(unknown.status == .notFound)
+                #expect(IngestHarness.errorCode(unknown) == "not_found")
+            }
+        }
+    }
+
+    static func sample(_ text: String, _ name: String) -> Double {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.split(separator: " ").last ?? "") ?? -1
+        }
+        return -1
+    }
+}
