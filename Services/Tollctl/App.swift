@@ -6,6 +6,7 @@ struct Tollctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tollctl",
         abstract: "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters.",
-        subcommands: [VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self]
+        subcommands: [VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
+                      UserCommand.self, JobCommand.self, AuditCommand.self]
     )
 }

@@ -1,0 +1,72 @@
+import Foundation
+import Ledger
+import Pipeline
+import Redis
+import Testing
+
+@Suite struct FulfillerCrashTests {
+    @Test func anEntryAbandonedBetweenReadAndAckIsReclaimedAndAppliedOnce() async throws {
+        try await LedgerHarness.with { h in
+            try await h.submit(Fixture.client("alice", [Fixture.transaction("lost", product: "coins100")], job: "jobL"))
+            // "ghost" reads the entry and dies before acking.
+            let held = try #require(try await h.read("ghost").first)
+            let replica = try await RunningFulfiller.start(h.server, consumer: "replica", claimMinIdle: .milliseconds(300))
+            let applied = try await eventually { try await h.job("jobL")?.state == .fulfilled }
+            try await replica.shutdown()
+            #expect(applied)
+            #expect(try await h.coins("alice") == 100)
+            #expect(try await h.pendingCount() == 0)
+            // The ghost comes back and finishes its stale work: refused by the XACK gate.
+            #expect(try await h.applier.apply(entry: held).outcome == "acked_elsewhere")
+            #expect(try await h.coins("alice") == 100)
+            #expect(try await h.audit().differences.isEmpty)
+        }
+    }
+
+    @Test(.enabled(if: fulfillerBinary != nil, "needs the fulfiller executable (swift build --product fulfiller)"))
+    func aSigkilledFulfillerProcessLeavesEveryTransactionAppliedExactlyOnce() async throws {
+        let binary = try #require(fulfillerBinary)
+        try await LedgerHarness.with { h in
+            let users = (0..<40).map { "k\($0)" }
+            let total = 4000
+            for n in 0..<total {
+                try await h.submit(Fixture.client(users[n % users.count], [Fixture.transaction("k-\(n)", product: "coins1")]))
+            }
+            let catalogPath = h.server.directory.appendingPathComponent("catalog.json").path
+            let encoded = try JSONEncoder().encode(testCatalog)
+            #expect(FileManager.default.createFile(atPath: catalogPath, contents: encoded))
+            let process = Process()
+            process.executableURL = binary
+            process.environment = [
+                "TOLLGATE_REDIS_URL": h.server.url, "TOLLGATE_CATALOG": catalogPath, "TOLLGATE_METRICS_PORT": "0",
+                "TOLLGATE_METRICS_HOST": "127.0.0.1", "LOG_LEVEL": "error", "TOLLGATE_FULFILLER_CONCURRENCY": "32",
+            ]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let started = try await eventually { try await h.redis.xlen(h.keys.events().stream) >= 300 }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(started)
+            #expect(process.terminationReason == .uncaughtSignal)
+            let appliedBeforeKill = try await h.redis.xlen(h.keys.events().stream)
+            #expect(appliedBeforeKill < total)
+            // The killed process held entries it had read but not acknowledged.
+            #expect(try await h.pendingCount() > 0)
+
+            // A replica takes over, reclaiming what the killed process held un-acked.
+            let replica = try await RunningFulfiller.start(h.server, consumer: "survivor", claimMinIdle: .milliseconds(300),
+                                                           concurrency: 32)
+            let done = try await eventually(timeout: .seconds(40)) {
+                let applied = try await h.redis.xlen(h.keys.events().stream)
+                let pending = try await h.pendingCount()
+                return applied >= total && pending == 0
+            }
+            try await replica.shutdown()
+            #expect(done)
+            #expect(try await h.redis.xlen(h.keys.events().stream) == total)
+            #expect(try await totalCoins(h, users: users) == Int64(total))
+            let report = try await h.audit()
+            #expect(report.transactions == total && report.differences.isEmpty)
+        }
+    }
+}
