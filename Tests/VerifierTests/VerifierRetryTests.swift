@@ -99,11 +99,15 @@ struct VerifierRetryTests {
         try await VerifierHarness.with { harness in
             let receipt = try #require(try await harness.sim.purchase()["receipt"] as? String)
             try await harness.sim.post("/sim/faults", ["target": "verifyReceipt", "delayMs": 7000, "times": 1])
+            // The first verifier never looks for idle entries itself (its own reclaim would also reset the
+            // idle time); only its heartbeat keeps the second from taking the job while it is alive.
             let settings = [
-                "TOLLGATE_CLAIM_MIN_IDLE_MS": "2000", "TOLLGATE_HEARTBEAT_MS": "400", "TOLLGATE_APPLE_TIMEOUT_MS": "15000",
+                "TOLLGATE_CLAIM_MIN_IDLE_MS": "1500", "TOLLGATE_HEARTBEAT_MS": "300", "TOLLGATE_APPLE_TIMEOUT_MS": "15000",
             ]
+            var firstSettings = settings
+            firstSettings["TOLLGATE_CLAIM_INTERVAL_MS"] = "600000"
             let first = try ChildProcess.start(
-                "verifier", environment: harness.environment(settings),
+                "verifier", environment: harness.environment(firstSettings),
                 log: harness.sim.directory.appendingPathComponent("verifier-a.log"))
             defer { first.kill() }
             let jobID = try await harness.enqueue(kind: .receipt, payload: receipt)
@@ -114,7 +118,7 @@ struct VerifierRetryTests {
             }
             try await harness.withVerifier(settings) { _ in
                 // The first verifier is alive and heartbeating: the second does not take its job over.
-                try await Task.sleep(for: .seconds(3))
+                try await Task.sleep(for: .seconds(4))
                 #expect(try await harness.sim.requestCount("verifyReceipt.production") == 1)
                 #expect(try await harness.status(jobID)["state"] == "verifying")
 
