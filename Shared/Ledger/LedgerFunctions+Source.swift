@@ -291,6 +291,11 @@ local function apply(keys, argv)
         reject = { 'product_mismatch', 'no transaction of the order\'s product ' .. order.product }
       elseif order.payer.refused then
         reject = { 'owned_by_another_user', 'the paying transaction belongs to another user' }
+      else
+        local paid = redis.call('HGET', key_at(keys, order.payer.rec), 'order')
+        if paid and paid ~= plan.orderNo then
+          reject = { 'transaction_already_used', 'the transaction already paid order ' .. paid }
+        end
       end
     end
   end
@@ -332,6 +337,7 @@ local function apply(keys, argv)
   end
   if order and order.state ~= 'paid' then
     redis.call('HSET', order.key, 'state', 'paid', 'paid.at', n2s(plan.now), 'transaction', order.payer.tid)
+    redis.call('HSET', key_at(keys, order.payer.rec), 'order', plan.orderNo)
   end
   if note and note.uuid then redis.call('SADD', key_at(keys, 7), note.uuid) end
   local out = { outcome = 'fulfilled', unparked = unparked,
@@ -362,6 +368,10 @@ local function park(keys, argv)
   for _, i in ipairs(plan.parks or {}) do parks[#parks + 1] = key_at(keys, i) end
   if redis.call('XACK', key_at(keys, 1), argv[1], argv[2]) ~= 1 then
     return cjson.encode({ outcome = 'acked_elsewhere' })
+  end
+  if #parks == 0 then
+    job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'fulfilled' })
+    return cjson.encode({ outcome = 'fulfilled' })
   end
   local item = cjson.encode({ j = plan.jobId, e = plan.event })
   for _, k in ipairs(parks) do redis.call('RPUSH', k, item) end

@@ -13,7 +13,8 @@ public struct LedgerOutcome: Sendable, Hashable, Codable {
     /// `acked_elsewhere` (another consumer completed the entry first: nothing written) or `reresolve`
     /// (the owner changed since it was looked up: nothing written, look up again).
     public var outcome: String
-    /// The rejection reason: `product_mismatch`, `owned_by_another_user`, `unknown_product`, `unknown_order`.
+    /// The rejection reason: `product_mismatch`, `owned_by_another_user`, `unknown_product`, `unknown_order`,
+    /// `transaction_already_used` (the transaction already paid another order).
     public var reason: String?
     /// The user's coin balance after the call.
     public var coins: Int64?

@@ -49,4 +49,13 @@ import Testing
             #expect(try await h.coins("alice") == 100)
         }
     }
+
+    @Test func aNotificationWithNothingToApplyIsFulfilledNotParked() async throws {
+        try await LedgerHarness.with { h in
+            let outcome = try await h.deliver(Fixture.notification("TEST", [], job: "jobT"))
+            #expect(outcome.outcome == "fulfilled")
+            #expect(try await h.job("jobT")?.state == .fulfilled)
+            #expect(try await h.pendingCount() == 0)
+        }
+    }
 }

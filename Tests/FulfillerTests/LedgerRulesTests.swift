@@ -93,6 +93,14 @@ import Testing
             #expect(try await h.coins("alice") == 2000)
             let stored = try #require(Order(hash: try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))))
             #expect(stored.state == .paid && stored.transactionId == "real" && stored.paidAtMilliseconds == testNow)
+
+            // The same transaction cannot pay a second order.
+            let second = try await Fixture.order(h, user: "alice", product: "coins2000")
+            let reused = try await h.deliver(Fixture.client(
+                "alice", [Fixture.transaction("real", product: "coins2000")], order: second.orderNo))
+            #expect(reused.outcome == "rejected" && reused.reason == "transaction_already_used")
+            #expect(try await h.hash(h.keys.order(user: "alice", orderNo: second.orderNo))["state"] == "pending")
+            #expect(try await h.coins("alice") == 2000)
         }
     }
 
