@@ -271,7 +271,11 @@ local function apply(keys, argv)
   local refused = 0
   for _, tx in ipairs(txs) do
     local owner = redis.call('GET', key_at(keys, tx.bind))
-    if owner and owner ~= user then tx.refused = true; refused = refused + 1 end
+    -- A purchase made with another user's appAccountToken belongs to that user.
+    local token_owner = tx.aatKey and redis.call('HGET', key_at(keys, tx.aatKey), 'user')
+    if (owner and owner ~= user) or (token_owner and token_owner ~= user) then
+      tx.refused = true; refused = refused + 1
+    end
     tx.bound = (owner == user)
   end
   local reject, order = nil, nil

@@ -14,6 +14,7 @@ struct LedgerPlan {
         var family, upgraded: Bool
         var aat: String?
         var rec, bind, park: Int
+        var aatKey: Int?
     }
     struct Ent: Encodable {
         var name, type: String
@@ -92,7 +93,8 @@ struct LedgerPlan {
                 aat: tx.appAccountToken?.lowercased(),
                 rec: index(k.transaction(user: owner, transactionId: tx.transactionId)),
                 bind: index(k.binding(originalTransactionId: tx.originalTransactionId)),
-                park: index(k.parked(originalTransactionId: tx.originalTransactionId))))
+                park: index(k.parked(originalTransactionId: tx.originalTransactionId)),
+                aatKey: tx.appAccountToken.map { index(k.appAccountToken($0)) }))
         }
         for renewal in event.renewals {
             var ent = entByOTID[renewal.originalTransactionId]

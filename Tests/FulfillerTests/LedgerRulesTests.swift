@@ -128,4 +128,18 @@ import Testing
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))["transaction"] == "a1")
         }
     }
+
+    @Test func aPurchaseMadeWithAnotherUsersAppAccountTokenIsRefused() async throws {
+        try await LedgerHarness.with { h in
+            let order = try await Fixture.order(h, user: "alice", product: "coins100")
+            let stolen = try await h.deliver(Fixture.client(
+                "mallory", [Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)]))
+            #expect(stolen.outcome == "rejected" && stolen.reason == "owned_by_another_user")
+            #expect(try await h.coins("mallory") == 0)
+            // Apple's notification of it still reaches alice through the token.
+            try await h.deliver(Fixture.notification("ONE_TIME_CHARGE", [
+                Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)]))
+            #expect(try await h.coins("alice") == 100)
+        }
+    }
 }
