@@ -154,6 +154,7 @@ let package = Package(
             dependencies: [
                 "verifier", "Pipeline", "Redis", "AppStore", "Ledger", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/VerifierTests",
             swiftSettings: swiftSettings

@@ -28,12 +28,15 @@ final class JobHandler: Sendable {
     let retry: RetryPolicy
     let heartbeatInterval: Duration
     let clock: PipelineClock
+    /// The backoff jitter, uniform in `[0, 1)`.
+    let unitRandom: @Sendable () -> Double
     let metrics: VerifierMetrics
     let logger: Logger
 
     init(
         verifier: JobVerifier, redis: any RedisCommandExecutor, keys: Keys, group: String, consumer: String,
-        retry: RetryPolicy, heartbeatInterval: Duration, clock: PipelineClock, metrics: VerifierMetrics, logger: Logger
+        retry: RetryPolicy, heartbeatInterval: Duration, clock: PipelineClock,
+        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, metrics: VerifierMetrics, logger: Logger
     ) {
         self.verifier = verifier
         self.redis = redis
@@ -44,6 +47,7 @@ final class JobHandler: Sendable {
         self.retry = retry
         self.heartbeatInterval = heartbeatInterval
         self.clock = clock
+        self.unitRandom = unitRandom
         self.metrics = metrics
         self.logger = logger
     }
@@ -107,7 +111,7 @@ final class JobHandler: Sendable {
                                    reason: failure.code.rawValue, message: failure.message, updatedAtMilliseconds: now)
             return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)])
         case .retryable(let failure, let retryAfter):
-            var delay = retry.delay(afterAttempt: message.attempt, unitRandom: Double.random(in: 0..<1))
+            var delay = retry.delay(afterAttempt: message.attempt, unitRandom: unitRandom())
             if let retryAfter, retryAfter > delay { delay = retryAfter }
             let next = now + Int64(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
             if !message.isLastAttempt { metrics.retryScheduled(kind: job.kind.rawValue, code: failure.code.rawValue) }
