@@ -33,7 +33,7 @@ actor EnqueueBatcher {
     private var head = 0
     private var inFlight = 0
 
-    init(redis: any RedisCommandExecutor, maxBatch: Int, maxInFlight: Int = 4, queueLimit: Int,
+    init(redis: any RedisCommandExecutor, maxBatch: Int, maxInFlight: Int = 1, queueLimit: Int,
          waitReplicas: Int, waitTimeoutMilliseconds: Int, metrics: IngestMetrics, logger: Logger) {
         self.redis = redis
         self.maxBatch = max(1, maxBatch)

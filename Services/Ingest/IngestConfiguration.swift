@@ -15,6 +15,8 @@ import Pipeline
 ///   (`100000`; 0 turns the check off)
 /// - `TOLLGATE_ENQUEUE_QUEUE_LIMIT` — enqueues waiting for a Redis round trip above which `503` (`10000`)
 /// - `TOLLGATE_ENQUEUE_BATCH_SIZE` — most jobs in one pipelined round trip (`256`)
+/// - `TOLLGATE_ENQUEUE_ROUND_TRIPS` — enqueue round trips in flight at once, each on its own pooled connection
+///   (`8`); the pool has 4 more connections for reads
 /// - `TOLLGATE_REDIS_WAIT_REPLICAS` — replicas that must acknowledge each enqueue (`WAIT`) (`0`)
 /// - `TOLLGATE_REDIS_WAIT_TIMEOUT_MS` — how long `WAIT` may take (`1000`)
 /// - `TOLLGATE_REDIS_COMMAND_TIMEOUT_MS` — per-command timeout, short so that a dead Redis gives a quick `503`
@@ -29,9 +31,11 @@ public struct IngestConfiguration: Sendable {
     public var maxBacklog = 100_000
     public var enqueueQueueLimit = 10_000
     public var enqueueBatchSize = 256
+    public var enqueueRoundTrips = 8
+    /// Enqueue round trips plus 4 connections for reads and readiness checks.
+    public var redisPoolSize: Int { enqueueRoundTrips + 4 }
     public var waitReplicas = 0
     public var waitTimeoutMilliseconds = 1000
-    public var redisPoolSize = 8
     /// Longest `?wait=` a client may ask for, in seconds.
     public var maxWaitSeconds = 30
     /// How often the jobs stream's backlog is sampled.

@@ -54,8 +54,14 @@ extension IngestRoutes {
             hasher.update(data: [0])
         }
         hasher.update(data: submission.payload)
-        let hex = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        return keys.partitionKey(0, "dedupe", hex)
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in hasher.finalize() {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return keys.partitionKey(0, "dedupe", String(decoding: hex, as: UTF8.self))
     }
 
     /// `?wait=N`: 0 when absent; `400 invalid_request` unless 0 ≤ N ≤ the maximum.

@@ -10,15 +10,17 @@ enum JWSStructure {
         var jws = jws
         let scanned: Result<[UInt8]?, IngestError> = jws.withUTF8 { bytes in
             var dots: [Int] = []
-            for index in bytes.indices {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: ".") {
+            let valid = base64URLTable.withUnsafeBufferPointer { table in
+                for index in 0..<bytes.count {
+                    let byte = bytes[index]
+                    if table[Int(byte)] { continue }
+                    guard byte == UInt8(ascii: ".") else { return false }
                     dots.append(index)
-                    if dots.count > 2 { break }
-                } else if !isBase64URL(byte) {
-                    return .failure(.invalidJWS("every JWS segment must be base64url"))
+                    if dots.count > 2 { return true }
                 }
+                return true
             }
+            guard valid else { return .failure(.invalidJWS("every JWS segment must be base64url")) }
             guard dots.count == 2 else {
                 return .failure(.invalidJWS("a JWS has three dot-separated segments, not \(dots.count + 1)"))
             }
@@ -28,15 +30,23 @@ enum JWSStructure {
             return .success(base64URLDecode(bytes[0..<dots[0]]))
         }
         let header = try scanned.get()
-        guard let header, let object = try? JSONSerialization.jsonObject(with: Data(header)) as? [String: Any] else {
-            throw .invalidJWS("the JWS header is not base64url JSON")
+        /// The header members checked here.
+        struct Header: Decodable {
+            var alg: String?
+            var x5c: [String]?
         }
-        guard let alg = object["alg"] as? String else { throw .invalidJWS("the JWS header has no alg") }
+        guard let header, let decoded = try? JSONDecoder().decode(Header.self, from: Data(header)) else {
+            throw .invalidJWS("the JWS header is not base64url JSON with a string alg and an x5c array")
+        }
+        guard let alg = decoded.alg else { throw .invalidJWS("the JWS header has no alg") }
         guard alg == "ES256" else { throw .unsupportedAlgorithm(alg) }
-        guard let chain = object["x5c"] as? [String], chain.count == 3, chain.allSatisfy({ !$0.isEmpty }) else {
+        guard let chain = decoded.x5c, chain.count == 3, chain.allSatisfy({ !$0.isEmpty }) else {
             throw .invalidJWS("the JWS header needs an x5c chain of three certificates")
         }
     }
+
+    /// `base64URLTable[byte]` is true for the base64url alphabet.
+    private static let base64URLTable: [Bool] = (0...255).map { isBase64URL(UInt8($0)) }
 
     static func isBase64URL(_ byte: UInt8) -> Bool {
         switch byte {

@@ -50,13 +50,37 @@ struct Submission: Sendable {
     /// `POST /v1/apple/notifications`: V2 `{"signedPayload"}` (JWS checked) or V1 (`notification_type`);
     /// the payload is the body byte-for-byte.
     static func notification(body: [UInt8]) throws(IngestError) -> Submission {
-        let object = try jsonObject(body)
-        if let signed = object["signedPayload"] {
-            guard let jws = signed as? String else { throw .invalidJWS("signedPayload must be a string") }
+        /// The only members ingest looks at; decoding still validates the whole body as JSON.
+        struct Fields: Decodable {
+            var signedPayload: String?
+            var notificationType: String?
+            var hasSignedPayload = false
+
+            enum CodingKeys: String, CodingKey {
+                case signedPayload
+                case notificationType = "notification_type"
+            }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                hasSignedPayload = container.contains(.signedPayload)
+                signedPayload = try? container.decode(String.self, forKey: .signedPayload)
+                notificationType = try? container.decode(String.self, forKey: .notificationType)
+            }
+        }
+        guard !body.isEmpty else { throw .invalidJSON("the body is empty") }
+        let fields: Fields
+        do {
+            fields = try JSONDecoder().decode(Fields.self, from: Data(body))
+        } catch {
+            throw .invalidJSON()
+        }
+        if fields.hasSignedPayload {
+            guard let jws = fields.signedPayload else { throw .invalidJWS("signedPayload must be a string") }
             try JWSStructure.check(jws)
             return Submission(kind: .notificationV2, payload: body)
         }
-        if let type = object["notification_type"] as? String, !type.isEmpty {
+        if let type = fields.notificationType, !type.isEmpty {
             return Submission(kind: .notificationV1, payload: body)
         }
         throw .unknownNotification()
