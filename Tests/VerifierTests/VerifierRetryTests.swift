@@ -91,6 +91,16 @@ struct VerifierRetryTests {
                 #expect(try await harness.redis.xlen(harness.keys.jobs().deadLetter) == 1)
                 let missing = try await ChildProcess.run("tollctl", arguments: ["dead", "redrive", deadID], environment: environment)
                 #expect(missing.status == 1)
+
+                // --all takes the rest: the malformed entry goes back, and is dead-lettered again.
+                let all = try await ChildProcess.run("tollctl", arguments: ["dead", "redrive", "--all"], environment: environment)
+                #expect(all.status == 0)
+                #expect(all.output.contains("job=bad-job"))
+                #expect(all.output.contains("redriven=1"))
+                let again = try await harness.redis.xrange(harness.keys.jobs().deadLetter)
+                #expect(again.count <= 1)
+                try await harness.waitForStatus("bad-job") { $0["state"] == "dead" && $0["updated.at"] != badStatus["updated.at"] }
+                #expect(try await harness.redis.xlen(harness.keys.jobs().deadLetter) == 1)
             }
         }
     }
