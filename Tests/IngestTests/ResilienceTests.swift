@@ -95,6 +95,21 @@ import TestSupport
         }
     }
 
+    /// With replicas required and none acknowledging, Apple gets 503 (so it retries), never 200.
+    @Test func missingReplicaAcknowledgementGives503() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server, configure: {
+                $0.waitReplicas = 1
+                $0.waitTimeoutMilliseconds = 50
+            }) { client in
+                let response = try await client.execute(uri: "/v1/apple/notifications", method: .post,
+                                                        body: ByteBuffer(bytes: try IngestHarness.notificationBody()))
+                #expect(response.status == .serviceUnavailable)
+                #expect(IngestHarness.errorCode(response) == "replication_timeout")
+            }
+        }
+    }
+
     @Test func readyzHealthzAndMetricsAnswer() async throws {
         try await withRedisServer { server in
             try await IngestHarness.withApp(server, framework: .live) { client in
