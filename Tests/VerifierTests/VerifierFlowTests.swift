@@ -79,10 +79,13 @@ struct VerifierFlowTests {
             let forged = try forger.signer().sign(json: Data(payloadJSON))
             let forgedBody = try JSONSerialization.data(withJSONObject: ["signedPayload": forged])
 
+            let listener = try await JobResultListener.start(harness)
+            defer { listener.stop() }
             try await harness.withVerifier { _ in
                 let forgedJob = try await harness.enqueue(kind: .notificationV2, payload: String(decoding: forgedBody, as: UTF8.self), user: nil)
                 let status = try await harness.waitForStatus(forgedJob) { $0["state"] == "rejected" }
                 #expect(status["reason"] == "invalid_chain")
+                #expect(try await listener.announced(until: forgedJob).contains(forgedJob))
                 #expect(try await harness.events().isEmpty)
 
                 let genuineJob = try await harness.enqueue(kind: .notificationV2, payload: String(decoding: genuine, as: UTF8.self), user: nil)

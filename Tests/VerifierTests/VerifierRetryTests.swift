@@ -55,9 +55,12 @@ struct VerifierRetryTests {
         try await VerifierHarness.with { harness in
             let receipt = try #require(try await harness.sim.purchase()["receipt"] as? String)
             try await harness.sim.post("/sim/faults", ["target": "verifyReceipt", "status": 503])
+            let listener = try await JobResultListener.start(harness)
+            defer { listener.stop() }
             try await harness.withVerifier(["TOLLGATE_RETRY_MAX_ATTEMPTS": "3"]) { _ in
                 let jobID = try await harness.enqueue(kind: .receipt, payload: receipt)
                 let status = try await harness.waitForStatus(jobID) { $0["state"] == "dead" }
+                #expect(try await listener.announced(until: jobID) == [jobID])
                 #expect(status["reason"] == "retries_exhausted")
                 let dead = try await harness.redis.xrange(harness.keys.jobs().deadLetter)
                 #expect(dead.count == 1)
