@@ -71,6 +71,17 @@ final class ChildProcess: Sendable {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// SIGTERM; true when the process exited within `timeout`.
+    func terminate(timeout: Duration) async -> Bool {
+        guard process.isRunning else { return true }
+        Glibc.kill(process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return !process.isRunning
+    }
+
     /// SIGKILL, then waits for the exit.
     func kill() {
         guard process.isRunning else { return }

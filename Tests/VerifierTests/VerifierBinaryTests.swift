@@ -41,6 +41,11 @@ struct VerifierBinaryTests {
             #expect(text.contains("tollgate_apple_request_duration_seconds"))
             #expect(text.contains("tollgate_chain_cache_hits 1.0"))
             #expect(text.contains("tollgate_chain_cache_hit_ratio 0.5"))
+
+            // SIGTERM stops it gracefully, with nothing left pending.
+            #expect(await verifier.terminate(timeout: .seconds(10)))
+            #expect(verifier.process.terminationStatus == 0)
+            #expect(try await harness.pendingCount() == 0)
         }
     }
 }
