@@ -7,7 +7,7 @@ import Pipeline
 /// - `TOLLGATE_CATALOG` — path of the catalog JSON (required), validated at startup
 /// - `TOLLGATE_CLAMP_REFUNDS` — `true` clamps balances at 0 on refunds and records the shortfall (`false`)
 /// - `TOLLGATE_METRICS_HOST` / `TOLLGATE_METRICS_PORT` — `/metrics` and `/healthz` listener (`0.0.0.0`, 9091)
-/// - `TOLLGATE_FULFILLER_CONCURRENCY` — events applied at once per replica (32)
+/// - `TOLLGATE_FULFILLER_CONCURRENCY` — events applied at once per replica (16)
 /// - `TOLLGATE_CLAIM_MIN_IDLE_MS` — entries of a crashed replica are reclaimed after this idle time (30000)
 /// - `TOLLGATE_CLAIM_INTERVAL_MS` — how often idle entries are looked for (5000)
 public struct FulfillerConfiguration: Sendable {
@@ -16,7 +16,7 @@ public struct FulfillerConfiguration: Sendable {
     public var clampRefunds = false
     public var metricsHost = "0.0.0.0"
     public var metricsPort = 9091
-    public var concurrency = 32
+    public var concurrency = 16
     public var claimMinIdle: Duration = .seconds(30)
     public var claimInterval: Duration = .seconds(5)
     public var retry = RetryPolicy()
