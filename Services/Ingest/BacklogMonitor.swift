@@ -26,9 +26,11 @@ final class BacklogMonitor: Service, Sendable {
     var backlog: Int { latest.value }
 
     func run() async throws {
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            await sample()
-            try? await Task.sleep(for: interval)
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.sample()
+                try await Task.sleep(for: self.interval)
+            }
         }
     }
 

@@ -4,10 +4,11 @@ import ServiceLifecycle
 
 /// One subscription per process to the job-results channel (`tg:job-results`), fanning published job ids
 /// out to ``ResultWaiters``. Runs until graceful shutdown.
-struct ResultListener: Service {
+struct ResultListener: Service, CustomStringConvertible {
     let subscriber: RedisSubscriber
     let waiters: ResultWaiters
     let logger: Logger
+    var description: String { "ResultListener" }
 
     func run() async throws {
         subscriber.start()
