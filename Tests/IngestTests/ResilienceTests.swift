@@ -95,6 +95,41 @@ import TestSupport
         }
     }
 
+    /// While Redis is stalled, one round trip is in flight and the queue holds one call: the rest get
+    /// `503 overloaded` with `Retry-After` at once, and only the accepted ones are in the stream.
+    @Test func aFullEnqueueQueueGives503() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server, configure: {
+                $0.enqueueQueueLimit = 1
+                $0.enqueueRoundTrips = 1
+            }) { client in
+                let stall = try await IngestHarness.redis(server)
+                defer { stall.close() }
+                let sleeper = Task { try await stall.send(RedisCommand("DEBUG", "SLEEP", "1"), timeout: .seconds(5)) }
+                try await Task.sleep(for: .milliseconds(200))
+                let bodies = try (0..<6).map { try IngestHarness.notificationBody(extra: ",\"n\":\($0)") }
+                let responses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?, String?).self) { group in
+                    for body in bodies {
+                        group.addTask {
+                            let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body))
+                            return (response.status, IngestHarness.errorCode(response), response.headers[.retryAfter])
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                _ = try await sleeper.value
+                let accepted = responses.filter { $0.0 == .ok }.count
+                let overloaded = responses.filter { $0.0 == .serviceUnavailable && $0.1 == "overloaded" && $0.2 == "1" }.count
+                #expect(accepted >= 1)
+                #expect(overloaded >= 1)
+                #expect(accepted + overloaded == 6)
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.xlen("tg:{p0}:jobs") == accepted)
+            }
+        }
+    }
+
     /// With replicas required and none acknowledging, Apple gets 503 (so it retries), never 200.
     @Test func missingReplicaAcknowledgementGives503() async throws {
         try await withRedisServer { server in
