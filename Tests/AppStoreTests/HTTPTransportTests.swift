@@ -60,14 +60,14 @@ import TestSupport
 
     @Test func slowServerTimesOutOnTime() async throws {
         try await withServer { server, transport in
-            await server.respond(to: "/slow", with: [StubResponse(status: 200, delay: .milliseconds(1500))])
+            await server.respond(to: "/slow", with: [StubResponse(status: 200, delay: .milliseconds(5000))])
             let started = ContinuousClock.now
             let error = await transportError {
                 _ = try await transport.send(HTTPTransportRequest(method: .get, url: server.url("/slow"), timeout: .milliseconds(250)))
             }
             let elapsed = ContinuousClock.now - started
             #expect(error?.code == .timeout)
-            #expect(elapsed >= .milliseconds(200) && elapsed < .seconds(1), "\(elapsed)")
+            #expect(elapsed >= .milliseconds(200) && elapsed < .seconds(3), "\(elapsed)")
         }
     }
 
@@ -81,7 +81,7 @@ import TestSupport
 
     @Test func cancellationEndsTheRequest() async throws {
         try await withServer { server, transport in
-            await server.respond(to: "/slow", with: [StubResponse(status: 200, delay: .milliseconds(1500))])
+            await server.respond(to: "/slow", with: [StubResponse(status: 200, delay: .milliseconds(5000))])
             let url = server.url("/slow")
             let task = Task {
                 try await transport.send(HTTPTransportRequest(method: .get, url: url, timeout: .seconds(10)))
@@ -90,7 +90,7 @@ import TestSupport
             let started = ContinuousClock.now
             task.cancel()
             await #expect(throws: CancellationError.self) { _ = try await task.value }
-            #expect(ContinuousClock.now - started < .milliseconds(500))
+            #expect(ContinuousClock.now - started < .seconds(3))  // the answer would take 5 s
         }
     }
 }

@@ -128,7 +128,7 @@ struct RedisConnectionTests {
             #expect(error.code == "connection_failed")
             #expect("\(error)".contains("127.0.0.1:\(port)"))
         }
-        #expect(clock.now - started < .milliseconds(500) + .seconds(1))
+        #expect(clock.now - started < .seconds(4))  // fails fast, not after a hang
         await #expect(throws: RedisError.self) { _ = try await redis.send("PING") }
     }
 
@@ -149,6 +149,6 @@ struct RedisConnectionTests {
             #expect(error.code == "connection_failed", "\(error)")
             #expect("\(error)".contains("PING"))
         }
-        #expect(clock.now - started < .seconds(2))
+        #expect(clock.now - started < .seconds(4))  // the default command timeout (5 s) would exceed this
     }
 }
