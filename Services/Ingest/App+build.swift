@@ -44,7 +44,8 @@ func buildApplication(
         configuration: configuration, redis: pool,
         authenticator: await Authenticator(clientJWTSecret: configuration.clientJWTSecret, serviceKeys: configuration.serviceKeys),
         batcher: EnqueueBatcher(
-            redis: pool, maxBatch: configuration.enqueueBatchSize, maxInFlight: configuration.enqueueRoundTrips,
+            redis: pool, maxBatch: configuration.enqueueBatchSize, maxBatchBytes: configuration.enqueueBatchBytes,
+            maxInFlight: configuration.enqueueRoundTrips,
             queueLimit: configuration.enqueueQueueLimit,
             waitReplicas: configuration.waitReplicas, waitTimeoutMilliseconds: configuration.waitTimeoutMilliseconds,
             metrics: metrics, logger: logger),

@@ -38,7 +38,8 @@ extension IngestConfiguration {
         maxBacklog = try Self.integer(environment, "TOLLGATE_MAX_BACKLOG", default: 100_000, in: 0...Int(Int32.max))
         enqueueQueueLimit = try Self.integer(environment, "TOLLGATE_ENQUEUE_QUEUE_LIMIT", default: 10_000, in: 1...1_000_000)
         enqueueBatchSize = try Self.integer(environment, "TOLLGATE_ENQUEUE_BATCH_SIZE", default: 256, in: 1...10_000)
-        enqueueRoundTrips = try Self.integer(environment, "TOLLGATE_ENQUEUE_ROUND_TRIPS", default: 8, in: 1...64)
+        enqueueBatchBytes = try Self.integer(environment, "TOLLGATE_ENQUEUE_BATCH_BYTES", default: 16_384, in: 1...(64 << 20))
+        enqueueRoundTrips = try Self.integer(environment, "TOLLGATE_ENQUEUE_ROUND_TRIPS", default: 64, in: 1...256)
         waitReplicas = try Self.integer(environment, "TOLLGATE_REDIS_WAIT_REPLICAS", default: 0, in: 0...100)
         waitTimeoutMilliseconds = try Self.integer(environment, "TOLLGATE_REDIS_WAIT_TIMEOUT_MS", default: 1000, in: 1...60_000)
     }

@@ -15,8 +15,10 @@ import Pipeline
 ///   (`100000`; 0 turns the check off)
 /// - `TOLLGATE_ENQUEUE_QUEUE_LIMIT` — enqueues waiting for a Redis round trip above which `503` (`10000`)
 /// - `TOLLGATE_ENQUEUE_BATCH_SIZE` — most jobs in one pipelined round trip (`256`)
+/// - `TOLLGATE_ENQUEUE_BATCH_BYTES` — most argument bytes in one round trip, at least one job (`16384`, Redis'
+///   read size per client and event-loop iteration; see ``EnqueueBatcher``)
 /// - `TOLLGATE_ENQUEUE_ROUND_TRIPS` — enqueue round trips in flight at once, each on its own pooled connection
-///   (`8`); the pool has 4 more connections for reads
+///   (`64`, 1–256); the pool has 4 more connections for reads
 /// - `TOLLGATE_REDIS_WAIT_REPLICAS` — replicas that must acknowledge each enqueue (`WAIT`) (`0`)
 /// - `TOLLGATE_REDIS_WAIT_TIMEOUT_MS` — how long `WAIT` may take (`1000`)
 /// - `TOLLGATE_REDIS_COMMAND_TIMEOUT_MS` — per-command timeout, short so that a dead Redis gives a quick `503`
@@ -31,7 +33,8 @@ public struct IngestConfiguration: Sendable {
     public var maxBacklog = 100_000
     public var enqueueQueueLimit = 10_000
     public var enqueueBatchSize = 256
-    public var enqueueRoundTrips = 8
+    public var enqueueBatchBytes = 16_384
+    public var enqueueRoundTrips = 64
     /// Enqueue round trips plus 4 connections for reads and readiness checks.
     public var redisPoolSize: Int { enqueueRoundTrips + 4 }
     public var waitReplicas = 0

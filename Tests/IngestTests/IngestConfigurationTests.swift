@@ -13,6 +13,9 @@ import TestSupport
         #expect(defaults.host == "127.0.0.1")
         #expect(defaults.clientJWTSecret == nil)
         #expect(defaults.catalog.products.isEmpty)
+        #expect(defaults.enqueueRoundTrips == 64)
+        #expect(defaults.enqueueBatchBytes == 16_384)
+        #expect(defaults.redisPoolSize == 68)
         let custom = try IngestConfiguration(environment: [
             "TOLLGATE_HTTP_PORT": "9090", "TOLLGATE_SERVICE_KEYS": "aaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbb",
             "TOLLGATE_MAX_BACKLOG": "5", "TOLLGATE_REDIS_WAIT_REPLICAS": "1",
@@ -25,6 +28,7 @@ import TestSupport
 
     @Test(arguments: [
         ("TOLLGATE_HTTP_PORT", "70000"), ("TOLLGATE_MAX_BACKLOG", "-1"), ("TOLLGATE_ENQUEUE_QUEUE_LIMIT", "x"),
+        ("TOLLGATE_ENQUEUE_BATCH_BYTES", "0"), ("TOLLGATE_ENQUEUE_ROUND_TRIPS", "257"),
         ("TOLLGATE_CLIENT_JWT_SECRET", "short"), ("TOLLGATE_SERVICE_KEYS", "tiny"), ("TOLLGATE_CATALOG", "/nonexistent.json"),
         ("TOLLGATE_REDIS_URL", "http://x"),
     ])

@@ -51,10 +51,14 @@ import TestSupport
         }
     }
 
-    /// 200 concurrent notifications all land in the stream, in fewer round trips than requests.
+    /// 200 concurrent notifications all land in the stream, in fewer round trips than requests (batches not
+    /// bounded by bytes here, 8 round trips at most in flight).
     @Test func concurrentEnqueuesShareRoundTrips() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server) { client in
+            try await IngestHarness.withApp(server, configure: {
+                $0.enqueueBatchBytes = 1 << 24
+                $0.enqueueRoundTrips = 8
+            }) { client in
                 let bodies = try (0..<200).map { try IngestHarness.notificationBody(extra: ",\"n\":\($0)") }
                 let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                     for body in bodies {
@@ -75,6 +79,42 @@ import TestSupport
                 #expect(sum == 200)
                 #expect(count > 0 && count < 200, "round trips: \(count)")
                 #expect(metrics.contains(#"tollgate_ingest_requests_total{route="/v1/apple/notifications",status="200"} 200"#))
+            }
+        }
+    }
+
+    /// With the default 16 KiB batch bound, 19 KB notifications leave one per round trip (so that Redis reads
+    /// each whole before its next fsync), while small V1 notifications still share round trips.
+    @Test func batchesAreBoundedByBytes() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server, configure: { $0.enqueueRoundTrips = 2 }) { client in
+                let large = try (0..<40).map { try IngestHarness.notificationBody(extra: ",\"n\":\($0)") }
+                let small = (0..<200).map { Array("{\"notification_type\":\"DID_RENEW\",\"n\":\($0)}".utf8) }
+                for (bodies, maxRoundTrips) in [(large, 40.0), (small, 199.0)] {
+                    let before = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+                    let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                        for body in bodies {
+                            group.addTask {
+                                try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body)).status
+                            }
+                        }
+                        return try await group.reduce(into: []) { $0.append($1) }
+                    }
+                    #expect(statuses.count == bodies.count && statuses.allSatisfy { $0 == .ok })
+                    let after = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+                    let name = "tollgate_ingest_enqueue_batch_size"
+                    let roundTrips = Self.sample(after, name + "_count") - max(0, Self.sample(before, name + "_count"))
+                    let jobs = Self.sample(after, name + "_sum") - max(0, Self.sample(before, name + "_sum"))
+                    #expect(jobs == Double(bodies.count))
+                    if bodies == large {
+                        #expect(roundTrips == maxRoundTrips, "round trips: \(roundTrips)")
+                    } else {
+                        #expect(roundTrips <= maxRoundTrips, "round trips: \(roundTrips)")
+                    }
+                }
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 240)
             }
         }
     }
