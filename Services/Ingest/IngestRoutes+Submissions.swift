@@ -10,7 +10,7 @@ extension IngestRoutes {
         let body = try await body(of: request, limit: Submission.maxNotificationBytes)
         let submission = try Submission.notification(body: body)
         let outcome = try await enqueue(submission, source: .apple, userID: nil)
-        return jsonResponse(.ok, ["jobId": outcome.jobID])
+        return jobIDResponse(.ok, outcome.jobID)
     }
 
     /// `POST /v1/receipts` and `POST /v1/transactions`: an authenticated user's submission; `202 {jobId}`,
@@ -23,7 +23,7 @@ extension IngestRoutes {
         let body = try await body(of: request, limit: Submission.maxClientBodyBytes)
         let submission = try parse(body)
         let outcome = try await enqueue(submission, source: .client, userID: userID)
-        guard wait > 0 else { return jsonResponse(.accepted, ["jobId": outcome.jobID]) }
+        guard wait > 0 else { return jobIDResponse(.accepted, outcome.jobID) }
         return try await waitForResult(jobID: outcome.jobID, seconds: wait)
     }
 
@@ -33,7 +33,7 @@ extension IngestRoutes {
             throw IngestError.overloaded("the job backlog is above its limit; retry later")
         }
         let now = clock.nowMilliseconds()
-        let job = Job(id: Job.newID(), kind: submission.kind, payload: submission.payload, source: source,
+        let job = Job(id: Self.newJobID(), kind: submission.kind, payload: submission.payload, source: source,
                       userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now)
         let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
         let command = IngestFunctions.enqueueCommand(
@@ -44,6 +44,21 @@ extension IngestRoutes {
             "job.id": "\(outcome.jobID)", "job.kind": "\(submission.kind.rawValue)", "job.created": "\(outcome.created)",
         ])
         return outcome
+    }
+
+    /// A new random job id in ``Job/newID()``'s format (a version 4 UUID as 32 lowercase hex digits), without
+    /// the string replacing and lowercasing that showed up in the notification path's profile.
+    static func newJobID() -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: UUID().uuid) { bytes in
+            String(unsafeUninitializedCapacity: 32) { text in
+                for (index, byte) in bytes.enumerated() {
+                    text[2 * index] = digits[Int(byte >> 4)]
+                    text[2 * index + 1] = digits[Int(byte & 0x0f)]
+                }
+                return 32
+            }
+        }
     }
 
     /// `<prefix>:{p0}:dedupe:<sha256(source, user, kind, order, payload)>`, in the jobs stream's slot.

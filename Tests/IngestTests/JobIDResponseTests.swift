@@ -1,0 +1,39 @@
+import Foundation
+import Hummingbird
+import Testing
+
+@testable import ingest
+
+/// The notification path's hand-written pieces: job ids and the `{"jobId"}` answer.
+@Suite struct JobIDResponseTests {
+    @Test func newJobIDsAre32LowercaseHexDigitsAndDistinct() {
+        let ids = (0..<1000).map { _ in IngestRoutes.newJobID() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            #expect(id.utf8.count == 32)
+            #expect(id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }, "\(id)")
+        }
+        // Version 4 UUID: the 13th hex digit is 4, as in Job.newID().
+        #expect(ids.allSatisfy { Array($0.utf8)[12] == UInt8(ascii: "4") })
+    }
+
+    @Test(arguments: ["0123456789abcdef0123456789abcdef", "weird\"id\\with\u{1}controls"])
+    func theAnswerIsJSONWithTheJobID(id: String) async throws {
+        let response = jobIDResponse(.ok, id)
+        #expect(response.status == .ok)
+        #expect(response.headers[.contentType] == "application/json")
+        var collected = ByteBuffer()
+        var body = response.body
+        let writer = CollectingWriter { collected.writeImmutableBuffer($0) }
+        try await body.write(writer)
+        let object = try JSONSerialization.jsonObject(with: Data(collected.readableBytesView)) as? [String: String]
+        #expect(object == ["jobId": id])
+    }
+}
+
+/// A response body writer that hands every buffer to a closure.
+private struct CollectingWriter: ResponseBodyWriter {
+    let onWrite: (ByteBuffer) -> Void
+    mutating func write(_ buffer: ByteBuffer) async throws { onWrite(buffer) }
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
