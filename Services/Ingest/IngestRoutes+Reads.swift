@@ -35,7 +35,7 @@ extension IngestRoutes {
             throw IngestError.notFound("no user \(userID.prefix(64))")
         }
         let hash = try await redisRead { try await hashStrings(keys.account(user: userID)) }
-        let view = EntitlementsView(hash: hash)
+        let view = EntitlementsView(hash: hash, nowMilliseconds: clock.nowMilliseconds())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Response(status: .ok, headers: [.contentType: "application/json"],

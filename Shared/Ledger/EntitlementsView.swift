@@ -49,14 +49,22 @@ public struct EntitlementsView: Sendable, Hashable, Codable {
 
     /// Decodes `HGETALL` of the account hash; an empty hash is a user with 0 coins and no entitlements.
     /// Entitlements are sorted by name; unreadable numbers are treated as absent.
-    public init(hash: [String: String]) {
+    ///
+    /// The stored state is the one the last event left. With `nowMilliseconds`, an `active` entitlement whose
+    /// `expires` has passed is shown as `expired`: when Apple's renewal notification is missing, granting
+    /// access past the paid period would be wrong, and the next event (or a reconciliation) corrects it.
+    public init(hash: [String: String], nowMilliseconds: Int64? = nil) {
         coins = hash[Field.coins].flatMap { Int64($0) } ?? 0
         var list: [Entitlement] = []
         for (field, state) in hash where field.hasPrefix("ent:") && field.hasSuffix(":state") {
             let name = String(field.dropFirst(4).dropLast(6))
             guard !name.isEmpty else { continue }
-            let expires = hash[Field.expires(name)].flatMap { Int64($0) }.map(Self.iso8601)
-            list.append(Entitlement(entitlement: name, state: state, expiresAt: expires,
+            let expiresMilliseconds = hash[Field.expires(name)].flatMap { Int64($0) }
+            var state = state
+            if state == "active", let now = nowMilliseconds, let end = expiresMilliseconds, end <= now {
+                state = "expired"
+            }
+            list.append(Entitlement(entitlement: name, state: state, expiresAt: expiresMilliseconds.map(Self.iso8601),
                                     autoRenew: hash[Field.autoRenew(name)] == "1"))
         }
         entitlements = list.sorted { $0.entitlement < $1.entitlement }
