@@ -4,14 +4,14 @@ import Glibc
 import Darwin
 #endif
 
-/// A loopback port that completes TCP handshakes (listen backlog) but never answers, like a hung Redis.
-final class HungEndpoint: Sendable {
-    struct Failure: Error {}
+/// A loopback TCP socket that listens but never accepts or answers, like a hung server.
+public struct SilentListener: Sendable {
+    public struct Failure: Error {}
 
-    let port: Int
+    public let port: Int
     private let descriptor: Int32
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure() }
         var address = sockaddr_in()
@@ -24,14 +24,14 @@ final class HungEndpoint: Sendable {
             }
         }
         guard ready else {
-            close(fd)
+            Glibc.close(fd)
             throw Failure()
         }
         descriptor = fd
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit {
-        close(descriptor)
+    public func close() {
+        Glibc.close(descriptor)
     }
 }
