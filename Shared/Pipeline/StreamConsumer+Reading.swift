@@ -12,9 +12,10 @@ struct ReadState {
 }
 
 extension StreamConsumer {
-    /// The next entries to handle with their delivery counts; empty on a read timeout, on shutdown, or
-    /// after a Redis error (logged, then a short capped pause).
-    func nextBatch(reader: RedisConnection, state: inout ReadState) async -> [(StreamEntry, Int)] {
+    /// The next entries to handle with their delivery counts, and whether each was delivered before (own
+    /// pending or reclaimed: its handler must first check it is still pending, see ``isStillPending(_:)``);
+    /// empty on a read timeout, on shutdown, or after a Redis error (logged, then a short capped pause).
+    func nextBatch(reader: RedisConnection, state: inout ReadState) async -> [(StreamEntry, Int, Bool)] {
         do {
             let batch = try await read(reader: reader, state: &state)
             state.consecutiveFailures = 0
@@ -35,7 +36,7 @@ extension StreamConsumer {
         }
     }
 
-    private func read(reader: RedisConnection, state: inout ReadState) async throws -> [(StreamEntry, Int)] {
+    private func read(reader: RedisConnection, state: inout ReadState) async throws -> [(StreamEntry, Int, Bool)] {
         let stream = configuration.stream.stream
         if let cursor = state.pendingCursor {
             let entries = try await reader.xreadgroup(
@@ -69,14 +70,14 @@ extension StreamConsumer {
             group: configuration.group, consumer: configuration.consumer, stream: stream,
             id: ">", count: configuration.readCount, block: configuration.block
         )
-        return entries.map { ($0, 1) }
+        return entries.map { ($0, 1, false) }
     }
 
-    /// Looks up each entry's delivery count in this consumer's pending list (`XPENDING`); an entry not
-    /// found there counts as delivered once (its ack will be refused if another consumer took it).
-    private func withDeliveryCounts(_ entries: [StreamEntry]) async throws -> [(StreamEntry, Int)] {
+    /// Looks up each entry's delivery count in this consumer's pending list (`XPENDING`); an entry no longer
+    /// there (acknowledged meanwhile) is dropped.
+    private func withDeliveryCounts(_ entries: [StreamEntry]) async throws -> [(StreamEntry, Int, Bool)] {
         let ids = entries.compactMap { StreamID($0.id) }
-        guard let low = ids.min(), let high = ids.max() else { return entries.map { ($0, 1) } }
+        guard let low = ids.min(), let high = ids.max() else { return [] }
         let pending = try await redis.xpending(
             configuration.stream.stream, group: configuration.group,
             start: low.description, end: high.description,
@@ -84,6 +85,17 @@ extension StreamConsumer {
         )
         var counts: [String: Int] = [:]
         for item in pending { counts[item.id] = item.deliveryCount }
-        return entries.map { ($0, counts[$0.id] ?? 1) }
+        return entries.compactMap { entry in counts[entry.id].map { (entry, $0, true) } }
+    }
+
+    /// True while `id` is still pending for this consumer. A handler of a re-delivered entry checks this after
+    /// reserving the id in its ``HandlingSet``: a reclaim read while an earlier handler of the same entry was
+    /// still running may arrive after that handler acknowledged it, and must not run the handler again.
+    func isStillPending(_ id: String) async throws -> Bool {
+        let pending = try await redis.xpending(
+            configuration.stream.stream, group: configuration.group, start: id, end: id, count: 1,
+            consumer: configuration.consumer
+        )
+        return pending.contains { $0.id == id }
     }
 }

@@ -74,14 +74,20 @@ public final class StreamConsumer: Service {
             let handling = HandlingSet()
             while !Self.shouldStop {
                 let batch = await nextBatch(reader: reader, state: &state)
-                for (entry, deliveryCount) in batch {
+                for (entry, deliveryCount, redelivered) in batch {
                     guard await handling.insert(entry.id) else { continue }
                     while running >= configuration.concurrency {
                         _ = await group.next()
                         running -= 1
                     }
                     group.addTask {
-                        await self.process(entry, deliveryCount: deliveryCount)
+                        // Reserved first, then checked: an earlier handler of this entry either still runs
+                        // (the insert above failed) or has finished, and then its ack shows here.
+                        var stillOurs = true
+                        if redelivered, let pending = try? await self.isStillPending(entry.id) {
+                            stillOurs = pending
+                        }
+                        if stillOurs { await self.process(entry, deliveryCount: deliveryCount) }
                         await handling.remove(entry.id)
                         return .handled
                     }
