@@ -46,7 +46,9 @@ import Testing
                 #expect(history[1].at - history[0].at >= .milliseconds(95))
                 #expect(history[2].at - history[1].at >= .milliseconds(195))
             }
-            #expect(dueTimes.count == 2)
+            // The retry set is polled, so a loaded machine may miss one of the two short stays in it; the
+            // growing delays themselves are asserted on the handler's call times above.
+            #expect(!dueTimes.isEmpty)
             if dueTimes.count == 2 { #expect(dueTimes[1] - dueTimes[0] >= 199) }
             #expect(try await pool.xrange(output).map { $0["attempt"] } == ["3"])
             #expect(try await pool.send("ZCARD", keys.retry).int == 0)
