@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Redis",
+                "Redis", "AppStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Tests/TestSupport",

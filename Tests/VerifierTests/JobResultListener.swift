@@ -1,6 +1,7 @@
 import Logging
 import Pipeline
 import Redis
+import TestSupport
 
 /// Listens on the job-results channel (`tg:job-results`) the way ingest's `?wait=` does.
 final class JobResultListener: Sendable {

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Pipeline
+import TestSupport
 import Testing
 @testable import verifier
 

@@ -5,21 +5,22 @@ import Glibc
 
 /// A built executable of this package run as a child process by a test (`appstore-sim`, `verifier`,
 /// `tollctl`), found next to the test bundle or in `.build/debug`.
-final class ChildProcess: Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public final class ChildProcess: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
     }
 
-    let process: Process
+    public let process: Process
 
     private init(process: Process) {
         self.process = process
     }
 
-    var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.processIdentifier }
 
     /// The directory holding the package's built executables.
-    static func binaryURL(_ name: String) throws -> URL {
+    public static func binaryURL(_ name: String) throws -> URL {
         var candidates: [URL] = []
         let runner = URL(fileURLWithPath: CommandLine.arguments.first ?? "")
         candidates.append(runner.deletingLastPathComponent())
@@ -34,7 +35,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Starts `name` with `arguments` and `environment` (added to this process's environment).
-    static func start(_ name: String, arguments: [String] = [], environment: [String: String], log: URL? = nil) throws -> ChildProcess {
+    public static func start(_ name: String, arguments: [String] = [], environment: [String: String], log: URL? = nil) throws -> ChildProcess {
         let process = Process()
         process.executableURL = try binaryURL(name)
         process.arguments = arguments
@@ -55,7 +56,7 @@ final class ChildProcess: Sendable {
     }
 
     /// Runs `name` to completion; returns its exit status and standard output.
-    static func run(_ name: String, arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
+    public static func run(_ name: String, arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = try binaryURL(name)
         process.arguments = arguments
@@ -72,7 +73,7 @@ final class ChildProcess: Sendable {
     }
 
     /// SIGTERM; true when the process exited within `timeout`.
-    func terminate(timeout: Duration) async -> Bool {
+    public func terminate(timeout: Duration) async -> Bool {
         guard process.isRunning else { return true }
         Glibc.kill(process.processIdentifier, SIGTERM)
         let deadline = ContinuousClock.now + timeout
@@ -83,14 +84,14 @@ final class ChildProcess: Sendable {
     }
 
     /// SIGKILL, then waits for the exit.
-    func kill() {
+    public func kill() {
         guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// A free TCP port on 127.0.0.1 (bind to 0, read it back, close).
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         defer { close(fd) }
