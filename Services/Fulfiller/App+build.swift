@@ -48,10 +48,15 @@ extension App {
             handler: { try await handler.handle($0) })
         let promoter = RetryPromoter(streams: [keys.verified()], redis: redis, interval: .milliseconds(500), logger: logger)
         let janitor = StreamJanitor(streams: [keys.verified()], redis: redis, logger: logger)
+        var services: [any Service] = [redis, consumerService, promoter, janitor]
+        if let retention = configuration.eventsRetention {
+            services.append(StreamJanitor(streams: [keys.events()], redis: redis, interval: .seconds(60),
+                                          retention: retention, clock: clock, logger: logger))
+        }
         let metricsServer = metricsApplication(
             configuration: configuration, registry: registry, logger: logger, onServerRunning: onMetricsServerRunning)
         return ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [redis, consumerService, promoter, janitor, metricsServer],
+            services: services + [metricsServer],
             gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [],
             logger: logger))
     }

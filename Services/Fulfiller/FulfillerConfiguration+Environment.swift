@@ -33,5 +33,7 @@ extension FulfillerConfiguration {
         concurrency = try int("TOLLGATE_FULFILLER_CONCURRENCY", concurrency, 1...1024)
         claimMinIdle = .milliseconds(try int("TOLLGATE_CLAIM_MIN_IDLE_MS", 30_000, 100...86_400_000))
         claimInterval = .milliseconds(try int("TOLLGATE_CLAIM_INTERVAL_MS", 5000, 10...600_000))
+        let retentionHours = try int("TOLLGATE_EVENTS_RETENTION_HOURS", 168, 0...87_600)
+        eventsRetention = retentionHours == 0 ? nil : .seconds(retentionHours * 3600)
     }
 }

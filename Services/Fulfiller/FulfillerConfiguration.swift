@@ -10,6 +10,8 @@ import Pipeline
 /// - `TOLLGATE_FULFILLER_CONCURRENCY` — events applied at once per replica (16)
 /// - `TOLLGATE_CLAIM_MIN_IDLE_MS` — entries of a crashed replica are reclaimed after this idle time (30000)
 /// - `TOLLGATE_CLAIM_INTERVAL_MS` — how often idle entries are looked for (5000)
+/// - `TOLLGATE_EVENTS_RETENTION_HOURS` — outbound events older than this are trimmed from the events stream
+///   (168 = 7 days; `0` keeps them forever — with `noeviction`, Redis then fills up and refuses writes)
 public struct FulfillerConfiguration: Sendable {
     public var shared: SharedConfiguration
     public var catalog: Catalog
@@ -20,6 +22,8 @@ public struct FulfillerConfiguration: Sendable {
     public var claimMinIdle: Duration = .seconds(30)
     public var claimInterval: Duration = .seconds(5)
     public var retry = RetryPolicy()
+    /// How long outbound events stay in the events stream; nil keeps them forever.
+    public var eventsRetention: Duration? = .seconds(7 * 24 * 3600)
 
     public init(shared: SharedConfiguration, catalog: Catalog) {
         self.shared = shared

@@ -3,7 +3,7 @@ import Logging
 import Pipeline
 
 /// Handles one verified-stream entry: applies it through the ledger function, which acks the entry itself
-/// (so the runtime's outcome is `.abandon`: nothing left for it to do). Unreadable events are dead-lettered
+/// (so the runtime's outcome is `.acknowledged`: nothing left for it to do). Unreadable events are dead-lettered
 /// with the job marked `dead`; Redis faults throw, and the runtime schedules a retry.
 struct FulfillerHandler: Sendable {
     let applier: LedgerApplier
@@ -28,7 +28,7 @@ struct FulfillerHandler: Sendable {
             logger.info("Event rejected", metadata: ["job.id": "\(message.entry.string(PurchaseEvent.jobIDField) ?? "")",
                                                      "reason": "\(outcome.reason ?? "")"])
         }
-        return .abandon
+        return .acknowledged(duplicate: outcome.outcome == "acked_elsewhere")
     }
 
     /// The job status `dead` (when the entry names its job), written when the entry is dead-lettered.

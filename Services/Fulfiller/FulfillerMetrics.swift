@@ -2,7 +2,7 @@ import Ledger
 import Metrics
 
 /// The fulfiller's metrics (the consumer runtime adds `tollgate_jobs_total{stream,outcome}` and friends;
-/// as the ledger function acks entries itself, the runtime counts them as `abandoned`):
+/// the ledger function acks entries itself, which the runtime counts as `completed` or `duplicate`):
 ///
 /// - `tollgate_ledger_events_total{outcome}` — fulfilled, rejected, duplicate, parked, acked_elsewhere, malformed
 /// - `tollgate_ledger_transactions_total{result}` — applied, duplicate, refunded, refund_reversed, unknown_product…

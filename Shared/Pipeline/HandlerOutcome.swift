@@ -10,6 +10,9 @@ public enum HandlerOutcome: Sendable {
     case deadLetter(reason: String, writes: [PipelineWrite] = [])
     /// Leave the entry pending: it is reclaimed after the claim min-idle time (counts as a delivery).
     case abandon
+    /// The handler acknowledged the entry itself, atomically with its own writes (the ledger function does);
+    /// nothing is left for the runtime to do. `duplicate`: another consumer had acknowledged it first.
+    case acknowledged(duplicate: Bool)
 
     /// Acknowledge with no writes.
     public static var complete: HandlerOutcome { .complete(writes: []) }

@@ -86,6 +86,9 @@ extension StreamConsumer {
 
             case .abandon:
                 metrics.job("abandoned")
+
+            case .acknowledged(let duplicate):
+                metrics.job(duplicate ? "duplicate" : "completed")
             }
         } catch {
             metrics.job("failed")

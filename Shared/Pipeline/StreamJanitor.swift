@@ -6,8 +6,9 @@ import ServiceLifecycle
 ///
 /// For each group the oldest needed entry is the smaller of its smallest pending id and the id right after
 /// its last-delivered id (everything after that is undelivered). The trim point is the minimum over all
-/// groups, and, with a retention window, no later than `now - retention`. A stream without groups is not
-/// trimmed.
+/// groups, and, with a retention window, no later than `now - retention`. A stream without groups (the
+/// outbound events stream, read by the app's backend with plain `XREAD`) is trimmed only when a retention
+/// window is set, to `now - retention`; without one it is never trimmed.
 public final class StreamJanitor: Service {
     public let streams: [StreamKeys]
     public let interval: Duration
@@ -37,8 +38,11 @@ public final class StreamJanitor: Service {
         } catch RedisError.server(_, let message) where message.contains("no such key") {
             return nil
         }
-        guard !groups.isEmpty else { return nil }
         var point: StreamID?
+        if groups.isEmpty {
+            guard let retention else { return nil }
+            return StreamID(milliseconds: UInt64(max(0, clock.nowMilliseconds() - retention.milliseconds)))
+        }
         for group in groups {
             guard let delivered = StreamID(group.lastDeliveredID) else { return nil }
             var needed = delivered.successor

@@ -44,5 +44,10 @@ import Testing
         #expect(throws: PipelineError.self) {
             try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": path, "TOLLGATE_CLAMP_REFUNDS": "maybe"])
         }
+        #expect(configuration.eventsRetention == .seconds(7 * 24 * 3600))
+        let forever = try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": path, "TOLLGATE_EVENTS_RETENTION_HOURS": "0"])
+        #expect(forever.eventsRetention == nil)
+        let day = try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": path, "TOLLGATE_EVENTS_RETENTION_HOURS": "24"])
+        #expect(day.eventsRetention == .seconds(86_400))
     }
 }

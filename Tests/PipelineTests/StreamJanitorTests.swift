@@ -1,3 +1,4 @@
+import Foundation
 import Pipeline
 import Redis
 import TestSupport
@@ -60,6 +61,25 @@ import Testing
             // A key that does not exist is skipped, not an error.
             let missing = StreamJanitor(streams: [Keys(prefix: "t").stream("nothing")], redis: pool, logger: testLogger)
             #expect(try await missing.trimOnce().values.allSatisfy { $0 == 0 })
+        }
+    }
+
+    @Test func aStreamWithoutGroupsIsTrimmedToItsRetentionWindowOnly() async throws {
+        try await withRedisServer { server in
+            let pool = try await connectedPool(server)
+            defer { pool.close() }
+            let events = Keys(prefix: "t").events().stream
+            let now = UInt64(Date().timeIntervalSince1970 * 1000)
+            // Two events older than a day, one an hour old, one new.
+            for milliseconds in [now - 90_000_000, now - 86_500_000, now - 3_600_000] {
+                _ = try await pool.send(RedisCommand("XADD", events, "\(milliseconds)-0", "n", "1"), timeout: .seconds(5))
+            }
+            _ = try await pool.xadd(events, fields: [("n", Array("1".utf8))])
+            let janitor = StreamJanitor(streams: [Keys(prefix: "t").events()], redis: pool, retention: .seconds(86_400),
+                                        logger: testLogger)
+            #expect(try await janitor.trimOnce() == [events: 2])
+            #expect(try await pool.xlen(events) == 2)
+            #expect(try await janitor.trimOnce() == [events: 0])
         }
     }
 }
