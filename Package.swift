@@ -168,6 +168,12 @@ let package = Package(
             path: "Tests/FulfillerTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["Pipeline", "Redis", "AppStore", "Ledger", "TestSupport"],
+            path: "Tests/EndToEndTests",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger"], path: "Tests/LedgerTests", swiftSettings: swiftSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], path: "Tests/RedisTests", swiftSettings: swiftSettings),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Redis", "TestSupport"], path: "Tests/PipelineTests", swiftSettings: swiftSettings),

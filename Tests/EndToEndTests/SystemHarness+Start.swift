@@ -1,0 +1,125 @@
+import AppStore
+import Foundation
+import TestSupport
+
+extension SystemHarness {
+    /// The catalog every service of the test system reads (`TOLLGATE_CATALOG`).
+    static let catalogJSON = """
+        {"products": [
+          {"productId": "com.example.coins100", "type": "consumable", "coins": 100},
+          {"productId": "com.example.coins2000", "type": "consumable", "coins": 2000},
+          {"productId": "com.example.vip.month", "type": "autoRenewable", "entitlement": "vip"},
+          {"productId": "com.example.noads", "type": "nonConsumable", "entitlement": "no_ads"},
+          {"productId": "com.example.pass90", "type": "nonRenewing", "entitlement": "pass", "durationDays": 90}
+        ]}
+        """
+
+    /// Starts Redis, then ingest and the fulfillers, then the simulator (posting notifications to ingest),
+    /// then the verifiers (trusting the simulator's root); each waits for its readiness endpoint. On any
+    /// failure everything started so far is stopped.
+    static func start(_ options: Options) async throws -> SystemHarness {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let catalog = directory.appendingPathComponent("catalog.json")
+        try Data(catalogJSON.utf8).write(to: catalog)
+        let http = URLSessionTransport()
+        let redis = try await RedisServer.start()
+        let started = StartedServices()
+        do {
+            let common = ["TOLLGATE_REDIS_URL": redis.url, "TOLLGATE_KEY_PREFIX": "tg", "LOG_LEVEL": "info"]
+            let first = try await launchAll(
+                [ingestSpec(common, catalog: catalog)] + fulfillerSpecs(common, catalog: catalog, count: options.replicas),
+                in: directory, http: http, into: started)
+            let ingest = first[0]
+            let sim = try await launchAll([simSpec(directory: directory, ingest: ingest)], in: directory, http: http,
+                                          into: started)[0]
+            let verifiers = try await launchAll(verifierSpecs(common, sim: sim, directory: directory, options: options),
+                                                in: directory, http: http, into: started)
+            return SystemHarness(options: options, directory: directory, redis: redis, ingest: ingest, sim: sim,
+                                 verifiers: verifiers, fulfillers: Array(first.dropFirst()), http: http)
+        } catch {
+            await stop(await started.all)
+            await redis.shutdown()
+            throw error
+        }
+    }
+
+    /// Launches `specs` concurrently; returns them in order.
+    private static func launchAll(_ specs: [ServiceProcess.Spec], in directory: URL, http: URLSessionTransport,
+                                  into started: StartedServices) async throws -> [ServiceProcess] {
+        try await withThrowingTaskGroup(of: (Int, ServiceProcess).self) { group in
+            for (index, spec) in specs.enumerated() {
+                group.addTask {
+                    let service = try await ServiceProcess.launch(spec, in: directory, http: http)
+                    await started.add(service)
+                    return (index, service)
+                }
+            }
+            var result: [Int: ServiceProcess] = [:]
+            for try await (index, service) in group { result[index] = service }
+            return specs.indices.compactMap { result[$0] }
+        }
+    }
+
+    private static func ingestSpec(_ common: [String: String], catalog: URL) -> ServiceProcess.Spec {
+        ServiceProcess.Spec(name: "ingest", executable: "ingest", environment: { port in
+            common.merging([
+                "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
+                "TOLLGATE_CATALOG": catalog.path,
+                "TOLLGATE_CLIENT_JWT_SECRET": clientJWTSecret, "TOLLGATE_SERVICE_KEYS": serviceKey,
+            ]) { _, new in new }
+        }, readinessPath: "/readyz")
+    }
+
+    private static func fulfillerSpecs(_ common: [String: String], catalog: URL, count: Int) -> [ServiceProcess.Spec] {
+        (1...count).map { replica in
+            ServiceProcess.Spec(name: "fulfiller-\(replica)", executable: "fulfiller", environment: { port in
+                common.merging([
+                    "TOLLGATE_CATALOG": catalog.path, "TOLLGATE_METRICS_HOST": "127.0.0.1",
+                    "TOLLGATE_METRICS_PORT": String(port), "TOLLGATE_CLAIM_INTERVAL_MS": "1000",
+                ]) { _, new in new }
+            }, readinessPath: "/healthz")
+        }
+    }
+
+    private static func simSpec(directory: URL, ingest: ServiceProcess) -> ServiceProcess.Spec {
+        ServiceProcess.Spec(
+            name: "appstore-sim", executable: "appstore-sim",
+            arguments: { _ in ["--ca-dir", directory.appendingPathComponent("sim-ca").path] },
+            environment: { port in
+                [
+                    "SIM_HOST": "127.0.0.1", "SIM_PORT": String(port),
+                    "SIM_NOTIFY_URL": ingest.baseURL + "/v1/apple/notifications",
+                    "SIM_RETRY_SCALE": "3600", "SIM_BUNDLE_ID": bundleId, "SIM_APP_APPLE_ID": "1234567890",
+                    "LOG_LEVEL": "info",
+                ]
+            }, readinessPath: "/sim/health")
+    }
+
+    private static func verifierSpecs(_ common: [String: String], sim: ServiceProcess, directory: URL,
+                                      options: Options) -> [ServiceProcess.Spec] {
+        let apple = [
+            "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
+            "TOLLGATE_VERIFY_RECEIPT_URL": sim.baseURL + "/verifyReceipt",
+            "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL": sim.baseURL + "/sandbox/verifyReceipt",
+            "TOLLGATE_APPSTORE_API_URL": sim.baseURL,
+            "TOLLGATE_APPSTORE_API_SANDBOX_URL": sim.baseURL + "/sandbox",
+            "TOLLGATE_BUNDLE_ID": bundleId, "TOLLGATE_APP_APPLE_ID": "1234567890",
+            "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_ACCEPT_SANDBOX": options.acceptSandbox ? "true" : "false",
+            "TOLLGATE_RETRY_BASE_MS": "100", "TOLLGATE_RETRY_CAP_MS": "1000", "TOLLGATE_APPLE_TIMEOUT_MS": "5000",
+            "TOLLGATE_VERIFIER_CONCURRENCY": "16", "TOLLGATE_METRICS_HOST": "127.0.0.1",
+        ]
+        return (1...options.replicas).map { replica in
+            ServiceProcess.Spec(name: "verifier-\(replica)", executable: "verifier", environment: { port in
+                common.merging(apple) { _, new in new }.merging(["TOLLGATE_METRICS_PORT": String(port)]) { _, new in new }
+            }, readinessPath: "/healthz")
+        }
+    }
+}
+
+/// The services started so far, so that a failed start stops them all.
+actor StartedServices {
+    private(set) var all: [ServiceProcess] = []
+
+    func add(_ service: ServiceProcess) { all.append(service) }
+}

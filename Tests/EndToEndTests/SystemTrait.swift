@@ -1,0 +1,22 @@
+import Testing
+
+/// Runs a whole suite (with its nested suites) against one ``SystemHarness``: started once before the
+/// suite's first test, stopped after its last, available to each test as ``SystemHarness/current``.
+/// Tests share the system safely by each using their own users.
+struct SystemTrait: SuiteTrait, TestScoping {
+    var options = SystemHarness.Options()
+
+    var isRecursive: Bool { false }
+
+    func provideScope(for test: Test, testCase: Test.Case?,
+                      performing function: @Sendable () async throws -> Void) async throws {
+        try await SystemHarness.with(options) { system in
+            try await SystemHarness.$current.withValue(system) { try await function() }
+        }
+    }
+}
+
+extension Trait where Self == SystemTrait {
+    /// One production Tollgate deployment (two verifier and two fulfiller replicas) for the whole suite.
+    static var tollgateSystem: Self { SystemTrait() }
+}
