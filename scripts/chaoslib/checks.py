@@ -85,8 +85,8 @@ class Checker:
                     self.delivery = delivery
                     return True
                 if state != last:
-                    self.log(f"waiting: {open_jobs} jobs not final, {undelivered} notifications undelivered, "
-                             + ", ".join(f"{k}={v}" for k, v in busy.items() if v))
+                    self.log(f"waiting: {open_jobs} jobs not final, {undelivered} notifications undelivered"
+                             + "".join(f", {k}={v}" for k, v in busy.items() if v))
                     last = state
                 time.sleep(1.0)
         self.delivery = delivery

@@ -73,8 +73,11 @@ class Expectations:
 
 
 class Load:
-    def __init__(self, ingest, sim, purchases, concurrency, seed, doomed):
+    def __init__(self, ingest, sim, purchases, concurrency, seed, doomed, rate=0.0):
         self.ingest, self.sim = ingest, sim
+        self.rate = rate  # purchases started per second at most (0: as fast as it goes)
+        self.started = 0
+        self.began = time.monotonic()
         self.purchases, self.concurrency = purchases, concurrency
         self.rng = random.Random(seed)
         self.expect = Expectations()
@@ -103,6 +106,15 @@ class Load:
         with self.done_lock:
             return self.done / max(1, self.purchases)
 
+    def _pace(self):
+        """With a rate, purchase n starts no earlier than n / rate seconds into the run."""
+        if self.rate <= 0:
+            return
+        with self.done_lock:
+            due = self.began + self.started / self.rate
+            self.started += 1
+        time.sleep(max(0.0, due - time.monotonic()))
+
     def _finished_one(self):
         with self.done_lock:
             self.done += 1
@@ -110,6 +122,7 @@ class Load:
     # -- running --------------------------------------------------------------------------------------
 
     def run(self):
+        self.began = time.monotonic()
         queue = list(self.plan.items())
         self.rng.shuffle(queue)
         lock = threading.Lock()
@@ -134,6 +147,7 @@ class Load:
         headers = {"Authorization": f"Bearer {user_token(JWT_SECRET, user)}"}
         receipt = None
         for kind in kinds:
+            self._pace()
             try:
                 if kind == "doomed":
                     self._doomed(user, headers)

@@ -12,12 +12,12 @@ PERMANENT_FAULT = {"target": "verifyReceipt", "status": 21005, "environment": "S
 
 TRANSIENT_FAULTS = [
     {"target": "verifyReceipt", "status": 21005, "times": 25, "environment": "Production"},
+    {"target": "notifications", "status": 500, "times": 15},
     {"target": "verifyReceipt", "status": 503, "rate": 0.2, "times": 60, "environment": "Production"},
     {"target": "verifyReceipt", "delayMs": 3000, "times": 12, "environment": "Production"},  # client timeouts
-    {"target": "verifyReceipt", "delayMs": 400, "rate": 0.5, "times": 80, "environment": "Production"},
     {"target": "verifyReceipt", "status": 21009, "rate": 0.3, "times": 30, "environment": "Production"},
-    {"target": "notifications", "status": 500, "times": 15},
     {"target": "notifications", "delayMs": 6000, "times": 4},  # past the simulator's 5 s send timeout
+    {"target": "verifyReceipt", "delayMs": 400, "rate": 0.5, "times": 80, "environment": "Production"},
 ]
 
 
