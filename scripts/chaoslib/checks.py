@@ -100,6 +100,8 @@ class Checker:
     def run_all(self):
         self._final_states()
         self._coins_and_entitlements()
+        self._transaction_records()
+        self._events_stream()
         self._audit()
         self._streams()
         self._dead_letters()
@@ -148,6 +150,54 @@ class Checker:
         self.check("each subscription active until its latest renewal", not vip_diffs,
                    f"{len(expect.vip_expires) - len(vip_diffs)}/{len(expect.vip_expires)} subscribers match"
                    + "".join(f"\n      {d}" for d in vip_diffs[:10]))
+
+    def _transaction_records(self):
+        """Each consumable transaction's ledger record: credited once, debited once if it stayed refunded,
+        and no record at all for the doomed ones."""
+        wanted = self.load.expect.transactions
+        redis = Redis(self.cluster.redis_port)
+        records = []
+        for i in range(0, len(wanted), 1000):
+            part = wanted[i:i + 1000]
+            records += redis.pipeline([("HMGET", f"tg:{{u:{u}}}:tx:{t}", "state", "coins", "debited")
+                                       for u, t, _, _ in part])
+        redis.close()
+        wrong = []
+        for (user, tid, coins, state), (got_state, got_coins, debited) in zip(wanted, records):
+            if state == "none":
+                good = got_state is None
+            else:
+                good = got_state == state and got_coins == str(coins) and \
+                    debited == (str(coins) if state == "refunded" else "0")
+            if not good:
+                wrong.append(f"{user} tx {tid}: state={got_state} coins={got_coins} debited={debited} "
+                             f"(want {state}, {coins} coins)")
+        self.check("each consumable transaction recorded once with its credit and refund", not wrong,
+                   f"{len(wanted) - len(wrong)}/{len(wanted)} transaction records as expected"
+                   + "".join(f"\n      {w}" for w in wrong[:10]))
+
+    def _events_stream(self):
+        """Invariant 7: every coin change is on the outbound events stream, so its deltas add up to each
+        user's balance."""
+        redis = Redis(self.cluster.redis_port)
+        sums, start, entries = {}, "-", 0
+        while True:
+            batch = redis.call("XRANGE", "tg:{p0}:events", start, "+", "COUNT", 5000)
+            for entry_id, fields in batch:
+                f = dict(zip(fields[0::2], fields[1::2]))
+                entries += 1
+                if f.get("kind") == "coins":
+                    sums[f.get("user")] = sums.get(f.get("user"), 0) + int(f.get("delta", "0"))
+            if len(batch) < 5000:
+                break
+            start = "(" + batch[-1][0]
+        redis.close()
+        expect = self.load.expect.coins
+        wrong = [f"{u}: events add up to {sums.get(u, 0)}, want {expect.get(u, 0)}"
+                 for u in sorted(set(expect) | set(sums)) if sums.get(u, 0) != expect.get(u, 0)]
+        self.check("the events stream's coin deltas add up to every balance", not wrong,
+                   f"{entries} events, {len(sums)} users with coin changes"
+                   + "".join(f"\n      {w}" for w in wrong[:10]))
 
     def _tollctl(self, *args):
         done = subprocess.run([self.tollctl, *args], env=self.cluster.env, capture_output=True, text=True, timeout=300)

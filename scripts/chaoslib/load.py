@@ -46,6 +46,7 @@ class Expectations:
         self.jobs = []           # (jobId, label, expected final state, user)
         self.doomed = set()      # job ids that must end dead-lettered
         self.notifications = set()  # notificationUUIDs the simulator sends (purchases and events)
+        self.transactions = []   # (user, transactionId, coins, "applied" | "refunded" | "none")
         self.failures = []       # client-side problems (a request that never got a jobId, a 4xx ...)
 
     def job(self, job_id, label, state, user):
@@ -61,6 +62,10 @@ class Expectations:
     def vip(self, user, expires):
         with self.lock:
             self.vip_expires[user] = max(self.vip_expires.get(user, 0), expires)
+
+    def transaction(self, user, tid, coins, state):
+        with self.lock:
+            self.transactions.append((user, tid, coins, state))
 
     def notified(self, uuid):
         if uuid:
@@ -227,6 +232,7 @@ class Load:
                 refunded = self._refund(rng, user, tid)
             if not refunded:
                 self.expect.credit(user, coins)
+            self.expect.transaction(user, tid, coins, "refunded" if refunded else "applied")
         return bought["receipt"]
 
     def _refund(self, rng, user, tid):
@@ -253,6 +259,7 @@ class Load:
         self.stats.add("doomed")
         self._submit("/v1/receipts", {"receipt": bought["receipt"]}, headers,
                      f"doomed receipt {bought['transactionId']}", "dead", user)
+        self.expect.transaction(user, bought["transactionId"], 0, "none")
 
     def job_status(self, job_id):
         status, answer = self.ingest.request("GET", f"/v1/jobs/{job_id}", headers={"X-Api-Key": SERVICE_KEY})
