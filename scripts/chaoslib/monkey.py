@@ -5,7 +5,7 @@ gets the same chaos as a fast one: kill i of K comes at progress (i+1)/(K+1), ea
 fault at a seeded point in between. Transient faults always end by themselves (`times`), so that only the
 sandbox fault installed at the start never clears.
 """
-import random, threading, time
+import random, signal, threading, time
 
 # Installed before the load; never removed. Only the doomed (sandbox) receipts reach the sandbox endpoint.
 PERMANENT_FAULT = {"target": "verifyReceipt", "status": 21005, "environment": "Sandbox"}
@@ -22,19 +22,21 @@ TRANSIENT_FAULTS = [
 
 
 class Monkey:
-    def __init__(self, cluster, sim, load, kills, redis_restarts, faults, seed, log):
+    def __init__(self, cluster, sim, load, kills, redis_restarts, faults, seed, log, pauses=0):
         self.cluster, self.sim, self.load = cluster, sim, load
         self.rng = random.Random(seed)
         self.log = log
         self.kills = []            # (name, seconds down)
         self.redis_restarts = 0
+        self.pauses = []           # (name, seconds stopped)
+        self.pause_threads = []
         self.faults = []           # the fault bodies posted
         self.errors = []
         self.stop = threading.Event()
-        self.schedule = self._schedule(kills, redis_restarts, faults)
+        self.schedule = self._schedule(kills, redis_restarts, faults, pauses)
         self.thread = threading.Thread(target=self._run, name="monkey", daemon=True)
 
-    def _schedule(self, kills, redis_restarts, faults):
+    def _schedule(self, kills, redis_restarts, faults, pauses):
         events = []
         targets = self.cluster.workers
         # The first kills cover each kind of worker once, the rest are random.
@@ -47,6 +49,9 @@ class Monkey:
                            "redis", None))
         for i in range(faults):
             events.append((self.rng.uniform(0.05, 0.9), "fault", TRANSIENT_FAULTS[i % len(TRANSIENT_FAULTS)]))
+        for i in range(pauses):
+            replicas = [n for n in targets if n != "ingest"]
+            events.append(((i + 0.5) / pauses, "pause", replicas[i % len(replicas)]))
         events.sort(key=lambda e: e[0])
         return events
 
@@ -65,6 +70,8 @@ class Monkey:
     def join(self):
         self.stop.set()
         self.thread.join()
+        for thread in self.pause_threads:
+            thread.join()
 
     def _run(self):
         pending = list(self.schedule)
@@ -80,6 +87,10 @@ class Monkey:
             try:
                 if what == "kill":
                     self._kill(arg)
+                elif what == "pause":
+                    thread = threading.Thread(target=self._pause, args=(arg,), daemon=True)
+                    self.pause_threads.append(thread)
+                    thread.start()
                 elif what == "redis":
                     self._restart_redis()
                 else:
@@ -97,6 +108,22 @@ class Monkey:
         if not self.cluster.restart(name):
             self.errors.append(f"{name} did not come back after a kill")
         self.kills.append((name, down))
+
+    def _pause(self, name):
+        """SIGSTOP a replica past its reclaim idle time, then SIGCONT: its entries are taken over by the
+        other replica while it sleeps, and it wakes up holding work that is no longer its own."""
+        service = self.cluster.services[name]
+        proc = service.proc
+        idle = int(service.env.get("TOLLGATE_CLAIM_MIN_IDLE_MS", "6000")) / 1000
+        stopped = idle + self.rng.uniform(1.0, 3.0)
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGSTOP)
+        self.log(f"SIGSTOP {name} for {stopped:.1f}s (reclaim after {idle:.0f}s idle)")
+        time.sleep(stopped)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGCONT)
+        self.pauses.append((name, stopped))
 
     def _restart_redis(self):
         self.cluster.sigkill("redis")
