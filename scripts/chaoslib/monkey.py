@@ -84,6 +84,11 @@ class Monkey:
                 time.sleep(0.05)
                 continue
             _, what, arg = pending.pop(0)
+            if what == "fault" and self.stop.is_set():
+                # With the load over, a fault limited by `times` would fall on the few jobs still
+                # retrying and could exhaust one job's attempts: it is a fault only during the load.
+                self.log(f"fault skipped (the load is over): {arg}")
+                continue
             try:
                 if what == "kill":
                     self._kill(arg)
