@@ -2,6 +2,7 @@
 import datetime, re, subprocess, time
 from concurrent.futures import ThreadPoolExecutor
 from .cluster import SERVICE_KEY
+from .load import THIEF
 from .net import GaveUp, Redis
 
 FINAL = ("fulfilled", "rejected", "dead")
@@ -128,7 +129,7 @@ class Checker:
 
     def _coins_and_entitlements(self):
         expect = self.load.expect
-        users = sorted(self.load.plan)
+        users = sorted(set(self.load.plan) | {THIEF})
         with ThreadPoolExecutor(8) as pool:
             views = dict(zip(users, pool.map(self._entitlements, users)))
         coin_diffs, vip_diffs = [], []

@@ -20,6 +20,7 @@ from .net import GaveUp, jws_payload, user_token
 
 COINS = {"com.example.coins100": 100, "com.example.coins2000": 2000}
 VIP = "com.example.vip.month"
+THIEF = "chaos-thief"  # presents other users' receipts and transactions; must never be credited
 
 
 class Stats:
@@ -90,7 +91,7 @@ class Load:
         self.done = 0
         self.done_lock = threading.Lock()
         self.plan = self._plan(doomed)
-        self.tokens = {}
+        self.thief = {"Authorization": f"Bearer {user_token(JWT_SECRET, THIEF)}"}
 
     def _plan(self, doomed):
         """Per user, a list of purchase kinds; doomed purchases go to users of their own."""
@@ -209,6 +210,15 @@ class Load:
                          "fulfilled", user)
         if rng.random() < 0.3:
             self._notify(bought["signedPayload"], f"notification purchase {tid}", user)
+        if rng.random() < 0.02:
+            # Another user presents this purchase (a leaked receipt or JWS): refused, nothing credited.
+            self.stats.add("thefts")
+            if rng.random() < 0.5:
+                self._submit("/v1/receipts", {"receipt": bought["receipt"]}, self.thief, f"stolen receipt {tid}",
+                             "rejected", THIEF)
+            else:
+                self._submit("/v1/transactions", {"signedTransaction": bought["signedTransaction"]}, self.thief,
+                             f"stolen transaction {tid}", "rejected", THIEF)
         if rng.random() < 0.05:
             # The same transaction presented again through the other channel: must not credit twice.
             self.stats.add("replays")
