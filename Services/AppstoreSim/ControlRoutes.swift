@@ -99,21 +99,22 @@ struct ControlRoutes: Sendable {
 
     private func event(_ request: EventRequest) throws(SimError) -> Response {
         struct Body: Encodable {
-            var notificationUUID: String
+            var notificationUUID: String?
             var notificationType: String
             var subtype: String?
-            var signedPayload: String
+            var signedPayload: String?
             var deliveryStatus: String
             var transactionId: String
             var originalTransactionId: String
             var signedTransaction: String
         }
         let outcome = try store.apply(request)
-        dispatcher.enqueue(outcome.notification.notificationUUID)
+        let notification = outcome.notification
+        if let notification { dispatcher.enqueue(notification.notificationUUID) }
         return JSONBody.response(Body(
-            notificationUUID: outcome.notification.notificationUUID,
-            notificationType: outcome.notification.type.rawValue, subtype: outcome.notification.subtype?.rawValue,
-            signedPayload: outcome.notification.signedPayload, deliveryStatus: outcome.notification.delivery.rawValue,
+            notificationUUID: notification?.notificationUUID,
+            notificationType: notification?.type.rawValue ?? request.type, subtype: notification?.subtype?.rawValue,
+            signedPayload: notification?.signedPayload, deliveryStatus: notification?.delivery.rawValue ?? "not_sent",
             transactionId: outcome.transaction.transactionId,
             originalTransactionId: outcome.transaction.originalTransactionId,
             signedTransaction: outcome.signedTransaction))

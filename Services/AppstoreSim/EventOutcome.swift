@@ -6,5 +6,6 @@ struct EventOutcome: Sendable {
     /// The transaction the notification is about (for a renewal, the new one).
     var transaction: SimTransaction
     var signedTransaction: String
-    var notification: SimNotification
+    /// Nil when the event asked for no notification (`"notify": false`).
+    var notification: SimNotification?
 }

@@ -22,4 +22,7 @@ struct EventRequest: Decodable, Sendable {
     var gracePeriodSeconds: Int64?
     /// `RENEWAL_EXTENDED`: days added to the current period (default 7).
     var extendByDays: Int?
+    /// `false`: the state changes but Apple sends and records no notification (not in Notification History
+    /// either) — a renewal Tollgate can only learn about by asking (default `true`).
+    var notify: Bool?
 }

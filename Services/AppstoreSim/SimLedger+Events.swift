@@ -65,7 +65,8 @@ extension SimLedger {
         default:
             throw .invalid("unsupported event type '\(request.type)'")
         }
-        let notification = try notify(type, sentSubtype, about: about, consumptionRequestReason: consumptionReason, context: context)
+        let notification = request.notify == false
+            ? nil : try notify(type, sentSubtype, about: about, consumptionRequestReason: consumptionReason, context: context)
         return EventOutcome(transaction: about, signedTransaction: try context.sign(about), notification: notification)
     }
 

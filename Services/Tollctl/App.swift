@@ -7,6 +7,6 @@ struct Tollctl: AsyncParsableCommand {
         commandName: "tollctl",
         abstract: "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters.",
         subcommands: [VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
-                      UserCommand.self, JobCommand.self, AuditCommand.self]
+                      UserCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self]
     )
 }

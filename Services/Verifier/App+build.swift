@@ -11,9 +11,10 @@ extension App {
     /// The consumer group every verifier replica joins.
     static let consumerGroup = "verifiers"
 
-    /// Builds the verifier: the Redis pool (with the pipeline, verifier and rate-limit functions loaded),
-    /// the Apple clients, the jobs consumer, the retry promoter, the janitor and the `/metrics` + `/healthz`
-    /// listener, as one `ServiceGroup` shut down gracefully on SIGTERM and SIGINT (`handlesSignals`). Tests call
+    /// Builds the verifier: the Redis pool (with the pipeline, verifier, rate-limit and reconcile functions
+    /// loaded), the Apple clients, the jobs consumer, the retry promoter, the janitor, the ``Reconciler`` (when
+    /// enabled and an API key is configured) and the `/metrics` + `/healthz` listener, as one `ServiceGroup`
+    /// shut down gracefully on SIGTERM and SIGINT (`handlesSignals`). Tests call
     /// this directly (metrics port 0, their own consumer name, no signal handling).
     static func build(
         configuration: VerifierConfiguration,
@@ -25,29 +26,14 @@ extension App {
     ) async throws -> ServiceGroup {
         let keys = configuration.shared.keys
         let metrics = VerifierMetrics()
-        let signedData: SignedDataVerifier
-        do {
-            signedData = try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
-                rootCertificates: configuration.rootCertificates, bundleId: configuration.bundleId,
-                environment: configuration.environment, appAppleId: configuration.appAppleId,
-                acceptsSandbox: configuration.acceptSandbox))
-        } catch {
-            throw PipelineError.invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
-        }
-        let transport = InstrumentedTransport(
-            base: URLSessionTransport(maximumConnectionsPerHost: max(4, configuration.concurrency)), metrics: metrics)
-        let receipts = ReceiptClient(configuration: ReceiptClientConfiguration(
-            bundleId: configuration.bundleId, sharedSecret: configuration.sharedSecret,
-            productionURL: configuration.verifyReceiptURL, sandboxURL: configuration.verifyReceiptSandboxURL,
-            allowSandbox: configuration.allowsSandbox, startInSandbox: configuration.environment == .sandbox,
-            timeout: configuration.appleTimeout), transport: transport)
-        let apiClients = try makeAPIClients(configuration, transport: transport)
+        let (signedData, receipts, apiClients) = try appleClients(configuration, metrics: metrics)
 
         let redis = try await configuration.shared.connectRedis(
             poolSize: min(32, max(4, configuration.concurrency / 2)), clientName: "verifier", logger: logger)
         do {
             try await VerifierFunctions.load(on: redis)
             try await RateLimitFunctions.load(on: redis)
+            try await ReconcileFunctions.load(on: redis)
         } catch {
             redis.close()
             throw error
@@ -73,10 +59,41 @@ extension App {
         let metricsServer = metricsApplication(
             configuration: configuration, registry: registry, signedData: signedData, metrics: metrics,
             logger: logger, onServerRunning: onMetricsServerRunning)
+        var services: [any Service] = [redis, consumerService, promoter, janitor, metricsServer]
+        if configuration.reconcile.enabled, !apiClients.isEmpty {
+            services.append(Reconciler(context: ReconcileContext(
+                configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
+                redis: redis, clock: .system, dryRun: false, metrics: metrics, logger: logger)))
+        } else if configuration.reconcile.enabled {
+            logger.notice("Reconciler off: it needs an App Store Server API key (TOLLGATE_API_KEY_ID and the others)")
+        }
         return ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [redis, consumerService, promoter, janitor, metricsServer],
+            services: services,
             gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [],
             logger: logger))
+    }
+
+    /// The JWS verifier, the `verifyReceipt` client and the API clients, sharing one instrumented transport.
+    static func appleClients(
+        _ configuration: VerifierConfiguration, metrics: VerifierMetrics
+    ) throws -> (SignedDataVerifier, ReceiptClient, [String: AppStoreServerAPIClient]) {
+        let signedData: SignedDataVerifier
+        do {
+            signedData = try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
+                rootCertificates: configuration.rootCertificates, bundleId: configuration.bundleId,
+                environment: configuration.environment, appAppleId: configuration.appAppleId,
+                acceptsSandbox: configuration.acceptSandbox))
+        } catch {
+            throw PipelineError.invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
+        }
+        let transport = InstrumentedTransport(
+            base: URLSessionTransport(maximumConnectionsPerHost: max(4, configuration.concurrency)), metrics: metrics)
+        let receipts = ReceiptClient(configuration: ReceiptClientConfiguration(
+            bundleId: configuration.bundleId, sharedSecret: configuration.sharedSecret,
+            productionURL: configuration.verifyReceiptURL, sandboxURL: configuration.verifyReceiptSandboxURL,
+            allowSandbox: configuration.allowsSandbox, startInSandbox: configuration.environment == .sandbox,
+            timeout: configuration.appleTimeout), transport: transport)
+        return (signedData, receipts, try makeAPIClients(configuration, transport: transport))
     }
 
     /// The App Store Server API clients per environment the deployment accepts; none without a key.

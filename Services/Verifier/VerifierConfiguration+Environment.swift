@@ -67,6 +67,7 @@ extension VerifierConfiguration {
         guard heartbeatInterval < claimMinIdle else {
             throw .invalidConfiguration(variable: "TOLLGATE_HEARTBEAT_MS", message: "must be below TOLLGATE_CLAIM_MIN_IDLE_MS")
         }
+        reconcile = try ReconcilerConfiguration(reader: reader)
     }
 
     private static func apiKey(_ reader: EnvironmentReader) throws(PipelineError) -> APIKey? {

@@ -29,6 +29,7 @@ import Pipeline
 ///   must exceed the Apple timeout
 /// - `TOLLGATE_CLAIM_INTERVAL_MS` — how often idle entries are looked for [`5000`]
 /// - `TOLLGATE_HEARTBEAT_MS` — how often a job in flight resets its idle time [claim min-idle / 4]
+/// - the reconciler's `TOLLGATE_RECONCILE_*` and `TOLLGATE_SWEEP_*` keys, listed on ``ReconcilerConfiguration``
 public struct VerifierConfiguration: Sendable {
     public var shared: SharedConfiguration
     public var bundleId: String
@@ -53,6 +54,8 @@ public struct VerifierConfiguration: Sendable {
     public var claimMinIdle: Duration
     public var claimInterval: Duration
     public var heartbeatInterval: Duration
+    /// Gap repair: the notification reconciler and the subscription sweeper.
+    public var reconcile: ReconcilerConfiguration
 
     /// An App Store Server API key (`.p8` contents).
     public struct APIKey: Sendable {
@@ -93,6 +96,7 @@ public struct VerifierConfiguration: Sendable {
         claimMinIdle = .seconds(60)
         claimInterval = .seconds(5)
         heartbeatInterval = .seconds(15)
+        reconcile = ReconcilerConfiguration()
     }
 
     /// Whether data from `dataEnvironment` is accepted by this deployment.

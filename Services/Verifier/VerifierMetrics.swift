@@ -11,6 +11,10 @@ import Metrics
 ///   — endpoint: `verifyReceipt`, `api`; status: the HTTP status or the transport error code
 /// - `tollgate_chain_cache_hits`, `tollgate_chain_cache_misses`, `tollgate_chain_cache_hit_ratio` (gauges,
 ///   refreshed on each scrape)
+/// - `tollgate_reconcile_notifications_recovered_total{environment}` — notifications the reconciler enqueued
+/// - `tollgate_reconcile_subscriptions_corrected_total{environment}` — sweeper answers that changed the ledger
+/// - `tollgate_reconcile_passes_total{outcome}` — outcome: success, failure
+/// - `tollgate_reconcile_last_success_timestamp_seconds` — when the last pass by this replica succeeded
 struct VerifierMetrics: Sendable {
     func job(kind: String, outcome: String) {
         Counter(label: "tollgate_verifier_jobs_total", dimensions: [("kind", kind), ("outcome", outcome)]).increment()
@@ -36,5 +40,20 @@ struct VerifierMetrics: Sendable {
         Gauge(label: "tollgate_chain_cache_misses").record(statistics.misses)
         let total = statistics.hits + statistics.misses
         Gauge(label: "tollgate_chain_cache_hit_ratio").record(total == 0 ? 0 : Double(statistics.hits) / Double(total))
+    }
+
+    func notificationRecovered(environment: String) {
+        Counter(label: "tollgate_reconcile_notifications_recovered_total", dimensions: [("environment", environment)]).increment()
+    }
+
+    func subscriptionCorrected(environment: String) {
+        Counter(label: "tollgate_reconcile_subscriptions_corrected_total", dimensions: [("environment", environment)]).increment()
+    }
+
+    func reconcilePass(succeeded: Bool, atMilliseconds: Int64) {
+        Counter(label: "tollgate_reconcile_passes_total", dimensions: [("outcome", succeeded ? "success" : "failure")]).increment()
+        if succeeded {
+            Gauge(label: "tollgate_reconcile_last_success_timestamp_seconds").record(Double(atMilliseconds) / 1000)
+        }
     }
 }

@@ -11,6 +11,11 @@ import Pipeline
 /// | `tg:{u:<userId>}:ent:<entitlement>` | hash | transactionId → `active,purchaseMs,expiresMs,upgraded` |
 /// | `tg:{otx:<originalTransactionId>}:owner` | string | the user the purchase chain is bound to |
 /// | `tg:{otx:<originalTransactionId>}:parked` | list | events waiting for an owner (`{"j": jobId, "e": eventJSON}`) |
+/// | `tg:{p0}:subs:due` | zset | member `["<environment>","<entitlement>","<userId>"]` (JSON), score = when to ask Apple (ms) |
+/// | `tg:{p0}:subs:ref` | hash | same member → the latest transactionId of that subscription |
+///
+/// The two `subs` keys are the verifier's sweep index (Services/Verifier/README.md): written by the apply
+/// function in the verified stream's slot, which that call already touches, so no new slot is involved.
 ///
 /// The binding and parked keys are tagged by the originalTransactionId, so a Redis Function touching them and
 /// a user's keys spans two slots: fine on one primary (the deployment DESIGN.md defaults to); on Redis Cluster
@@ -33,6 +38,12 @@ extension Keys {
     public func binding(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:owner" }
 
     public func parked(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:parked" }
+
+    /// The sweep index: auto-renewable subscriptions by when to ask Apple about them, `tg:{p0}:subs:due`.
+    public var subscriptionsDue: String { partitionKey(0, "subs", "due") }
+
+    /// The latest transactionId per sweep-index member, `tg:{p0}:subs:ref`.
+    public var subscriptionsDueReference: String { partitionKey(0, "subs", "ref") }
 
     /// `SCAN MATCH` pattern of every account hash.
     public var accountPattern: String { "\(prefix):{u:*}:account" }

@@ -72,6 +72,16 @@ local function ent_value(active, tx)
     .. ((tx.upgraded and '1') or '0')
 end
 
+-- Sweep index (plan.due zset, plan.dueRef hash, member JSON [env, ent, user]; Keys+LedgerRecords): active or
+-- expired-with-auto-renew → due at period end, grace → at grace end, else removed; GT keeps sweeper re-checks.
+local function index_due(keys, plan, ent, state, expires, auto, tid)
+  if not (plan.due and plan.dueRef) then return end
+  local member, dk, rk = cjson.encode({ plan.env, ent.name, plan.user }), key_at(keys, plan.due), key_at(keys, plan.dueRef)
+  if tid and expires and (state == 'active' or state == 'gracePeriod' or (state == 'expired' and auto == '1')) then
+    redis.call('ZADD', dk, 'GT', expires, member); redis.call('HSET', rk, member, tid)
+  else redis.call('ZREM', dk, member); redis.call('HDEL', rk, member) end
+end
+
 -- Recomputes one entitlement from its transactions and renewal state; writes the account fields and
 -- emits an event when state, expiry or auto-renew changed.
 local function recompute(keys, plan, ent, tid, reason)
@@ -80,7 +90,7 @@ local function recompute(keys, plan, ent, tid, reason)
   for i = 1, #entries, 2 do
     local a, p, e, u = string.match(entries[i + 1], '^(%d),(%d+),(%d+),(%d)$')
     if a == '1' then
-      if u ~= '1' then any_active = true; rows[#rows + 1] = { p = tonumber(p), e = tonumber(e) } end
+      if u ~= '1' then any_active = true; rows[#rows + 1] = { p = tonumber(p), e = tonumber(e), t = entries[i] } end
     elseif a == '0' then
       any_revoked = true
     end
@@ -96,8 +106,8 @@ local function recompute(keys, plan, ent, tid, reason)
     if #rows > 0 then expires = finish; state = (finish > plan.now) and 'active' or 'expired'
     else state = any_revoked and 'revoked' or 'expired' end
   else
-    local latest = 0
-    for _, r in ipairs(rows) do if r.e > latest then latest = r.e end end
+    local latest, latest_tid = 0, nil
+    for _, r in ipairs(rows) do if r.e > latest then latest = r.e; latest_tid = r.t end end
     local r = redis.call('HMGET', meta, 'r:' .. ent.name .. ':auto', 'r:' .. ent.name .. ':retry',
                          'r:' .. ent.name .. ':grace')
     local grace = num(r[3], 0)
@@ -112,6 +122,7 @@ local function recompute(keys, plan, ent, tid, reason)
       else state = 'expired' end
       if r[1] == '1' then auto = '1' end
     end
+    index_due(keys, plan, ent, state, expires, auto, latest_tid)
   end
   local account = key_at(keys, 4)
   local fs, fe, fa = 'ent:' .. ent.name .. ':state', 'ent:' .. ent.name .. ':expires', 'ent:' .. ent.name .. ':autorenew'

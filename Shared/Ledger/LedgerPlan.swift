@@ -43,6 +43,9 @@ struct LedgerPlan {
         var order: Int?
         var orderNo: String?
         var note: Note?
+        /// The sweep index keys (zset, ref hash) when the plan has an auto-renewable entitlement.
+        var due: Int?
+        var dueRef: Int?
         var txs: [Tx] = []
         var ents: [Ent] = []
         var renewals: [Renewal] = []
@@ -108,6 +111,15 @@ struct LedgerPlan {
                 retry: renewal.isInBillingRetryPeriod ?? false, grace: renewal.gracePeriodExpiresDate,
                 signed: renewal.signedDate))
         }
+        addSweepIndex(keys: k)
+    }
+
+    /// Adds the reconciler's sweep index keys (``Keys/subscriptionsDue``) once an auto-renewable entitlement
+    /// is in the plan. They share the verified stream's slot (`{p0}`), which the call already touches.
+    private mutating func addSweepIndex(keys k: Keys) {
+        guard body.due == nil, body.ents.contains(where: { $0.type == Product.Kind.autoRenewable.rawValue }) else { return }
+        body.due = index(k.subscriptionsDue)
+        body.dueRef = index(k.subscriptionsDueReference)
     }
 
     /// The plan as the function's third argument.

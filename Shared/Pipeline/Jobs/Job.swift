@@ -8,7 +8,8 @@ import Redis
 /// - `job.kind` — a ``JobKind`` raw value
 /// - `job.payload` — the submitted bytes exactly as received (receipt base64 with `+` restored, JWS, or the
 ///   notification body), binary safe
-/// - `job.source` — `client` (an authenticated app user) or `apple` (a server notification)
+/// - `job.source` — `client` (an authenticated app user), `apple` (a server notification) or `reconciler`
+///   (recovered by the verifier's reconciler from Apple's history)
 /// - `job.user` — the authenticated user id (client submissions only)
 /// - `job.order` — the order number the submission pays (optional)
 /// - `job.received` — when ingest accepted it, milliseconds since 1970
@@ -16,6 +17,8 @@ public struct Job: Sendable, Hashable {
     public enum Source: String, Sendable, Hashable, Codable {
         case client
         case apple
+        /// Recovered from Apple's Notification History or subscription statuses by the verifier's reconciler.
+        case reconciler
     }
 
     public var id: String

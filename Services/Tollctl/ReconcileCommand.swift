@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+
+/// `tollctl reconcile [--since DATE] [--dry-run]`: runs one reconcile pass now — Apple's Notification History
+/// from the checkpoint (or `--since`), the subscription sweep — and prints what it found, enqueued and
+/// corrected. The pass needs the verifier's whole configuration (App Store Server API key, trusted roots,
+/// Apple URLs, `TOLLGATE_*` as the verifier reads them), so it runs the `verifier` executable's one-shot mode
+/// (`verifier reconcile …`) with this environment: the one found next to `tollctl`, or at
+/// `TOLLGATE_VERIFIER_PATH`, or on `PATH`. Its output and exit status are this command's.
+struct ReconcileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reconcile",
+        abstract: "Run one reconcile pass now: recover missed notifications, look up stale subscriptions.")
+
+    @Option(help: "Read Apple's history from this date (2026-11-01, 2026-11-01T08:00:00Z or ms since 1970) instead of the checkpoint; the checkpoint does not move.")
+    var since: String?
+
+    @Flag(help: "Print what would be enqueued and corrected; change nothing (Redis is only read).")
+    var dryRun = false
+
+    func run() async throws {
+        guard let verifier = Self.verifierExecutable() else {
+            UserLedgerConnection.fail(
+                code: "verifier_not_found",
+                message: "the verifier executable is not next to tollctl, at TOLLGATE_VERIFIER_PATH or on PATH")
+        }
+        var arguments = ["reconcile"]
+        if let since { arguments += ["--since", since] }
+        if dryRun { arguments.append("--dry-run") }
+        let process = Process()
+        process.executableURL = verifier
+        process.arguments = arguments
+        do {
+            try process.run()
+        } catch {
+            UserLedgerConnection.fail(code: "verifier_not_started", message: "\(verifier.path): \(error)")
+        }
+        process.waitUntilExit()
+        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+    }
+
+    /// `TOLLGATE_VERIFIER_PATH`, else `verifier` next to this executable, else on `PATH`.
+    static func verifierExecutable() -> URL? {
+        let environment = ProcessInfo.processInfo.environment
+        var candidates: [URL] = []
+        if let path = environment["TOLLGATE_VERIFIER_PATH"], !path.isEmpty { candidates.append(URL(fileURLWithPath: path)) }
+        if let own = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            candidates.append(own.deletingLastPathComponent().appendingPathComponent("verifier"))
+        }
+        for folder in (environment["PATH"] ?? "").split(separator: ":") where !folder.isEmpty {
+            candidates.append(URL(fileURLWithPath: String(folder)).appendingPathComponent("verifier"))
+        }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+}

@@ -1,0 +1,24 @@
+import Pipeline
+
+/// The reconciler's Redis keys, all in the jobs stream's slot (`{p0}`) so that one function call can enqueue
+/// a recovered job and mark its notification seen atomically:
+///
+/// | key | type | what |
+/// |---|---|---|
+/// | `tg:{p0}:reconcile:lease` | string | the leader's random token, expiring (`PX`) unless renewed |
+/// | `tg:{p0}:reconcile:cursor:<Environment>` | hash | `checkpoint` (ms: everything Apple signed before it is enqueued), the open window `window.start`, `window.end`, `window.failures`, `page.token` |
+/// | `tg:{p0}:reconcile:status` | hash | the last successful pass: `pass.at` (ms), `pass.found`, `pass.enqueued`, `pass.corrected` |
+/// | `tg:{p0}:reconcile:seen:<notificationUUID>` | string | the job that carries a recovered notification (expires) |
+extension Keys {
+    /// The leader lease.
+    var reconcileLease: String { partitionKey(0, "reconcile", "lease") }
+
+    /// Where the notification pass of `environment` (`Production`, `Sandbox`) stands.
+    func reconcileCursor(environment: String) -> String { partitionKey(0, "reconcile", "cursor", environment) }
+
+    /// The last successful pass.
+    var reconcileStatus: String { partitionKey(0, "reconcile", "status") }
+
+    /// Marks a notification the reconciler already enqueued.
+    func reconcileSeen(notificationUUID: String) -> String { partitionKey(0, "reconcile", "seen", notificationUUID.lowercased()) }
+}

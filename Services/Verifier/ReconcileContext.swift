@@ -1,0 +1,95 @@
+import AppStore
+import Foundation
+import Logging
+import Pipeline
+import Redis
+
+/// Everything a reconcile pass uses: the verifier's settings and Apple clients, Redis, the clock, and
+/// whether it is a dry run. A dry run sends Redis only reads (no lease, no function load, no rate-limit
+/// bucket: it paces its Apple calls in-process at the bucket's rate) and changes nothing.
+struct ReconcileContext: Sendable {
+    let configuration: VerifierConfiguration
+    let signedData: SignedDataVerifier
+    let receipts: ReceiptClient
+    let apiClients: [String: AppStoreServerAPIClient]
+    let redis: any RedisCommandExecutor
+    let clock: PipelineClock
+    let dryRun: Bool
+    let metrics: VerifierMetrics
+    let logger: Logger
+    private let limiter: FleetRateLimiter
+    private let localPace: LocalPace
+
+    init(
+        configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptClient,
+        apiClients: [String: AppStoreServerAPIClient], redis: any RedisCommandExecutor, clock: PipelineClock,
+        dryRun: Bool, metrics: VerifierMetrics, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.signedData = signedData
+        self.receipts = receipts
+        self.apiClients = apiClients
+        self.redis = redis
+        self.clock = clock
+        self.dryRun = dryRun
+        self.metrics = metrics
+        self.logger = logger
+        limiter = FleetRateLimiter(redis: redis, maximumWait: .seconds(30))
+        localPace = LocalPace()
+    }
+
+    var keys: Keys { configuration.shared.keys }
+
+    /// The environments whose history and subscriptions this deployment reads (those with an API client).
+    var environments: [AppStoreEnvironment] {
+        [AppStoreEnvironment.production, .sandbox].filter { apiClients[$0.rawValue] != nil }
+    }
+
+    /// One App Store Server API call under the fleet-wide bucket of `endpoint` (a dry run paces itself).
+    /// - Throws: ``ReconcileError`` `api_not_configured`; Apple's ``AppStoreAPIError`` (callers decide per
+    ///   item); `apple_unavailable` when no rate-limit token came.
+    func callAPI<Value: Sendable>(
+        _ endpoint: AppStoreEndpointClass, environment: AppStoreEnvironment,
+        _ body: (AppStoreServerAPIClient) async throws -> Value
+    ) async throws -> Value {
+        guard let client = apiClients[environment.rawValue] else {
+            throw ReconcileError("api_not_configured", "no App Store Server API key is configured for \(environment)")
+        }
+        let bucket = endpoint.bucket(
+            prefix: keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale)
+        do {
+            if dryRun {
+                try await localPace.wait(ratePerSecond: bucket.ratePerSecond)
+            } else {
+                try await limiter.acquire(bucket)
+            }
+        } catch let error as RateLimitError {
+            throw ReconcileError("apple_unavailable", error.description)
+        }
+        return try await body(client)
+    }
+
+    /// `HGETALL` as a dictionary.
+    func hash(_ key: String) async throws -> [String: String] {
+        let flat = try await redis.send("HGETALL", key).array ?? []
+        var result: [String: String] = [:]
+        var index = 0
+        while index + 1 < flat.count {
+            if let name = flat[index].string { result[name] = flat[index + 1].string ?? "" }
+            index += 2
+        }
+        return result
+    }
+}
+
+/// Spaces one process's calls at a bucket's rate without touching Redis (dry runs).
+actor LocalPace {
+    private var next = ContinuousClock.now
+
+    func wait(ratePerSecond: Double) async throws {
+        let now = ContinuousClock.now
+        let start = max(now, next)
+        next = start + .milliseconds(Int64((1000 / max(0.001, ratePerSecond)).rounded(.up)))
+        if start > now { try await Task.sleep(until: start) }
+    }
+}

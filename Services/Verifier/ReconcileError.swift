@@ -1,0 +1,17 @@
+/// Why a reconcile pass stopped, with a stable `code`: `lease_held` (another replica is running a pass),
+/// `lease_lost` (the lease ran out mid-pass; the next leader resumes from the checkpoint), `apple_unavailable`
+/// (Apple or the rate limit did not answer; the pass is retried later), `api_not_configured`.
+struct ReconcileError: Error, Sendable, CustomStringConvertible {
+    var code: String
+    var message: String
+
+    init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    var description: String { "\(code): \(message)" }
+
+    static let leaseHeld = ReconcileError("lease_held", "another verifier holds the reconcile lease (a pass is running)")
+    static let leaseLost = ReconcileError("lease_lost", "the reconcile lease was lost during the pass")
+}

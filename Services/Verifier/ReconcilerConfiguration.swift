@@ -1,0 +1,76 @@
+import Pipeline
+
+/// The reconciler's settings (part of ``VerifierConfiguration``, read by
+/// `VerifierConfiguration+Reconcile.swift`). Durations accept `500ms`, `30s`, `10m`, `1h`, `2d`, or a plain
+/// number of seconds.
+///
+/// Keys (defaults in brackets):
+/// - `TOLLGATE_RECONCILE_ENABLED` — run the reconciler service [`true`; it also needs an API key]
+/// - `TOLLGATE_RECONCILE_INTERVAL` — time between fleet-wide passes [`1h`]
+/// - `TOLLGATE_RECONCILE_ONLY_FAILURES` — ask Apple only for notifications it failed to deliver [`false`]
+/// - `TOLLGATE_RECONCILE_LOOKBACK` — how far back the first pass reads, at most Apple's 180 days [`180d`]
+/// - `TOLLGATE_RECONCILE_OVERLAP` — each pass re-reads this much before the checkpoint, for notifications
+///   that reach Apple's history late (re-reads are deduplicated) [`10m`]
+/// - `TOLLGATE_RECONCILE_LEASE` — the leader lease, renewed every third of it while a pass runs [`60s`]
+/// - `TOLLGATE_SWEEP_GRACE` — how long after a subscription's period ended without news it is looked up [`1h`]
+/// - `TOLLGATE_SWEEP_RECHECK` — when Apple's answer changed nothing, the next look is this much later [`24h`]
+/// - `TOLLGATE_SWEEP_BATCH` — subscriptions looked up per pass at most [`500`]
+public struct ReconcilerConfiguration: Sendable {
+    public var enabled = true
+    public var interval: Duration = .seconds(3600)
+    public var onlyFailures = false
+    public var lookback: Duration = .seconds(180 * 86_400)
+    public var overlap: Duration = .seconds(600)
+    public var lease: Duration = .seconds(60)
+    public var sweepGrace: Duration = .seconds(3600)
+    public var sweepRecheck: Duration = .seconds(86_400)
+    public var sweepBatch = 500
+    /// How long a recovered notification's seen-marker stays (longer than any retry schedule).
+    public var seenTTLSeconds = 30 * 86_400
+    /// Apple keeps notification history this long.
+    public static let historyLimit: Duration = .seconds(180 * 86_400)
+
+    public init() {}
+}
+
+extension ReconcilerConfiguration {
+    /// Reads the keys listed on ``ReconcilerConfiguration``.
+    init(reader: EnvironmentReader) throws(PipelineError) {
+        self.init()
+        enabled = try reader.bool("TOLLGATE_RECONCILE_ENABLED", default: enabled)
+        interval = try Self.duration(reader, "TOLLGATE_RECONCILE_INTERVAL", default: interval, minimum: .milliseconds(10))
+        onlyFailures = try reader.bool("TOLLGATE_RECONCILE_ONLY_FAILURES", default: onlyFailures)
+        lookback = try Self.duration(reader, "TOLLGATE_RECONCILE_LOOKBACK", default: lookback, minimum: .seconds(1))
+        guard lookback <= Self.historyLimit else {
+            throw .invalidConfiguration(variable: "TOLLGATE_RECONCILE_LOOKBACK", message: "must be at most 180d (Apple keeps 180 days)")
+        }
+        overlap = try Self.duration(reader, "TOLLGATE_RECONCILE_OVERLAP", default: overlap, minimum: .zero)
+        lease = try Self.duration(reader, "TOLLGATE_RECONCILE_LEASE", default: lease, minimum: .milliseconds(300))
+        sweepGrace = try Self.duration(reader, "TOLLGATE_SWEEP_GRACE", default: sweepGrace, minimum: .zero)
+        sweepRecheck = try Self.duration(reader, "TOLLGATE_SWEEP_RECHECK", default: sweepRecheck, minimum: .milliseconds(10))
+        sweepBatch = try reader.int("TOLLGATE_SWEEP_BATCH", default: sweepBatch, range: 1...100_000)
+    }
+
+    /// Parses `500ms`, `30s`, `10m`, `1h`, `2d` or a number of seconds.
+    static func parseDuration(_ text: String) -> Duration? {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
+        let lowered = text.lowercased()
+        for (suffix, factor) in units where lowered.hasSuffix(suffix) {
+            guard let value = Int64(lowered.dropLast(suffix.count)), value >= 0, value <= Int64.max / factor else { return nil }
+            return .milliseconds(value * factor)
+        }
+        guard let seconds = Int64(lowered), seconds >= 0, seconds <= Int64.max / 1000 else { return nil }
+        return .seconds(seconds)
+    }
+
+    private static func duration(
+        _ reader: EnvironmentReader, _ name: String, default fallback: Duration, minimum: Duration
+    ) throws(PipelineError) -> Duration {
+        guard let text = reader.optional(name) else { return fallback }
+        guard let value = parseDuration(text), value >= minimum else {
+            throw .invalidConfiguration(
+                variable: name, message: "must be a duration like 500ms, 30s, 10m, 1h or 2d (at least \(minimum))")
+        }
+        return value
+    }
+}

@@ -1,0 +1,115 @@
+import AppStore
+import Foundation
+import Pipeline
+import Redis
+
+extension SubscriptionSweeper {
+    /// What the ledger holds about a subscription: its latest transaction and renewal state.
+    struct LedgerState: Sendable {
+        var transactionId: String
+        var originalTransactionId: String
+        var expires: Int64?
+        var autoRenew: String?
+        var billingRetry: Bool
+        var graceEnds: Int64?
+    }
+
+    /// Looks one due subscription up with Apple; emits Apple's verified answer when it differs from the ledger.
+    func check(_ due: Due, report: inout ReconcileReport) async throws {
+        let keys = context.keys
+        guard let transactionId = try await context.redis.send("HGET", keys.subscriptionsDueReference, due.member).string,
+              !transactionId.isEmpty else { return }
+        let record = try await context.hash(keys.transaction(user: due.user, transactionId: transactionId))
+        let meta = try await context.redis.send(RedisCommand(
+            "HMGET", keys.ledgerMeta(user: due.user), "r:\(due.entitlement):auto", "r:\(due.entitlement):retry",
+            "r:\(due.entitlement):grace")).array ?? []
+        let state = LedgerState(
+            transactionId: transactionId, originalTransactionId: record["otid"] ?? transactionId,
+            expires: record["expires"].flatMap { Int64($0) }, autoRenew: meta.first?.string,
+            billingRetry: meta.count > 1 && meta[1].string == "1", graceEnds: meta.count > 2 ? meta[2].int : nil)
+        report.checked += 1
+
+        let status: StatusResponse
+        do {
+            status = try await context.callAPI(.subscriptionStatus, environment: due.environment) {
+                try await $0.getAllSubscriptionStatuses(transactionId: transactionId)
+            }
+        } catch let error as AppStoreAPIError {
+            report.failed += 1
+            context.logger.warning("Get All Subscription Statuses failed", metadata: [
+                "transaction.id": "\(transactionId)", "error": "\(error.code.rawValue)"])
+            if error.isRetryable { throw ReconcileError("apple_unavailable", "Get All Subscription Statuses: \(error)") }
+            try await postpone(due)
+            return
+        } catch let error as ReconcileError where error.code == "api_not_configured" {
+            report.failed += 1
+            return
+        }
+        let item = (status.data ?? []).flatMap { $0.lastTransactions ?? [] }
+            .first { $0.originalTransactionId == state.originalTransactionId }
+        guard let item, let verified = await verify(item, due: due) else {
+            report.failed += 1
+            try await postpone(due)
+            return
+        }
+        guard differs(verified, from: state) else {
+            try await postpone(due)
+            return
+        }
+        report.corrected += 1
+        let expires = verified.transaction.expiresDate.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        let line = "\(due.entitlement) user=\(due.user) (\(due.environment.rawValue)) transaction \(transactionId) -> "
+            + "\(verified.transaction.transactionId) expires \(expires.map { ISO8601DateFormatter().string(from: $0) } ?? "-")"
+        if context.dryRun {
+            report.note("would correct subscription " + line)
+            return
+        }
+        let now = context.clock.nowMilliseconds()
+        let event = PurchaseEvent(
+            jobId: Job.newID(), kind: .transaction, source: .reconciler, environment: verified.environment.rawValue,
+            verifiedAt: now, transactions: [verified.transaction], renewals: verified.renewal.map { [$0] } ?? [])
+        try await ReconcileFunctions.emit(on: context.redis, keys: keys, event: event, nowMilliseconds: now)
+        context.metrics.subscriptionCorrected(environment: due.environment.rawValue)
+        report.note("corrected subscription " + line + " job=\(event.jobId)")
+        context.logger.info("Corrected a subscription from Apple's status", metadata: [
+            "transaction.id": "\(verified.transaction.transactionId)", "job.id": "\(event.jobId)"])
+    }
+
+    /// Apple's latest transaction and renewal info of one subscription, both verified.
+    struct VerifiedStatus: Sendable {
+        var transaction: PurchaseEventTransaction
+        var renewal: PurchaseEventRenewal?
+        var environment: AppStoreEnvironment
+    }
+
+    /// Verifies the item's signed transaction and renewal info; nil (logged) when either fails.
+    func verify(_ item: LastTransactionsItem, due: Due) async -> VerifiedStatus? {
+        guard let signed = item.signedTransactionInfo,
+              case .verified(let payload) = await context.signedData.verifyTransaction(signed),
+              let transaction = PurchaseEventTransaction(signed: payload) else {
+            context.logger.warning("Apple's subscription status did not verify", metadata: ["user": "\(due.user)"])
+            return nil
+        }
+        let environment = payload.environment ?? due.environment
+        guard context.configuration.accepts(environment) else { return nil }
+        var renewal: PurchaseEventRenewal?
+        if let signedRenewal = item.signedRenewalInfo {
+            guard case .verified(let info) = await context.signedData.verifyRenewalInfo(signedRenewal) else {
+                context.logger.warning("Apple's renewal info did not verify", metadata: ["user": "\(due.user)"])
+                return nil
+            }
+            renewal = PurchaseEventRenewal(signed: info)
+        }
+        return VerifiedStatus(transaction: transaction, renewal: renewal, environment: environment)
+    }
+
+    /// Whether Apple's answer tells the ledger anything new.
+    func differs(_ apple: VerifiedStatus, from ledger: LedgerState) -> Bool {
+        if apple.transaction.transactionId != ledger.transactionId { return true }
+        if apple.transaction.expiresDate != ledger.expires || apple.transaction.revocationDate != nil { return true }
+        guard let renewal = apple.renewal else { return false }
+        if let auto = renewal.autoRenewStatus, String(auto) != ledger.autoRenew { return true }
+        if (renewal.isInBillingRetryPeriod ?? false) != ledger.billingRetry { return true }
+        return renewal.gracePeriodExpiresDate != ledger.graceEnds
+    }
+}

@@ -1,0 +1,71 @@
+import AppStore
+import Foundation
+import Pipeline
+import Redis
+
+/// The subscription half of a reconcile pass: finds auto-renewable subscriptions whose period (or grace
+/// period) ended more than ``ReconcilerConfiguration/sweepGrace`` ago with no renewal, expiry or billing-retry
+/// news — the fulfiller keeps them in the sweep index `tg:{p0}:subs:due` (see `Keys+LedgerRecords`) — and asks
+/// Apple with Get All Subscription Statuses (under the fleet-wide `subscriptionStatus` bucket).
+///
+/// Apple's answer is verified like any signed data (chain, OIDs, bundle, environment) and, when it differs
+/// from the ledger (a new transaction, another `expiresDate`, a refund, other renewal state), handed to the
+/// fulfiller as a verified `transaction` event with source `reconciler`; the ledger applies it with its usual
+/// rules (a transaction once; renewal state only when its `signedDate` is not older than what it holds), and
+/// its index update moves the subscription's next look to the new period's end. When nothing differs, the
+/// subscription's next look is pushed ``ReconcilerConfiguration/sweepRecheck`` later (`ZADD XX GT`).
+struct SubscriptionSweeper: Sendable {
+    let context: ReconcileContext
+
+    /// One due subscription, from the index.
+    struct Due: Sendable {
+        var member: String
+        var environment: AppStoreEnvironment
+        var entitlement: String
+        var user: String
+        var dueAt: Int64
+    }
+
+    /// Looks up at most ``ReconcilerConfiguration/sweepBatch`` due subscriptions.
+    func run(report: inout ReconcileReport) async throws {
+        let keys = context.keys
+        let settings = context.configuration.reconcile
+        let cutoff = context.clock.nowMilliseconds() - settings.sweepGrace.milliseconds
+        let reply = try await context.redis.send(RedisCommand(
+            "ZRANGEBYSCORE", keys.subscriptionsDue, "-inf", cutoff, "WITHSCORES", "LIMIT", 0, settings.sweepBatch))
+        let flat = reply.array ?? []
+        var index = 0
+        while index + 1 < flat.count {
+            defer { index += 2 }
+            guard let member = flat[index].string, let score = flat[index + 1].string.flatMap(Double.init) else { continue }
+            guard let due = Self.parse(member: member, score: score) else {
+                context.logger.warning("Unreadable sweep index member", metadata: ["member": "\(member.prefix(200))"])
+                continue
+            }
+            report.due += 1
+            guard context.configuration.accepts(due.environment) else { continue }
+            do {
+                try await check(due, report: &report)
+            } catch let error as ReconcileError where error.code == "apple_unavailable" {
+                report.failed += 1
+                throw error
+            }
+        }
+    }
+
+    /// Reads an index member `["<environment>","<entitlement>","<userId>"]`.
+    static func parse(member: String, score: Double) -> Due? {
+        guard let parts = try? JSONDecoder().decode([String].self, from: Data(member.utf8)), parts.count == 3,
+              !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+        let environment = AppStoreEnvironment(rawValue: parts[0])
+        guard environment == .production || environment == .sandbox else { return nil }
+        return Due(member: member, environment: environment, entitlement: parts[1], user: parts[2], dueAt: Int64(score))
+    }
+
+    /// Pushes the next look at `due` to now + recheck (never earlier than it already is; never re-adds it).
+    func postpone(_ due: Due) async throws {
+        guard !context.dryRun else { return }
+        let next = context.clock.nowMilliseconds() + context.configuration.reconcile.sweepRecheck.milliseconds
+        _ = try await context.redis.send(RedisCommand("ZADD", context.keys.subscriptionsDue, "XX", "GT", next, due.member))
+    }
+}
