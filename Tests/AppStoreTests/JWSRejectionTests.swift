@@ -146,7 +146,7 @@ import X509
         app.appAppleId = 1
         #expect(await production.verifyAppTransaction(try authority.signer().sign(app)).failure?.code == .wrongAppAppleID)
         app.receiptType = .sandbox
-        #expect(await production.verifyAppTransaction(try authority.signer().sign(app)).failure?.code == .wrongEnvironment)
+        #expect(await production.verifyAppTransaction(try authority.signer().sign(app)).failure?.code == .sandboxNotAllowed)
     }
 
     @Test func productionNeedsAnAppAppleId() throws {

@@ -48,8 +48,16 @@ extension SystemHarness {
     }
 
     /// `tollctl audit` recomputes every balance from the transaction records: zero differences, exit 0.
-    func expectAuditClean(sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let audit = try await tollctl(["audit"])
+    ///
+    /// The audit reads a user's balance and records in separate commands, so a transaction applied for
+    /// another test's user in between shows as a passing difference; only a difference that persists over
+    /// `attempts` audits fails (a real one always does). With the system quiet, pass `attempts: 1`.
+    func expectAuditClean(attempts: Int = 5, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var audit = try await tollctl(["audit"])
+        for _ in 1..<max(1, attempts) where audit.status != 0 {
+            try await Task.sleep(for: .milliseconds(300))
+            audit = try await tollctl(["audit"])
+        }
         #expect(audit.status == 0 && audit.output.contains("differences=0"),
                 "tollctl audit: \(audit.output)", sourceLocation: sourceLocation)
     }

@@ -3,7 +3,10 @@ extension SignedDataVerifier {
     func checkEnvironment(_ environment: AppStoreEnvironment?) -> VerificationFailure? {
         guard let expected = configuration.environment else { return nil }
         if environment == expected { return nil }
-        if expected == .production, configuration.acceptsSandbox, environment == .sandbox { return nil }
+        if expected == .production, environment == .sandbox {
+            if configuration.acceptsSandbox { return nil }
+            return .init(.sandboxNotAllowed, "sandbox data is not accepted by this production deployment")
+        }
         return .init(.wrongEnvironment, "data is from \(environment?.rawValue ?? "no environment"), expected \(expected.rawValue)")
     }
 

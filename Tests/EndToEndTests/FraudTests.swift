@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+extension TollgateSystemTests {
+    /// What an attacker with a real but cheap (or someone else's) purchase cannot do.
+    @Suite struct FraudTests {
+        @Test func aCheapTransactionCannotPayAnExpensiveOrderAndAnOrderIsPaidOnce() async throws {
+            let system = try SystemHarness.require()
+            let ingest = system.ingestClient
+            let sim = system.simClient
+            let user = UserToken.newUser("fraud")
+            let order = try await ingest.createOrder(user: user, productId: "com.example.coins2000")
+            let cheap = try await sim.purchase("com.example.coins100", type: "Consumable")
+
+            let viaReceipt = try await ingest.submitReceipt(user: user, receipt: try #require(cheap.receipt), orderNo: order.orderNo)
+            #expect(viaReceipt.status == "rejected", "\(viaReceipt)")
+            #expect(viaReceipt.reason == "product_mismatch", "\(viaReceipt)")
+            let viaJWS = try await ingest.submitTransaction(user: user, signedTransaction: cheap.signedTransaction, orderNo: order.orderNo)
+            #expect(viaJWS.reason == "product_mismatch", "\(viaJWS)")
+            #expect(try await ingest.entitlements(user: user).coins == 0)
+
+            // The real payment for the order.
+            let real = try await sim.purchase("com.example.coins2000", type: "Consumable", appAccountToken: order.appAccountToken)
+            let paid = try await ingest.submitTransaction(user: user, signedTransaction: real.signedTransaction, orderNo: order.orderNo)
+            #expect(paid.status == "fulfilled", "\(paid)")
+            try await system.awaitCoins(user, 2000)
+            // Paid once: the same transaction cannot pay a second order, and its receipt adds nothing.
+            let second = try await ingest.createOrder(user: user, productId: "com.example.coins2000")
+            let reused = try await ingest.submitReceipt(user: user, receipt: try #require(real.receipt), orderNo: second.orderNo)
+            #expect(reused.status == "rejected", "\(reused)")
+            #expect(reused.reason == "transaction_already_used", "\(reused)")
+            let replay = try await ingest.submitReceipt(user: user, receipt: try #require(real.receipt), orderNo: order.orderNo)
+            #expect(replay.status == "fulfilled", "\(replay)")
+            #expect(replay.transactionResults == ["duplicate"], "\(replay)")
+            #expect(try await ingest.entitlements(user: user).coins == 2000)
+
+            let report = try await system.tollctlUser(user)
+            #expect(report.contains("fraud:product_mismatch=2"), "\(report)")
+            try await system.expectAuditClean()
+        }
+
+        @Test func anotherUserReplayingSomeonesPurchaseIsRefused() async throws {
+            let system = try SystemHarness.require()
+            let ingest = system.ingestClient
+            let owner = UserToken.newUser("owner")
+            let thief = UserToken.newUser("thief")
+            let purchase = try await system.simClient.purchase("com.example.coins100", type: "Consumable")
+            let bought = try await ingest.submitTransaction(user: owner, signedTransaction: purchase.signedTransaction)
+            #expect(bought.status == "fulfilled", "\(bought)")
+            try await system.awaitCoins(owner, 100)
+
+            let stolenJWS = try await ingest.submitTransaction(user: thief, signedTransaction: purchase.signedTransaction)
+            #expect(stolenJWS.status == "rejected", "\(stolenJWS)")
+            #expect(stolenJWS.reason == "owned_by_another_user", "\(stolenJWS)")
+            let stolenReceipt = try await ingest.submitReceipt(user: thief, receipt: try #require(purchase.receipt))
+            #expect(stolenReceipt.reason == "owned_by_another_user", "\(stolenReceipt)")
+            // Nor can the thief read the owner's ledger.
+            let peek = try await ingest.send(.get, "/v1/users/\(owner)/entitlements", auth: .user(thief))
+            #expect(peek.status == 403, "\(peek.text)")
+
+            #expect(try await ingest.entitlements(user: thief).coins == 0)
+            #expect(try await ingest.entitlements(user: owner).coins == 100)
+            let report = try await system.tollctlUser(thief)
+            #expect(report.contains("fraud:owned_by_another_user=2"), "\(report)")
+            try await system.expectAuditClean()
+        }
+    }
+}

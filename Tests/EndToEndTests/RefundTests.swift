@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+extension TollgateSystemTests {
+    /// Refunds reverse a purchase exactly once; a refund reversal re-applies it exactly once.
+    @Suite struct RefundTests {
+        @Test func aRefundTakesTheCoinsBackAndItsReversalGivesThemBack() async throws {
+            let system = try SystemHarness.require()
+            let ingest = system.ingestClient
+            let sim = system.simClient
+            let user = UserToken.newUser("refund")
+            let purchase = try await sim.purchase("com.example.coins100", type: "Consumable")
+            let bought = try await ingest.submitTransaction(user: user, signedTransaction: purchase.signedTransaction)
+            #expect(bought.status == "fulfilled", "\(bought)")
+            try await system.awaitCoins(user, 100)
+
+            _ = try await sim.event("REFUND", transactionId: purchase.transactionId)
+            try await system.awaitCoins(user, 0)
+            // The receipt as it was before the refund is still the same transaction: nothing is credited again.
+            let stale = try await ingest.submitReceipt(user: user, receipt: try #require(purchase.receipt))
+            #expect(stale.status == "fulfilled", "\(stale)")
+            #expect(try await ingest.entitlements(user: user).coins == 0)
+
+            _ = try await sim.event("REFUND_REVERSED", transactionId: purchase.transactionId)
+            try await system.awaitCoins(user, 100)
+            let report = try await system.tollctlUser(user)
+            #expect(report.contains("state=applied"), "\(report)")
+            try await system.expectAuditClean()
+        }
+
+        @Test func aRefundRevokesAnUnlockAndItsReversalRestoresIt() async throws {
+            let system = try SystemHarness.require()
+            let ingest = system.ingestClient
+            let sim = system.simClient
+            let user = UserToken.newUser("noads")
+            let order = try await ingest.createOrder(user: user, productId: "com.example.noads")
+            let purchase = try await sim.purchase("com.example.noads", type: "Non-Consumable",
+                                                  appAccountToken: order.appAccountToken)
+            let bought = try await ingest.submitReceipt(user: user, receipt: try #require(purchase.receipt),
+                                                        orderNo: order.orderNo)
+            #expect(bought.status == "fulfilled", "\(bought)")
+            try await system.awaitEntitlement(user, "no_ads", "active")
+
+            _ = try await sim.event("REFUND", transactionId: purchase.transactionId)
+            try await system.awaitEntitlement(user, "no_ads", "revoked")
+            _ = try await sim.event("REFUND_REVERSED", transactionId: purchase.transactionId)
+            try await system.awaitEntitlement(user, "no_ads", "active")
+            #expect(try await ingest.entitlements(user: user).coins == 0)
+            try await system.expectAuditClean()
+        }
+
+        @Test func aRefundedSubscriptionIsRevokedAndTheReversalReactivatesIt() async throws {
+            let system = try SystemHarness.require()
+            let sim = system.simClient
+            let user = UserToken.newUser("vip-refund")
+            let purchase = try await sim.purchase("com.example.vip.month", type: "Auto-Renewable Subscription")
+            let bought = try await system.ingestClient.submitTransaction(user: user, signedTransaction: purchase.signedTransaction)
+            #expect(bought.status == "fulfilled", "\(bought)")
+            let expires = try #require(purchase.expiresDate)
+            try await system.awaitEntitlement(user, "vip", "active", expiresAt: expires)
+
+            _ = try await sim.event("REFUND", transactionId: purchase.transactionId)
+            try await system.awaitEntitlement(user, "vip", "revoked")
+            _ = try await sim.event("REFUND_REVERSED", transactionId: purchase.transactionId)
+            try await system.awaitEntitlement(user, "vip", "active", expiresAt: expires)
+            try await system.expectAuditClean()
+        }
+    }
+}
