@@ -2,7 +2,8 @@ import Testing
 
 /// Runs a whole suite (with its nested suites) against one ``SystemHarness``: started once before the
 /// suite's first test, stopped after its last, available to each test as ``SystemHarness/current``.
-/// Tests share the system safely by each using their own users.
+/// Tests share the system safely by each using their own users. After the last test, the system must
+/// settle: no pending entries, retries or dead letters, and a clean `tollctl audit`.
 struct SystemTrait: SuiteTrait, TestScoping {
     var options = SystemHarness.Options()
 
@@ -12,6 +13,7 @@ struct SystemTrait: SuiteTrait, TestScoping {
                       performing function: @Sendable () async throws -> Void) async throws {
         try await SystemHarness.with(options) { system in
             try await SystemHarness.$current.withValue(system) { try await function() }
+            try await system.expectQuietAndConsistent()
         }
     }
 }
