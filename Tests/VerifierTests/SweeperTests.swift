@@ -1,0 +1,60 @@
+import AppStore
+import Foundation
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+@testable import verifier
+
+/// A renewal that produced no notification at all is found by the subscription sweeper (Get All
+/// Subscription Statuses once the period ended), verified, and extends the membership in the ledger.
+@Suite(.serialized)
+struct SweeperTests {
+    typealias Support = ReconcileTestSupport
+
+    @Test func silentRenewalIsFoundAndExtendsTheMembership() async throws {
+        try await VerifierHarness.with { harness in
+            let vip = try await harness.sim.purchase([
+                "productId": "com.example.vip.month", "type": "Auto-Renewable Subscription", "expiresInSeconds": 6])
+            let vipID = try #require(vip["transactionId"] as? String)
+            let signed = try #require(vip["signedTransaction"] as? String)
+            let firstExpiry = try #require(NotificationPeekTestView.expires(of: signed))
+            try await Support.withFulfiller(harness) {
+                try await harness.withVerifier(try Support.settings(harness)) { _ in
+                    // The app submits the purchase; the ledger binds it to the user and indexes it for the sweep.
+                    try await harness.enqueue(kind: .transaction, payload: signed, user: Support.user)
+                    let active = try await Support.eventually(timeout: .seconds(5)) {
+                        try await Support.account(harness)["ent:vip:expires"] == String(firstExpiry)
+                    }
+                    try #require(active, "the purchase was not applied before its period ended")
+                    let due = try await harness.redis.send("ZSCORE", harness.keys.subscriptionsDue, #"["Production","vip","user-1"]"#).int
+                    #expect(due == firstExpiry)
+
+                    // Apple renews and tells nobody: no notification, nothing in Notification History.
+                    let renewal = try await harness.sim.post("/sim/events", [
+                        "type": "DID_RENEW", "transactionId": vipID, "expiresInSeconds": 3600, "notify": false])
+                    #expect(renewal["notificationUUID"] == nil)
+                    let renewedID = try #require(renewal["transactionId"] as? String)
+                    let renewedSigned = try #require(renewal["signedTransaction"] as? String)
+                    let renewedUntil = try #require(NotificationPeekTestView.expires(of: renewedSigned))
+
+                    let extended = try await Support.eventually {
+                        try await Support.account(harness)["ent:vip:expires"] == String(renewedUntil)
+                    }
+                    #expect(extended, "the sweeper never extended the membership")
+                    let account = try await Support.account(harness)
+                    #expect(account["ent:vip:state"] == "active")
+                    #expect(account["ent:vip:autorenew"] == "1")
+                    let record = try await Support.hash(harness, harness.keys.transaction(user: Support.user, transactionId: renewedID))
+                    #expect(record["state"] == "applied")
+                    let swept = try await harness.events().filter { $0.source == .reconciler && $0.kind == .transaction }
+                    #expect(swept.count == 1)
+                    #expect(swept.first?.transactions.first?.transactionId == renewedID)
+                    #expect(swept.first?.renewals.first?.autoRenewStatus == 1)
+                    let next = try await harness.redis.send("ZSCORE", harness.keys.subscriptionsDue, #"["Production","vip","user-1"]"#).int
+                    #expect(next == renewedUntil)
+                }
+            }
+        }
+    }
+}
