@@ -38,8 +38,10 @@ struct NotificationReconciler: Sendable {
         if let since {
             (start, end) = (max(floor, Int64(since.timeIntervalSince1970 * 1000)), now)
         } else if let open = Int64(cursor["window.start"] ?? ""), let close = Int64(cursor["window.end"] ?? ""),
-                  cursor["window.failures"] == failures, open >= floor {
-            (start, end, token) = (open, close, cursor["page.token"].flatMap { $0.isEmpty ? nil : $0 })
+                  cursor["window.failures"] == failures {
+            // Resume the open window; if its start has slid out of Apple's 180 days, re-read it from the limit.
+            (start, end) = (max(open, floor), close)
+            token = open >= floor ? cursor["page.token"].flatMap { $0.isEmpty ? nil : $0 } : nil
         } else {
             let checkpoint = Int64(cursor["checkpoint"] ?? "")
             start = max(floor, checkpoint.map { $0 - settings.overlap.milliseconds } ?? now - settings.lookback.milliseconds)

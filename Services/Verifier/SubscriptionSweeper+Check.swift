@@ -69,6 +69,7 @@ extension SubscriptionSweeper {
             jobId: Job.newID(), kind: .transaction, source: .reconciler, environment: verified.environment.rawValue,
             verifiedAt: now, transactions: [verified.transaction], renewals: verified.renewal.map { [$0] } ?? [])
         try await ReconcileFunctions.emit(on: context.redis, keys: keys, event: event, nowMilliseconds: now)
+        try await postpone(due, by: settleDelay)
         context.metrics.subscriptionCorrected(environment: due.environment.rawValue)
         report.note("corrected subscription " + line + " job=\(event.jobId)")
         context.logger.info("Corrected a subscription from Apple's status", metadata: [

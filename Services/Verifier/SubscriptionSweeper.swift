@@ -12,8 +12,9 @@ import Redis
 /// from the ledger (a new transaction, another `expiresDate`, a refund, other renewal state), handed to the
 /// fulfiller as a verified `transaction` event with source `reconciler`; the ledger applies it with its usual
 /// rules (a transaction once; renewal state only when its `signedDate` is not older than what it holds), and
-/// its index update moves the subscription's next look to the new period's end. When nothing differs, the
-/// subscription's next look is pushed ``ReconcilerConfiguration/sweepRecheck`` later (`ZADD XX GT`).
+/// its index update moves the subscription's next look to the new period's end (until the fulfiller has
+/// applied it, the look is pushed ``settleDelay`` on, so a lagging fulfiller does not get the same correction
+/// every pass). When nothing differs, the next look is pushed ``ReconcilerConfiguration/sweepRecheck`` later.
 struct SubscriptionSweeper: Sendable {
     let context: ReconcileContext
 
@@ -24,6 +25,13 @@ struct SubscriptionSweeper: Sendable {
         var entitlement: String
         var user: String
         var dueAt: Int64
+    }
+
+    /// How long after a correction the subscription is not looked at again (unless the ledger, applying it,
+    /// moves it later): the recheck time, at most 10 minutes, at least one pass interval.
+    var settleDelay: Duration {
+        let settings = context.configuration.reconcile
+        return min(settings.sweepRecheck, max(settings.interval, .seconds(600)))
     }
 
     /// Looks up at most ``ReconcilerConfiguration/sweepBatch`` due subscriptions.
@@ -62,10 +70,11 @@ struct SubscriptionSweeper: Sendable {
         return Due(member: member, environment: environment, entitlement: parts[1], user: parts[2], dueAt: Int64(score))
     }
 
-    /// Pushes the next look at `due` to now + recheck (never earlier than it already is; never re-adds it).
-    func postpone(_ due: Due) async throws {
+    /// Pushes the next look at `due` to now + `delay` (default: the recheck time), never earlier than it already
+    /// is, never re-adding it (`ZADD XX GT`).
+    func postpone(_ due: Due, by delay: Duration? = nil) async throws {
         guard !context.dryRun else { return }
-        let next = context.clock.nowMilliseconds() + context.configuration.reconcile.sweepRecheck.milliseconds
+        let next = context.clock.nowMilliseconds() + (delay ?? context.configuration.reconcile.sweepRecheck).milliseconds
         _ = try await context.redis.send(RedisCommand("ZADD", context.keys.subscriptionsDue, "XX", "GT", next, due.member))
     }
 }

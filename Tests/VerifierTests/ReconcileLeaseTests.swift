@@ -1,0 +1,66 @@
+import Foundation
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+@testable import verifier
+
+/// The leader lease and its fencing, against a real redis-server.
+@Suite
+struct ReconcileLeaseTests {
+    @Test func onlyTheHolderRenewsWritesAndReleases() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
+            try await redis.connect()
+            defer { redis.close() }
+            try await ReconcileFunctions.load(on: redis)
+            let keys = Keys()
+            let lease = keys.reconcileLease, cursor = keys.reconcileCursor(environment: "Production")
+
+            #expect(try await ReconcileFunctions.acquire(on: redis, lease: lease, token: "a", ttl: .seconds(30)))
+            #expect(try await ReconcileFunctions.acquire(on: redis, lease: lease, token: "b", ttl: .seconds(30)) == false)
+            #expect(try await ReconcileFunctions.acquire(on: redis, lease: lease, token: "a", ttl: .seconds(30)))
+            #expect(try await ReconcileFunctions.write(on: redis, lease: lease, token: "b", hash: cursor, fields: [("checkpoint", "1")]) == false)
+            #expect(try await redis.send("EXISTS", cursor).int == 0)
+            #expect(try await ReconcileFunctions.write(on: redis, lease: lease, token: "a", hash: cursor, fields: [("checkpoint", "2"), ("page.token", "t")]))
+            #expect(try await ReconcileFunctions.write(on: redis, lease: lease, token: "a", hash: cursor, fields: [], removing: ["page.token"]))
+            #expect(try await redis.send("HGET", cursor, "checkpoint").string == "2")
+            #expect(try await redis.send("HEXISTS", cursor, "page.token").int == 0)
+            #expect(try await ReconcileFunctions.release(on: redis, lease: lease, token: "b") == false)
+            #expect(try await ReconcileFunctions.release(on: redis, lease: lease, token: "a"))
+            #expect(try await ReconcileFunctions.acquire(on: redis, lease: lease, token: "b", ttl: .seconds(30)))
+        }
+    }
+
+    @Test func aSecondHolderIsRefusedAndALostLeaseCancelsTheWork() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
+            try await redis.connect()
+            defer { redis.close() }
+            try await ReconcileFunctions.load(on: redis)
+            let lease = ReconcileLease(redis: redis, key: Keys().reconcileLease, ttl: .milliseconds(600))
+
+            let (started, signal) = AsyncStream.makeStream(of: Void.self)
+            let holder = Task {
+                try await lease.withLease { _ in
+                    signal.yield()
+                    try await Task.sleep(for: .seconds(30))
+                    return "finished"
+                }
+            }
+            var iterator = started.makeAsyncIterator()
+            _ = await iterator.next()
+            await #expect(throws: ReconcileError.self) {
+                try await lease.withLease { _ in "second" }
+            }
+            // Someone else takes over the key (as after an expiry): the holder's next renewal cancels its work.
+            _ = try await redis.send("SET", Keys().reconcileLease, "intruder")
+            let result = await holder.result
+            switch result {
+            case .success(let value): Issue.record("the work finished (\(value)) although the lease was lost")
+            case .failure(let error): #expect((error as? ReconcileError)?.code == "lease_lost")
+            }
+            #expect(try await redis.send("GET", Keys().reconcileLease).string == "intruder")
+        }
+    }
+}
