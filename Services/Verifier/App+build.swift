@@ -60,12 +60,12 @@ extension App {
             configuration: configuration, registry: registry, signedData: signedData, metrics: metrics,
             logger: logger, onServerRunning: onMetricsServerRunning)
         var services: [any Service] = [redis, consumerService, promoter, janitor, metricsServer]
-        if configuration.reconcile.enabled, !apiClients.isEmpty {
+        if configuration.reconcile.enabled, !apiClients.isEmpty || configuration.sharedSecret != nil {
             services.append(Reconciler(context: ReconcileContext(
                 configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
                 redis: redis, clock: .system, dryRun: false, metrics: metrics, logger: logger)))
         } else if configuration.reconcile.enabled {
-            logger.notice("Reconciler off: it needs an App Store Server API key (TOLLGATE_API_KEY_ID and the others)")
+            logger.notice("Reconciler off: it needs an App Store Server API key (TOLLGATE_API_KEY_ID and the others) or, for receipts only, TOLLGATE_SHARED_SECRET")
         }
         return ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services,

@@ -9,6 +9,9 @@ extension JobVerifier {
         let verification = await receipts.verify(text(of: job))
         return await VerificationOutcome.from(verification.result, retryAfter: verification.retryAfter) { receipt in
             if let failure = environmentFailure(receipt.environment) { return .rejected(failure) }
+            await ReceiptReference.store(
+                on: redis, keys: configuration.shared.keys, job: job, receipt: receipt, submitted: text(of: job),
+                now: clock.nowMilliseconds(), logger: logger)
             return .verified(event(for: job, receipt: receipt, notification: nil))
         }
     }

@@ -44,8 +44,8 @@ enum ReconcileOnce {
     static func run(configuration: VerifierConfiguration, arguments: Arguments, logger: Logger) async throws -> ReconcileReport {
         let metrics = VerifierMetrics()
         let (signedData, receipts, apiClients) = try App.appleClients(configuration, metrics: metrics)
-        guard !apiClients.isEmpty else {
-            throw ReconcileError("api_not_configured", "reconciling needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH)")
+        guard !apiClients.isEmpty || configuration.sharedSecret != nil else {
+            throw ReconcileError("api_not_configured", "reconciling needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH) or, for receipts only, TOLLGATE_SHARED_SECRET")
         }
         let redis = try await configuration.shared.connectOne(clientName: "verifier-reconcile", logger: logger, commandTimeout: .seconds(10))
         defer { redis.close() }

@@ -28,6 +28,10 @@ extension SubscriptionSweeper {
             expires: record["expires"].flatMap { Int64($0) }, autoRenew: meta.first?.string,
             billingRetry: meta.count > 1 && meta[1].string == "1", graceEnds: meta.count > 2 ? meta[2].int : nil)
         report.checked += 1
+        guard context.apiClients[due.environment.rawValue] != nil else {
+            try await checkReceipt(due, state: state, report: &report)
+            return
+        }
 
         let status: StatusResponse
         do {
@@ -56,24 +60,34 @@ extension SubscriptionSweeper {
             try await postpone(due)
             return
         }
+        try await correct(due, from: transactionId, apple: verified, report: &report) { jobId, now in
+            PurchaseEvent(
+                jobId: jobId, kind: .transaction, source: .reconciler, environment: verified.environment.rawValue,
+                verifiedAt: now, transactions: [verified.transaction], renewals: verified.renewal.map { [$0] } ?? [])
+        }
+    }
+
+    /// Hands a correction to the fulfiller (a dry run only reports it) and lets it settle.
+    func correct(
+        _ due: Due, from transactionId: String, apple: VerifiedStatus, report: inout ReconcileReport,
+        event makeEvent: (String, Int64) -> PurchaseEvent
+    ) async throws {
         report.corrected += 1
-        let expires = verified.transaction.expiresDate.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        let expires = apple.transaction.expiresDate.map { Date(timeIntervalSince1970: Double($0) / 1000) }
         let line = "\(due.entitlement) user=\(due.user) (\(due.environment.rawValue)) transaction \(transactionId) -> "
-            + "\(verified.transaction.transactionId) expires \(expires.map { ISO8601DateFormatter().string(from: $0) } ?? "-")"
+            + "\(apple.transaction.transactionId) expires \(expires.map { ISO8601DateFormatter().string(from: $0) } ?? "-")"
         if context.dryRun {
             report.note("would correct subscription " + line)
             return
         }
         let now = context.clock.nowMilliseconds()
-        let event = PurchaseEvent(
-            jobId: Job.newID(), kind: .transaction, source: .reconciler, environment: verified.environment.rawValue,
-            verifiedAt: now, transactions: [verified.transaction], renewals: verified.renewal.map { [$0] } ?? [])
-        try await ReconcileFunctions.emit(on: context.redis, keys: keys, event: event, nowMilliseconds: now)
+        let event = makeEvent(Job.newID(), now)
+        try await ReconcileFunctions.emit(on: context.redis, keys: context.keys, event: event, nowMilliseconds: now)
         try await postpone(due, by: settleDelay)
         context.metrics.subscriptionCorrected(environment: due.environment.rawValue)
         report.note("corrected subscription " + line + " job=\(event.jobId)")
-        context.logger.info("Corrected a subscription from Apple's status", metadata: [
-            "transaction.id": "\(verified.transaction.transactionId)", "job.id": "\(event.jobId)"])
+        context.logger.info("Corrected a subscription from Apple's answer", metadata: [
+            "transaction.id": "\(apple.transaction.transactionId)", "job.id": "\(event.jobId)"])
     }
 
     /// Apple's latest transaction and renewal info of one subscription, both verified.

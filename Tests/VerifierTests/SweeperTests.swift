@@ -57,4 +57,39 @@ struct SweeperTests {
             }
         }
     }
+
+    @Test func withoutAnAPIKeyTheStoredReceiptIsVerifiedAgain() async throws {
+        try await VerifierHarness.with { harness in
+            let vip = try await harness.sim.purchase([
+                "productId": "com.example.vip.month", "type": "Auto-Renewable Subscription", "expiresInSeconds": 6])
+            let vipID = try #require(vip["transactionId"] as? String)
+            let receipt = try #require(vip["receipt"] as? String)
+            let settings = [
+                "TOLLGATE_SHARED_SECRET": "secret", "TOLLGATE_RECONCILE_INTERVAL": "300ms", "TOLLGATE_SWEEP_GRACE": "0ms",
+                "TOLLGATE_RECONCILE_LEASE": "3s",
+            ]
+            try await Support.withFulfiller(harness) {
+                try await harness.withVerifier(settings) { _ in
+                    try await harness.enqueue(kind: .receipt, payload: receipt, user: Support.user)
+                    let active = try await Support.eventually(timeout: .seconds(5)) {
+                        try await Support.account(harness)["ent:vip:state"] == "active"
+                    }
+                    try #require(active, "the receipt was not applied before its period ended")
+                    let first = try #require(Int64(try await Support.account(harness)["ent:vip:expires"] ?? ""))
+                    let stored = try await Support.hash(harness, ReceiptReference.key(harness.keys, user: Support.user))
+                    #expect(stored["receipt"]?.isEmpty == false)
+
+                    try await harness.sim.post("/sim/events", [
+                        "type": "DID_RENEW", "transactionId": vipID, "expiresInSeconds": 3600, "notify": false])
+                    let extended = try await Support.eventually {
+                        (Int64(try await Support.account(harness)["ent:vip:expires"] ?? "") ?? 0) >= first + 3_600_000
+                    }
+                    #expect(extended, "the sweeper never extended the membership from the receipt")
+                    #expect(try await Support.account(harness)["ent:vip:state"] == "active")
+                    let swept = try await harness.events().filter { $0.source == .reconciler }
+                    #expect(swept.count == 1 && swept.first?.kind == .receipt && swept.first?.userId == Support.user)
+                }
+            }
+        }
+    }
 }
