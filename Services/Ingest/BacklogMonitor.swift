@@ -1,11 +1,18 @@
 import Foundation
 import Logging
+import Pipeline
 import Redis
 import ServiceLifecycle
 
-/// Samples the jobs stream's backlog periodically (not per request): the largest `lag` among its consumer
-/// groups (`XINFO GROUPS`), or `XLEN` when there is no group yet or Redis cannot tell the lag. Enqueues are
-/// refused with `503 overloaded` while the last sample exceeds `TOLLGATE_MAX_BACKLOG`.
+/// Samples the jobs stream's backlog periodically (not per request): the most entries any consumer group
+/// (`XINFO GROUPS`) has not been delivered yet, or `XLEN` when there is no group yet. Enqueues are refused
+/// with `503 overloaded` while the last sample exceeds `TOLLGATE_MAX_BACKLOG`.
+///
+/// A group's `lag` is not trusted alone: Redis 7.0 does not carry a group's `entries-read` through the AOF
+/// or to replicas (`XREADGROUP` is propagated as `XCLAIM … LASTID`), so after a restart or a failover the
+/// lag stays too high by every entry delivered since the last AOF rewrite or full sync, for good. A group
+/// whose last-delivered id is at the stream's last entry has nothing waiting; otherwise the lag is capped
+/// by `XLEN`, which always counts every undelivered entry (the janitor trims only below them).
 final class BacklogMonitor: Service, Sendable {
     private let redis: any RedisCommandExecutor
     private let stream: String
@@ -43,15 +50,26 @@ final class BacklogMonitor: Service, Sendable {
             } catch RedisError.server(_, let message) where message.contains("no such key") {
                 groups = []
             }
-            var value = groups.compactMap(\.lag).max() ?? 0
-            if groups.isEmpty || groups.contains(where: { $0.lag == nil }) {
-                value = max(value, try await redis.xlen(stream))
+            let length = try await redis.xlen(stream)
+            var value = length
+            if !groups.isEmpty {
+                let last = try await redis.send(RedisCommand("XREVRANGE", stream, "+", "-", "COUNT", 1))
+                let lastID = last.array?.first?.array?.first?.string.flatMap(StreamID.init)
+                value = groups.map { Self.undelivered($0, length: length, lastEntry: lastID) }.max() ?? 0
             }
             latest.value = value
             metrics.backlog.record(value)
         } catch {
             logger.debug("backlog sample failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Entries `group` has not been delivered: none when its last-delivered id is at the stream's last entry
+    /// (or the stream is empty), else its `lag` capped by the stream's length.
+    static func undelivered(_ group: StreamGroupInfo, length: Int, lastEntry: StreamID?) -> Int {
+        guard let lastEntry, length > 0 else { return 0 }
+        if let delivered = StreamID(group.lastDeliveredID), delivered >= lastEntry { return 0 }
+        return min(group.lag ?? length, length)
     }
 }
 
