@@ -24,7 +24,7 @@ final class Reconciler: Service {
     var settings: ReconcilerConfiguration { context.configuration.reconcile }
 
     func run() async throws {
-        var pause = Duration.zero
+        var pause = settings.startDelay
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             if pause > .zero {
                 let sleep = pause

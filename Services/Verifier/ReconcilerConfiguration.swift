@@ -7,6 +7,8 @@ import Pipeline
 /// Keys (defaults in brackets):
 /// - `TOLLGATE_RECONCILE_ENABLED` — run the reconciler service [`true`; it also needs an API key]
 /// - `TOLLGATE_RECONCILE_INTERVAL` — time between fleet-wide passes [`1h`]
+/// - `TOLLGATE_RECONCILE_START_DELAY` — a replica's first look waits this long after it starts (a deploy
+///   restarts every replica at once; let the pipeline settle first) [`1m`]
 /// - `TOLLGATE_RECONCILE_ONLY_FAILURES` — ask Apple only for notifications it failed to deliver [`false`]
 /// - `TOLLGATE_RECONCILE_LOOKBACK` — how far back the first pass reads, at most Apple's 180 days [`180d`]
 /// - `TOLLGATE_RECONCILE_OVERLAP` — each pass re-reads this much before the checkpoint, for notifications
@@ -18,6 +20,7 @@ import Pipeline
 public struct ReconcilerConfiguration: Sendable {
     public var enabled = true
     public var interval: Duration = .seconds(3600)
+    public var startDelay: Duration = .seconds(60)
     public var onlyFailures = false
     public var lookback: Duration = .seconds(180 * 86_400)
     public var overlap: Duration = .seconds(600)
@@ -39,6 +42,7 @@ extension ReconcilerConfiguration {
         self.init()
         enabled = try reader.bool("TOLLGATE_RECONCILE_ENABLED", default: enabled)
         interval = try Self.duration(reader, "TOLLGATE_RECONCILE_INTERVAL", default: interval, minimum: .milliseconds(10))
+        startDelay = try Self.duration(reader, "TOLLGATE_RECONCILE_START_DELAY", default: startDelay, minimum: .zero)
         onlyFailures = try reader.bool("TOLLGATE_RECONCILE_ONLY_FAILURES", default: onlyFailures)
         lookback = try Self.duration(reader, "TOLLGATE_RECONCILE_LOOKBACK", default: lookback, minimum: .seconds(1))
         guard lookback <= Self.historyLimit else {

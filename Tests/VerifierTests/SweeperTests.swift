@@ -66,6 +66,7 @@ struct SweeperTests {
             let receipt = try #require(vip["receipt"] as? String)
             let settings = [
                 "TOLLGATE_SHARED_SECRET": "secret", "TOLLGATE_RECONCILE_INTERVAL": "300ms", "TOLLGATE_SWEEP_GRACE": "0ms",
+                "TOLLGATE_RECONCILE_START_DELAY": "0ms",
                 "TOLLGATE_RECONCILE_LEASE": "3s",
             ]
             try await Support.withFulfiller(harness) {
