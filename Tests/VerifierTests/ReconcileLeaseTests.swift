@@ -38,7 +38,7 @@ struct ReconcileLeaseTests {
             try await redis.connect()
             defer { redis.close() }
             try await ReconcileFunctions.load(on: redis)
-            let lease = ReconcileLease(redis: redis, key: Keys().reconcileLease, ttl: .milliseconds(600))
+            let lease = ReconcileLease(redis: redis, key: Keys().reconcileLease, ttl: .seconds(6))
 
             let (started, signal) = AsyncStream.makeStream(of: Void.self)
             let holder = Task {

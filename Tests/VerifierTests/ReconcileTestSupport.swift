@@ -23,7 +23,7 @@ enum ReconcileTestSupport {
         var settings = try VerifierKindsTests.apiSettings(harness)
         settings["TOLLGATE_RECONCILE_INTERVAL"] = interval
         settings["TOLLGATE_RECONCILE_START_DELAY"] = "0ms"
-        settings["TOLLGATE_RECONCILE_LEASE"] = "3s"
+        settings["TOLLGATE_RECONCILE_LEASE"] = "10s"
         settings["TOLLGATE_SWEEP_GRACE"] = "0ms"
         settings.merge(extra) { _, new in new }
         return settings
