@@ -12,7 +12,9 @@ struct ReconcileCommand: AsyncParsableCommand {
         commandName: "reconcile",
         abstract: "Run one reconcile pass now: recover missed notifications, look up stale subscriptions.")
 
-    @Option(help: "Read Apple's history from this date (2026-11-01, 2026-11-01T08:00:00Z or ms since 1970) instead of the checkpoint; the checkpoint does not move.")
+    @Option(help: ArgumentHelp(
+        "Read Apple's history from this date instead of the checkpoint (which then does not move).",
+        discussion: "2026-11-01, 2026-11-01T08:00:00Z or milliseconds since 1970."))
     var since: String?
 
     @Flag(help: "Print what would be enqueued and corrected; change nothing (Redis is only read).")

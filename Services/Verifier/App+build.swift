@@ -65,7 +65,8 @@ extension App {
                 configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
                 redis: redis, clock: .system, dryRun: false, metrics: metrics, logger: logger)))
         } else if configuration.reconcile.enabled {
-            logger.notice("Reconciler off: it needs an App Store Server API key (TOLLGATE_API_KEY_ID and the others) or, for receipts only, TOLLGATE_SHARED_SECRET")
+            logger.notice(
+                "Reconciler off: it needs an App Store Server API key (TOLLGATE_API_KEY_ID …) or, for receipts, TOLLGATE_SHARED_SECRET")
         }
         return ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services,

@@ -6,7 +6,7 @@ import Pipeline
 /// | key | type | what |
 /// |---|---|---|
 /// | `tg:{p0}:reconcile:lease` | string | the leader's random token, expiring (`PX`) unless renewed |
-/// | `tg:{p0}:reconcile:cursor:<Environment>` | hash | `checkpoint` (ms: everything Apple signed before it is enqueued), the open window `window.start`, `window.end`, `window.failures`, `page.token` |
+/// | `tg:{p0}:reconcile:cursor:<Environment>` | hash | `checkpoint` (ms, all before it enqueued), open `window.*`, `page.token` |
 /// | `tg:{p0}:reconcile:status` | hash | the last successful pass: `pass.at` (ms), `pass.found`, `pass.enqueued`, `pass.corrected` |
 /// | `tg:{p0}:reconcile:seen:<notificationUUID>` | string | the job that carries a recovered notification (expires) |
 extension Keys {

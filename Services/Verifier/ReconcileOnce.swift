@@ -25,7 +25,8 @@ enum ReconcileOnce {
                 handler.logLevel = min(configuration.shared.logLevel, .warning)
                 return handler
             }
-            let report = try await run(configuration: configuration, arguments: parsed, logger: Logger(label: "verifier.reconcile"))
+            let logger = Logger(label: "verifier.reconcile")
+            let report = try await run(configuration: configuration, arguments: parsed, logger: logger)
             for line in report.lines { print(line) }
             for line in report.summary(dryRun: parsed.dryRun) { print(line) }
             return 0
@@ -45,9 +46,13 @@ enum ReconcileOnce {
         let metrics = VerifierMetrics()
         let (signedData, receipts, apiClients) = try App.appleClients(configuration, metrics: metrics)
         guard !apiClients.isEmpty || configuration.sharedSecret != nil else {
-            throw ReconcileError("api_not_configured", "reconciling needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH) or, for receipts only, TOLLGATE_SHARED_SECRET")
+            throw ReconcileError("api_not_configured", """
+                reconciling needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, \
+                TOLLGATE_API_PRIVATE_KEY_PATH) or, for receipts only, TOLLGATE_SHARED_SECRET
+                """)
         }
-        let redis = try await configuration.shared.connectOne(clientName: "verifier-reconcile", logger: logger, commandTimeout: .seconds(10))
+        let redis = try await configuration.shared.connectOne(
+            clientName: "verifier-reconcile", logger: logger, commandTimeout: .seconds(10))
         defer { redis.close() }
         let reconciler = Reconciler(context: ReconcileContext(
             configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
@@ -71,12 +76,14 @@ enum ReconcileOnce {
                 parsed.dryRun = true
             case "--since":
                 guard index + 1 < arguments.count, let date = parseDate(arguments[index + 1]) else {
-                    throw ReconcileError("invalid_argument", "--since needs a date: 2026-11-01, 2026-11-01T08:00:00Z or milliseconds since 1970")
+                    throw ReconcileError(
+                        "invalid_argument", "--since needs a date: 2026-11-01, 2026-11-01T08:00:00Z or milliseconds since 1970")
                 }
                 parsed.since = date
                 index += 1
             default:
-                throw ReconcileError("invalid_argument", "unknown argument \(arguments[index]); usage: reconcile [--since DATE] [--dry-run]")
+                throw ReconcileError(
+                    "invalid_argument", "unknown argument \(arguments[index]); usage: reconcile [--since DATE] [--dry-run]")
             }
             index += 1
         }

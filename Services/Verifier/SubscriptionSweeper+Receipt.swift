@@ -23,7 +23,8 @@ extension SubscriptionSweeper {
             receipt = value
         case .rejected(let failure):
             report.failed += 1
-            context.logger.warning("The stored receipt was refused", metadata: ["user": "\(due.user)", "reason": "\(failure.code.rawValue)"])
+            context.logger.warning("The stored receipt was refused", metadata: [
+                "user": "\(due.user)", "reason": "\(failure.code.rawValue)"])
             try await postpone(due)
             return
         case .retryable(let failure):
