@@ -5,7 +5,7 @@ extension TollgateSystemTests {
     /// App Review buys with sandbox accounts against the production build: a production deployment takes
     /// that only with `TOLLGATE_ACCEPT_SANDBOX=true`, and keeps Apple's environment on the transaction.
     @Suite struct AppReviewSandboxTests {
-        @Test func aSandboxReceiptIsRejectedWithItsCodeWhenProductionDoesNotAcceptSandbox() async throws {
+        @Test(.logsOnFailure) func aSandboxReceiptIsRejectedWithItsCodeWhenProductionDoesNotAcceptSandbox() async throws {
             let system = try SystemHarness.require()
             #expect(!system.options.acceptSandbox)
             let ingest = system.ingestClient
@@ -22,7 +22,7 @@ extension TollgateSystemTests {
             #expect(try await system.tollctlUser(user).contains("transactions 0"))
         }
 
-        @Test func aSandboxReceiptIsCreditedAndKeptAsSandboxWhenProductionAcceptsSandbox() async throws {
+        @Test(.logsOnFailure) func aSandboxReceiptIsCreditedAndKeptAsSandboxWhenProductionAcceptsSandbox() async throws {
             // A deployment of its own: the setting is per verifier process.
             try await SystemHarness.with(.init(acceptSandbox: true, replicas: 1)) { review in
                 let ingest = review.ingestClient

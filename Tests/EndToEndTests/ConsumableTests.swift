@@ -4,7 +4,7 @@ import Testing
 extension TollgateSystemTests {
     /// Coins bought with a receipt (the legacy flow) and with a StoreKit 2 signed transaction.
     @Suite struct ConsumableTests {
-        @Test func aReceiptPaysItsOrderAndTheSameSubmissionAgainCreditsNothingMore() async throws {
+        @Test(.logsOnFailure) func aReceiptPaysItsOrderAndTheSameSubmissionAgainCreditsNothingMore() async throws {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let user = UserToken.newUser("receipt")
@@ -35,7 +35,7 @@ extension TollgateSystemTests {
             try await system.expectAuditClean()
         }
 
-        @Test func aStoreKit2TransactionIsCreditedCoinsTimesQuantityOnce() async throws {
+        @Test(.logsOnFailure) func aStoreKit2TransactionIsCreditedCoinsTimesQuantityOnce() async throws {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let user = UserToken.newUser("jws")

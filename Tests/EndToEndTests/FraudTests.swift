@@ -4,7 +4,7 @@ import Testing
 extension TollgateSystemTests {
     /// What an attacker with a real but cheap (or someone else's) purchase cannot do.
     @Suite struct FraudTests {
-        @Test func aCheapTransactionCannotPayAnExpensiveOrderAndAnOrderIsPaidOnce() async throws {
+        @Test(.logsOnFailure) func aCheapTransactionCannotPayAnExpensiveOrderAndAnOrderIsPaidOnce() async throws {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let sim = system.simClient
@@ -39,7 +39,7 @@ extension TollgateSystemTests {
             try await system.expectAuditClean()
         }
 
-        @Test func anotherUserReplayingSomeonesPurchaseIsRefused() async throws {
+        @Test(.logsOnFailure) func anotherUserReplayingSomeonesPurchaseIsRefused() async throws {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let owner = UserToken.newUser("owner")

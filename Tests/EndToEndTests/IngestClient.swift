@@ -51,13 +51,21 @@ struct IngestClient: Sendable {
         }
     }
 
+    /// Sends a request; a `503` (Redis stalled, e.g. a slow fsync on a loaded machine) is retried after its
+    /// `Retry-After` (at most 1 s) for up to 30 s, as an app or Apple would (submissions are idempotent).
     func send(_ method: HTTPTransportRequest.Method, _ path: String, auth: Auth, body: Data? = nil,
               timeout: Duration = .seconds(45)) async throws -> Reply {
         guard let url = URL(string: baseURL + path) else { throw ChildProcess.Failure(description: "bad path \(path)") }
         var headers = auth.headers
         if body != nil { headers["Content-Type"] = "application/json" }
-        let response = try await http.send(HTTPTransportRequest(method: method, url: url, headers: headers, body: body,
-                                                                timeout: timeout))
+        let request = HTTPTransportRequest(method: method, url: url, headers: headers, body: body, timeout: timeout)
+        let deadline = ContinuousClock.now + .seconds(30)
+        var response = try await http.send(request)
+        while response.status == 503, ContinuousClock.now < deadline {
+            let seconds = min(1, Double(response.header("Retry-After") ?? "") ?? 0.2)
+            try await Task.sleep(for: .seconds(seconds))
+            response = try await http.send(request)
+        }
         return Reply(status: response.status, body: response.body)
     }
 
@@ -106,9 +114,10 @@ struct IngestClient: Sendable {
             let reply = try await send(.get, "/v1/jobs/\(jobId)", auth: auth)
             last = "\(reply.status) \(reply.text)"
             if reply.status == 200, let outcome = Self.final(reply), accept(outcome) { return outcome }
+            if (400..<500).contains(reply.status) { break }  // a job's status exists from its enqueue on
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw ChildProcess.Failure(description: "job \(jobId) did not reach the expected final state in 60 s; last: \(last)")
+        throw ChildProcess.Failure(description: "job \(jobId) did not reach the expected final state; last: \(last)")
     }
 
     private static func final(_ reply: Reply) -> JobOutcome? {

@@ -5,7 +5,7 @@ extension TollgateSystemTests {
     /// Apple's notification can arrive before the app has told Tollgate who bought: it is kept, not lost
     /// and not credited, and applied once the owner is known.
     @Suite struct ParkedNotificationTests {
-        @Test func aNotificationBeforeTheSubmissionIsParkedThenBoundAndCreditedOnce() async throws {
+        @Test(.logsOnFailure) func aNotificationBeforeTheSubmissionIsParkedThenBoundAndCreditedOnce() async throws {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let user = UserToken.newUser("parked")

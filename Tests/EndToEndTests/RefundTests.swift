@@ -4,7 +4,7 @@ import Testing
 extension TollgateSystemTests {
     /// Refunds reverse a purchase exactly once; a refund reversal re-applies it exactly once.
     @Suite struct RefundTests {
-        @Test func aRefundTakesTheCoinsBackAndItsReversalGivesThemBack() async throws {
+        @Test(.logsOnFailure) func aRefundTakesTheCoinsBackAndItsReversalGivesThemBack() async throws {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let sim = system.simClient
@@ -28,7 +28,7 @@ extension TollgateSystemTests {
             try await system.expectAuditClean()
         }
 
-        @Test func aRefundRevokesAnUnlockAndItsReversalRestoresIt() async throws {
+        @Test(.logsOnFailure) func aRefundRevokesAnUnlockAndItsReversalRestoresIt() async throws {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let sim = system.simClient
@@ -49,7 +49,7 @@ extension TollgateSystemTests {
             try await system.expectAuditClean()
         }
 
-        @Test func aRefundedSubscriptionIsRevokedAndTheReversalReactivatesIt() async throws {
+        @Test(.logsOnFailure) func aRefundedSubscriptionIsRevokedAndTheReversalReactivatesIt() async throws {
             let system = try SystemHarness.require()
             let sim = system.simClient
             let user = UserToken.newUser("vip-refund")

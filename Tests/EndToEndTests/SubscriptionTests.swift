@@ -11,7 +11,7 @@ extension TollgateSystemTests {
         /// The simulator's renewals chain each period from the previous end, and a failed renewal ends only
         /// the latest period; so that no earlier period still runs when billing fails (as with Apple, where a
         /// renewal happens when the period ends), the first periods are one second long.
-        @Test func aSubscriptionFollowsRenewalsBillingRetryGracePeriodExpiryAndResubscription() async throws {
+        @Test(.logsOnFailure) func aSubscriptionFollowsRenewalsBillingRetryGracePeriodExpiryAndResubscription() async throws {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let sim = system.simClient

@@ -67,6 +67,7 @@ extension SystemHarness {
                 "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
                 "TOLLGATE_CATALOG": catalog.path,
                 "TOLLGATE_CLIENT_JWT_SECRET": clientJWTSecret, "TOLLGATE_SERVICE_KEYS": serviceKey,
+                "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",  // AOF fsyncs stall on a loaded CI disk
             ]) { _, new in new }
         }, readinessPath: "/readyz")
     }

@@ -4,6 +4,9 @@ import Testing
 /// suite's first test, stopped after its last, available to each test as ``SystemHarness/current``.
 /// Tests share the system safely by each using their own users. After the last test, the system must
 /// settle: no pending entries, retries or dead letters, and a clean `tollctl audit`.
+///
+/// Not recursive: Swift Testing 6.3 traps in `Runner.Plan._recursivelyApplyTraits` when a recursive
+/// suite trait meets suites nested in extensions; tests take ``LogsOnFailureTrait`` instead.
 struct SystemTrait: SuiteTrait, TestScoping {
     var options = SystemHarness.Options()
 
@@ -18,7 +21,27 @@ struct SystemTrait: SuiteTrait, TestScoping {
     }
 }
 
+/// A test that throws prints the tail of every service's log (issues recorded while polling carry it
+/// already).
+struct LogsOnFailureTrait: TestTrait, TestScoping {
+    func provideScope(for test: Test, testCase: Test.Case?,
+                      performing function: @Sendable () async throws -> Void) async throws {
+        do {
+            try await function()
+        } catch {
+            let logs = SystemHarness.current?.logTail() ?? "(no system)"
+            print("\(test.name) threw \(error); the services' logs end with:\n\(logs)")
+            throw error
+        }
+    }
+}
+
 extension Trait where Self == SystemTrait {
     /// One production Tollgate deployment (two verifier and two fulfiller replicas) for the whole suite.
     static var tollgateSystem: Self { SystemTrait() }
+}
+
+extension Trait where Self == LogsOnFailureTrait {
+    /// Prints the services' logs when the test throws.
+    static var logsOnFailure: Self { LogsOnFailureTrait() }
 }
