@@ -34,7 +34,8 @@ final class Reconciler: Service {
                     return
                 }
             }
-            pause = await step()
+            // A pass stops at shutdown; its checkpoint stands at the last page it enqueued.
+            pause = await cancelWhenGracefulShutdown { await self.step() }
         }
     }
 

@@ -18,7 +18,10 @@ extension SubscriptionSweeper {
     func check(_ due: Due, report: inout ReconcileReport) async throws {
         let keys = context.keys
         guard let transactionId = try await context.redis.send("HGET", keys.subscriptionsDueReference, due.member).string,
-              !transactionId.isEmpty else { return }
+              !transactionId.isEmpty else {
+            try await postpone(due)
+            return
+        }
         let record = try await context.hash(keys.transaction(user: due.user, transactionId: transactionId))
         let meta = try await context.redis.send(RedisCommand(
             "HMGET", keys.ledgerMeta(user: due.user), "r:\(due.entitlement):auto", "r:\(due.entitlement):retry",
@@ -44,9 +47,6 @@ extension SubscriptionSweeper {
                 "transaction.id": "\(transactionId)", "error": "\(error.code.rawValue)"])
             if error.isRetryable { throw ReconcileError("apple_unavailable", "Get All Subscription Statuses: \(error)") }
             try await postpone(due)
-            return
-        } catch let error as ReconcileError where error.code == "api_not_configured" {
-            report.failed += 1
             return
         }
         let item = (status.data ?? []).flatMap { $0.lastTransactions ?? [] }

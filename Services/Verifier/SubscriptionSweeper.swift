@@ -48,10 +48,15 @@ struct SubscriptionSweeper: Sendable {
             guard let member = flat[index].string, let score = flat[index + 1].string.flatMap(Double.init) else { continue }
             guard let due = Self.parse(member: member, score: score) else {
                 context.logger.warning("Unreadable sweep index member", metadata: ["member": "\(member.prefix(200))"])
+                try await postpone(Due(member: member, environment: .production, entitlement: "", user: "", dueAt: 0))
                 continue
             }
             report.due += 1
-            guard context.configuration.accepts(due.environment) else { continue }
+            // Data this deployment no longer accepts: look again after the recheck time (settings may change back).
+            guard context.configuration.accepts(due.environment) else {
+                try await postpone(due)
+                continue
+            }
             do {
                 try await check(due, report: &report)
             } catch let error as ReconcileError where error.code == "apple_unavailable" {
