@@ -57,12 +57,8 @@ struct SubscriptionSweeper: Sendable {
                 try await postpone(due)
                 continue
             }
-            do {
-                try await check(due, report: &report)
-            } catch let error as ReconcileError where error.code == "apple_unavailable" {
-                report.failed += 1
-                throw error
-            }
+            // Apple unavailable or rate limited ends the sweep (and the pass); the rest waits for the next one.
+            try await check(due, report: &report)
         }
     }
 
