@@ -25,37 +25,59 @@ struct NotificationReconciler: Sendable {
     static let historyMargin: Int64 = 60_000
 
     /// Runs the notification pass of `environment`. `lease` is the leader token (nil for a dry run, which writes
-    /// nothing); `since` starts a manual window that does not touch the cursor.
+    /// nothing); `since` reads a manual window that does not touch the cursor. An interrupted window is finished
+    /// first (from its stored page token), then a fresh one runs from its end (less the overlap) to now.
     func run(environment: AppStoreEnvironment, since: Date?, lease: String?, report: inout ReconcileReport) async throws {
         let settings = context.configuration.reconcile
         let now = context.clock.nowMilliseconds()
         let floor = now - settings.historyLimitMilliseconds + Self.historyMargin
         let cursorKey = context.keys.reconcileCursor(environment: environment.rawValue)
+        if let since {
+            let start = max(floor, Int64(since.timeIntervalSince1970 * 1000))
+            try await read(environment, from: start, to: now, token: nil, cursor: nil, lease: nil, report: &report)
+            return
+        }
         let cursor = try await context.hash(cursorKey)
         let failures = settings.onlyFailures ? "1" : "0"
-        let scheduled = since == nil && lease != nil
-        var start: Int64, end: Int64, token: String?
-        if let since {
-            (start, end) = (max(floor, Int64(since.timeIntervalSince1970 * 1000)), now)
-        } else if let open = Int64(cursor["window.start"] ?? ""), let close = Int64(cursor["window.end"] ?? ""),
-                  cursor["window.failures"] == failures {
-            // Resume the open window; if its start has slid out of Apple's 180 days, re-read it from the limit.
-            (start, end) = (max(open, floor), close)
-            token = open >= floor ? cursor["page.token"].flatMap { $0.isEmpty ? nil : $0 } : nil
-        } else {
-            let checkpoint = Int64(cursor["checkpoint"] ?? "")
-            start = max(floor, checkpoint.map { $0 - settings.overlap.milliseconds } ?? now - settings.lookback.milliseconds)
-            end = now
-            if scheduled {
-                try await write(cursorKey, lease: lease, [
-                    ("window.start", String(start)), ("window.end", String(end)), ("window.failures", failures),
-                ], removing: ["page.token"])
-            }
+        let scheduled = lease != nil
+        var from = Int64(cursor["checkpoint"] ?? "").map { $0 - settings.overlap.milliseconds }
+            ?? now - settings.lookback.milliseconds
+        if let open = Int64(cursor["window.start"] ?? ""), let close = Int64(cursor["window.end"] ?? ""),
+           cursor["window.failures"] == failures {
+            // Finish the open window; if its start slid out of Apple's 180 days, re-read it from the limit.
+            let token = open >= floor ? cursor["page.token"].flatMap { $0.isEmpty ? nil : $0 } : nil
+            try await read(environment, from: max(open, floor), to: close, token: token,
+                           cursor: scheduled ? cursorKey : nil, lease: lease, report: &report)
+            from = close - settings.overlap.milliseconds
         }
-        guard start < end else { return }
+        let start = max(floor, from)
+        if scheduled {
+            try await write(cursorKey, lease: lease, [
+                ("window.start", String(start)), ("window.end", String(now)), ("window.failures", failures),
+            ], removing: ["page.token"])
+        }
+        try await read(environment, from: start, to: now, token: nil, cursor: scheduled ? cursorKey : nil,
+                       lease: lease, report: &report)
+    }
+
+    /// Reads one window page by page, enqueuing each page before recording its successor's token in `cursor`
+    /// (when given) and, after the last page, moving `checkpoint` to the window's end.
+    private func read(
+        _ environment: AppStoreEnvironment, from start: Int64, to end: Int64, token first: String?, cursor: String?,
+        lease: String?, report: inout ReconcileReport
+    ) async throws {
+        guard start < end else {
+            if let cursor {
+                try await write(cursor, lease: lease, [("checkpoint", String(end))],
+                                removing: ["window.start", "window.end", "window.failures", "page.token"])
+            }
+            return
+        }
+        let now = context.clock.nowMilliseconds()
         let request = NotificationHistoryRequest(
             startDate: Date(timeIntervalSince1970: Double(start) / 1000), endDate: Date(timeIntervalSince1970: Double(end) / 1000),
-            onlyFailures: settings.onlyFailures ? true : nil)
+            onlyFailures: context.configuration.reconcile.onlyFailures ? true : nil)
+        var token = first
         var restarted = false
         for _ in 0..<100_000 {
             let page: NotificationHistoryResponse
@@ -76,10 +98,10 @@ struct NotificationReconciler: Sendable {
             }
             if page.hasMore == true, let next = page.paginationToken, !next.isEmpty {
                 token = next
-                if scheduled { try await write(cursorKey, lease: lease, [("page.token", next)]) }
+                if let cursor { try await write(cursor, lease: lease, [("page.token", next)]) }
             } else {
-                if scheduled {
-                    try await write(cursorKey, lease: lease, [("checkpoint", String(end))],
+                if let cursor {
+                    try await write(cursor, lease: lease, [("checkpoint", String(end))],
                                     removing: ["window.start", "window.end", "window.failures", "page.token"])
                 }
                 return
@@ -92,11 +114,13 @@ struct NotificationReconciler: Sendable {
     private func handle(
         _ item: NotificationHistoryResponseItem, environment: AppStoreEnvironment, now: Int64, report: inout ReconcileReport
     ) async throws {
-        report.found += 1
         guard let signedPayload = item.signedPayload, let peek = NotificationPeek(signedPayload: signedPayload) else {
+            report.found += 1
             report.skipped += 1
             return
         }
+        guard report.handledNotifications.insert(peek.notificationUUID).inserted else { return }
+        report.found += 1
         if peek.type == "TEST"
             || (peek.type == "CONSUMPTION_REQUEST" && (peek.signedDate ?? 0) < now - Self.consumptionWindow) {
             report.skipped += 1

@@ -20,6 +20,8 @@ struct ReconcileReport: Sendable {
     var corrected = 0
     /// …that could not be looked up this pass.
     var failed = 0
+    /// The notifications this pass already decided about (windows may overlap).
+    var handledNotifications: Set<String> = []
     /// One line per notification enqueued or subscription corrected (at most ``maximumLines``).
     private(set) var lines: [String] = []
     static let maximumLines = 1000

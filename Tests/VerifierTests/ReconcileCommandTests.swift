@@ -93,7 +93,8 @@ struct ReconcileCommandTests {
             #expect(report.found == 25)
             #expect(report.enqueued == 25)
             let done = try await Support.hash(harness, cursor)
-            #expect(done["checkpoint"] == failed["window.end"])
+            // The interrupted window was finished, then a fresh one ran to now.
+            #expect((Int64(done["checkpoint"] ?? "") ?? 0) >= (Int64(failed["window.end"] ?? "") ?? .max))
             #expect(done["window.start"] == nil && done["page.token"] == nil)
             #expect(try await Support.jobCount(harness) == 25)
 

@@ -17,7 +17,7 @@ struct ReconcileWindowTests {
             let configuration = try VerifierConfiguration(environment: harness.environment(try Support.settings(harness)))
             let cursor = harness.keys.reconcileCursor(environment: "Production")
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            let (start, end) = (now - 3_600_000, now + 1000)
+            let (start, end) = (now - 3_600_000, now - 1)
             // What a pass that died after its first page leaves behind, with a token Apple does not know.
             _ = try await harness.redis.send(RedisCommand(
                 "HSET", cursor, "window.start", start, "window.end", end, "window.failures", "0", "page.token", "stale"))
@@ -26,7 +26,7 @@ struct ReconcileWindowTests {
             #expect(report.found == 3)
             #expect(report.enqueued == 3)
             let done = try await Support.hash(harness, cursor)
-            #expect(done["checkpoint"] == String(end))
+            #expect((Int64(done["checkpoint"] ?? "") ?? 0) > end)
             #expect(done["page.token"] == nil && done["window.start"] == nil)
         }
     }
