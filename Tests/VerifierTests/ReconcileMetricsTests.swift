@@ -35,7 +35,9 @@ struct ReconcileMetricsTests {
             #expect(text.contains(#"tollgate_reconcile_notifications_recovered_total{environment="Production"} 1"#))
             #expect(text.contains(#"tollgate_reconcile_passes_total{outcome="success"}"#))
             #expect(text.contains("tollgate_reconcile_last_success_timestamp_seconds"))
+            // SIGTERM stops the reconciler with the rest, gracefully, and releases nothing it does not hold.
             #expect(await verifier.terminate(timeout: .seconds(10)))
+            #expect(verifier.process.terminationStatus == 0)
         }
     }
 
