@@ -81,6 +81,10 @@ final class Reconciler: Service {
         for environment in context.environments {
             try await notifications.run(environment: environment, since: since, lease: token, report: &report)
         }
+        if let token {
+            let added = try await SweepIndexBackfill(context: context).runOnce(lease: token)
+            if added > 0 { report.note("sweep index backfilled with \(added) subscriptions") }
+        }
         try await SubscriptionSweeper(context: context).run(report: &report)
         let now = context.clock.nowMilliseconds()
         if let token {
