@@ -56,18 +56,34 @@ public struct LedgerAudit: Sendable {
     }
 
     /// Audits one user: how many transaction records were read, and the difference if any.
+    ///
+    /// The balance and the records are read in one `MULTI`/`EXEC`, so a transaction the fulfiller applies
+    /// meanwhile is either wholly in the snapshot or wholly out of it; when one was added between listing the
+    /// records and reading them, the user is read again.
     public func audit(user: String) async throws -> (Int, Difference?) {
-        let stored = try await redis.send(RedisCommand("HGET", keys.account(user: user), "coins")).int ?? 0
-        let ids = try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? []
-        var recomputed: Int64 = 0
-        for id in ids.compactMap(\.string) {
-            let values = try await redis.send(RedisCommand(
-                "HMGET", keys.transaction(user: user, transactionId: id), "coins", "debited")).array ?? []
-            let coins = values.first?.int ?? 0
-            let debited = values.count > 1 ? values[1].int ?? 0 : 0
-            recomputed += coins - debited
+        for _ in 0..<5 {
+            let ids = (try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? [])
+                .compactMap(\.string)
+            var commands = [RedisCommand("MULTI"), RedisCommand("HGET", keys.account(user: user), "coins"),
+                            RedisCommand("ZCARD", keys.transactions(user: user))]
+            commands += ids.map {
+                RedisCommand("HMGET", keys.transaction(user: user, transactionId: $0), "coins", "debited")
+            }
+            commands.append(RedisCommand("EXEC"))
+            let replies = try await redis.pipeline(commands)
+            guard let snapshot = replies.last?.array, snapshot.count == ids.count + 2 else {
+                throw LedgerError.unexpectedReply("the audit transaction of user \(user) was refused")
+            }
+            guard snapshot[1].int == Int64(ids.count) else { continue }  // a record was added meanwhile
+            let stored = snapshot[0].int ?? 0
+            var recomputed: Int64 = 0
+            for record in snapshot.dropFirst(2) {
+                let values = record.array ?? []
+                recomputed += (values.first?.int ?? 0) - (values.count > 1 ? values[1].int ?? 0 : 0)
+            }
+            let difference = stored == recomputed ? nil : Difference(user: user, stored: stored, recomputed: recomputed)
+            return (ids.count, difference)
         }
-        let difference = stored == recomputed ? nil : Difference(user: user, stored: stored, recomputed: recomputed)
-        return (ids.count, difference)
+        throw LedgerError.unexpectedReply("user \(user)'s transactions kept changing during the audit")
     }
 }
