@@ -90,6 +90,16 @@ enum ReconcileTestSupport {
         return try await condition()
     }
 
+    /// Waits for a successful pass that ended after `after`; returns its `pass.at` (0 if none came).
+    static func nextPass(_ harness: VerifierHarness, after: Int64) async throws -> Int64 {
+        var found: Int64 = 0
+        _ = try await eventually {
+            found = try await lastPass(harness) ?? 0
+            return found > after
+        }
+        return found
+    }
+
     /// The `pass.at` of the last successful pass.
     static func lastPass(_ harness: VerifierHarness) async throws -> Int64? {
         try await harness.redis.send("HGET", harness.keys.reconcileStatus, "pass.at").int
