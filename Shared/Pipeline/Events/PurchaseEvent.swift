@@ -15,7 +15,8 @@ import Foundation
 /// - `jobId` — the job's id (the key of its status hash, `tg:{p0}:job:<jobId>`).
 /// - `kind` — the job kind (``JobKind`` raw value): `receipt`, `transaction`, `notification.v2`,
 ///   `notification.v1`.
-/// - `source` — `client` (an app user submitted it) or `apple` (a server notification).
+/// - `source` — `client` (an app user submitted it), `apple` (a server notification) or `reconciler` (the
+///   verifier recovered it from Apple's Notification History or subscription statuses).
 /// - `userId` — the authenticated user who submitted it (client jobs only).
 /// - `orderNo` — the order the submission pays (optional, client jobs only).
 /// - `environment` — Apple's environment of the data: `Production` or `Sandbox` (also `Xcode`,
