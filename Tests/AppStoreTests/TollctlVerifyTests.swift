@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `tollctl verify` end to end: the built binary on real Apple vectors.
@@ -20,23 +21,20 @@ import Testing
     }
 
     static func run(_ arguments: [String], stdin: Data? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = try #require(binary, "tollctl is not built: run `swift build --product tollctl`")
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollctl-verify-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("stdin"), out = directory.appendingPathComponent("stdout")
+        let err = directory.appendingPathComponent("stderr")
+        try (stdin ?? Data()).write(to: input)
+        let process = try SpawnedProcess.spawn(
+            try #require(binary, "tollctl is not built: run `swift build --product tollctl`"), arguments: arguments,
+            environment: ProcessInfo.processInfo.environment, input: input, output: .file(out), error: .file(err))
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus,
-            stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self)
+            stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self)
         )
     }
 

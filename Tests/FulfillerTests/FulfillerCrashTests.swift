@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Pipeline
 import Redis
+import TestSupport
 import Testing
 
 @Suite struct FulfillerCrashTests {
@@ -35,19 +36,15 @@ import Testing
             let catalogPath = h.server.directory.appendingPathComponent("catalog.json").path
             let encoded = try JSONEncoder().encode(testCatalog)
             #expect(FileManager.default.createFile(atPath: catalogPath, contents: encoded))
-            let process = Process()
-            process.executableURL = binary
-            process.environment = [
+            let process = try SpawnedProcess.spawn(binary, arguments: [], environment: [
                 "TOLLGATE_REDIS_URL": h.server.url, "TOLLGATE_CATALOG": catalogPath, "TOLLGATE_METRICS_PORT": "0",
                 "TOLLGATE_METRICS_HOST": "127.0.0.1", "LOG_LEVEL": "error", "TOLLGATE_FULFILLER_CONCURRENCY": "32",
-            ]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            ])
             let started = try await eventually { try await h.redis.xlen(h.keys.events().stream) >= 300 }
-            kill(process.processIdentifier, SIGKILL)
+            process.send(SIGKILL)
             process.waitUntilExit()
             #expect(started)
-            #expect(process.terminationReason == .uncaughtSignal)
+            #expect(process.terminatedBySignal)
             let appliedBeforeKill = try await h.redis.xlen(h.keys.events().stream)
             #expect(appliedBeforeKill < total)
             // The killed process held entries it had read but not acknowledged.

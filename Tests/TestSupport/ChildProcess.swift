@@ -11,9 +11,10 @@ public final class ChildProcess: Sendable {
         public init(description: String) { self.description = description }
     }
 
-    public let process: Process
+    /// The running child (spawned with ``SpawnedProcess``, not Foundation's `Process`: see there why).
+    public let process: SpawnedProcess
 
-    private init(process: Process) {
+    private init(process: SpawnedProcess) {
         self.process = process
     }
 
@@ -34,59 +35,45 @@ public final class ChildProcess: Sendable {
         throw Failure(description: "\(name) is not built (looked in \(candidates.map(\.path))); run swift build first")
     }
 
-    /// Starts `name` with `arguments` and `environment` (added to this process's environment).
+    /// This process's environment with `environment` added.
+    static func merged(_ environment: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
+
+    /// Starts `name` with `arguments` and `environment` (added to this process's environment); its output
+    /// goes to `log` when given.
     public static func start(_ name: String, arguments: [String] = [], environment: [String: String], log: URL? = nil) throws -> ChildProcess {
-        let process = Process()
-        process.executableURL = try binaryURL(name)
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
-        merged.merge(environment) { _, new in new }
-        process.environment = merged
-        if let log {
-            FileManager.default.createFile(atPath: log.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardOutput = handle
-            process.standardError = handle
-        } else {
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
+        let process = try SpawnedProcess.spawn(
+            try binaryURL(name), arguments: arguments, environment: merged(environment), output: log.map { .file($0) } ?? .null)
         return ChildProcess(process: process)
     }
 
-    /// Runs `name` to completion; returns its exit status and standard output.
-    public static func run(_ name: String, arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try binaryURL(name)
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
-        merged.merge(environment) { _, new in new }
-        process.environment = merged
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Runs `name` to completion (input from the file `input` when given); returns its exit status and its
+    /// standard output and error together.
+    public static func run(_ name: String, arguments: [String], environment: [String: String], input: URL? = nil)
+        async throws -> (status: Int32, output: String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-run-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let process = try SpawnedProcess.spawn(
+            try binaryURL(name), arguments: arguments, environment: merged(environment), input: input, output: .file(log))
+        guard await process.waitForExit() else {
+            process.send(SIGKILL)
+            process.waitUntilExit()
+            throw Failure(description: "\(name) \(arguments.joined(separator: " ")) did not finish within 120 s")
+        }
+        let output = (try? Data(contentsOf: log)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return (process.terminationStatus, output)
     }
 
     /// SIGTERM; true when the process exited within `timeout`.
     public func terminate(timeout: Duration) async -> Bool {
-        guard process.isRunning else { return true }
-        Glibc.kill(process.processIdentifier, SIGTERM)
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return !process.isRunning
+        process.send(SIGTERM)
+        return await process.waitForExit(timeout: timeout)
     }
 
     /// SIGKILL, then waits for the exit.
     public func kill() {
-        guard process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
         process.waitUntilExit()
     }
 
