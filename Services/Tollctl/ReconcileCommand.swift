@@ -1,12 +1,16 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `tollctl reconcile [--since DATE] [--dry-run]`: runs one reconcile pass now — Apple's Notification History
 /// from the checkpoint (or `--since`), the subscription sweep — and prints what it found, enqueued and
 /// corrected. The pass needs the verifier's whole configuration (App Store Server API key, trusted roots,
 /// Apple URLs, `TOLLGATE_*` as the verifier reads them), so it runs the `verifier` executable's one-shot mode
 /// (`verifier reconcile …`) with this environment: the one found next to `tollctl`, or at
-/// `TOLLGATE_VERIFIER_PATH`, or on `PATH`. Its output and exit status are this command's.
+/// `TOLLGATE_VERIFIER_PATH`, or on `PATH`. It replaces this process (`execv`), so its output and exit status
+/// are this command's.
 struct ReconcileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reconcile",
@@ -29,16 +33,13 @@ struct ReconcileCommand: AsyncParsableCommand {
         var arguments = ["reconcile"]
         if let since { arguments += ["--since", since] }
         if dryRun { arguments.append("--dry-run") }
-        let process = Process()
-        process.executableURL = verifier
-        process.arguments = arguments
-        do {
-            try process.run()
-        } catch {
-            UserLedgerConnection.fail(code: "verifier_not_started", message: "\(verifier.path): \(error)")
-        }
-        process.waitUntilExit()
-        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+        // The verifier replaces this process (same PID, environment and terminal, so Ctrl-C and the exit
+        // status are the verifier's); `execv` returns only when it could not be started.
+        let argv: [UnsafeMutablePointer<CChar>?] = ([verifier.path] + arguments).map { strdup($0) } + [nil]
+        execv(verifier.path, argv)
+        let reason = String(cString: strerror(errno))
+        argv.forEach { free($0) }
+        UserLedgerConnection.fail(code: "verifier_not_started", message: "\(verifier.path): \(reason)")
     }
 
     /// `TOLLGATE_VERIFIER_PATH`, else `verifier` next to this executable, else on `PATH`.
