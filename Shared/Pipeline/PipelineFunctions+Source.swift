@@ -159,9 +159,29 @@ local function promote(keys, argv)
   return #due
 end
 
+-- KEYS: stream. ARGV: group, consumer, idle limit (ms). Deletes the consumer when it holds no pending
+-- entries and has been idle at least that long, in one step (so it cannot have read anything in between).
+-- Returns 1 when deleted, else 0.
+local function prune_consumer(keys, argv)
+  local limit = number_at(argv, 3, 'idle limit')
+  for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', keys[1], argv[1])) do
+    local info = {}
+    for i = 1, #consumer - 1, 2 do info[consumer[i]] = consumer[i + 1] end
+    if info['name'] == argv[2] then
+      if tonumber(info['pending']) == 0 and tonumber(info['idle']) >= limit then
+        redis.call('XGROUP', 'DELCONSUMER', keys[1], argv[1], argv[2])
+        return 1
+      end
+      return 0
+    end
+  end
+  return 0
+end
+
 redis.register_function('tg_pipe_v1_ack_write', ack_write)
 redis.register_function('tg_pipe_v1_ack_retry', ack_retry)
 redis.register_function('tg_pipe_v1_ack_dead_letter', ack_dead_letter)
 redis.register_function('tg_pipe_v1_promote', promote)
+redis.register_function('tg_pipe_v1_prune_consumer', prune_consumer)
 """#
 }

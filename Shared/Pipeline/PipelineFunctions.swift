@@ -18,6 +18,7 @@ public enum PipelineFunctions {
     public static let ackRetryFunction = "tg_pipe_v1_ack_retry"
     public static let ackDeadLetterFunction = "tg_pipe_v1_ack_dead_letter"
     public static let promoteFunction = "tg_pipe_v1_promote"
+    public static let pruneConsumerFunction = "tg_pipe_v1_prune_consumer"
 
     /// The entry field carrying the attempt number of a retried entry (absent on the first attempt).
     public static let attemptField = "pipeline.attempt"
@@ -74,6 +75,17 @@ public enum PipelineFunctions {
         )
         call.append(writes)
         return try await call.run(ackDeadLetterFunction, on: redis)
+    }
+
+    /// Deletes `consumer` from `group` when it holds nothing and has been idle for `idleLimit`, atomically;
+    /// true when it was deleted.
+    public static func pruneConsumer(
+        on redis: any RedisCommandExecutor, stream: String, group: String, consumer: String, idleLimit: Duration
+    ) async throws -> Bool {
+        let reply = try await redis.fcall(
+            pruneConsumerFunction, keys: [stream], arguments: [group, consumer, String(idleLimit.milliseconds)])
+        guard let deleted = reply.int else { throw PipelineError.unexpectedReply("prune_consumer returned \(reply)") }
+        return deleted == 1
     }
 
     /// Moves up to `limit` retries due at or before `nowMilliseconds` back onto the stream; returns how many.

@@ -14,18 +14,22 @@ public final class StreamJanitor: Service {
     public let interval: Duration
     /// Entries younger than this are kept even when every group is done with them.
     public let retention: Duration?
+    /// Consumers holding nothing and idle this long are deleted from the groups (nil: never).
+    public let consumerIdleLimit: Duration?
     let redis: any RedisCommandExecutor
     let clock: PipelineClock
     let logger: Logger
 
     public init(
         streams: [StreamKeys], redis: any RedisCommandExecutor, interval: Duration = .seconds(30),
-        retention: Duration? = nil, clock: PipelineClock = .system, logger: Logger
+        retention: Duration? = nil, consumerIdleLimit: Duration? = .seconds(3600), clock: PipelineClock = .system,
+        logger: Logger
     ) {
         self.streams = streams
         self.redis = redis
         self.interval = interval
         self.retention = retention
+        self.consumerIdleLimit = consumerIdleLimit
         self.clock = clock
         self.logger = logger
     }
@@ -83,6 +87,9 @@ public final class StreamJanitor: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await trimOnce()
+                if let consumerIdleLimit {
+                    for keys in streams { try await pruneIdleConsumers(of: keys.stream, idleLimit: consumerIdleLimit) }
+                }
             } catch {
                 logger.error("Stream trim failed", metadata: ["error": "\(error)"])
             }

@@ -82,4 +82,25 @@ import Testing
             #expect(try await janitor.trimOnce() == [events: 0])
         }
     }
+
+    @Test func idleConsumersHoldingNothingArePrunedAndBusyOnesKept() async throws {
+        try await withRedisServer { server in
+            let pool = try await connectedPool(server)
+            defer { pool.close() }
+            try await PipelineFunctions.load(on: pool)
+            _ = try await pool.xgroupCreate(keys.stream, group: "g")
+            _ = try await pool.xadd(keys.stream, fields: [("n", Array("1".utf8))])
+            _ = try await pool.xreadgroup(group: "g", consumer: "busy", stream: keys.stream, count: 1, block: nil)
+            _ = try await pool.send(RedisCommand("XGROUP", "CREATECONSUMER", keys.stream, "g", "gone"), timeout: .seconds(5))
+            let janitor = StreamJanitor(streams: [keys], redis: pool, logger: testLogger)
+            // Nobody has been idle for 10 s yet.
+            #expect(try await janitor.pruneIdleConsumers(of: keys.stream, idleLimit: .seconds(10)) == 0)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await janitor.pruneIdleConsumers(of: keys.stream, idleLimit: .milliseconds(200)) == 1)
+            let names = (try await pool.send(RedisCommand("XINFO", "CONSUMERS", keys.stream, "g"), timeout: .seconds(5)).array ?? [])
+                .compactMap { $0.array?[1].string }
+            #expect(names == ["busy"])  // it still holds its pending entry
+            #expect(try await pool.xpendingSummary(keys.stream, group: "g").count == 1)
+        }
+    }
 }
