@@ -53,23 +53,14 @@ final class BacklogMonitor: Service, Sendable {
             let length = try await redis.xlen(stream)
             var value = length
             if !groups.isEmpty {
-                let last = try await redis.send(RedisCommand("XREVRANGE", stream, "+", "-", "COUNT", 1))
-                let lastID = last.array?.first?.array?.first?.string.flatMap(StreamID.init)
-                value = groups.map { Self.undelivered($0, length: length, lastEntry: lastID) }.max() ?? 0
+                let lastID = try await redis.lastEntryID(of: stream)
+                value = groups.map { $0.undelivered(streamLength: length, lastEntry: lastID) }.max() ?? 0
             }
             latest.value = value
             metrics.backlog.record(value)
         } catch {
             logger.debug("backlog sample failed", metadata: ["error": "\(error)"])
         }
-    }
-
-    /// Entries `group` has not been delivered: none when its last-delivered id is at the stream's last entry
-    /// (or the stream is empty), else its `lag` capped by the stream's length.
-    static func undelivered(_ group: StreamGroupInfo, length: Int, lastEntry: StreamID?) -> Int {
-        guard let lastEntry, length > 0 else { return 0 }
-        if let delivered = StreamID(group.lastDeliveredID), delivered >= lastEntry { return 0 }
-        return min(group.lag ?? length, length)
     }
 }
 

@@ -54,8 +54,10 @@ struct StreamsCommand: AsyncParsableCommand {
             groups = []
         }
         if groups.isEmpty { lines.append("  (no consumer groups)") }
+        let lastEntry = groups.isEmpty ? nil : try await redis.lastEntryID(of: keys.stream)
         for group in groups {
-            let lag = group.lag.map(String.init) ?? "unknown"
+            // Not Redis' raw `lag`, which Redis 7.0 overstates for good after a restart (see `undelivered`).
+            let lag = group.undelivered(streamLength: length, lastEntry: lastEntry)
             lines.append("  group \(group.name)  consumers=\(group.consumers)  pending=\(group.pending)  lag=\(lag)")
         }
         return lines.joined(separator: "\n")

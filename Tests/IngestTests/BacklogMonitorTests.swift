@@ -52,10 +52,10 @@ import TestSupport
         func group(_ delivered: String, lag: Int?) -> StreamGroupInfo {
             StreamGroupInfo(name: "verifiers", consumers: 1, pending: 0, lastDeliveredID: delivered, entriesRead: nil, lag: lag)
         }
-        #expect(BacklogMonitor.undelivered(group("1700000000000-4", lag: 180_000), length: 40, lastEntry: last) == 0)
-        #expect(BacklogMonitor.undelivered(group("1700000000000-2", lag: 180_000), length: 40, lastEntry: last) == 40)
-        #expect(BacklogMonitor.undelivered(group("1700000000000-2", lag: 2), length: 40, lastEntry: last) == 2)
-        #expect(BacklogMonitor.undelivered(group("0-0", lag: nil), length: 40, lastEntry: last) == 40)
-        #expect(BacklogMonitor.undelivered(group("0-0", lag: 7), length: 0, lastEntry: nil) == 0)
+        #expect(group("1700000000000-4", lag: 180_000).undelivered(streamLength: 40, lastEntry: last) == 0)
+        #expect(group("1700000000000-2", lag: 180_000).undelivered(streamLength: 40, lastEntry: last) == 40)
+        #expect(group("1700000000000-2", lag: 2).undelivered(streamLength: 40, lastEntry: last) == 2)
+        #expect(group("0-0", lag: nil).undelivered(streamLength: 40, lastEntry: last) == 40)
+        #expect(group("0-0", lag: 7).undelivered(streamLength: 0, lastEntry: nil) == 0)
     }
 }
