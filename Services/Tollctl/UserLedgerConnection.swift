@@ -22,14 +22,7 @@ enum UserLedgerConnection {
 
     /// `HGETALL` as a dictionary.
     static func hash(_ redis: RedisConnection, _ key: String) async throws -> [String: String] {
-        let flat = try await redis.send(RedisCommand("HGETALL", key)).array ?? []
-        var result: [String: String] = [:]
-        var index = 0
-        while index + 1 < flat.count {
-            if let name = flat[index].string { result[name] = flat[index + 1].string ?? "" }
-            index += 2
-        }
-        return result
+        try await redis.hgetall(key)
     }
 
     static func fail(code: String, message: String) -> Never {

@@ -71,14 +71,7 @@ struct ReconcileContext: Sendable {
 
     /// `HGETALL` as a dictionary.
     func hash(_ key: String) async throws -> [String: String] {
-        let flat = try await redis.send("HGETALL", key).array ?? []
-        var result: [String: String] = [:]
-        var index = 0
-        while index + 1 < flat.count {
-            if let name = flat[index].string { result[name] = flat[index + 1].string ?? "" }
-            index += 2
-        }
-        return result
+        try await redis.hgetall(key)
     }
 }
 

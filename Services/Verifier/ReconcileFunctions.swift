@@ -176,11 +176,3 @@ redis.register_function('tg_reconcile_v1_enqueue', enqueue)
 redis.register_function('tg_reconcile_v1_emit', emit)
 """#
 }
-
-extension Duration {
-    /// Whole milliseconds (rounded down).
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

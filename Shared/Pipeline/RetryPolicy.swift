@@ -29,11 +29,3 @@ public struct RetryPolicy: Sendable, Hashable {
         return .milliseconds(Int64((ceiling * fraction).rounded(.down)))
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

@@ -28,17 +28,3 @@ struct ReconnectBackoff: Sendable {
     mutating func recordFailure() { consecutiveFailures += 1 }
     mutating func recordSuccess() { consecutiveFailures = 0 }
 }
-
-extension Duration {
-    /// Whole microseconds (truncated).
-    var microseconds: Int64 {
-        let parts = components
-        return parts.seconds * 1_000_000 + parts.attoseconds / 1_000_000_000_000
-    }
-
-    /// Whole milliseconds (truncated), as Redis expects for BLOCK, IDLE and min-idle-time.
-    var milliseconds: Int64 {
-        let parts = components
-        return parts.seconds * 1_000 + parts.attoseconds / 1_000_000_000_000_000
-    }
-}

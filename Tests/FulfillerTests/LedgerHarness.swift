@@ -94,14 +94,7 @@ struct LedgerHarness {
     }
 
     func hash(_ key: String) async throws -> [String: String] {
-        let flat = try await redis.send(RedisCommand("HGETALL", key)).array ?? []
-        var result: [String: String] = [:]
-        var index = 0
-        while index + 1 < flat.count {
-            if let name = flat[index].string { result[name] = flat[index + 1].string ?? "" }
-            index += 2
-        }
-        return result
+        try await redis.hgetall(key)
     }
 
     func job(_ jobID: String) async throws -> JobStatus? {

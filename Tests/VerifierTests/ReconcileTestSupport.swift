@@ -58,12 +58,7 @@ enum ReconcileTestSupport {
     }
 
     static func hash(_ harness: VerifierHarness, _ key: String) async throws -> [String: String] {
-        let flat = try await harness.redis.send("HGETALL", key).array ?? []
-        var result: [String: String] = [:]
-        for index in stride(from: 0, to: flat.count - 1, by: 2) {
-            if let name = flat[index].string { result[name] = flat[index + 1].string ?? "" }
-        }
-        return result
+        try await harness.redis.hgetall(key)
     }
 
     /// How many jobs exist (status hashes, kept for days; the janitor may already have trimmed the streams).
