@@ -6,66 +6,34 @@ import Glibc
 import Darwin
 #endif
 
-/// The current `redis-server` child process of a ``RedisServer``.
+/// The current `redis-server` child process of a ``RedisServer`` (spawned by ``SpawnedProcess``: an empty
+/// signal mask, default handlers, standard streams on `/dev/null`).
 ///
-/// Spawned with `posix_spawn` and an empty signal mask with default handlers: a test runner's threads may
-/// block SIGTERM, and a child inheriting that mask (as with Foundation's `Process`) would ignore `stop()`.
-///
-/// `@unchecked Sendable` is safe: `pid` is only read or written while holding `lock`, and the child is
-/// reaped with `waitpid` on its own PID under the same lock, so it is reaped exactly once.
+/// `@unchecked Sendable` is safe: `child` is only read or written while holding `lock`.
 final class ServerProcess: @unchecked Sendable {
     private let lock = NSLock()
-    private var pid: pid_t?
+    private var child: SpawnedProcess?
 
     func run(executable: URL, arguments: [String]) throws {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var files = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&files)
-        defer { posix_spawn_file_actions_destroy(&files) }
-        for descriptor in Int32(0)...2 {
-            posix_spawn_file_actions_addopen(&files, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, executable.path, &files, &attributes, argv, environ)
-        guard status == 0 else {
-            throw RedisServer.StartError(description: "posix_spawn \(executable.path) failed: errno \(status)")
-        }
-        lock.withLock { pid = child }
+        let spawned = try SpawnedProcess.spawn(executable, arguments: arguments, environment: ProcessInfo.processInfo.environment)
+        lock.withLock { child = spawned }
     }
 
     /// The child's PID while it runs (reaps it once it has exited).
     func runningPID() -> pid_t? {
         lock.withLock {
-            guard let current = pid else { return nil }
-            var status: Int32 = 0
-            let result = waitpid(current, &status, WNOHANG)
-            if result == 0 { return current }
-            pid = nil  // exited and reaped (or no longer our child)
-            return nil
+            guard let current = child, current.isRunning else {
+                child = nil
+                return nil
+            }
+            return current.processIdentifier
         }
     }
 
     /// Polls until the child has exited; false on timeout.
     func waitForExit(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while runningPID() != nil {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        guard let current = lock.withLock({ child }) else { return true }
+        return await current.waitForExit(timeout: timeout)
     }
 }
 
