@@ -1,0 +1,47 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Ledger
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+
+/// The real `fulfiller` executable's `/metrics`: entries the ledger function acknowledges itself are counted
+/// as the runtime's `completed`, never as `abandoned` (which means "left pending for a reclaim").
+@Suite struct FulfillerMetricsTests {
+    @Test func ledgerAckedEntriesCountAsCompletedNotAbandoned() async throws {
+        try await LedgerHarness.with { h in
+            let catalog = h.server.directory.appendingPathComponent("metrics-catalog.json")
+            try JSONEncoder().encode(testCatalog).write(to: catalog)
+            let port = try ChildProcess.freePort()
+            let fulfiller = try ChildProcess.start("fulfiller", environment: [
+                "TOLLGATE_REDIS_URL": h.server.url, "TOLLGATE_CATALOG": catalog.path, "LOG_LEVEL": "error",
+                "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_METRICS_PORT": String(port),
+            ], log: h.server.directory.appendingPathComponent("fulfiller.log"))
+            defer { fulfiller.kill() }
+            try await h.submit(Fixture.client("alice", [Fixture.transaction("m1", product: "coins100")], job: "jobM1"))
+            try await h.submit(Fixture.client("alice", [Fixture.transaction("m1", product: "coins100")], job: "jobM2"))
+            let applied = try await eventually(timeout: .seconds(30)) {
+                let coins = try await h.coins("alice")
+                let pending = try await h.pendingCount()
+                return coins == 100 && pending == 0
+            }
+            #expect(applied)
+
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)/metrics"))
+            var lines: [Substring] = []
+            let counted = try await eventually(timeout: .seconds(10)) {
+                guard let (data, _) = try? await URLSession.shared.data(from: url) else { return false }
+                lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+                return lines.contains { $0.hasPrefix("tollgate_jobs_total{") && $0.contains(#"outcome="completed""#) && $0.hasSuffix(" 2") }
+            }
+            #expect(counted, "\(lines.filter { $0.hasPrefix("tollgate_jobs_total") })")
+            #expect(!lines.contains { $0.hasPrefix("tollgate_jobs_total{") && $0.contains(#"outcome="abandoned""#) })
+            // The second event's transaction was already applied: a duplicate transaction, credited once.
+            #expect(lines.contains { $0.hasPrefix("tollgate_ledger_transactions_total{") && $0.contains(#"result="duplicate""#) && $0.hasSuffix(" 1") })
+            #expect(await fulfiller.terminate(timeout: .seconds(15)))
+        }
+    }
+}
