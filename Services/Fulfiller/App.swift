@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import Pipeline
 import Prometheus
 
 /// Entry point of `fulfiller`: reads the configuration (failing fast naming the variable), builds the
@@ -10,11 +11,7 @@ struct App {
     static func main() async {
         do {
             let configuration = try FulfillerConfiguration(environment: ProcessInfo.processInfo.environment)
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = configuration.shared.logLevel
-                return handler
-            }
+            configuration.shared.bootstrapLogging()
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
             let group = try await build(configuration: configuration, logger: Logger(label: "fulfiller"), registry: registry)

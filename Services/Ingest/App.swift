@@ -10,7 +10,8 @@ struct App {
         var logger = Logger(label: "ingest")
         do {
             let configuration = try IngestConfiguration(environment: ProcessInfo.processInfo.environment)
-            logger.logLevel = configuration.shared.logLevel
+            configuration.shared.bootstrapLogging()
+            logger = Logger(label: "ingest")
             let app = try await buildApplication(configuration: configuration, logger: logger)
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {

@@ -15,11 +15,7 @@ struct App {
         }
         do {
             let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = configuration.shared.logLevel
-                return handler
-            }
+            configuration.shared.bootstrapLogging()
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
             let group = try await build(configuration: configuration, logger: Logger(label: "verifier"), registry: registry)

@@ -20,11 +20,7 @@ enum ReconcileOnce {
         do {
             let parsed = try parse(arguments)
             let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = min(configuration.shared.logLevel, .warning)
-                return handler
-            }
+            configuration.shared.bootstrapLogging(ceiling: .warning)
             let logger = Logger(label: "verifier.reconcile")
             let report = try await run(configuration: configuration, arguments: parsed, logger: logger)
             for line in report.lines { print(line) }
