@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "IngestTests",
             dependencies: [
-                "ingest", "Pipeline", "Redis", "Ledger", "TestSupport",
+                "ingest", "Pipeline", "Redis", "Ledger", "AppStore", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
