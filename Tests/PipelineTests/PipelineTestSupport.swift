@@ -43,6 +43,16 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -
     return try await condition()
 }
 
+/// Polls `value` until it is not nil or `timeout` passes (then the last answer, nil).
+func eventuallyValue<T>(timeout: Duration = .seconds(10), _ value: () async throws -> T?) async rethrows -> T? {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if let result = try await value() { return result }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await value()
+}
+
 /// A shared list of values that handlers append to.
 actor Recorder<Value: Sendable> {
     private(set) var values: [Value] = []
