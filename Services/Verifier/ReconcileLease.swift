@@ -34,12 +34,23 @@ struct ReconcileLease: Sendable {
                 }
                 throw ReconcileError.leaseLost
             }
-            _ = try? await ReconcileFunctions.release(on: redis, lease: key, token: token)
+            await release(token)
             return value
         } catch {
-            _ = try? await ReconcileFunctions.release(on: redis, lease: key, token: token)
+            await release(token)
             throw error
         }
+    }
+
+    /// Gives the lease back, also when the calling task is cancelled (a verifier shutting down mid-pass): Redis
+    /// calls from a cancelled task are refused, and a lease left behind would hold off every pass — `tollctl
+    /// reconcile` included — until it expired. The release runs in a detached task, which does not inherit the
+    /// cancellation, and is awaited; a failure leaves the lease to expire.
+    private func release(_ token: String) async {
+        let redis = redis, key = key
+        await Task.detached {
+            _ = try? await ReconcileFunctions.release(on: redis, lease: key, token: token)
+        }.value
     }
 
     /// Renews every third of the lease until cancelled; throws ``ReconcileError/leaseLost`` when the lease is

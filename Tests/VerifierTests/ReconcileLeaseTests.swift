@@ -32,6 +32,34 @@ struct ReconcileLeaseTests {
         }
     }
 
+    @Test func aPassCancelledMidwayReleasesTheLease() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
+            try await redis.connect()
+            defer { redis.close() }
+            try await ReconcileFunctions.load(on: redis)
+            let lease = ReconcileLease(redis: redis, key: Keys().reconcileLease, ttl: .seconds(60))
+
+            // A verifier shutting down cancels its running pass: the lease must not outlive it (else every pass,
+            // `tollctl reconcile` included, answers lease_held until it expires).
+            let (started, signal) = AsyncStream.makeStream(of: Void.self)
+            let holder = Task {
+                try await lease.withLease { _ in
+                    signal.yield()
+                    try await Task.sleep(for: .seconds(30))
+                    return "finished"
+                }
+            }
+            var iterator = started.makeAsyncIterator()
+            _ = await iterator.next()
+            #expect(try await redis.send("EXISTS", Keys().reconcileLease).int == 1)
+            holder.cancel()
+            _ = await holder.result
+            #expect(try await redis.send("EXISTS", Keys().reconcileLease).int == 0)
+            #expect(try await lease.withLease { _ in "next" } == "next")
+        }
+    }
+
     @Test func aSecondHolderIsRefusedAndALostLeaseCancelsTheWork() async throws {
         try await withRedisServer { server in
             let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
