@@ -36,7 +36,7 @@ struct ServerAPIClientTests {
         try await sim.event("REFUND", expected[3])
 
         let info = try await client.getTransactionInfo(transactionId: expected[3])
-        let refunded = try #require(await verifier.verifyTransaction(info.signedTransactionInfo ?? "").value)
+        let refunded = try #require(await verifier.verifyTransaction(info.signedTransactionInfo).value)
         #expect(refunded.revocationDate != nil)
 
         let history = try await client.getTransactionHistory(transactionId: vip.transactionId)
@@ -56,7 +56,7 @@ struct ServerAPIClientTests {
         #expect(try await client.lookUpOrderId("NOSUCHORDER").isValid == false)
 
         let test = try await client.requestTestNotification()
-        let testStatus = try await client.getTestNotificationStatus(token: test.testNotificationToken ?? "")
+        let testStatus = try await client.getTestNotificationStatus(token: test.testNotificationToken)
         #expect(await verifier.verifyNotification(testStatus.signedPayload ?? "").value?.payload.notificationType == .test)
 
         let now = Date()

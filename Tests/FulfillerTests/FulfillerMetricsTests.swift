@@ -32,7 +32,7 @@ import Testing
 
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/metrics"))
             var lines: [Substring] = []
-            let counted = try await eventually(timeout: .seconds(10)) {
+            let counted = await eventually(timeout: .seconds(10)) {
                 guard let (data, _) = try? await URLSession.shared.data(from: url) else { return false }
                 lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
                 return lines.contains { $0.hasPrefix("tollgate_jobs_total{") && $0.contains(#"outcome="completed""#) && $0.hasSuffix(" 2") }

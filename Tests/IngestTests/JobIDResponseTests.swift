@@ -23,7 +23,7 @@ import Testing
         #expect(response.status == .ok)
         #expect(response.headers[.contentType] == "application/json")
         var collected = ByteBuffer()
-        var body = response.body
+        let body = response.body
         let writer = CollectingWriter { collected.writeImmutableBuffer($0) }
         try await body.write(writer)
         let object = try JSONSerialization.jsonObject(with: Data(collected.readableBytesView)) as? [String: String]

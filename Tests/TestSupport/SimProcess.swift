@@ -80,6 +80,7 @@ public final class SimProcess: Sendable {
     }
 
     /// Buys a product; returns the simulator's answer (transactionId, receipt, signedTransaction, signedPayload…).
+    @discardableResult
     public func purchase(_ extra: [String: Any] = [:]) async throws -> [String: Any] {
         var body: [String: Any] = ["productId": "com.example.coins100", "type": "Consumable", "environment": "Production"]
         body.merge(extra) { _, new in new }
