@@ -33,25 +33,9 @@ struct ReconcileLeaseTests {
     }
 
     @Test func aPassCancelledMidwayReleasesTheLease() async throws {
-        try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
-            try await redis.connect()
-            defer { redis.close() }
-            try await ReconcileFunctions.load(on: redis)
-            let lease = ReconcileLease(redis: redis, key: Keys().reconcileLease, ttl: .seconds(60))
-
+        try await withHolder(ttl: .seconds(60)) { redis, lease, holder async throws in
             // A verifier shutting down cancels its running pass: the lease must not outlive it (else every pass,
             // `tollctl reconcile` included, answers lease_held until it expires).
-            let (started, signal) = AsyncStream.makeStream(of: Void.self)
-            let holder = Task {
-                try await lease.withLease { _ in
-                    signal.yield()
-                    try await Task.sleep(for: .seconds(30))
-                    return "finished"
-                }
-            }
-            var iterator = started.makeAsyncIterator()
-            _ = await iterator.next()
             #expect(try await redis.send("EXISTS", Keys().reconcileLease).int == 1)
             holder.cancel()
             _ = await holder.result
@@ -61,23 +45,7 @@ struct ReconcileLeaseTests {
     }
 
     @Test func aSecondHolderIsRefusedAndALostLeaseCancelsTheWork() async throws {
-        try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
-            try await redis.connect()
-            defer { redis.close() }
-            try await ReconcileFunctions.load(on: redis)
-            let lease = ReconcileLease(redis: redis, key: Keys().reconcileLease, ttl: .seconds(6))
-
-            let (started, signal) = AsyncStream.makeStream(of: Void.self)
-            let holder = Task {
-                try await lease.withLease { _ in
-                    signal.yield()
-                    try await Task.sleep(for: .seconds(30))
-                    return "finished"
-                }
-            }
-            var iterator = started.makeAsyncIterator()
-            _ = await iterator.next()
+        try await withHolder(ttl: .seconds(6)) { redis, lease, holder in
             await #expect(throws: ReconcileError.self) {
                 try await lease.withLease { _ in "second" }
             }
@@ -89,6 +57,32 @@ struct ReconcileLeaseTests {
             case .failure(let error): #expect((error as? ReconcileError)?.code == "lease_lost")
             }
             #expect(try await redis.send("GET", Keys().reconcileLease).string == "intruder")
+        }
+    }
+
+    /// Runs `body` while a task holds the lease (a pass that would work for 30 s), against a real redis-server.
+    private func withHolder(
+        ttl: Duration,
+        _ body: (RedisConnection, ReconcileLease, Task<String, any Error>) async throws -> Void
+    ) async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
+            try await redis.connect()
+            defer { redis.close() }
+            try await ReconcileFunctions.load(on: redis)
+            let lease = ReconcileLease(redis: redis, key: Keys().reconcileLease, ttl: ttl)
+            let (started, signal) = AsyncStream.makeStream(of: Void.self)
+            let holder = Task {
+                try await lease.withLease { _ in
+                    signal.yield()
+                    try await Task.sleep(for: .seconds(30))
+                    return "finished"
+                }
+            }
+            defer { holder.cancel() }
+            var iterator = started.makeAsyncIterator()
+            _ = await iterator.next()
+            try await body(redis, lease, holder)
         }
     }
 }
