@@ -51,6 +51,38 @@ import TestSupport
         }
     }
 
+    /// Redis slower than the command timeout: `503` while Redis still holds the write (ingest cannot know
+    /// whether it will happen; here Redis drops it with the timed-out connection), and the app's retry of the
+    /// same submission, once Redis is back, leaves exactly one job — the one it is given.
+    @Test func aSlowRedisGives503AndTheRetryLeavesOneJob() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server, configure: { $0.shared.redis.commandTimeout = .milliseconds(300) }) { client in
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let alice = try await IngestHarness.userHeaders("alice")
+                let submit = { try await client.execute(uri: "/v1/receipts", method: .post, headers: alice,
+                                                        body: ByteBuffer(string: #"{"receipt":"QUJDRA=="}"#)) }
+                _ = try await redis.send("CLIENT", "PAUSE", "3000", "WRITE")
+                let slow = try await submit()
+                #expect(slow.status == .serviceUnavailable)
+                #expect(IngestHarness.errorCode(slow) == "redis_unavailable")
+                #expect(slow.headers[.retryAfter] != nil)
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 0, "the 503 should come while Redis still holds the write")
+
+                // The app retries the same receipt until it is accepted (ingest reconnects meanwhile).
+                var retried: String?
+                for _ in 0..<100 where retried == nil {
+                    let response = try await submit()
+                    if response.status == .accepted { retried = IngestHarness.json(response)["jobId"] as? String }
+                    else { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                let jobID = try #require(retried)
+                #expect(try await redis.xrange("tg:{p0}:jobs").compactMap { $0.string(Job.Field.id) } == [jobID])
+                #expect(try await IngestHarness.json(submit())["jobId"] as? String == jobID)
+            }
+        }
+    }
+
     /// 200 concurrent notifications all land in the stream, in fewer round trips than requests (batches not
     /// bounded by bytes here, 8 round trips at most in flight).
     @Test func concurrentEnqueuesShareRoundTrips() async throws {
