@@ -139,19 +139,24 @@ local function write(keys, argv)
   return 1
 end
 
+-- XADDs the field/value list `entry` to `stream` and HSETs `status` on `hash`, which expires after `ttl` seconds.
+local function append_with_status(stream, entry, hash, status, ttl)
+  local xadd = { 'XADD', stream, '*' }
+  for j = 1, #entry do xadd[#xadd + 1] = entry[j] end
+  redis.call(unpack(xadd))
+  local hset = { 'HSET', hash }
+  for j = 1, #status do hset[#hset + 1] = status[j] end
+  redis.call(unpack(hset))
+  redis.call('EXPIRE', hash, ttl)
+end
+
 local function enqueue(keys, argv)
   local job, i = pairs_at(argv, 4)
   local status, last = pairs_at(argv, i)
   if #job == 0 or #status == 0 or last ~= #argv + 1 then fail('bad job or status fields') end
   local ok = redis.call('SET', keys[3], argv[1], 'NX', 'EX', argv[2])
   if not ok then return { redis.call('GET', keys[3]), 0 } end
-  local xadd = { 'XADD', keys[1], '*' }
-  for j = 1, #job do xadd[#xadd + 1] = job[j] end
-  redis.call(unpack(xadd))
-  local hset = { 'HSET', keys[2] }
-  for j = 1, #status do hset[#hset + 1] = status[j] end
-  redis.call(unpack(hset))
-  redis.call('EXPIRE', keys[2], argv[3])
+  append_with_status(keys[1], job, keys[2], status, argv[3])
   return { argv[1], 1 }
 end
 
@@ -159,13 +164,7 @@ local function emit(keys, argv)
   local entry, i = pairs_at(argv, 2)
   local status, last = pairs_at(argv, i)
   if #entry == 0 or #status == 0 or last ~= #argv + 1 then fail('bad entry or status fields') end
-  local xadd = { 'XADD', keys[1], '*' }
-  for j = 1, #entry do xadd[#xadd + 1] = entry[j] end
-  redis.call(unpack(xadd))
-  local hset = { 'HSET', keys[2] }
-  for j = 1, #status do hset[#hset + 1] = status[j] end
-  redis.call(unpack(hset))
-  redis.call('EXPIRE', keys[2], argv[1])
+  append_with_status(keys[1], entry, keys[2], status, argv[1])
   return 1
 end
 
