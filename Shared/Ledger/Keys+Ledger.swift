@@ -29,6 +29,12 @@ extension Keys {
         "\(prefix):\(userTag(userID)):orders"
     }
 
+    /// A user's unpaid orders: `tg:{u:<userId>}:orders:pending` (zset of order numbers scored by when each
+    /// expires, ms). Capped per user by ingest; the fulfiller removes an order once paid.
+    public func pendingOrders(user userID: String) -> String {
+        "\(prefix):\(userTag(userID)):orders:pending"
+    }
+
     /// Where an `appAccountToken` leads: `tg:{aat:<token>}:order` (hash: `user`, `order.no`). The token is the
     /// lower-case UUID string; look it up lower-cased, as StoreKit may report it in either case.
     public func appAccountToken(_ token: String) -> String {

@@ -26,50 +26,32 @@ public struct LedgerApplier: Sendable {
         self.now = now
     }
 
-    /// Decodes a verified-stream entry's event; throws ``LedgerError/malformedEvent(_:)``.
-    public static func event(of entry: StreamEntry) throws(LedgerError) -> PurchaseEvent {
-        guard let bytes = entry.fields[PurchaseEvent.streamField], !bytes.isEmpty else {
-            throw .malformedEvent("entry \(entry.id) has no \(PurchaseEvent.streamField) field")
-        }
-        let event: PurchaseEvent
-        do {
-            event = try PurchaseEvent.decode(bytes)
-        } catch {
-            throw .malformedEvent("entry \(entry.id): \(error)")
-        }
-        guard event.version == PurchaseEvent.currentVersion else {
-            throw .malformedEvent("entry \(entry.id): event version \(event.version) is not 1")
-        }
-        guard !event.jobId.isEmpty, event.transactions.allSatisfy({ !$0.transactionId.isEmpty && !$0.originalTransactionId.isEmpty }) else {
-            throw .malformedEvent("entry \(entry.id): empty job or transaction id")
-        }
-        return event
-    }
-
     /// Applies the event in `entry` (read from the verified stream by this group). Re-resolves the owner when
     /// a binding appeared between the lookup and the call.
     public func apply(entry: StreamEntry) async throws -> LedgerOutcome {
-        let event = try Self.event(of: entry)
+        let delivery = try LedgerDelivery(entry: entry)
         let stream = keys.verified().stream
         for _ in 0..<4 {
-            let resolution = try await resolveOwner(event)
+            let resolution = try await resolveOwner(delivery.event)
             let outcome: LedgerOutcome
             if let owner = resolution.user {
-                let plan = LedgerPlan(event: event, owner: owner, resolution: resolution, catalog: catalog, keys: keys,
-                                      stream: stream, clamp: clampRefunds, now: now())
+                let plan = LedgerPlan(delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
+                                      keys: keys, stream: stream, clamp: clampRefunds, now: now())
                 outcome = try await LedgerFunctions.call(
                     LedgerFunctions.applyFunction, on: redis, keys: plan.keys, group: group, id: entry.id,
                     plan: try plan.json())
             } else {
-                outcome = try await park(event, entry: entry, stream: stream)
+                outcome = try await park(delivery, entry: entry, stream: stream)
             }
             if outcome.outcome != "reresolve" { return outcome }
         }
         throw LedgerError.unexpectedReply("the owner kept changing while applying entry \(entry.id)")
     }
 
-    /// The owner in DESIGN.md's order: authenticated submitter (with the token's order when it is theirs),
-    /// then the `appAccountToken` mapping, then an existing binding of an `originalTransactionId`.
+    /// The owner: for a client's submission the authenticated submitter (with the token's order when it is
+    /// theirs). For Apple's word (notifications, reconciliation, forwarded parts) first the user a purchase chain
+    /// is already bound to — whoever was credited hears Apple's refund, revocation or renewal — then the
+    /// `appAccountToken`'s order, else nobody yet (parked).
     public func resolveOwner(_ event: PurchaseEvent) async throws -> OwnerResolution {
         let tokens = event.transactions.compactMap(\.appAccountToken)
         if let user = event.userId, !user.isEmpty {
@@ -83,14 +65,14 @@ public struct LedgerApplier: Sendable {
             }
             return .user(user)
         }
-        for token in tokens {
-            if let found = try await tokenOwner(token) {
-                return .token(user: found.user, orderNo: found.orderNo, token: token)
-            }
-        }
         for otid in originalTransactionIds(event) {
             if let user = try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: otid))).string {
                 return .binding(user: user, originalTransactionId: otid)
+            }
+        }
+        for token in tokens {
+            if let found = try await tokenOwner(token) {
+                return .token(user: found.user, orderNo: found.orderNo, token: token)
             }
         }
         return .unknown
@@ -109,13 +91,15 @@ public struct LedgerApplier: Sendable {
             .filter { seen.insert($0).inserted }
     }
 
-    private func park(_ event: PurchaseEvent, entry: StreamEntry, stream: String) async throws -> LedgerOutcome {
+    private func park(_ delivery: LedgerDelivery, entry: StreamEntry, stream: String) async throws -> LedgerOutcome {
         struct Body: Encodable {
             var jobId, kind, channel, event: String
             var now: Int64
             var retention: Int
+            var forwarded: Bool
             var binds: [Int], tokens: [Int], parks: [Int]
         }
+        let event = delivery.event
         var callKeys = [stream, keys.job(event.jobId)]
         func index(_ key: String) -> Int {
             callKeys.append(key)
@@ -124,8 +108,8 @@ public struct LedgerApplier: Sendable {
         let otids = originalTransactionIds(event)
         let body = Body(
             jobId: event.jobId, kind: event.kind.rawValue, channel: keys.jobResultsChannel,
-            event: String(decoding: entry.fields[PurchaseEvent.streamField] ?? [], as: UTF8.self), now: now(),
-            retention: JobStatus.retentionSeconds,
+            event: try delivery.parkedJSON(entry: entry), now: now(),
+            retention: JobStatus.retentionSeconds, forwarded: delivery.isForwarded,
             binds: otids.map { index(keys.binding(originalTransactionId: $0)) },
             tokens: event.transactions.compactMap(\.appAccountToken).map { index(keys.appAccountToken($0)) },
             parks: otids.map { index(keys.parked(originalTransactionId: $0)) })

@@ -1,15 +1,17 @@
-// The Lua source of the `tollgate_ledger_v1` Redis Function library, embedded so that every executable
-// carries it. A changed contract gets a new library and new function names (`tollgate_ledger_v2`, `tg_ledger_v2_…`).
+// The Lua source of the `tollgate_ledger_v2` Redis Function library, embedded so that every executable
+// carries it. A changed contract gets a new library and new function names (`tollgate_ledger_v3`, `tg_ledger_v3_…`).
+// v2: Apple's word is never refused because of an order (DESIGN.md invariant 8), parts of an event owned by
+// others are forwarded to them, renewal state only for the caller's own purchases, plans validated before XACK.
 
 extension LedgerFunctions {
     /// The library source passed to `FUNCTION LOAD REPLACE`.
     public static let librarySource: String = #"""
-#!lua name=tollgate_ledger_v1
--- Tollgate ledger functions, version 1. A changed contract gets a new library and function names.
+#!lua name=tollgate_ledger_v2
+-- Tollgate ledger functions, version 2. A changed contract gets a new library and function names.
 -- Every key is passed in KEYS; the plan (ARGV[3], JSON) refers to keys by their index in KEYS.
 
 local function fail(message)
-  return error({ err = 'ERR tollgate_ledger_v1: ' .. message })
+  return error({ err = 'ERR tollgate_ledger_v2: ' .. message })
 end
 
 local function n2s(x) return string.format('%.0f', x) end
@@ -59,7 +61,7 @@ end
 
 local function coins_change(keys, plan, delta, tid, reason, extra)
   if delta == 0 then return end
-  local balance = redis.call('HINCRBY', key_at(keys, 4), 'coins', delta)
+  local balance = redis.call('HINCRBY', key_at(keys, 4), 'coins', n2s(delta))
   local fields = { 'kind', 'coins', 'delta', n2s(delta), 'balance', n2s(balance), 'transactionId', tid,
                    'reason', reason }
   if extra then for i = 1, #extra do fields[#fields + 1] = extra[i] end end
@@ -156,7 +158,7 @@ local function refund(keys, plan, tx, rec, rkey)
   redis.call('HSET', key_at(keys, tx.rec), 'state', 'refunded', 'debited', n2s(debit), 'shortfall', n2s(shortfall),
              'refunds', (rec.refunds or ',') .. rkey .. ',', 'revoked', n2s(tx.revoked or plan.now),
              'updated.at', n2s(plan.now))
-  if shortfall > 0 then redis.call('HINCRBY', key_at(keys, 5), 'shortfall', shortfall) end
+  if shortfall > 0 then redis.call('HINCRBY', key_at(keys, 5), 'shortfall', n2s(shortfall)) end
   coins_change(keys, plan, -debit, tx.tid, 'refund', shortfall > 0 and { 'shortfall', n2s(shortfall) } or nil)
 end
 
@@ -173,10 +175,14 @@ local function apply_tx(keys, plan, tx, changed_ents)
   local rk = key_at(keys, tx.rec)
   local rec = hash_table(redis.call('HGETALL', rk))
   local note = plan.note
-  local is_refund = tx.revoked ~= nil or (note and (note.type == 'REFUND' or note.type == 'REVOKE'))
-  local is_reversal = (not tx.revoked) and note and note.type == 'REFUND_REVERSED'
+  -- A notification's type is evidence only when Apple signed it (V2); a V1 body's type is not.
+  local signed_note = note and note.evidence
+  local is_refund = tx.revoked ~= nil or (signed_note and (note.type == 'REFUND' or note.type == 'REVOKE'))
+  local is_reversal = (not tx.revoked) and signed_note and note.type == 'REFUND_REVERSED'
   local ent = tx.ent and plan.ents[tx.ent] or nil
-  if tx.type == 'unknown' then
+  -- A product the catalog does not know is recorded, not credited. A transaction credited earlier (its product
+  -- since removed from the catalog) still takes Apple's refund or reversal below, from its own record.
+  if tx.type == 'unknown' and (rec.state == nil or rec.state == 'unknown_product') then
     if rec.state == nil then
       redis.call('HSET', rk, 'tid', tx.tid, 'otid', tx.otid, 'product', tx.product, 'type', 'unknown',
                  'env', plan.env, 'qty', n2s(tx.qty), 'purchase', n2s(tx.purchase), 'state', 'unknown_product',
@@ -231,26 +237,30 @@ end
 
 local function reresolve() return cjson.encode({ outcome = 'reresolve' }) end
 
--- Moves events parked for an originalTransactionId back onto the verified stream (KEYS[1]).
+-- Moves events parked for an originalTransactionId back onto the verified stream (KEYS[1]); a forwarded
+-- part stays marked as one (it must not write its job's status).
 local function unpark(keys, index)
   local pk = key_at(keys, index)
   local items = redis.call('LRANGE', pk, 0, -1)
   for _, item in ipairs(items) do
     local ok, parked = pcall(cjson.decode, item)
     if ok and type(parked) == 'table' and parked.e then
-      redis.call('XADD', key_at(keys, 1), '*', 'job.id', parked.j or '', 'event.version', '1', 'event', parked.e,
-                 'ledger.unparked', '1')
+      local cmd = { 'XADD', key_at(keys, 1), '*', 'job.id', parked.j or '', 'event.version', '1', 'event', parked.e,
+                    'ledger.unparked', '1' }
+      if parked.f then cmd[#cmd + 1] = 'ledger.forwarded'; cmd[#cmd + 1] = '1' end
+      redis.call(unpack(cmd))
     end
   end
   if #items > 0 then redis.call('DEL', pk) end
   return #items
 end
 
+-- Renewal state is written only for a purchase chain bound to this user (after this call's own bindings).
 local function apply_renewals(keys, plan, changed)
   local meta = key_at(keys, 5)
   for _, r in ipairs(plan.renewals or {}) do
     local ent = plan.ents[r.ent]
-    if ent then
+    if ent and redis.call('GET', key_at(keys, r.bind)) == plan.user then
       local base = 'r:' .. ent.name .. ':'
       local signed = r.signed or (plan.note and plan.note.signed) or plan.verifiedAt
       if signed >= num(redis.call('HGET', meta, base .. 'signed'), 0) then
@@ -265,11 +275,73 @@ local function apply_renewals(keys, plan, changed)
   end
 end
 
+local TWO_53 = 9007199254740992
+
+local function whole(v, low, high)
+  return type(v) == 'number' and v == math.floor(v) and v >= low and v <= high
+end
+
+-- Everything the writes below will use is checked before the XACK: a bad plan changes nothing (the entry
+-- stays pending and ends in the dead-letter stream).
+local function validate(plan)
+  if type(plan.user) ~= 'string' or #plan.user == 0 or #plan.user > 128 then fail('bad plan: user') end
+  if not whole(plan.now, 0, TWO_53) then fail('bad plan: now') end
+  for _, tx in ipairs(plan.txs or {}) do
+    if type(tx.tid) ~= 'string' or #tx.tid == 0 then fail('bad plan: transaction id') end
+    if not whole(tx.qty, 1, 100) then fail('bad plan: quantity of ' .. tx.tid) end
+    if not whole(tx.coins, 0, TWO_53) or tx.coins * tx.qty >= TWO_53 then fail('bad plan: coins of ' .. tx.tid) end
+    for _, field in ipairs({ 'purchase', 'expires', 'revoked', 'signed' }) do
+      if tx[field] ~= nil and not whole(tx[field], 0, TWO_53) then fail('bad plan: ' .. field .. ' of ' .. tx.tid) end
+    end
+  end
+end
+
+-- Hands the transactions in `tids` (owned by other users) to their owners: a new verified-stream entry with
+-- this entry's event and the list of transactions it is limited to. Bounded by hops: each hop applies at
+-- least one transaction for the user it resolves to, so a chain ends well before the bound.
+local function forward(keys, argv, plan, tids)
+  if #tids == 0 then return 0 end
+  local hops = plan.hops or 0
+  if hops >= 8 then
+    redis.call('HINCRBY', key_at(keys, 5), 'forward.dropped', 1)
+    return 0
+  end
+  local found = redis.call('XRANGE', key_at(keys, 1), argv[2], argv[2])
+  if #found ~= 1 then return 0 end
+  local fields = hash_table(found[1][2])
+  if not fields['event'] then return 0 end
+  redis.call('XADD', key_at(keys, 1), '*', 'job.id', plan.jobId, 'event.version', fields['event.version'] or '1',
+             'event', fields['event'], 'ledger.only', cjson.encode(tids), 'ledger.hops', tostring(hops + 1))
+  return 1
+end
+
+-- Picks the transaction that pays the order: one of its product, preferring the one bought with the order's
+-- token; a transaction bought with another order's token (of this user) pays that order, not this one.
+local function order_payer(txs, order, plan)
+  local payer, blocked = nil, false
+  for _, tx in ipairs(txs) do
+    if tx.product == order.product then
+      if tx.token_order and tx.token_order ~= plan.orderNo then
+        blocked = true
+      elseif payer == nil or (tx.aat ~= nil and tx.aat == order.token) then
+        payer = tx
+      end
+    end
+  end
+  return payer, blocked
+end
+
 -- KEYS: verified stream, job hash, events stream, account, ledger meta, transactions zset, notifications
 -- set, then the plan's keys.   ARGV: group, entry id, plan JSON.
+--
+-- Order rules (DESIGN.md invariants 3 and 8) refuse only a client's claim (plan.claim): its explicit orderNo
+-- must exist, be paid by a transaction of its product, not bought for another of the user's orders, and not
+-- already used for another order. Apple's word (notifications, reconciliation, forwarded parts) is never
+-- refused because of an order: it pays the token's pending order when it can, and is applied either way.
 local function apply(keys, argv)
   local ok, plan = pcall(cjson.decode, argv[3] or '')
-  if not ok or type(plan) ~= 'table' or type(plan.user) ~= 'string' then fail('bad plan') end
+  if not ok or type(plan) ~= 'table' then fail('bad plan') end
+  validate(plan)
   local user, txs, note = plan.user, plan.txs or {}, plan.note
   plan.ents = plan.ents or {}
   if plan.by == 'token' then
@@ -283,9 +355,15 @@ local function apply(keys, argv)
   for _, tx in ipairs(txs) do
     local owner = redis.call('GET', key_at(keys, tx.bind))
     -- A purchase made with another user's appAccountToken belongs to that user.
-    local token_owner = tx.aatKey and redis.call('HGET', key_at(keys, tx.aatKey), 'user')
+    local token_owner, token_order = nil, nil
+    if tx.aatKey then
+      local t = redis.call('HMGET', key_at(keys, tx.aatKey), 'user', 'order.no')
+      token_owner, token_order = t[1], t[2]
+    end
     if (owner and owner ~= user) or (token_owner and token_owner ~= user) then
       tx.refused = true; refused = refused + 1
+    elseif token_owner == user and token_order then
+      tx.token_order = token_order
     end
     tx.bound = (owner == user)
   end
@@ -294,47 +372,56 @@ local function apply(keys, argv)
     local okey = key_at(keys, plan.order)
     local o = redis.call('HMGET', okey, 'product', 'state', 'transaction', 'token')
     if not o[1] then
-      reject = { 'unknown_order', 'order ' .. tostring(plan.orderNo) .. ' does not exist for this user' }
+      if plan.claim and plan.explicit then
+        reject = { 'unknown_order', 'order ' .. tostring(plan.orderNo) .. ' does not exist for this user' }
+      end
     else
       order = { key = okey, product = o[1], state = o[2], token = o[4] }
-      for _, tx in ipairs(txs) do
-        if tx.product == order.product and (order.payer == nil or (tx.aat ~= nil and tx.aat == order.token)) then
-          order.payer = tx
-        end
-      end
-      if order.payer == nil then
-        reject = { 'product_mismatch', 'no transaction of the order\'s product ' .. order.product }
-      elseif order.payer.refused then
-        reject = { 'owned_by_another_user', 'the paying transaction belongs to another user' }
-      else
-        local paid = redis.call('HGET', key_at(keys, order.payer.rec), 'order')
-        if paid and paid ~= plan.orderNo then
+      local payer, blocked = order_payer(txs, order, plan)
+      local paid = payer and redis.call('HGET', key_at(keys, payer.rec), 'order')
+      if plan.claim and plan.explicit then
+        if payer == nil and blocked then
+          reject = { 'wrong_order', 'the transaction was bought for another order of this user' }
+        elseif payer == nil then
+          reject = { 'product_mismatch', 'no transaction of the order\'s product ' .. order.product }
+        elseif payer.refused then
+          reject = { 'owned_by_another_user', 'the paying transaction belongs to another user' }
+        elseif paid and paid ~= plan.orderNo then
           reject = { 'transaction_already_used', 'the transaction already paid order ' .. paid }
         end
+      elseif payer and (payer.refused or (paid and paid ~= plan.orderNo)) then
+        payer = nil
       end
+      order.payer = payer
     end
   end
-  if not reject and #txs > 0 and refused == #txs then
+  if not reject and plan.claim and #txs > 0 and refused == #txs then
     reject = { 'owned_by_another_user', 'the transaction belongs to another user' }
   end
   if redis.call('XACK', key_at(keys, 1), argv[1], argv[2]) ~= 1 then
     return cjson.encode({ outcome = 'acked_elsewhere' })
   end
+  local others = {}
+  for _, tx in ipairs(txs) do
+    if tx.refused then others[#others + 1] = tx.tid end
+  end
   if reject then
     if reject[1] ~= 'unknown_order' then redis.call('HINCRBY', meta, 'fraud:' .. reject[1], 1) end
-    job_status(keys, plan, 'rejected', reject[1], reject[2], { outcome = 'rejected', reason = reject[1] })
-    return cjson.encode({ outcome = 'rejected', reason = reject[1] })
+    forward(keys, argv, plan, others)
+    local out = { outcome = 'rejected', reason = reject[1] }
+    if not plan.forwarded then job_status(keys, plan, 'rejected', reject[1], reject[2], out) end
+    return cjson.encode(out)
   end
   if dup_note then
-    job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'duplicate' })
+    if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'duplicate' }) end
     return cjson.encode({ outcome = 'duplicate' })
   end
-  local results, changed, unknown, unparked = {}, {}, 0, 0
+  local results, changed, touched, unknown, unparked = {}, {}, {}, 0, 0
   for _, tx in ipairs(txs) do
     local r
     if tx.refused then
       r = 'owned_by_another_user'
-      redis.call('HINCRBY', meta, 'fraud:owned_by_another_user', 1)
+      if plan.claim then redis.call('HINCRBY', meta, 'fraud:owned_by_another_user', 1) end
     else
       if not tx.bound then
         redis.call('SET', key_at(keys, tx.bind), user)
@@ -342,26 +429,34 @@ local function apply(keys, argv)
       end
       r = apply_tx(keys, plan, tx, changed)
       if r == 'unknown_product' then unknown = unknown + 1 end
+      if tx.ent then touched[tx.ent] = true end
     end
     results[#results + 1] = { transactionId = tx.tid, productId = tx.product, result = r }
   end
   apply_renewals(keys, plan, changed)
+  for i in pairs(changed) do touched[i] = true end
   for i, ent in ipairs(plan.ents) do
-    local c = changed[i] or {}
-    recompute(keys, plan, ent, c.tid, c.reason or 'recomputed')
+    if touched[i] then
+      local c = changed[i] or {}
+      recompute(keys, plan, ent, c.tid, c.reason or 'recomputed')
+    end
   end
-  if order and order.state ~= 'paid' then
+  if order and order.payer and order.state ~= 'paid' then
     redis.call('HSET', order.key, 'state', 'paid', 'paid.at', n2s(plan.now), 'transaction', order.payer.tid)
+    redis.call('PERSIST', order.key)
+    if order.payer.aatKey and order.payer.aat == order.token then redis.call('PERSIST', key_at(keys, order.payer.aatKey)) end
     redis.call('HSET', key_at(keys, order.payer.rec), 'order', plan.orderNo)
+    if plan.pending then redis.call('ZREM', key_at(keys, plan.pending), plan.orderNo) end
   end
   if note and note.uuid then redis.call('SADD', key_at(keys, 7), note.uuid) end
   local out = { outcome = 'fulfilled', unparked = unparked,
                 coins = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0) }
+  out.forwarded = forward(keys, argv, plan, others)
   if #results > 0 then out.transactions = results end
   if #txs > 0 and unknown == #txs then
     out.outcome = 'rejected'; out.reason = 'unknown_product'
-    job_status(keys, plan, 'rejected', 'unknown_product', 'the product is not in the catalog', out)
-  else
+    if not plan.forwarded then job_status(keys, plan, 'rejected', 'unknown_product', 'the product is not in the catalog', out) end
+  elseif not plan.forwarded then
     job_status(keys, plan, 'fulfilled', nil, nil, out)
   end
   return cjson.encode(out)
@@ -385,16 +480,16 @@ local function park(keys, argv)
     return cjson.encode({ outcome = 'acked_elsewhere' })
   end
   if #parks == 0 then
-    job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'fulfilled' })
+    if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'fulfilled' }) end
     return cjson.encode({ outcome = 'fulfilled' })
   end
-  local item = cjson.encode({ j = plan.jobId, e = plan.event })
+  local item = cjson.encode({ j = plan.jobId, e = plan.event, f = plan.forwarded or nil })
   for _, k in ipairs(parks) do redis.call('RPUSH', k, item) end
-  job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'parked' })
+  if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'parked' }) end
   return cjson.encode({ outcome = 'parked' })
 end
 
-redis.register_function('tg_ledger_v1_apply', apply)
-redis.register_function('tg_ledger_v1_park', park)
+redis.register_function('tg_ledger_v2_apply', apply)
+redis.register_function('tg_ledger_v2_park', park)
 """#
 }

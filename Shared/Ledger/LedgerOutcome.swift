@@ -14,20 +14,24 @@ public struct LedgerOutcome: Sendable, Hashable, Codable {
     /// (the owner changed since it was looked up: nothing written, look up again).
     public var outcome: String
     /// The rejection reason: `product_mismatch`, `owned_by_another_user`, `unknown_product`, `unknown_order`,
+    /// `wrong_order` (the transaction was bought with another of the user's orders' token),
     /// `transaction_already_used` (the transaction already paid another order).
     public var reason: String?
     /// The user's coin balance after the call.
     public var coins: Int64?
     /// Events moved back from the parked list to the verified stream by a new binding.
     public var unparked: Int?
+    /// 1 when transactions of other owners were forwarded to them as a new verified-stream entry.
+    public var forwarded: Int?
     public var transactions: [TransactionResult]?
 
     public init(outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,
-                transactions: [TransactionResult]? = nil) {
+                forwarded: Int? = nil, transactions: [TransactionResult]? = nil) {
         self.outcome = outcome
         self.reason = reason
         self.coins = coins
         self.unparked = unparked
+        self.forwarded = forwarded
         self.transactions = transactions
     }
 }

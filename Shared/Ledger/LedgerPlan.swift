@@ -1,7 +1,7 @@
 import Foundation
 import Pipeline
 
-/// The `KEYS` and the plan JSON of one `tg_ledger_v1_apply` call: an event's transactions with what the
+/// The `KEYS` and the plan JSON of one `tg_ledger_v2_apply` call: an event's transactions with what the
 /// catalog says about them, for one owner. The plan refers to keys by their 1-based index in ``keys``.
 struct LedgerPlan {
     struct Tx: Encodable {
@@ -24,6 +24,8 @@ struct LedgerPlan {
     struct Renewal: Encodable {
         var ent: Int
         var otid: String
+        /// The binding key of `otid`: the renewal is written only when the chain is bound to the plan's user.
+        var bind: Int
         var auto: Int?
         var retry: Bool
         var grace, signed: Int64?
@@ -32,6 +34,8 @@ struct LedgerPlan {
         var type: String
         var uuid: String?
         var signed: Int64?
+        /// Whether the type is Apple's signed word (V2): a V1 body's type proves nothing.
+        var evidence: Bool
     }
     struct Body: Encodable {
         var jobId, kind, user, env, channel: String
@@ -40,8 +44,17 @@ struct LedgerPlan {
         var clamp: Bool
         var by: String
         var byKey: Int?
+        /// A client's submission: only a claim may be refused because of an order.
+        var claim: Bool
+        /// The order is the one the client named (`orderNo`), not one found through a token.
+        var explicit = false
+        /// A part of another entry's event handed to this owner: it never writes the job's status.
+        var forwarded: Bool
+        var hops: Int
         var order: Int?
         var orderNo: String?
+        /// The owner's index of unpaid orders, from which a paid order is removed.
+        var pending: Int?
         var note: Note?
         /// The sweep index keys (zset, ref hash) when the plan has an auto-renewable entitlement.
         var due: Int?
@@ -55,30 +68,33 @@ struct LedgerPlan {
     private(set) var body: Body
 
     /// The fixed keys, in the order the function expects them.
-    init(event: PurchaseEvent, owner: String, resolution: OwnerResolution, catalog: Catalog, keys k: Keys,
+    init(delivery: LedgerDelivery, owner: String, resolution: OwnerResolution, catalog: Catalog, keys k: Keys,
          stream: String, clamp: Bool, now: Int64) {
+        let event = delivery.event
         keys = [stream, k.job(event.jobId), k.events().stream, k.account(user: owner), k.ledgerMeta(user: owner),
                 k.transactions(user: owner), k.notifications(user: owner)]
         body = Body(jobId: event.jobId, kind: event.kind.rawValue, user: owner, env: event.environment,
                     channel: k.jobResultsChannel, now: now, verifiedAt: event.verifiedAt,
-                    retention: JobStatus.retentionSeconds, clamp: clamp, by: "user")
+                    retention: JobStatus.retentionSeconds, clamp: clamp, by: "user",
+                    claim: delivery.isClientClaim, forwarded: delivery.isForwarded, hops: delivery.hops)
         switch resolution {
         case .token(_, let orderNo, let token):
             body.by = "token"
             body.byKey = index(k.appAccountToken(token))
-            if let orderNo { body.order = index(k.order(user: owner, orderNo: orderNo)); body.orderNo = orderNo }
+            if let orderNo { addOrder(orderNo, owner: owner, keys: k) }
         case .binding(_, let otid):
             body.by = "binding"
             body.byKey = index(k.binding(originalTransactionId: otid))
         case .user, .unknown:
             break
         }
-        if let orderNo = event.orderNo, body.order == nil {
-            body.order = index(k.order(user: owner, orderNo: orderNo))
-            body.orderNo = orderNo
+        if let orderNo = event.orderNo, body.order == nil, delivery.isClientClaim {
+            addOrder(orderNo, owner: owner, keys: k)
+            body.explicit = true
         }
         if let note = event.notification {
-            body.note = Note(type: note.type, uuid: note.notificationUUID, signed: note.signedDate)
+            body.note = Note(type: note.type, uuid: note.notificationUUID, signed: note.signedDate,
+                             evidence: note.version >= 2)
         }
         var entByOTID: [String: Int] = [:]
         for tx in event.transactions {
@@ -90,7 +106,7 @@ struct LedgerPlan {
             }
             body.txs.append(Tx(
                 tid: tx.transactionId, otid: tx.originalTransactionId, product: tx.productId,
-                type: product?.type.rawValue ?? "unknown", coins: product?.coins ?? 0, qty: max(1, tx.quantity),
+                type: product?.type.rawValue ?? "unknown", coins: product?.coins ?? 0, qty: tx.quantity,
                 ent: ent, purchase: tx.purchaseDate, expires: tx.expiresDate, revoked: tx.revocationDate,
                 signed: tx.signedDate, family: tx.inAppOwnershipType == "FAMILY_SHARED", upgraded: tx.isUpgraded ?? false,
                 aat: tx.appAccountToken?.lowercased(),
@@ -107,11 +123,19 @@ struct LedgerPlan {
             }
             guard let ent, body.ents[ent - 1].type == Product.Kind.autoRenewable.rawValue else { continue }
             body.renewals.append(Renewal(
-                ent: ent, otid: renewal.originalTransactionId, auto: renewal.autoRenewStatus,
+                ent: ent, otid: renewal.originalTransactionId,
+                bind: index(k.binding(originalTransactionId: renewal.originalTransactionId)), auto: renewal.autoRenewStatus,
                 retry: renewal.isInBillingRetryPeriod ?? false, grace: renewal.gracePeriodExpiresDate,
                 signed: renewal.signedDate))
         }
         addSweepIndex(keys: k)
+    }
+
+    /// The order the event may pay, and the owner's index of unpaid orders.
+    private mutating func addOrder(_ orderNo: String, owner: String, keys k: Keys) {
+        body.order = index(k.order(user: owner, orderNo: orderNo))
+        body.orderNo = orderNo
+        body.pending = index(k.pendingOrders(user: owner))
     }
 
     /// Adds the reconciler's sweep index keys (``Keys/subscriptionsDue``) once an auto-renewable entitlement

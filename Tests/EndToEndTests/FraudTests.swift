@@ -24,15 +24,25 @@ extension TollgateSystemTests {
             let paid = try await ingest.submitTransaction(user: user, signedTransaction: real.signedTransaction, orderNo: order.orderNo)
             #expect(paid.status == "fulfilled", "\(paid)")
             try await system.awaitCoins(user, 2000)
-            // Paid once: the same transaction cannot pay a second order, and its receipt adds nothing.
+            // Paid once: a transaction bought for one order cannot pay a second, and its receipt adds nothing.
             let second = try await ingest.createOrder(user: user, productId: "com.example.coins2000")
             let reused = try await ingest.submitReceipt(user: user, receipt: try #require(real.receipt), orderNo: second.orderNo)
             #expect(reused.status == "rejected", "\(reused)")
-            #expect(reused.reason == "transaction_already_used", "\(reused)")
+            #expect(reused.reason == "wrong_order", "\(reused)")
+            // Bought without a token, it pays the order it is first submitted with, and no other.
+            let untokened = try await sim.purchase("com.example.coins2000", type: "Consumable")
+            let paidSecond = try await ingest.submitTransaction(user: user, signedTransaction: untokened.signedTransaction,
+                                                                orderNo: second.orderNo)
+            #expect(paidSecond.status == "fulfilled", "\(paidSecond)")
+            let third = try await ingest.createOrder(user: user, productId: "com.example.coins2000")
+            let usedTwice = try await ingest.submitTransaction(user: user, signedTransaction: untokened.signedTransaction,
+                                                               orderNo: third.orderNo)
+            #expect(usedTwice.reason == "transaction_already_used", "\(usedTwice)")
+            try await system.awaitCoins(user, 4000)
             let replay = try await ingest.submitReceipt(user: user, receipt: try #require(real.receipt), orderNo: order.orderNo)
             #expect(replay.status == "fulfilled", "\(replay)")
             #expect(replay.transactionResults == ["duplicate"], "\(replay)")
-            #expect(try await ingest.entitlements(user: user).coins == 2000)
+            #expect(try await ingest.entitlements(user: user).coins == 4000)
 
             let report = try await system.tollctlUser(user)
             #expect(report.contains("fraud:product_mismatch=2"), "\(report)")
@@ -62,6 +72,33 @@ extension TollgateSystemTests {
             #expect(try await ingest.entitlements(user: owner).coins == 100)
             let report = try await system.tollctlUser(thief)
             #expect(report.contains("fraud:owned_by_another_user=2"), "\(report)")
+            try await system.expectAuditClean()
+        }
+
+        /// Issue 13's first hole: bought with order O1's token, claimed as paying O2, then refunded by Apple.
+        /// The claim is refused; once it pays O1, Apple's refund takes the coins back.
+        @Test(.logsOnFailure) func aPurchaseForOneOrderCannotPayAnotherAndItsRefundIsApplied() async throws {
+            let system = try SystemHarness.require()
+            let ingest = system.ingestClient
+            let sim = system.simClient
+            let user = UserToken.newUser("evader")
+            let o1 = try await ingest.createOrder(user: user, productId: "com.example.coins100")
+            let o2 = try await ingest.createOrder(user: user, productId: "com.example.coins100")
+            let purchase = try await sim.purchase("com.example.coins100", type: "Consumable", appAccountToken: o1.appAccountToken)
+
+            let claim = try await ingest.submitTransaction(user: user, signedTransaction: purchase.signedTransaction, orderNo: o2.orderNo)
+            #expect(claim.status == "rejected", "\(claim)")
+            #expect(claim.reason == "wrong_order", "\(claim)")
+            let viaReceipt = try await ingest.submitReceipt(user: user, receipt: try #require(purchase.receipt), orderNo: o2.orderNo)
+            #expect(viaReceipt.reason == "wrong_order", "\(viaReceipt)")
+            // The simulator's ONE_TIME_CHARGE notification credits it through O1's token meanwhile, or the app's claim
+            // of O1 does: either way once.
+            let paid = try await ingest.submitTransaction(user: user, signedTransaction: purchase.signedTransaction, orderNo: o1.orderNo)
+            #expect(paid.status == "fulfilled", "\(paid)")
+            try await system.awaitCoins(user, 100)
+
+            _ = try await sim.event("REFUND", transactionId: purchase.transactionId)
+            try await system.awaitCoins(user, 0)
             try await system.expectAuditClean()
         }
     }

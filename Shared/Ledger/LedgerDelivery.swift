@@ -1,0 +1,85 @@
+import Foundation
+import Pipeline
+import Redis
+
+/// One verified-stream entry as the ledger applies it: the event, checked, and — when the entry is a part of
+/// another entry's event forwarded to its owner — limited to the transactions forwarded.
+///
+/// Forwarded entries are written by the apply function itself (`ledger.only`: a JSON array of transaction ids,
+/// `ledger.hops`), and parked parts of them come back with `ledger.forwarded`. A forwarded part is Apple's word
+/// about those transactions only: it names no submitter and no order, and it never writes its job's status (the
+/// job belongs to whoever submitted the whole event).
+public struct LedgerDelivery: Sendable, Hashable {
+    /// Verified-stream fields of a forwarded part.
+    public enum Field {
+        public static let only = "ledger.only"
+        public static let hops = "ledger.hops"
+        public static let forwarded = "ledger.forwarded"
+    }
+
+    /// The most units of one purchase the ledger credits (Apple sells at most 10 at a time).
+    public static let quantities = 1...100
+
+    public var event: PurchaseEvent
+    public var isForwarded: Bool
+    public var hops: Int
+
+    /// A client's own submission: the only kind of event an order may refuse.
+    public var isClientClaim: Bool { !isForwarded && event.source == .client && event.userId != nil }
+
+    public init(event: PurchaseEvent, isForwarded: Bool = false, hops: Int = 0) {
+        self.event = event
+        self.isForwarded = isForwarded
+        self.hops = hops
+    }
+
+    /// Decodes and checks a verified-stream entry; throws ``LedgerError/malformedEvent(_:)``.
+    public init(entry: StreamEntry) throws(LedgerError) {
+        guard let bytes = entry.fields[PurchaseEvent.streamField], !bytes.isEmpty else {
+            throw .malformedEvent("entry \(entry.id) has no \(PurchaseEvent.streamField) field")
+        }
+        var event: PurchaseEvent
+        do {
+            event = try PurchaseEvent.decode(bytes)
+        } catch {
+            throw .malformedEvent("entry \(entry.id): \(error)")
+        }
+        guard event.version == PurchaseEvent.currentVersion else {
+            throw .malformedEvent("entry \(entry.id): event version \(event.version) is not 1")
+        }
+        guard !event.jobId.isEmpty, event.transactions.allSatisfy({ !$0.transactionId.isEmpty && !$0.originalTransactionId.isEmpty }) else {
+            throw .malformedEvent("entry \(entry.id): empty job or transaction id")
+        }
+        if let bad = event.transactions.first(where: { !Self.quantities.contains($0.quantity) }) {
+            throw .malformedEvent("entry \(entry.id): quantity \(bad.quantity) of \(bad.transactionId) is outside \(Self.quantities)")
+        }
+        var forwarded = entry.string(Field.forwarded) == "1"
+        if let only = entry.fields[Field.only] {
+            guard let ids = try? JSONDecoder().decode([String].self, from: Data(only)) else {
+                throw .malformedEvent("entry \(entry.id): \(Field.only) is not a JSON array of transaction ids")
+            }
+            event = Self.part(of: event, transactionIds: Set(ids))
+            forwarded = true
+        }
+        if forwarded {
+            event.userId = nil
+            event.orderNo = nil
+        }
+        self.init(event: event, isForwarded: forwarded, hops: entry.string(Field.hops).flatMap { Int($0) } ?? 0)
+    }
+
+    /// The event limited to some transactions and the renewal states of their purchase chains.
+    static func part(of event: PurchaseEvent, transactionIds: Set<String>) -> PurchaseEvent {
+        var part = event
+        part.transactions = event.transactions.filter { transactionIds.contains($0.transactionId) }
+        let chains = Set(part.transactions.map(\.originalTransactionId))
+        part.renewals = event.renewals.filter { chains.contains($0.originalTransactionId) }
+        return part
+    }
+
+    /// The JSON kept when this delivery is parked: the part, not the whole event it came from.
+    func parkedJSON(entry: StreamEntry) throws -> String {
+        guard isForwarded else { return String(decoding: entry.fields[PurchaseEvent.streamField] ?? [], as: UTF8.self) }
+        return String(decoding: try event.encoded(), as: UTF8.self)
+    }
+}
