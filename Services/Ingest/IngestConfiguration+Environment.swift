@@ -35,6 +35,14 @@ extension IngestConfiguration {
             throw PipelineError.invalidConfiguration(variable: "TOLLGATE_SERVICE_KEYS",
                                                      message: "every key must be at least 16 bytes (one has \(short.utf8.count))")
         }
+        let reader = EnvironmentReader(environment)
+        if try reader.bool("TOLLGATE_V1_NOTIFICATIONS", default: false) {
+            guard let secret = reader.optional("TOLLGATE_SHARED_SECRET") else {
+                throw PipelineError.invalidConfiguration(
+                    variable: "TOLLGATE_SHARED_SECRET", message: "is required when TOLLGATE_V1_NOTIFICATIONS is on")
+            }
+            v1SharedSecret = secret
+        }
         maxBacklog = try Self.integer(environment, "TOLLGATE_MAX_BACKLOG", default: 100_000, in: 0...Int(Int32.max))
         enqueueQueueLimit = try Self.integer(environment, "TOLLGATE_ENQUEUE_QUEUE_LIMIT", default: 10_000, in: 1...1_000_000)
         enqueueBatchSize = try Self.integer(environment, "TOLLGATE_ENQUEUE_BATCH_SIZE", default: 256, in: 1...10_000)

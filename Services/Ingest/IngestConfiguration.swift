@@ -11,6 +11,9 @@ import Pipeline
 /// - `TOLLGATE_CLIENT_JWT_SECRET` — HS256 secret of user tokens, at least 32 bytes. Unset: user endpoints answer
 ///   `401 unauthorized` and a warning is logged at startup (so that a notifications-only deployment runs)
 /// - `TOLLGATE_SERVICE_KEYS` — comma-separated service API keys (none)
+/// - `TOLLGATE_V1_NOTIFICATIONS` — accept Apple's V1 notifications (`false`); needs `TOLLGATE_SHARED_SECRET`,
+///   which each V1 body's `password` must equal. A V1 notification is only a trigger: the verifier credits what
+///   Apple answers for its `latest_receipt`
 /// - `TOLLGATE_MAX_BACKLOG` — jobs not yet delivered to the verifiers above which enqueues answer `503`
 ///   (`100000`; 0 turns the check off)
 /// - `TOLLGATE_ENQUEUE_QUEUE_LIMIT` — enqueues waiting for a Redis round trip above which `503` (`10000`)
@@ -30,6 +33,8 @@ public struct IngestConfiguration: Sendable {
     public var catalog: Catalog
     public var clientJWTSecret: String?
     public var serviceKeys: [String] = []
+    /// The shared secret V1 notifications must carry; nil: V1 notifications are refused.
+    public var v1SharedSecret: String?
     public var maxBacklog = 100_000
     public var enqueueQueueLimit = 10_000
     public var enqueueBatchSize = 256

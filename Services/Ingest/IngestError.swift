@@ -43,6 +43,14 @@ struct IngestError: HTTPResponseError, Sendable {
         IngestError(status: .badRequest, code: "unknown_notification",
                     message: "neither a V2 notification (signedPayload) nor a V1 notification (notification_type)")
     }
+    static func v1NotificationsDisabled() -> IngestError {
+        IngestError(status: .forbidden, code: "v1_notifications_disabled",
+                    message: "V1 notifications are not accepted here (TOLLGATE_V1_NOTIFICATIONS is off)")
+    }
+    static func sharedSecretMismatch() -> IngestError {
+        IngestError(status: .unauthorized, code: "shared_secret_mismatch",
+                    message: "the V1 notification's password is not this app's shared secret")
+    }
     static func payloadTooLarge(limit: Int) -> IngestError {
         IngestError(status: .contentTooLarge, code: "payload_too_large", message: "the body exceeds \(limit) bytes")
     }

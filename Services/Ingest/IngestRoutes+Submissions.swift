@@ -8,7 +8,7 @@ extension IngestRoutes {
     /// is durably in Redis (and acknowledged by replicas when configured), `503` otherwise so Apple retries.
     func notification(_ request: Request) async throws -> Response {
         let body = try await body(of: request, limit: Submission.maxNotificationBytes)
-        let submission = try Submission.notification(body: body)
+        let submission = try Submission.notification(body: body, v1SharedSecret: configuration.v1SharedSecret)
         let outcome = try await enqueue(submission, source: .apple, userID: nil)
         return jobIDResponse(.ok, outcome.jobID)
     }

@@ -21,19 +21,7 @@ struct Submission: Sendable {
         guard let raw = object["receipt"] as? String, !raw.isEmpty else {
             throw .invalidReceipt("receipt must be a non-empty base64 string")
         }
-        var normalized: [UInt8] = []
-        normalized.reserveCapacity(raw.utf8.count)
-        for byte in raw.utf8 {
-            switch byte {
-            case UInt8(ascii: " "): normalized.append(UInt8(ascii: "+"))  // form-encoding turned '+' into ' '
-            case UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): continue
-            default: normalized.append(byte)
-            }
-        }
-        guard normalized.count <= maxReceiptBytes else { throw .payloadTooLarge(limit: maxReceiptBytes) }
-        guard normalized.allSatisfy(isBase64), Data(base64Encoded: Data(normalized)) != nil else {
-            throw .invalidReceipt("receipt is not valid base64")
-        }
+        let normalized = try normalizedReceipt(raw)
         return Submission(kind: .receipt, payload: normalized, orderNo: try orderNo(object))
     }
 
@@ -47,9 +35,10 @@ struct Submission: Sendable {
         return Submission(kind: .transaction, payload: Array(jws.utf8), orderNo: try orderNo(object))
     }
 
-    /// `POST /v1/apple/notifications`: V2 `{"signedPayload"}` (JWS checked) or V1 (`notification_type`);
-    /// the payload is the body byte-for-byte.
-    static func notification(body: [UInt8]) throws(IngestError) -> Submission {
+    /// `POST /v1/apple/notifications`: V2 `{"signedPayload"}` (JWS checked; the payload is the body
+    /// byte-for-byte) or V1 (`notification_type`, see ``notificationV1(body:sharedSecret:)``). `v1SharedSecret`
+    /// nil: V1 is off and refused.
+    static func notification(body: [UInt8], v1SharedSecret: String?) throws(IngestError) -> Submission {
         /// The only members ingest looks at; decoding still validates the whole body as JSON.
         struct Fields: Decodable {
             var signedPayload: String?
@@ -81,9 +70,55 @@ struct Submission: Sendable {
             return Submission(kind: .notificationV2, payload: body)
         }
         if let type = fields.notificationType, !type.isEmpty {
-            return Submission(kind: .notificationV1, payload: body)
+            guard let secret = v1SharedSecret else { throw .v1NotificationsDisabled() }
+            return try notificationV1(body: body, sharedSecret: secret)
         }
         throw .unknownNotification()
+    }
+
+    /// A V1 notification is a trigger, never evidence (DESIGN.md invariant 9): its `password` must be the shared
+    /// secret (compared in constant time), and what is kept is only what the verifier needs to ask Apple — the
+    /// type, `bid`, `environment` and `unified_receipt.latest_receipt` (or the older top-level `latest_receipt`).
+    /// The password and the notification's own transaction fields are dropped before anything is stored.
+    static func notificationV1(body: [UInt8], sharedSecret: String) throws(IngestError) -> Submission {
+        let object = try jsonObject(body)
+        guard let password = object["password"] as? String,
+              ConstantTime.equal(Array(password.utf8), Array(sharedSecret.utf8)) else {
+            throw .sharedSecretMismatch()
+        }
+        let unified = object["unified_receipt"] as? [String: Any]
+        guard let raw = (unified?["latest_receipt"] as? String) ?? (object["latest_receipt"] as? String), !raw.isEmpty else {
+            throw .invalidReceipt("a V1 notification needs a latest_receipt: Tollgate credits only what Apple answers for it")
+        }
+        var trigger: [String: Any] = [
+            "notification_type": object["notification_type"] as? String ?? "",
+            "unified_receipt": ["latest_receipt": String(decoding: try normalizedReceipt(raw), as: UTF8.self)],
+        ]
+        for name in ["bid", "environment"] {
+            if let value = object[name] as? String { trigger[name] = String(value.prefix(256)) }
+        }
+        guard let payload = try? JSONSerialization.data(withJSONObject: trigger, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            throw .invalidJSON()
+        }
+        return Submission(kind: .notificationV1, payload: Array(payload))
+    }
+
+    /// A receipt with `+` restored from spaces and all whitespace removed; at most ``maxReceiptBytes`` of base64.
+    static func normalizedReceipt(_ raw: String) throws(IngestError) -> [UInt8] {
+        var normalized: [UInt8] = []
+        normalized.reserveCapacity(raw.utf8.count)
+        for byte in raw.utf8 {
+            switch byte {
+            case UInt8(ascii: " "): normalized.append(UInt8(ascii: "+"))  // form-encoding turned '+' into ' '
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): continue
+            default: normalized.append(byte)
+            }
+        }
+        guard normalized.count <= maxReceiptBytes else { throw .payloadTooLarge(limit: maxReceiptBytes) }
+        guard normalized.allSatisfy(isBase64), Data(base64Encoded: Data(normalized)) != nil else {
+            throw .invalidReceipt("receipt is not valid base64")
+        }
+        return normalized
     }
 
     static func jsonObject(_ body: [UInt8]) throws(IngestError) -> [String: Any] {

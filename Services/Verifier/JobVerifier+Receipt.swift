@@ -25,28 +25,26 @@ extension JobVerifier {
             notification: notification)
     }
 
-    /// A V1 notification: its `password` must equal the shared secret (constant time), its
-    /// `unified_receipt` is normalized like a receipt answer.
-    func verifyNotificationV1(_ job: Job) -> VerificationOutcome {
+    /// A V1 notification is a trigger, never evidence (DESIGN.md invariant 9): ingest checked its password and
+    /// kept only its type, `bid`, `environment` and `latest_receipt`; Apple's `verifyReceipt` answer for that
+    /// receipt is what the event carries. The notification's own transaction fields are never read (a job written
+    /// by an older ingest still holds them, and the password: both are ignored).
+    func verifyNotificationV1(_ job: Job) async -> VerificationOutcome {
         guard let notification = try? JSONDecoder().decode(ServerNotificationV1.self, from: Data(job.payload)) else {
             return .rejected(VerificationFailure(.invalidFormat, "the V1 notification is not readable JSON"))
         }
-        guard let secret = configuration.sharedSecret else {
-            return .rejected(VerificationFailure(
-                .sharedSecretMismatch, "no shared secret is configured (TOLLGATE_SHARED_SECRET), so V1 notifications cannot be authenticated"))
+        guard let latest = notification.latestReceipt else {
+            return .rejected(VerificationFailure(.invalidFormat, "the V1 notification has no latest_receipt to ask Apple about"))
         }
-        let result = ReceiptNormalizer.normalize(
-            notification: notification, expectedBundleId: configuration.bundleId, sharedSecret: secret)
-        switch result {
-        case .verified(let receipt):
+        if let bid = notification.bid, bid != configuration.bundleId {
+            return .rejected(VerificationFailure(.wrongBundleID, "the V1 notification is for another app"))
+        }
+        let verification = await receipts.verify(latest)
+        return await VerificationOutcome.from(verification.result, retryAfter: verification.retryAfter) { receipt in
             if let failure = environmentFailure(receipt.environment) { return .rejected(failure) }
             return .verified(event(
                 for: job, receipt: receipt,
                 notification: PurchaseEventNotification(type: notification.notificationType, version: 1)))
-        case .rejected(let failure):
-            return .rejected(failure)
-        case .retryable(let failure):
-            return .retryable(failure, retryAfter: nil)
         }
     }
 }

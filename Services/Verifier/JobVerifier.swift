@@ -6,7 +6,8 @@ import Redis
 
 /// Verifies one job with Apple's rules, per kind, and says what it found as a ``VerificationOutcome``:
 /// receipts through `verifyReceipt`, StoreKit 2 transactions and V2 notifications through the JWS
-/// verifier (optionally confirmed with the App Store Server API), V1 notifications by their shared secret.
+/// verifier (optionally confirmed with the App Store Server API), V1 notifications through Apple's answer for their
+/// `latest_receipt`.
 ///
 /// Holds only shareable, immutable clients; one instance serves every task of a replica.
 final class JobVerifier: Sendable {
@@ -41,7 +42,7 @@ final class JobVerifier: Sendable {
         case .receipt: return await verifyReceipt(job)
         case .transaction: return await verifyTransaction(job)
         case .notificationV2: return await verifyNotificationV2(job)
-        case .notificationV1: return verifyNotificationV1(job)
+        case .notificationV1: return await verifyNotificationV1(job)
         }
     }
 

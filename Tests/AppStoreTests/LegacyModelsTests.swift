@@ -134,30 +134,20 @@ enum LegacyFixture {
         #expect(failure.code == .wrongBundleID)
     }
 
-    @Test func v1NotificationDecodesAndNormalizes() throws {
+    /// Decoding only: the verifier reads a V1 notification's type, `bid` and `latest_receipt` (to ask Apple), never
+    /// its transactions.
+    @Test func v1NotificationDecodes() throws {
         let notification = try JSONDecoder().decode(
             ServerNotificationV1.self, from: LegacyFixture.data(LegacyFixture.notification))
-        #expect(notification.password == "foo")
+        #expect(notification.notificationType == "CANCEL")
         #expect(notification.environment == .sandbox)
         #expect(notification.bid == "com.foo.foo")
-        #expect(notification.unifiedReceipt?.latestReceipt?.hasPrefix("MIIXDwYJ") == true)
+        #expect(notification.latestReceipt?.hasPrefix("MIIXDwYJ") == true)
+        #expect(notification.unifiedReceipt?.latestReceiptInfo.count == 3)
 
-        let result = ReceiptNormalizer.normalize(notification: notification, expectedBundleId: "com.foo.foo", sharedSecret: "foo")
-        let verified = try #require(result.value)
-        #expect(verified.environment == .sandbox)
-        #expect(verified.transactions.map(\.transactionId) == ["1000000741421650", "1000000741421949", "1000000741422339"])
-        #expect(verified.transactions.allSatisfy { $0.originalTransactionId == "1000000741421650" })
-        #expect(verified.transactions[0].isTrialPeriod)
-        #expect(verified.transactions[2].expiresDate == LegacyFixture.millis(1_605_230_303_000))
-        #expect(verified.transactions[2].renewal?.autoRenewStatus == AutoRenewStatus(rawValue: 1))
-    }
-
-    @Test func v1NotificationWithWrongPasswordOrAppIsRejected() throws {
-        let notification = try JSONDecoder().decode(
-            ServerNotificationV1.self, from: LegacyFixture.data(LegacyFixture.notification))
-        let wrongSecret = ReceiptNormalizer.normalize(notification: notification, expectedBundleId: "com.foo.foo", sharedSecret: "bar")
-        #expect(wrongSecret.failure?.code == .sharedSecretMismatch)
-        let wrongApp = ReceiptNormalizer.normalize(notification: notification, expectedBundleId: "com.other", sharedSecret: "foo")
-        #expect(wrongApp.failure?.code == .wrongBundleID)
+        let older = try JSONDecoder().decode(ServerNotificationV1.self, from: Data(#"""
+            {"notification_type": "RENEWAL", "latest_receipt": "ewoJInNpZ25hdHVyZSI", "bid": "com.foo.foo"}
+            """#.utf8))
+        #expect(older.latestReceipt == "ewoJInNpZ25hdHVyZSI")
     }
 }

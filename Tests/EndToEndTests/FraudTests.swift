@@ -101,5 +101,44 @@ extension TollgateSystemTests {
             try await system.awaitCoins(user, 0)
             try await system.expectAuditClean()
         }
+
+        /// Issue 13's second hole: a V1 notification with the right password and invented purchases. Tollgate
+        /// credits only what Apple answers for its `latest_receipt` — here the user's real 100-coin purchase,
+        /// not the 20 × 2000 coins the body claims — and a wrong password stores nothing.
+        @Test(.logsOnFailure) func aForgedV1NotificationCreditsOnlyWhatAppleAnswers() async throws {
+            let system = try SystemHarness.require()
+            let ingest = system.ingestClient
+            let user = UserToken.newUser("v1forger")
+            let order = try await ingest.createOrder(user: user, productId: "com.example.coins100")
+            let real = try await system.simClient.purchase("com.example.coins100", type: "Consumable",
+                                                           appAccountToken: order.appAccountToken)
+            func forged(password: String, receipt: String) throws -> Data {
+                try JSONSerialization.data(withJSONObject: [
+                    "notification_type": "INITIAL_BUY", "password": password, "environment": "PROD",
+                    "bid": SystemHarness.bundleId,
+                    "unified_receipt": [
+                        "environment": "Production", "status": 0, "latest_receipt": receipt,
+                        "latest_receipt_info": [[
+                            "transaction_id": "7\(Int.random(in: 100_000_000...999_999_999))", "quantity": "20",
+                            "original_transaction_id": "7000000001", "product_id": "com.example.coins2000",
+                            "purchase_date_ms": "1760000000000", "app_account_token": order.appAccountToken,
+                        ]],
+                    ],
+                ] as [String: Any])
+            }
+            let wrong = try await ingest.postNotification(try forged(password: "guess", receipt: try #require(real.receipt)))
+            #expect(wrong.status == 401, "\(wrong.text)")
+            let garbage = try await ingest.postNotification(try forged(password: SystemHarness.sharedSecret, receipt: "bm90IGEgcmVjZWlwdA=="))
+            #expect(garbage.status == 200, "\(garbage.text)")
+            let trigger = try await ingest.postNotification(try forged(password: SystemHarness.sharedSecret,
+                                                                       receipt: try #require(real.receipt)))
+            #expect(trigger.status == 200, "\(trigger.text)")
+            let jobs = [garbage, trigger].compactMap { (try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any])?["jobId"] as? String }
+            #expect(jobs.count == 2)
+            for job in jobs { _ = try await ingest.waitForJob(job, auth: .service) }
+            try await system.awaitCoins(user, 100)
+            #expect(try await ingest.entitlements(user: user).coins == 100)
+            try await system.expectAuditClean()
+        }
     }
 }

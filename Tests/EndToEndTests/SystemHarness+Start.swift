@@ -67,6 +67,7 @@ extension SystemHarness {
                 "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
                 "TOLLGATE_CATALOG": catalog.path,
                 "TOLLGATE_CLIENT_JWT_SECRET": clientJWTSecret, "TOLLGATE_SERVICE_KEYS": serviceKey,
+                "TOLLGATE_V1_NOTIFICATIONS": "true", "TOLLGATE_SHARED_SECRET": sharedSecret,
                 "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",  // AOF fsyncs stall on a loaded CI disk
             ]) { _, new in new }
         }, readinessPath: "/readyz")
@@ -92,6 +93,7 @@ extension SystemHarness {
                     "SIM_HOST": "127.0.0.1", "SIM_PORT": String(port),
                     "SIM_NOTIFY_URL": ingest.baseURL + "/v1/apple/notifications",
                     "SIM_RETRY_SCALE": "3600", "SIM_BUNDLE_ID": bundleId, "SIM_APP_APPLE_ID": "1234567890",
+                    "SIM_SHARED_SECRET": sharedSecret,
                     "LOG_LEVEL": "info",
                 ]
             }, readinessPath: "/sim/health")
@@ -105,7 +107,7 @@ extension SystemHarness {
             "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL": sim.baseURL + "/sandbox/verifyReceipt",
             "TOLLGATE_APPSTORE_API_URL": sim.baseURL,
             "TOLLGATE_APPSTORE_API_SANDBOX_URL": sim.baseURL + "/sandbox",
-            "TOLLGATE_BUNDLE_ID": bundleId, "TOLLGATE_APP_APPLE_ID": "1234567890",
+            "TOLLGATE_BUNDLE_ID": bundleId, "TOLLGATE_APP_APPLE_ID": "1234567890", "TOLLGATE_SHARED_SECRET": sharedSecret,
             "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_ACCEPT_SANDBOX": options.acceptSandbox ? "true" : "false",
             "TOLLGATE_RETRY_BASE_MS": "100", "TOLLGATE_RETRY_CAP_MS": "1000", "TOLLGATE_APPLE_TIMEOUT_MS": "5000",
             "TOLLGATE_VERIFIER_CONCURRENCY": "16", "TOLLGATE_METRICS_HOST": "127.0.0.1",

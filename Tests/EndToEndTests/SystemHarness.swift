@@ -21,6 +21,8 @@ final class SystemHarness: Sendable {
     static let clientJWTSecret = "end-to-end-tests-client-jwt-secret-0123456789"
     /// The service API key (`TOLLGATE_SERVICE_KEYS`).
     static let serviceKey = "end-to-end-tests-service-key-0123"
+    /// The app's shared secret: the `verifyReceipt` password, and the password V1 notifications must carry.
+    static let sharedSecret = "end-to-end-tests-shared-secret"
     /// The app the simulator sells for and the verifiers accept.
     static let bundleId = "com.example.app"
 

@@ -34,18 +34,58 @@ import TestSupport
         }
     }
 
-    @Test func v1NotificationIsAccepted() async throws {
+    /// V1 is off unless configured; on, a body without the shared secret is refused with nothing stored, and an
+    /// accepted one is stored without its password and without its own transaction fields (issue 13, hole 2).
+    @Test func v1NotificationsAreTriggersWithoutTheirPassword() async throws {
+        let fixture = try Data(contentsOf: IngestHarness.vectors.appendingPathComponent("legacy/server-notification-v1-cancel.json"))
+        func body(password: String?, receipt: Bool = true) throws -> [UInt8] {
+            var object = try JSONSerialization.jsonObject(with: fixture) as? [String: Any] ?? [:]
+            object["password"] = password
+            if !receipt { object["unified_receipt"] = ["latest_receipt_info": []] }
+            return Array(try JSONSerialization.data(withJSONObject: object))
+        }
+        let right = try body(password: "foo")
+        let wrongs = try [nil, "", "fo", "foo ", "FOO", "foo\u{0}"].map { try body(password: $0) }
+        let withoutReceipt = try body(password: "foo", receipt: false)
         try await withRedisServer { server in
-            let body = try Data(contentsOf: IngestHarness.vectors.appendingPathComponent("legacy/server-notification-v1-cancel.json"))
             try await IngestHarness.withApp(server) { client in
-                try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body)) { response in
-                    #expect(response.status == .ok)
+                let off = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: right))
+                #expect(off.status == .forbidden)
+                #expect(IngestHarness.errorCode(off) == "v1_notifications_disabled")
+            }
+            try await IngestHarness.withApp(server, configure: { $0.v1SharedSecret = "foo" }) { client in
+                for (index, wrong) in wrongs.enumerated() {
+                    let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: wrong))
+                    #expect(response.status == .unauthorized, "case \(index)")
+                    #expect(IngestHarness.errorCode(response) == "shared_secret_mismatch")
                 }
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
+                #expect(try await IngestHarness.dbsize(redis) == 0)
+
+                let accepted = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: right))
+                #expect(accepted.status == .ok)
                 let job = try Job(entry: try #require(try await redis.xrange("tg:{p0}:jobs").first))
                 #expect(job.kind == .notificationV1)
-                #expect(job.payload == Array(body))
+                let stored = String(decoding: job.payload, as: UTF8.self)
+                #expect(!stored.contains("password") && !stored.contains("\"foo\""), "\(stored.prefix(200))")
+                #expect(!stored.contains("latest_receipt_info") && !stored.contains("transaction_id"), "\(stored.prefix(200))")
+                let trigger = try #require(try JSONSerialization.jsonObject(with: Data(job.payload)) as? [String: Any])
+                #expect(trigger["notification_type"] as? String == "CANCEL")
+                #expect(trigger["bid"] as? String == "com.foo.foo")
+                let unified = try #require(trigger["unified_receipt"] as? [String: Any])
+                #expect((unified["latest_receipt"] as? String)?.hasPrefix("MIIXDwYJ") == true)
+                // Nothing else of the body was kept anywhere in Redis.
+                let everything = try await redis.send("KEYS", "*").array?.compactMap(\.string) ?? []
+                for key in everything where key.hasPrefix("tg:{p0}:job:") {
+                    let hash = try await redis.hgetall(key)
+                    #expect(!hash.values.contains { $0.contains("foo") && $0.contains("password") })
+                }
+
+                let noReceipt = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: withoutReceipt))
+                #expect(noReceipt.status == .badRequest)
+                #expect(IngestHarness.errorCode(noReceipt) == "invalid_receipt")
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 1)
             }
         }
     }

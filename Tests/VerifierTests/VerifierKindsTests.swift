@@ -94,44 +94,48 @@ struct VerifierKindsTests {
         return (try JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
     }
 
-    @Test func v1NotificationNeedsTheSharedSecret() async throws {
+    /// A V1 notification is a trigger (issue 13's second hole): whatever its own `latest_receipt_info` claims
+    /// (here 20 units of another product under an invented transaction id), the event holds what Apple answers
+    /// for its `latest_receipt`, and a notification whose receipt Apple refuses credits nothing.
+    @Test func aV1NotificationCarriesOnlyWhatAppleAnswersForItsReceipt() async throws {
         try await VerifierHarness.with { harness in
-            func notification(password: String) -> String {
+            func notification(receipt: String?) -> String {
+                var unified: [String: Any] = [
+                    "environment": "Production", "status": 0,
+                    "latest_receipt_info": [[
+                        "transaction_id": "9999999999", "original_transaction_id": "9999999999",
+                        "product_id": "com.example.coins2000", "quantity": "20", "purchase_date_ms": "1760000000000",
+                    ]],
+                ]
+                if let receipt { unified["latest_receipt"] = receipt }
                 let json: [String: Any] = [
-                    "notification_type": "DID_RENEW", "password": password, "environment": "PROD",
-                    "bid": "com.example.app", "auto_renew_status": "true",
-                    "unified_receipt": [
-                        "environment": "Production", "status": 0,
-                        "latest_receipt_info": [[
-                            "transaction_id": "1000000000000042", "original_transaction_id": "1000000000000040",
-                            "product_id": "com.example.vip.month", "quantity": "1",
-                            "purchase_date_ms": "1760000000000", "expires_date_ms": "1762592000000",
-                            "web_order_line_item_id": "1000000000000099",
-                        ]],
-                        "pending_renewal_info": [[
-                            "original_transaction_id": "1000000000000040", "product_id": "com.example.vip.month",
-                            "auto_renew_product_id": "com.example.vip.month", "auto_renew_status": "1",
-                        ]],
-                    ],
+                    "notification_type": "INITIAL_BUY", "password": "s3cret", "environment": "PROD",
+                    "bid": "com.example.app", "unified_receipt": unified,
                 ]
                 return String(decoding: (try? JSONSerialization.data(withJSONObject: json)) ?? Data(), as: UTF8.self)
             }
+            let bought = try await harness.sim.purchase(["productId": "com.example.coins100"])
+            let receipt = try #require(bought["receipt"] as? String)
+            let transactionId = try #require(bought["transactionId"] as? String)
             try await harness.withVerifier(["TOLLGATE_SHARED_SECRET": "s3cret"]) { _ in
-                let forged = try await harness.enqueue(kind: .notificationV1, payload: notification(password: "guess"), user: nil)
-                let status = try await harness.waitForStatus(forged) { $0["state"] == "rejected" }
-                #expect(status["reason"] == "shared_secret_mismatch")
+                let invented = try await harness.enqueue(kind: .notificationV1, payload: notification(receipt: nil), user: nil)
+                let refused = try await harness.waitForStatus(invented) { $0["state"] == "rejected" }
+                #expect(refused["reason"] == "invalid_format", "\(refused)")
 
-                let genuine = try await harness.enqueue(kind: .notificationV1, payload: notification(password: "s3cret"), user: nil)
+                let garbage = try await harness.enqueue(
+                    kind: .notificationV1, payload: notification(receipt: "bm90IGEgcmVjZWlwdA=="), user: nil)
+                let unknown = try await harness.waitForStatus(garbage) { $0["state"] == "rejected" }
+                #expect(unknown["reason"] != nil, "\(unknown)")
+
+                let trigger = try await harness.enqueue(kind: .notificationV1, payload: notification(receipt: receipt), user: nil)
                 let event = try #require(try await harness.waitForEvents(1).first)
-                #expect(event.jobId == genuine)
+                #expect(event.jobId == trigger)
                 #expect(event.kind == .notificationV1)
-                #expect(event.notification?.type == "DID_RENEW")
+                #expect(event.notification?.type == "INITIAL_BUY")
                 #expect(event.notification?.version == 1)
-                #expect(event.environment == "Production")
-                #expect(event.transactions.first?.transactionId == "1000000000000042")
-                #expect(event.transactions.first?.expiresDate == 1_762_592_000_000)
-                #expect(event.renewals.first?.autoRenewStatus == 1)
-                #expect(event.renewals.first?.originalTransactionId == "1000000000000040")
+                #expect(event.transactions.map(\.transactionId) == [transactionId])
+                #expect(event.transactions.map(\.productId) == ["com.example.coins100"])
+                #expect(event.transactions.map(\.quantity) == [1])
             }
         }
     }

@@ -2,8 +2,9 @@ import Foundation
 
 /// A version 1 App Store server-to-server notification: Apple's `responseBodyV1`.
 ///
-/// V1 notifications are not signed; ``password`` (the app's shared secret) is their only proof of origin,
-/// so ``ReceiptNormalizer/normalize(notification:expectedBundleId:sharedSecret:)`` checks it.
+/// V1 notifications are not signed, and the shared secret in ``password`` is known to everyone with App Store
+/// Connect access (some apps even ship it). So a V1 notification is a trigger, never evidence: Tollgate asks
+/// Apple about its ``latestReceipt`` and credits what Apple answers, never the notification's own fields.
 public struct ServerNotificationV1: Decodable, Sendable, Hashable {
     /// Apple's `notification_type`, e.g. `INITIAL_BUY`, `DID_RENEW`, `CANCEL`, `REFUND`.
     public var notificationType: String
@@ -21,6 +22,14 @@ public struct ServerNotificationV1: Decodable, Sendable, Hashable {
     public var bvrs: String?
     public var originalTransactionId: String?
     public var unifiedReceipt: UnifiedReceipt?
+    /// The top-level `latest_receipt` of notifications older than `unified_receipt`.
+    public var topLevelLatestReceipt: String?
+
+    /// The receipt to ask Apple about: `unified_receipt.latest_receipt`, else the older top-level one.
+    public var latestReceipt: String? {
+        if let receipt = unifiedReceipt?.latestReceipt, !receipt.isEmpty { return receipt }
+        return topLevelLatestReceipt.flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     public init(notificationType: String) {
         self.notificationType = notificationType
@@ -36,6 +45,7 @@ public struct ServerNotificationV1: Decodable, Sendable, Hashable {
         case expirationIntent = "expiration_intent"
         case originalTransactionId = "original_transaction_id"
         case unifiedReceipt = "unified_receipt"
+        case topLevelLatestReceipt = "latest_receipt"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -56,5 +66,6 @@ public struct ServerNotificationV1: Decodable, Sendable, Hashable {
         bvrs = container.legacyString(.bvrs)
         originalTransactionId = container.legacyString(.originalTransactionId)
         unifiedReceipt = container.legacyObject(UnifiedReceipt.self, .unifiedReceipt)
+        topLevelLatestReceipt = container.legacyString(.topLevelLatestReceipt)
     }
 }

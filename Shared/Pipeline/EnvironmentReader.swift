@@ -1,29 +1,29 @@
 import Foundation
-import Pipeline
 
-/// Typed reads of environment variables; every failure names the variable.
-struct EnvironmentReader {
-    let environment: [String: String]
+/// Typed reads of environment variables; every failure names the variable. An empty or blank value is the
+/// same as an unset one; values are trimmed.
+public struct EnvironmentReader: Sendable {
+    public let environment: [String: String]
 
-    init(_ environment: [String: String]) {
+    public init(_ environment: [String: String]) {
         self.environment = environment
     }
 
-    func optional(_ name: String) -> String? {
+    public func optional(_ name: String) -> String? {
         guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         return value
     }
 
-    func required(_ name: String) throws(PipelineError) -> String {
+    public func required(_ name: String) throws(PipelineError) -> String {
         guard let value = optional(name) else { throw .invalidConfiguration(variable: name, message: "is required") }
         return value
     }
 
-    func string(_ name: String, default fallback: String) throws(PipelineError) -> String {
+    public func string(_ name: String, default fallback: String) throws(PipelineError) -> String {
         optional(name) ?? fallback
     }
 
-    func bool(_ name: String, default fallback: Bool) throws(PipelineError) -> Bool {
+    public func bool(_ name: String, default fallback: Bool) throws(PipelineError) -> Bool {
         guard let value = optional(name)?.lowercased() else { return fallback }
         switch value {
         case "true", "1", "yes", "on": return true
@@ -32,7 +32,7 @@ struct EnvironmentReader {
         }
     }
 
-    func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(PipelineError) -> Int {
+    public func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(PipelineError) -> Int {
         guard let text = optional(name) else { return fallback }
         guard let value = Int(text), range.contains(value) else {
             throw .invalidConfiguration(variable: name, message: "must be a whole number in \(range.lowerBound)...\(range.upperBound)")
@@ -40,7 +40,7 @@ struct EnvironmentReader {
         return value
     }
 
-    func url(_ name: String, default fallback: URL) throws(PipelineError) -> URL {
+    public func url(_ name: String, default fallback: URL) throws(PipelineError) -> URL {
         guard let text = optional(name) else { return fallback }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               url.host != nil else {
