@@ -119,9 +119,12 @@ import TestSupport
     /// each whole before its next fsync), while small V1 notifications still share round trips.
     @Test func batchesAreBoundedByBytes() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server, configure: { $0.enqueueRoundTrips = 2 }) { client in
+            try await IngestHarness.withApp(server, configure: { $0.enqueueRoundTrips = 2; $0.v1SharedSecret = "s" }) { client in
                 let large = try (0..<40).map { try IngestHarness.notificationBody(extra: ",\"n\":\($0)") }
-                let small = (0..<200).map { Array("{\"notification_type\":\"DID_RENEW\",\"n\":\($0)}".utf8) }
+                let small = (0..<200).map {
+                    let receipt = Data("receipt \($0)".utf8).base64EncodedString()
+                    return Array(#"{"notification_type":"DID_RENEW","password":"s","latest_receipt":"\#(receipt)"}"#.utf8)
+                }
                 for (bodies, maxRoundTrips) in [(large, 40.0), (small, 199.0)] {
                     let before = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
                     let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
