@@ -95,4 +95,59 @@ import Testing
         #expect(stats.count == 1)
         #expect(stats.hits + stats.misses == 64)
     }
+
+    /// Issue 13, item 8: a genuine chain carrying a forged signature is refused without entering the cache, so
+    /// forgeries can neither fill nor evict it; only a verified signature caches a chain.
+    @Test func aForgedSignatureNeverEntersTheCache() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER], cacheCapacity: 1)
+        let genuine = try authority.signer().sign(JWSTestSupport.transaction(id: "1"))
+        let forgedPayload = Base64URL.encode(try JSONEncoder().encode(JWSTestSupport.transaction(id: "2")))
+        let forged = JWSTestSupport.replacingSegment(genuine, index: 1, with: forgedPayload)
+        for _ in 0..<3 {
+            #expect(await verifier.verifyTransaction(forged).failure?.code == .invalidSignature)
+        }
+        #expect(verifier.chainCache.statistics.count == 0)
+        #expect(await verifier.verifyTransaction(genuine).value != nil)
+        #expect(verifier.chainCache.statistics.count == 1)
+        // Another leaf's forgeries cannot evict it.
+        let other = try authority.withNewLeaf(options: .init()).signer().sign(JWSTestSupport.transaction(id: "3"))
+        let otherForged = JWSTestSupport.replacingSegment(other, index: 1, with: forgedPayload)
+        #expect(await verifier.verifyTransaction(otherForged).failure?.code == .invalidSignature)
+        #expect(verifier.chainCache.statistics.evictions == 0)
+        #expect(await verifier.verifyTransaction(genuine).value != nil)
+        #expect(verifier.chainCache.statistics.hits == 1)
+    }
+
+    /// The cache is keyed by the chain's DER, not the header's bytes: a header padded with other members (which a
+    /// forger can vary at will) finds the proven chain, so such a forgery costs one P-256 verification, not a chain.
+    @Test func headerVariantsOfOneChainShareTheEntry() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+        let genuine = try authority.signer().sign(JWSTestSupport.transaction(id: "1"))
+        #expect(await verifier.verifyTransaction(genuine).value != nil)
+        let header = try #require(CompactJWS(genuine).flatMap { $0.decode($0.header) })
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(header)) as? [String: Any])
+        for index in 0..<5 {
+            object["kid"] = "variant-\(index)"
+            let variant = Base64URL.encode(try JSONSerialization.data(withJSONObject: object))
+            let forged = JWSTestSupport.replacingSegment(genuine, index: 0, with: variant)
+            #expect(await verifier.verifyTransaction(forged).failure?.code == .invalidSignature)
+        }
+        let stats = verifier.chainCache.statistics
+        #expect(stats.misses == 1)
+        #expect(stats.hits == 5)
+    }
+
+    /// A chain that does not end at a trusted root's exact bytes is refused before its certificates are parsed.
+    @Test func aChainNotEndingAtATrustedRootIsRefusedFirst() async throws {
+        let trusted = try TestCertificateAuthority()
+        let stranger = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [trusted.rootDER])
+        let jws = try stranger.signer().sign(JWSTestSupport.transaction(id: "1"))
+        let failure = await verifier.verifyTransaction(jws).failure
+        #expect(failure?.code == .invalidChain)
+        #expect(failure?.message.contains("x5c[2] is not a trusted root") == true, "\(String(describing: failure))")
+        #expect(verifier.chainCache.statistics.misses == 0)
+    }
 }

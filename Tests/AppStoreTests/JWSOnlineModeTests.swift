@@ -89,4 +89,17 @@ import X509
         #expect(await verifier.verifyTransaction(jws).value != nil)
         #expect(requester.queries.withLock { $0 } == 2)
     }
+
+    /// A forged signature on a genuine, not yet proven chain is refused before any OCSP query: strangers cannot
+    /// make Tollgate call Apple's responder.
+    @Test func aForgedSignatureMakesNoOCSPQuery() async throws {
+        let authority = try Self.authorityWithOCSP()
+        let requester = StubRequester { .terminalError(Unreachable()) }
+        let verifier = try Self.onlineVerifier(roots: [authority.rootDER], requester: requester)
+        let genuine = try authority.signer().sign(JWSTestSupport.transaction(id: "1"))
+        let forgedPayload = Base64URL.encode(try JSONEncoder().encode(JWSTestSupport.transaction(id: "2")))
+        let forged = JWSTestSupport.replacingSegment(genuine, index: 1, with: forgedPayload)
+        #expect(await verifier.verifyTransaction(forged).failure?.code == .invalidSignature)
+        #expect(requester.queries.withLock { $0 } == 0)
+    }
 }

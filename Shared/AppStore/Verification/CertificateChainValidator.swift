@@ -17,14 +17,15 @@ struct CertificateChainValidator: Sendable {
         let intermediate: Certificate
     }
 
-    func validate(x5c: [String], now: Int64) async -> Result<ProvenChain, VerificationFailure> {
+    /// Proves a chain given as the DER of `x5c` (leaf, intermediate, root).
+    func validate(der x5c: [[UInt8]], now: Int64) async -> Result<ProvenChain, VerificationFailure> {
         guard x5c.count == 3 else {
             return .failure(.init(.invalidChain, "x5c must hold exactly 3 certificates, found \(x5c.count)"))
         }
         var certificates: [Certificate] = []
-        for (index, encoded) in x5c.enumerated() {
-            guard let der = Data(base64Encoded: encoded), let certificate = try? Certificate(derEncoded: Array(der)) else {
-                return .failure(.init(.invalidChain, "x5c[\(index)] is not a base64 DER certificate"))
+        for (index, der) in x5c.enumerated() {
+            guard let certificate = try? Certificate(derEncoded: der) else {
+                return .failure(.init(.invalidChain, "x5c[\(index)] is not a DER certificate"))
             }
             certificates.append(certificate)
         }

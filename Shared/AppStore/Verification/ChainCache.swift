@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 
-/// Certificate chains already proven to lead from an App Store leaf to a trusted root, keyed by the JWS
-/// header that carried them (which holds the whole `x5c`).
+/// Certificate chains already proven to lead from an App Store leaf to a trusted root, keyed by the SHA-256 of
+/// the `x5c` certificates' DER (``Key``): however the header around them varies, the same chain is the same entry.
 ///
-/// A hit skips header decoding, certificate parsing and the P-384 chain signatures: what is left per
-/// JWS is one P-256 verification and the validity-window check at the validation time, which the
-/// entry keeps because it depends on each JWS's `signedDate`. Bounded; the least recently used entry
-/// goes first. Entries hold nothing secret.
+/// A chain is inserted only after a JWS it carried had a valid leaf signature, so a forger can neither insert
+/// an entry nor evict one with genuine certificates and a bad signature. A hit skips certificate parsing and the
+/// chain signatures: what is left per JWS is one P-256 verification and the validity-window check at the
+/// validation time, which the entry keeps because it depends on each JWS's `signedDate`. Bounded; the least
+/// recently used entry goes first. Entries hold nothing secret.
 public final class ChainCache: @unchecked Sendable {
     // @unchecked Sendable: all mutable state (`entries`, `tick`, counters) is only touched while `lock`
     // is held; the stored entries themselves are immutable Sendable values.
@@ -37,8 +38,21 @@ public final class ChainCache: @unchecked Sendable {
         public var count = 0
     }
 
+    /// The SHA-256 of a chain's certificates (each DER, length-prefixed, leaf first).
+    public struct Key: Sendable, Hashable {
+        let digest: [UInt8]
+
+        public init(certificates: [[UInt8]]) {
+            var hasher = SHA256()
+            for der in certificates {
+                withUnsafeBytes(of: UInt32(der.count).bigEndian) { hasher.update(bufferPointer: $0) }
+                hasher.update(data: der)
+            }
+            digest = Array(hasher.finalize())
+        }
+    }
+
     private struct Slot {
-        var header: [UInt8]
         var entry: Entry
         var lastUse: UInt64
     }
@@ -46,7 +60,7 @@ public final class ChainCache: @unchecked Sendable {
     /// How many chains are kept at most; 0 disables caching.
     public let capacity: Int
     private let lock = NSLock()
-    private var slots: [Int: Slot] = [:]
+    private var slots: [Key: Slot] = [:]
     private var tick: UInt64 = 0
     private var stats = Statistics()
 
@@ -54,13 +68,12 @@ public final class ChainCache: @unchecked Sendable {
         self.capacity = max(0, capacity)
     }
 
-    /// The entry for a header segment, if its chain was proven before.
-    func lookup(header: ArraySlice<UInt8>) -> Entry? {
+    /// The entry for a chain, if it was proven before.
+    func lookup(_ key: Key) -> Entry? {
         guard capacity > 0 else { return nil }
-        let key = Self.key(header)
         lock.lock()
         defer { lock.unlock() }
-        if var slot = slots[key], Self.equal(slot.header, header) {
+        if var slot = slots[key] {
             tick &+= 1
             slot.lastUse = tick
             slots[key] = slot
@@ -71,10 +84,10 @@ public final class ChainCache: @unchecked Sendable {
         return nil
     }
 
-    /// Remembers a proven chain, evicting the least recently used entry when full.
-    func insert(header: ArraySlice<UInt8>, entry: Entry) {
+    /// Remembers a proven chain whose leaf signed a JWS that verified, evicting the least recently used entry
+    /// when full.
+    func insert(_ key: Key, entry: Entry) {
         guard capacity > 0 else { return }
-        let key = Self.key(header)
         lock.lock()
         defer { lock.unlock() }
         if slots[key] == nil, slots.count >= capacity,
@@ -83,7 +96,7 @@ public final class ChainCache: @unchecked Sendable {
             stats.evictions += 1
         }
         tick &+= 1
-        slots[key] = Slot(header: Array(header), entry: entry, lastUse: tick)
+        slots[key] = Slot(entry: entry, lastUse: tick)
         stats.count = slots.count
     }
 
@@ -94,27 +107,5 @@ public final class ChainCache: @unchecked Sendable {
         var copy = stats
         copy.count = slots.count
         return copy
-    }
-
-    /// Hashes the header's length, first 512 and last 64 bytes: the leaf certificate's serial number
-    /// and key sit near the start. Equality is always confirmed on the whole header.
-    private static func key(_ header: ArraySlice<UInt8>) -> Int {
-        var hasher = Hasher()
-        hasher.combine(header.count)
-        header.withUnsafeBytes { bytes in
-            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.prefix(512)))
-            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.suffix(64)))
-        }
-        return hasher.finalize()
-    }
-
-    private static func equal(_ stored: [UInt8], _ header: ArraySlice<UInt8>) -> Bool {
-        guard stored.count == header.count else { return false }
-        return stored.withUnsafeBytes { left in
-            header.withUnsafeBytes { right in
-                guard let l = left.baseAddress, let r = right.baseAddress else { return left.count == right.count }
-                return memcmp(l, r, left.count) == 0
-            }
-        }
     }
 }

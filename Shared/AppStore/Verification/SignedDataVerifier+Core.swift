@@ -44,21 +44,49 @@ extension SignedDataVerifier {
         let json: Data
     }
 
-    /// Checks everything that does not depend on the payload's content.
+    /// Checks everything that does not depend on the payload's content, cheapest first: the format, `alg`, that
+    /// `x5c[2]` is byte for byte a trusted root, then — from the cache, keyed by the chain's DER, or by proving the
+    /// chain — the leaf's ES256 signature over the JWS. Only then is a newly proven chain checked for revocation
+    /// (online mode) and cached: a forged signature never makes Tollgate call OCSP, nor changes the cache.
     func verifySignature(_ jws: String) async -> VerificationResult<Envelope> {
         guard let compact = CompactJWS(jws) else {
             return .rejected(.init(.invalidFormat, "not a compact JWS with three segments"))
         }
-        let chain: ChainCache.Entry
-        if let cached = chainCache.lookup(header: compact.bytes[compact.header]), isFresh(cached) {
+        guard let headerBytes = compact.decode(compact.header),
+              let header = try? Self.decoder.decode(JWSHeader.self, from: Data(headerBytes)) else {
+            return .rejected(.init(.invalidFormat, "header is not base64url JSON"))
+        }
+        guard header.alg == "ES256" else {
+            return .rejected(.init(.unsupportedAlgorithm, "alg must be ES256, found \(header.alg ?? "none")"))
+        }
+        guard let x5c = header.x5c, !x5c.isEmpty else {
+            return .rejected(.init(.invalidFormat, "header has no x5c certificate chain"))
+        }
+        guard x5c.count == 3 else {
+            return .rejected(.init(.invalidChain, "x5c must hold exactly 3 certificates, found \(x5c.count)"))
+        }
+        var certificates: [[UInt8]] = []
+        for (index, encoded) in x5c.enumerated() {
+            guard let der = Data(base64Encoded: encoded) else {
+                return .rejected(.init(.invalidChain, "x5c[\(index)] is not base64"))
+            }
+            certificates.append(Array(der))
+        }
+        guard trustedRootsDER.contains(certificates[2]) else {
+            return .rejected(.init(.invalidChain, "x5c[2] is not a trusted root"))
+        }
+        let key = ChainCache.Key(certificates: certificates)
+        var chain: ChainCache.Entry
+        var proven: CertificateChainValidator.ProvenChain?
+        if let cached = chainCache.lookup(key), isFresh(cached) {
             chain = cached
         } else {
-            switch await proveChain(compact) {
-            case .verified(let entry):
-                chain = entry
-                chainCache.insert(header: compact.bytes[compact.header], entry: entry)
-            case .rejected(let failure): return .rejected(failure)
-            case .retryable(let failure): return .retryable(failure)
+            switch await chainValidator.validate(der: certificates, now: nowMilliseconds()) {
+            case .success(let value):
+                proven = value
+                chain = value.entry
+            case .failure(let failure):
+                return .rejected(failure)
             }
         }
         guard let signatureBytes = compact.decode(compact.signature) else {
@@ -74,39 +102,23 @@ extension SignedDataVerifier {
         guard valid else {
             return .rejected(.init(.invalidSignature, "signature does not verify under the leaf key"))
         }
+        if let proven {
+            if let revocationChecker {
+                // Expired certificates get no OCSP answer worth having; report the expiry instead.
+                if let failure = checkValidity(proven.entry, signedDate: nil) { return .rejected(failure) }
+                switch await revocationChecker.check(leaf: proven.leaf, intermediate: proven.intermediate) {
+                case .verified: break
+                case .rejected(let failure): return .rejected(failure)
+                case .retryable(let failure): return .retryable(failure)
+                }
+            }
+            chainCache.insert(key, entry: proven.entry)
+            chain = proven.entry
+        }
         guard let payload = compact.decode(compact.payload) else {
             return .rejected(.init(.invalidFormat, "payload segment is not base64url"))
         }
         return .verified(Envelope(chain: chain, json: Data(payload)))
-    }
-
-    /// The cache-miss path: decode the header, check the algorithm, prove the chain.
-    private func proveChain(_ compact: CompactJWS) async -> VerificationResult<ChainCache.Entry> {
-        guard let headerBytes = compact.decode(compact.header),
-              let header = try? Self.decoder.decode(JWSHeader.self, from: Data(headerBytes)) else {
-            return .rejected(.init(.invalidFormat, "header is not base64url JSON"))
-        }
-        guard header.alg == "ES256" else {
-            return .rejected(.init(.unsupportedAlgorithm, "alg must be ES256, found \(header.alg ?? "none")"))
-        }
-        guard let x5c = header.x5c, !x5c.isEmpty else {
-            return .rejected(.init(.invalidFormat, "header has no x5c certificate chain"))
-        }
-        let proven: CertificateChainValidator.ProvenChain
-        switch await chainValidator.validate(x5c: x5c, now: nowMilliseconds()) {
-        case .success(let value): proven = value
-        case .failure(let failure): return .rejected(failure)
-        }
-        if let revocationChecker {
-            // Expired certificates get no OCSP answer worth having; report the expiry instead.
-            if let failure = checkValidity(proven.entry, signedDate: nil) { return .rejected(failure) }
-            switch await revocationChecker.check(leaf: proven.leaf, intermediate: proven.intermediate) {
-            case .verified: break
-            case .rejected(let failure): return .rejected(failure)
-            case .retryable(let failure): return .retryable(failure)
-            }
-        }
-        return .verified(proven.entry)
     }
 
     /// Offline, a proven chain stays proven; online, it is re-proven (and re-checked for revocation)

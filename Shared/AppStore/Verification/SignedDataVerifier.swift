@@ -15,6 +15,8 @@ public final class SignedDataVerifier: Sendable {
     /// Proven chains; its `statistics` show hits and misses.
     public let chainCache: ChainCache
     let chainValidator: CertificateChainValidator
+    /// The trusted roots' DER: a chain whose `x5c[2]` is none of them is refused before any parsing.
+    let trustedRootsDER: Set<[UInt8]>
     let revocationChecker: RevocationChecker?
     let now: @Sendable () -> Date
 
@@ -41,10 +43,21 @@ public final class SignedDataVerifier: Sendable {
         self.configuration = configuration
         self.chainCache = ChainCache(capacity: configuration.chainCacheCapacity)
         self.chainValidator = CertificateChainValidator(roots: roots)
+        self.trustedRootsDER = Set(configuration.rootCertificates.map { Array($0) })
         self.revocationChecker = configuration.onlineChecks && configuration.checksRevocation
             ? RevocationChecker(roots: roots, requester: configuration.ocspRequester ?? URLSessionOCSPRequester())
             : nil
         self.now = now
+    }
+
+    /// Whether `jws` is signed by a leaf that chains to a trusted root with Apple's OIDs — nothing about its
+    /// payload (no claims, no validity window). What ingest checks before storing anything anonymous.
+    public func checkSignature(_ jws: String) async -> VerificationResult<Void> {
+        switch await verifySignature(jws) {
+        case .verified: return .verified(())
+        case .rejected(let failure): return .rejected(failure)
+        case .retryable(let failure): return .retryable(failure)
+        }
     }
 
     /// Verifies a signed transaction (`signedTransactionInfo`, StoreKit 2 `jwsRepresentation`).
