@@ -89,7 +89,7 @@ let package = Package(
 
         // Services
         serviceTarget("ingest", folder: "Ingest", dependencies: [
-            "Redis", "Pipeline", "Ledger",
+            "Redis", "Pipeline", "Ledger", "AppStore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Hummingbird
 import Ledger
@@ -5,44 +6,72 @@ import Logging
 import NIOCore
 import Pipeline
 import Redis
+import ServiceLifecycle
 
 /// Builds ingest: connects to Redis (failing fast, naming `TOLLGATE_REDIS_URL`), loads the pipeline and
 /// ingest function libraries, and wires the pool, the job-results listener, the backlog sampler and the HTTP
 /// routes into one application. Tests call this directly with port 0 and read the port in `onServerRunning`.
 ///
+/// With `TOLLGATE_OPS_PORT` set, `/healthz`, `/readyz` and `/metrics` are served by a second listener (its own
+/// small Hummingbird application, run as a service) instead of the public one. `/readyz` always uses a Redis
+/// connection of its own, so that it never queues behind the enqueue round trips.
+///
 /// Shutdown order (reverse of start): the HTTP server stops accepting and finishes the requests it has,
-/// then the backlog sampler and the listener stop, and the Redis pool closes last.
+/// then the operators' listener, the backlog sampler and the listener stop, and the Redis pools close last.
 func buildApplication(
     configuration: IngestConfiguration,
     logger: Logger,
     clock: PipelineClock = .system,
-    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
+    onOperatorsServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let pool = try await configuration.shared.connectRedis(
         poolSize: configuration.redisPoolSize, clientName: "ingest", logger: logger)
     do {
         try await IngestFunctions.load(on: pool)
+        try await RateLimitFunctions.load(on: pool)
     } catch {
         pool.close()
-        throw PipelineError.functionLoadFailed("\(IngestFunctions.libraryName): \(error)")
+        throw PipelineError.functionLoadFailed("\(IngestFunctions.libraryName), \(RateLimitFunctions.libraryName): \(error)")
     }
     if configuration.clientJWTSecret == nil {
         logger.warning("TOLLGATE_CLIENT_JWT_SECRET is not set: user endpoints answer 401")
     }
     let keys = configuration.shared.keys
     let metrics = IngestMetrics()
-    let waiters = ResultWaiters()
+    let waiters = ResultWaiters(maxWaiters: configuration.maxWaiters, maxPerUser: configuration.userMaxWaiters)
+    var operatorsRedisConfiguration = configuration.shared.redis
+    operatorsRedisConfiguration.clientName = "ingest-ops"
+    let operatorsRedis = RedisPool(configuration: operatorsRedisConfiguration, size: 1, maxWaiters: 64, logger: logger)
+    do {
+        try await operatorsRedis.connect()
+    } catch {
+        pool.close()
+        operatorsRedis.close()
+        throw PipelineError.redisUnavailable(
+            variable: SharedConfiguration.redisURLVariable, message: "cannot use Redis at \(configuration.shared.redis) (\(error))")
+    }
     var subscriberConfiguration = configuration.shared.redis
     subscriberConfiguration.clientName = "ingest"
     let listener = ResultListener(
         subscriber: RedisSubscriber(configuration: subscriberConfiguration, channels: [keys.jobResultsChannel], logger: logger),
         waiters: waiters, logger: logger)
-    let backlog = BacklogMonitor(redis: pool, stream: keys.jobs().stream, interval: configuration.backlogSampleInterval,
+    let backlog = BacklogMonitor(redis: pool, keys: keys, interval: configuration.backlogSampleInterval,
                                  metrics: metrics, logger: logger)
     await backlog.sample()
+    let signatures: SignedDataVerifier
+    do {
+        signatures = try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
+            rootCertificates: configuration.rootCertificates, bundleId: nil, environment: nil, allowsMissingAppAppleId: true))
+    } catch {
+        pool.close()
+        operatorsRedis.close()
+        throw PipelineError.invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
+    }
     let routes = IngestRoutes(
-        configuration: configuration, redis: pool,
+        configuration: configuration, redis: pool, operatorsRedis: operatorsRedis,
         authenticator: await Authenticator(clientJWTSecret: configuration.clientJWTSecret, serviceKeys: configuration.serviceKeys),
+        signatures: signatures,
         batcher: EnqueueBatcher(
             redis: pool, maxBatch: configuration.enqueueBatchSize, maxBatchBytes: configuration.enqueueBatchBytes,
             maxInFlight: configuration.enqueueRoundTrips,
@@ -52,14 +81,27 @@ func buildApplication(
         waiters: waiters, backlog: backlog, metrics: metrics, clock: clock, logger: logger)
     let router = Router(context: BasicRequestContext.self)
     routes.register(on: router)
+    var services: [any Service] = [pool, operatorsRedis, listener, backlog]
+    if let opsPort = configuration.opsPort {
+        let operatorsRouter = Router(context: BasicRequestContext.self)
+        routes.registerOperatorEndpoints(on: operatorsRouter)
+        services.append(Application(
+            router: operatorsRouter,
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))),
+            configuration: .init(address: .hostname(configuration.opsHost, port: opsPort), serverName: "tollgate-ingest-ops"),
+            onServerRunning: onOperatorsServerRunning, logger: logger))
+    } else {
+        routes.registerOperatorEndpoints(on: router)
+    }
     logger.info("ingest ready", metadata: [
         "http.host": "\(configuration.host)", "http.port": "\(configuration.port)",
         "catalog.products": "\(configuration.catalog.products.count)", "redis": "\(configuration.shared.redis)",
     ])
     return Application(
         router: router,
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "tollgate-ingest"),
-        services: [pool, listener, backlog],
+        services: services,
         onServerRunning: onServerRunning,
         logger: logger
     )

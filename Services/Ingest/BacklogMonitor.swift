@@ -4,9 +4,11 @@ import Pipeline
 import Redis
 import ServiceLifecycle
 
-/// Samples the jobs stream's backlog periodically (not per request): the most entries any consumer group
-/// (`XINFO GROUPS`) has not been delivered yet, or `XLEN` when there is no group yet. Enqueues are refused
-/// with `503 overloaded` while the last sample exceeds `TOLLGATE_MAX_BACKLOG`.
+/// Samples the jobs stream's backlog periodically (not per request), for metrics and operators: the most entries
+/// any consumer group (`XINFO GROUPS`) has not been delivered yet, or `XLEN` when there is no group yet; and each
+/// source's unfinished jobs and bytes (`tg:{p0}:backlog`), which the enqueue function itself checks against the
+/// sources' budgets. Each sample also settles those counters when nothing is unfinished
+/// (``IngestFunctions/settleBacklog(keys:on:)``).
 ///
 /// A group's `lag` is not trusted alone: Redis 7.0 does not carry a group's `entries-read` through the AOF
 /// or to replicas (`XREADGROUP` is propagated as `XCLAIM … LASTID`), so after a restart or a failover the
@@ -15,15 +17,17 @@ import ServiceLifecycle
 /// by `XLEN`, which always counts every undelivered entry (the janitor trims only below them).
 final class BacklogMonitor: Service, Sendable {
     private let redis: any RedisCommandExecutor
+    private let keys: Keys
     private let stream: String
     private let interval: Duration
     private let metrics: IngestMetrics
     private let logger: Logger
     private let latest = LatestValue()
 
-    init(redis: any RedisCommandExecutor, stream: String, interval: Duration, metrics: IngestMetrics, logger: Logger) {
+    init(redis: any RedisCommandExecutor, keys: Keys, interval: Duration, metrics: IngestMetrics, logger: Logger) {
         self.redis = redis
-        self.stream = stream
+        self.keys = keys
+        self.stream = keys.jobs().stream
         self.interval = interval
         self.metrics = metrics
         self.logger = logger
@@ -58,6 +62,12 @@ final class BacklogMonitor: Service, Sendable {
             }
             latest.value = value
             metrics.backlog.record(value)
+            _ = try await IngestFunctions.settleBacklog(keys: keys, on: redis)
+            let held = try await redis.hgetall(keys.backlog())
+            for source in [Job.Source.apple, .client] {
+                metrics.sourceBacklog(source.rawValue, jobs: Int(held[source.rawValue + ".jobs"] ?? "") ?? 0,
+                                      bytes: Int(held[source.rawValue + ".bytes"] ?? "") ?? 0)
+            }
         } catch {
             logger.debug("backlog sample failed", metadata: ["error": "\(error)"])
         }

@@ -56,8 +56,9 @@ actor EnqueueBatcher {
         self.logger = logger
     }
 
-    /// Runs one enqueue function call (see ``IngestFunctions/enqueueCommand(job:status:keys:dedupeKey:)``)
-    /// in the next round trip; throws an ``IngestError`` (503) when Redis is unavailable or the queue is full.
+    /// Runs one enqueue function call (see ``IngestFunctions/enqueueCommand(job:status:keys:limits:nowMilliseconds:)``)
+    /// in the next round trip; throws an ``IngestError``: 503 when Redis is unavailable, the queue is full or the
+    /// source's backlog is at its budget, 429 when the user has too many unfinished jobs.
     func enqueue(_ command: RedisCommand) async throws -> Outcome {
         guard queue.count - head < queueLimit else {
             throw IngestError.overloaded("too many enqueues waiting; retry shortly")
@@ -132,6 +133,12 @@ actor EnqueueBatcher {
     }
 
     private static func parse(_ reply: RedisReply, logger: Logger) -> Result<Outcome, any Error> {
+        if let parts = reply.array, parts.count == 3, parts[1].int == -1 {
+            switch parts[2].string {
+            case "in_flight": return .failure(IngestError.tooManyInFlight())
+            default: return .failure(IngestError.overloaded("this source's unfinished jobs are at their budget; retry later"))
+            }
+        }
         guard let parts = reply.array, parts.count == 2, let jobID = parts[0].string, let created = parts[1].int else {
             logger.error("unexpected enqueue reply", metadata: ["reply": "\(reply)".count > 200 ? "(long)" : "\(reply)"])
             return .failure(IngestError.redisUnavailable())

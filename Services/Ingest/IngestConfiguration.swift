@@ -1,3 +1,5 @@
+import AppStore
+import Foundation
 import Ledger
 import Pipeline
 
@@ -14,8 +16,31 @@ import Pipeline
 /// - `TOLLGATE_V1_NOTIFICATIONS` — accept Apple's V1 notifications (`false`); needs `TOLLGATE_SHARED_SECRET`,
 ///   which each V1 body's `password` must equal. A V1 notification is only a trigger: the verifier credits what
 ///   Apple answers for its `latest_receipt`
-/// - `TOLLGATE_MAX_BACKLOG` — jobs not yet delivered to the verifiers above which enqueues answer `503`
-///   (`100000`; 0 turns the check off)
+/// - `TOLLGATE_MAX_BACKLOG` — unfinished jobs of one source (Apple's notifications, or the clients' submissions)
+///   at which that source's enqueues answer `503 overloaded` (`100000`; 0: no limit). Each source has its own
+///   budget, so that a flood of one never refuses the other
+/// - `TOLLGATE_BACKLOG_BYTES_APPLE`, `TOLLGATE_BACKLOG_BYTES_CLIENT` — unfinished payload bytes of each source at
+///   which its enqueues answer `503` (`268435456` = 256 MiB, `134217728` = 128 MiB; 0: no limit, else at least
+///   2 MiB so that the largest submission fits)
+/// - `TOLLGATE_USER_MAX_IN_FLIGHT` — a user's unfinished receipt/transaction jobs at which more answer
+///   `429 too_many_in_flight` (`10`; 0: no limit)
+/// - `TOLLGATE_USER_RATE`, `TOLLGATE_USER_BURST` — a user's submissions per second and burst (fleet-wide token
+///   bucket in Redis; `2` and `20`); past them `429 rate_limited` with `Retry-After`
+/// - `TOLLGATE_MAX_PENDING_ORDERS` — a user's unpaid orders at which `POST /v1/orders` answers
+///   `429 too_many_pending_orders` (`10`)
+/// - `TOLLGATE_ORDER_TTL` — how long an unpaid order (and its `appAccountToken` mapping) lives (`7d`; a paid
+///   order is kept)
+/// - `TOLLGATE_MAX_RECEIPT_BYTES` — largest receipt accepted, base64 characters (`262144`)
+/// - `TOLLGATE_MAX_WAITERS`, `TOLLGATE_USER_MAX_WAITERS` — `?wait=` requests held at once by this process and
+///   by one user (`4096`, `4`); past them `429 too_many_waiters`
+/// - `TOLLGATE_HTTP_IDLE_TIMEOUT` — a connection with no request in progress is closed after this long
+///   (`30s`; slow senders of headers too)
+/// - `TOLLGATE_HTTP_BODY_TIMEOUT` — a request body must arrive within this long (`10s`), else `408`
+/// - `TOLLGATE_ROOT_CERTS` — comma-separated DER or PEM files of the roots Apple's signatures must chain to (Apple
+///   Root CA - G3, built in). A V2 notification, or a client's signed transaction, whose signature does not
+///   verify under a leaf chaining to one of them is refused (`401 invalid_signature`) and nothing is stored
+/// - `TOLLGATE_OPS_HOST`, `TOLLGATE_OPS_PORT` — a separate listener for `/healthz`, `/readyz` and `/metrics`
+///   (unset port: they are served on the main listener)
 /// - `TOLLGATE_ENQUEUE_QUEUE_LIMIT` — enqueues waiting for a Redis round trip above which `503` (`10000`)
 /// - `TOLLGATE_ENQUEUE_BATCH_SIZE` — most jobs in one pipelined round trip (`256`)
 /// - `TOLLGATE_ENQUEUE_BATCH_BYTES` — most argument bytes in one round trip, at least one job (`16384`, Redis'
@@ -36,6 +61,23 @@ public struct IngestConfiguration: Sendable {
     /// The shared secret V1 notifications must carry; nil: V1 notifications are refused.
     public var v1SharedSecret: String?
     public var maxBacklog = 100_000
+    public var backlogBytesApple = 256 << 20
+    public var backlogBytesClient = 128 << 20
+    public var userMaxInFlight = 10
+    public var userRatePerSecond = 2.0
+    public var userBurst = 20
+    public var maxPendingOrders = 10
+    public var orderLifetime: Duration = .seconds(7 * 86_400)
+    public var maxReceiptBytes = 256 << 10
+    public var maxWaiters = 4096
+    public var userMaxWaiters = 4
+    public var idleTimeout: Duration = .seconds(30)
+    public var bodyTimeout: Duration = .seconds(10)
+    /// Trusted roots (DER) of the signature check at the door.
+    public var rootCertificates: [Data] = [AppleRootCertificates.appleRootCAG3]
+    public var opsHost = "127.0.0.1"
+    /// The operators' listener port; nil: `/healthz`, `/readyz`, `/metrics` are on the main listener.
+    public var opsPort: Int?
     public var enqueueQueueLimit = 10_000
     public var enqueueBatchSize = 256
     public var enqueueBatchBytes = 16_384

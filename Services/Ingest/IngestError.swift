@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Redis
 
 /// Every refusal ingest answers with: a stable machine `code`, an HTTP status and a human message, sent as
 /// `{"error": {"code": "...", "message": "..."}}`. Rejected requests write nothing to Redis.
@@ -51,6 +52,9 @@ struct IngestError: HTTPResponseError, Sendable {
         IngestError(status: .unauthorized, code: "shared_secret_mismatch",
                     message: "the V1 notification's password is not this app's shared secret")
     }
+    static func invalidSignature(_ message: String) -> IngestError {
+        IngestError(status: .unauthorized, code: "invalid_signature", message: message)
+    }
     static func payloadTooLarge(limit: Int) -> IngestError {
         IngestError(status: .contentTooLarge, code: "payload_too_large", message: "the body exceeds \(limit) bytes")
     }
@@ -67,12 +71,38 @@ struct IngestError: HTTPResponseError, Sendable {
         IngestError(status: .unprocessableContent, code: "unknown_product",
                     message: "product '\(productId.prefix(200))' is not in the catalog")
     }
+    static func tooManyPendingOrders(retryAfter: Duration) -> IngestError {
+        IngestError(status: .tooManyRequests, code: "too_many_pending_orders",
+                    message: "this user has the most unpaid orders allowed; pay or let one expire",
+                    retryAfterSeconds: seconds(retryAfter))
+    }
+    static func tooManyInFlight() -> IngestError {
+        IngestError(status: .tooManyRequests, code: "too_many_in_flight",
+                    message: "this user has the most unfinished submissions allowed; wait for one to finish",
+                    retryAfterSeconds: 1)
+    }
+    static func rateLimited(retryAfter: Duration) -> IngestError {
+        IngestError(status: .tooManyRequests, code: "rate_limited",
+                    message: "this user submits faster than allowed", retryAfterSeconds: seconds(retryAfter))
+    }
+    static func tooManyWaiters() -> IngestError {
+        IngestError(status: .tooManyRequests, code: "too_many_waiters",
+                    message: "too many requests wait for results; submit without ?wait= and poll GET /v1/jobs/{id}",
+                    retryAfterSeconds: 1)
+    }
+    static func requestTimeout() -> IngestError {
+        IngestError(status: .requestTimeout, code: "request_timeout", message: "the request body did not arrive in time")
+    }
     static func redisUnavailable() -> IngestError {
         IngestError(status: .serviceUnavailable, code: "redis_unavailable",
                     message: "the job store is unavailable; retry later", retryAfterSeconds: 1)
     }
     static func overloaded(_ message: String) -> IngestError {
         IngestError(status: .serviceUnavailable, code: "overloaded", message: message, retryAfterSeconds: 1)
+    }
+    /// Whole seconds for `Retry-After`, at least 1.
+    static func seconds(_ duration: Duration) -> Int {
+        max(1, Int((duration.milliseconds + 999) / 1000))
     }
     static func replicationTimeout() -> IngestError {
         IngestError(status: .serviceUnavailable, code: "replication_timeout",

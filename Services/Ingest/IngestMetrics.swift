@@ -9,6 +9,8 @@ import Prometheus
 /// - `tollgate_ingest_rejects_total{reason}` — refused requests by error code
 /// - `tollgate_ingest_jobs_total{kind,outcome}` — jobs enqueued (`created`) or deduplicated (`duplicate`)
 /// - `tollgate_ingest_backlog` — last sampled undelivered jobs on the jobs stream
+/// - `tollgate_ingest_source_backlog_jobs{source}`, `tollgate_ingest_source_backlog_bytes{source}` — each source's
+///   unfinished jobs and payload bytes (what its budget is checked against)
 struct IngestMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     let factory: PrometheusMetricsFactory
@@ -34,6 +36,13 @@ struct IngestMetrics: Sendable {
                 factory: factory).increment()
         CoreMetrics.Timer(label: "tollgate_ingest_request_duration_seconds", dimensions: [("route", route)], factory: factory)
             .recordNanoseconds(duration.nanoseconds)
+    }
+
+    func sourceBacklog(_ source: String, jobs: Int, bytes: Int) {
+        CoreMetrics.Gauge(label: "tollgate_ingest_source_backlog_jobs", dimensions: [("source", source)], factory: factory)
+            .record(jobs)
+        CoreMetrics.Gauge(label: "tollgate_ingest_source_backlog_bytes", dimensions: [("source", source)], factory: factory)
+            .record(bytes)
     }
 
     func reject(reason: String) {

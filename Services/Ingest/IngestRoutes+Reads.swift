@@ -44,7 +44,9 @@ extension IngestRoutes {
 
     /// `POST /v1/orders {productId}`: a user's order of a catalog product → `201 {orderNo, appAccountToken}`,
     /// stored under the ledger keys (``Keys/order(user:orderNo:)``, ``Keys/orders(user:)``,
-    /// ``Keys/appAccountToken(_:)``) with state `pending`.
+    /// ``Keys/pendingOrders(user:)``, ``Keys/appAccountToken(_:)``) with state `pending`. Unpaid, the order and its
+    /// token mapping expire after `TOLLGATE_ORDER_TTL`; a user with `TOLLGATE_MAX_PENDING_ORDERS` unpaid orders gets
+    /// `429 too_many_pending_orders` (with `Retry-After` until the oldest expires) and nothing is written.
     func createOrder(_ request: Request) async throws -> Response {
         let userID = try await authenticator.user(request)
         let object = try Submission.jsonObject(try await body(of: request, limit: 4096))
@@ -54,27 +56,22 @@ extension IngestRoutes {
         guard configuration.catalog.product(productId) != nil else { throw IngestError.unknownProduct(productId) }
         let order = Order(orderNo: Order.newOrderNo(), userID: userID, productId: productId,
                           appAccountToken: Order.newAppAccountToken(), createdAtMilliseconds: clock.nowMilliseconds())
-        var orderArguments: [any RedisArgumentConvertible] = [keys.order(user: userID, orderNo: order.orderNo)]
-        for (name, value) in order.fields { orderArguments += [name, value] }
-        let commands = [
-            RedisCommand("HSET", arguments: orderArguments),
-            RedisCommand("ZADD", keys.orders(user: userID), order.createdAtMilliseconds, order.orderNo),
-            RedisCommand("HSET", keys.appAccountToken(order.appAccountToken),
-                         Order.TokenField.user, userID, Order.TokenField.orderNo, order.orderNo),
-        ]
-        let replies = try await redisRead { try await redis.pipeline(commands) }
-        if replies.contains(where: { if case .error = $0 { true } else { false } }) {
-            logger.error("order write refused by redis", metadata: ["order.no": "\(order.orderNo)"])
-            throw IngestError.redisUnavailable()
+        let creation = try await redisRead {
+            try await IngestFunctions.createOrder(order, keys: keys, lifetime: configuration.orderLifetime,
+                                                  cap: configuration.maxPendingOrders, on: redis)
+        }
+        if case .tooManyPending(let retryAfter) = creation {
+            metrics.reject(reason: "too_many_pending_orders")
+            throw IngestError.tooManyPendingOrders(retryAfter: retryAfter)
         }
         logger.info("order created", metadata: ["order.no": "\(order.orderNo)", "product": "\(productId)"])
         return jsonResponse(.created, ["orderNo": order.orderNo, "appAccountToken": order.appAccountToken])
     }
 
-    /// `/readyz`: Redis answers PING and both function libraries (pipeline, ingest) are loaded.
+    /// `/readyz`: Redis answers PING and the function libraries ingest calls (pipeline, ingest, rate limit) are loaded.
     func readiness() async throws -> Response {
         do {
-            let replies = try await redis.pipeline([RedisCommand("PING"), RedisCommand("FUNCTION", "LIST")])
+            let replies = try await operatorsRedis.pipeline([RedisCommand("PING"), RedisCommand("FUNCTION", "LIST")])
             let libraries = Set((replies.last?.array ?? []).compactMap { library -> String? in
                 guard let fields = library.array else { return nil }
                 for index in stride(from: 0, to: fields.count - 1, by: 2) where fields[index].string == "library_name" {
@@ -82,7 +79,8 @@ extension IngestRoutes {
                 }
                 return nil
             })
-            let missing = [PipelineFunctions.libraryName, IngestFunctions.libraryName].filter { !libraries.contains($0) }
+            let missing = [PipelineFunctions.libraryName, IngestFunctions.libraryName, RateLimitFunctions.libraryName]
+                .filter { !libraries.contains($0) }
             guard replies.first?.string == "PONG", missing.isEmpty else {
                 return jsonResponse(.serviceUnavailable, ["status": "not_ready", "missing": missing])
             }

@@ -9,6 +9,7 @@ extension IngestRoutes {
     func notification(_ request: Request) async throws -> Response {
         let body = try await body(of: request, limit: Submission.maxNotificationBytes)
         let submission = try Submission.notification(body: body, v1SharedSecret: configuration.v1SharedSecret)
+        try await checkSignature(submission)
         let outcome = try await enqueue(submission, source: .apple, userID: nil)
         return jobIDResponse(.ok, outcome.jobID)
     }
@@ -20,24 +21,55 @@ extension IngestRoutes {
     ) async throws -> Response {
         let userID = try await authenticator.user(request)
         let wait = try waitSeconds(request)
-        let body = try await body(of: request, limit: Submission.maxClientBodyBytes)
+        let body = try await body(of: request, limit: configuration.maxReceiptBytes + Submission.clientEnvelopeBytes)
         let submission = try parse(body)
+        try await takeSubmissionToken(userID)
+        try await checkSignature(submission)
         let outcome = try await enqueue(submission, source: .client, userID: userID)
         guard wait > 0 else { return jobIDResponse(.accepted, outcome.jobID) }
-        return try await waitForResult(jobID: outcome.jobID, seconds: wait)
+        return try await waitForResult(jobID: outcome.jobID, userID: userID, seconds: wait)
     }
 
-    /// Enqueues atomically (dedupe key, job, `queued` status) through the group-commit batcher.
-    func enqueue(_ submission: Submission, source: Job.Source, userID: String?) async throws -> EnqueueBatcher.Outcome {
-        if configuration.maxBacklog > 0, backlog.backlog > configuration.maxBacklog {
-            throw IngestError.overloaded("the job backlog is above its limit; retry later")
+    /// Refuses a signed submission whose signature does not verify under a leaf that chains to a trusted root
+    /// (`401 invalid_signature`): forgeries are refused at the door and leave nothing in Redis.
+    func checkSignature(_ submission: Submission) async throws {
+        guard let jws = submission.signed else { return }
+        switch await signatures.checkSignature(jws) {
+        case .verified:
+            return
+        case .rejected(let failure):
+            metrics.reject(reason: "invalid_signature")
+            throw IngestError.invalidSignature("\(failure.code.rawValue): \(failure.message)")
+        case .retryable:
+            throw IngestError.overloaded("the signature could not be checked now; retry")
         }
+    }
+
+    /// One token of the user's fleet-wide submission bucket (`TOLLGATE_USER_RATE`, `TOLLGATE_USER_BURST`), or
+    /// `429 rate_limited` with the wait until the next one.
+    func takeSubmissionToken(_ userID: String) async throws {
+        let bucket = TokenBucket(key: keys.submissionBucket(user: userID), ratePerSecond: configuration.userRatePerSecond,
+                                 capacity: Double(configuration.userBurst))
+        let (granted, wait) = try await redisRead { try await RateLimitFunctions.take(on: redis, bucket: bucket) }
+        guard granted else {
+            metrics.reject(reason: "rate_limited")
+            throw IngestError.rateLimited(retryAfter: wait)
+        }
+    }
+
+    /// Enqueues atomically (dedupe key, source budget, the user's in-flight cap, job, `queued` status) through the
+    /// group-commit batcher.
+    func enqueue(_ submission: Submission, source: Job.Source, userID: String?) async throws -> EnqueueBatcher.Outcome {
         let now = clock.nowMilliseconds()
         let job = Job(id: Self.newJobID(), kind: submission.kind, payload: submission.payload, source: source,
-                      userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now)
+                      userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now,
+                      countedBytes: submission.payload.count, dedupeKey: dedupeKey(submission, source: source, userID: userID))
         let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
-        let command = IngestFunctions.enqueueCommand(
-            job: job, status: status, keys: keys, dedupeKey: dedupeKey(submission, source: source, userID: userID))
+        let limits = IngestFunctions.Limits(
+            maxJobs: configuration.maxBacklog,
+            maxBytes: source == .apple ? configuration.backlogBytesApple : configuration.backlogBytesClient,
+            inFlightCap: source == .client ? configuration.userMaxInFlight : 0)
+        let command = IngestFunctions.enqueueCommand(job: job, status: status, keys: keys, limits: limits, nowMilliseconds: now)
         let outcome = try await batcher.enqueue(command)
         metrics.job(kind: submission.kind.rawValue, created: outcome.created)
         logger.debug("job enqueued", metadata: [
@@ -61,14 +93,20 @@ extension IngestRoutes {
         }
     }
 
-    /// `<prefix>:{p0}:dedupe:<sha256(source, user, kind, order, payload)>`, in the jobs stream's slot.
+    /// `<prefix>:{p0}:dedupe:<sha256(source, user, kind, order, payload)>`, in the jobs stream's slot. For a V2
+    /// notification the payload hashed is its `signedPayload`, not the body around it: a replay rewrapped in other
+    /// JSON is the same job.
     func dedupeKey(_ submission: Submission, source: Job.Source, userID: String?) -> String {
         var hasher = SHA256()
         for part in [source.rawValue, userID ?? "", submission.kind.rawValue, submission.orderNo ?? ""] {
             hasher.update(data: Data(part.utf8))
             hasher.update(data: [0])
         }
-        hasher.update(data: submission.payload)
+        if submission.kind == .notificationV2, let signed = submission.signed {
+            hasher.update(data: Data(signed.utf8))
+        } else {
+            hasher.update(data: submission.payload)
+        }
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)
@@ -91,9 +129,12 @@ extension IngestRoutes {
     /// Waits for a final status without holding a Redis connection: registers with ``ResultWaiters``, then
     /// reads the status (closing the race with a result published before registering), and reads again on
     /// every signal until the state is final or the deadline passes.
-    func waitForResult(jobID: String, seconds: Int) async throws -> Response {
+    func waitForResult(jobID: String, userID: String, seconds: Int) async throws -> Response {
         let deadline = ContinuousClock.now + .seconds(seconds)
-        let id = await waiters.register(jobID: jobID)
+        guard let id = await waiters.register(jobID: jobID, user: userID) else {
+            metrics.reject(reason: "too_many_waiters")
+            throw IngestError.tooManyWaiters()
+        }
         do {
             let response = try await pollUntilFinal(jobID: jobID, waiter: id, deadline: deadline)
             await waiters.unregister(jobID: jobID, id: id)

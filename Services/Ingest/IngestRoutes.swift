@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Hummingbird
 import Ledger
@@ -9,7 +10,12 @@ import Redis
 struct IngestRoutes: Sendable {
     let configuration: IngestConfiguration
     let redis: any RedisCommandExecutor
+    /// A connection of its own for `/readyz`, which must never queue behind enqueues.
+    let operatorsRedis: any RedisCommandExecutor
     let authenticator: Authenticator
+    /// The signature check at the door (``SignedDataVerifier/checkSignature(_:)``): chain to a trusted root and
+    /// leaf signature, no payload rules (the verifier applies those).
+    let signatures: SignedDataVerifier
     let batcher: EnqueueBatcher
     let waiters: ResultWaiters
     let backlog: BacklogMonitor
@@ -19,17 +25,17 @@ struct IngestRoutes: Sendable {
 
     var keys: Keys { configuration.shared.keys }
 
+    /// The public API (DESIGN.md's table); the operators' endpoints are added by ``registerOperatorEndpoints(on:)``,
+    /// here or on a listener of their own.
     func register(on router: Router<BasicRequestContext>) {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
-        router.get("/healthz") { _, _ in jsonResponse(.ok, ["status": "ok"]) }
-        router.get("/readyz") { _, _ in try await readiness() }
-        router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
-        }
         router.get("/v1/products") { _, _ in try products() }
         router.post("/v1/apple/notifications") { request, _ in try await notification(request) }
-        router.post("/v1/receipts") { request, _ in try await clientSubmission(request, parse: Submission.receipt) }
+        router.post("/v1/receipts") { request, _ in
+            try await clientSubmission(request) { (body) throws(IngestError) in
+                try Submission.receipt(body: body, maxReceiptBytes: configuration.maxReceiptBytes)
+            }
+        }
         router.post("/v1/transactions") { request, _ in
             try await clientSubmission(request, parse: Submission.transaction)
         }
@@ -42,16 +48,43 @@ struct IngestRoutes: Sendable {
         }
     }
 
-    /// Reads the body, refusing more than `limit` bytes with `413 payload_too_large`.
+    /// `/healthz` (alive), `/readyz` (Redis and the function libraries, on its own connection), `/metrics`.
+    func registerOperatorEndpoints(on router: Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in jsonResponse(.ok, ["status": "ok"]) }
+        router.get("/readyz") { _, _ in try await readiness() }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        }
+    }
+
+    /// Reads the body, refusing more than `limit` bytes with `413 payload_too_large`, and a body that takes longer
+    /// than `TOLLGATE_HTTP_BODY_TIMEOUT` to arrive (a slow sender holding a connection) with `408 request_timeout`.
     func body(of request: Request, limit: Int) async throws -> [UInt8] {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw IngestError.payloadTooLarge(limit: limit)
         }
-        do {
-            let buffer = try await request.body.collect(upTo: limit)
-            return Array(buffer.readableBytesView)
-        } catch {
-            throw IngestError.payloadTooLarge(limit: limit)
+        let timeout = configuration.bodyTimeout
+        return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask {
+                do {
+                    return Array(try await request.body.collect(upTo: limit).readableBytesView)
+                } catch is CancellationError {
+                    return nil
+                } catch {
+                    throw IngestError.payloadTooLarge(limit: limit)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let bytes = first else {
+                metrics.reject(reason: "request_timeout")
+                throw IngestError.requestTimeout()
+            }
+            return bytes
         }
     }
 

@@ -4,26 +4,47 @@
 /// the job-results channel, and every waiter after the subscription was (re)established (a message may have
 /// been missed meanwhile). A signal only means "read the status again": the waiter's own status read decides,
 /// so spurious signals are harmless, and a signal that arrives between two waits is remembered.
+///
+/// Bounded: at most `maxWaiters` requests wait in this process and `maxPerUser` per user; past either
+/// ``register(jobID:user:)`` refuses (the caller answers `429 too_many_waiters`).
 actor ResultWaiters {
     private struct Waiter {
+        var user: String
         var continuation: CheckedContinuation<Void, Never>?
         var signalled = false
     }
 
+    private let maxWaiters: Int
+    private let maxPerUser: Int
     private var byJob: [String: [UInt64: Waiter]] = [:]
+    private var perUser: [String: Int] = [:]
+    private var total = 0
     private var nextID: UInt64 = 0
 
-    /// Registers a waiter for `jobID`; pass the id to ``nextSignal(jobID:id:timeout:)`` and ``unregister(jobID:id:)``.
-    func register(jobID: String) -> UInt64 {
+    init(maxWaiters: Int = 4096, maxPerUser: Int = 4) {
+        self.maxWaiters = maxWaiters
+        self.maxPerUser = maxPerUser
+    }
+
+    /// Registers a waiter of `user` for `jobID`; pass the id to ``nextSignal(jobID:id:timeout:)`` and
+    /// ``unregister(jobID:id:)``. Nil when the process or the user already has the most waiters allowed.
+    func register(jobID: String, user: String) -> UInt64? {
+        guard total < maxWaiters, perUser[user, default: 0] < maxPerUser else { return nil }
         nextID += 1
-        byJob[jobID, default: [:]][nextID] = Waiter()
+        byJob[jobID, default: [:]][nextID] = Waiter(user: user)
+        perUser[user, default: 0] += 1
+        total += 1
         return nextID
     }
 
     func unregister(jobID: String, id: UInt64) {
-        byJob[jobID]?[id]?.continuation?.resume()
+        guard let waiter = byJob[jobID]?[id] else { return }
+        waiter.continuation?.resume()
         byJob[jobID]?[id] = nil
         if byJob[jobID]?.isEmpty == true { byJob[jobID] = nil }
+        total -= 1
+        let left = perUser[waiter.user, default: 1] - 1
+        perUser[waiter.user] = left > 0 ? left : nil
     }
 
     /// Returns at the next signal (at once if one arrived since the last call) or after `timeout`.
@@ -56,7 +77,7 @@ actor ResultWaiters {
     }
 
     /// How many requests wait.
-    var count: Int { byJob.values.reduce(0) { $0 + $1.count } }
+    var count: Int { total }
 
     private func wake(jobID: String, id: UInt64, remember: Bool = false) {
         guard var waiter = byJob[jobID]?[id] else { return }

@@ -6,22 +6,23 @@ struct Submission: Sendable {
     var kind: JobKind
     var payload: [UInt8]
     var orderNo: String?
+    /// The JWS whose signature must verify before the job is stored (a signed transaction, a V2 notification's
+    /// `signedPayload`).
+    var signed: String?
 
-    /// Largest receipt accepted (base64 characters, after normalization).
-    static let maxReceiptBytes = 1 << 20
     /// Largest notification body accepted.
     static let maxNotificationBytes = 64 << 10
-    /// Largest client submission body (a receipt plus JSON around it).
-    static let maxClientBodyBytes = (1 << 20) + (16 << 10)
+    /// What a client submission body may hold besides its receipt or JWS (JSON around it, `orderNo`).
+    static let clientEnvelopeBytes = 16 << 10
 
     /// `POST /v1/receipts` `{"receipt", "orderNo"?}`: the receipt with `+` restored from spaces and all
-    /// whitespace removed, at most 1 MiB of base64.
-    static func receipt(body: [UInt8]) throws(IngestError) -> Submission {
+    /// whitespace removed, at most `maxReceiptBytes` of base64 (`TOLLGATE_MAX_RECEIPT_BYTES`).
+    static func receipt(body: [UInt8], maxReceiptBytes: Int) throws(IngestError) -> Submission {
         let object = try jsonObject(body)
         guard let raw = object["receipt"] as? String, !raw.isEmpty else {
             throw .invalidReceipt("receipt must be a non-empty base64 string")
         }
-        let normalized = try normalizedReceipt(raw)
+        let normalized = try normalizedReceipt(raw, maxBytes: maxReceiptBytes)
         return Submission(kind: .receipt, payload: normalized, orderNo: try orderNo(object))
     }
 
@@ -32,7 +33,7 @@ struct Submission: Sendable {
             throw .invalidJWS("signedTransaction must be a non-empty JWS string")
         }
         try JWSStructure.check(jws)
-        return Submission(kind: .transaction, payload: Array(jws.utf8), orderNo: try orderNo(object))
+        return Submission(kind: .transaction, payload: Array(jws.utf8), orderNo: try orderNo(object), signed: jws)
     }
 
     /// `POST /v1/apple/notifications`: V2 `{"signedPayload"}` (JWS checked; the payload is the body
@@ -67,7 +68,7 @@ struct Submission: Sendable {
         if fields.hasSignedPayload {
             guard let jws = fields.signedPayload else { throw .invalidJWS("signedPayload must be a string") }
             try JWSStructure.check(jws)
-            return Submission(kind: .notificationV2, payload: body)
+            return Submission(kind: .notificationV2, payload: body, signed: jws)
         }
         if let type = fields.notificationType, !type.isEmpty {
             guard let secret = v1SharedSecret else { throw .v1NotificationsDisabled() }
@@ -92,7 +93,7 @@ struct Submission: Sendable {
         }
         var trigger: [String: Any] = [
             "notification_type": object["notification_type"] as? String ?? "",
-            "unified_receipt": ["latest_receipt": String(decoding: try normalizedReceipt(raw), as: UTF8.self)],
+            "unified_receipt": ["latest_receipt": String(decoding: try normalizedReceipt(raw, maxBytes: maxNotificationBytes), as: UTF8.self)],
         ]
         for name in ["bid", "environment"] {
             if let value = object[name] as? String { trigger[name] = String(value.prefix(256)) }
@@ -103,8 +104,8 @@ struct Submission: Sendable {
         return Submission(kind: .notificationV1, payload: Array(payload))
     }
 
-    /// A receipt with `+` restored from spaces and all whitespace removed; at most ``maxReceiptBytes`` of base64.
-    static func normalizedReceipt(_ raw: String) throws(IngestError) -> [UInt8] {
+    /// A receipt with `+` restored from spaces and all whitespace removed; at most `maxBytes` of base64.
+    static func normalizedReceipt(_ raw: String, maxBytes: Int) throws(IngestError) -> [UInt8] {
         var normalized: [UInt8] = []
         normalized.reserveCapacity(raw.utf8.count)
         for byte in raw.utf8 {
@@ -114,7 +115,7 @@ struct Submission: Sendable {
             default: normalized.append(byte)
             }
         }
-        guard normalized.count <= maxReceiptBytes else { throw .payloadTooLarge(limit: maxReceiptBytes) }
+        guard normalized.count <= maxBytes else { throw .payloadTooLarge(limit: maxBytes) }
         guard normalized.allSatisfy(isBase64), Data(base64Encoded: Data(normalized)) != nil else {
             throw .invalidReceipt("receipt is not valid base64")
         }

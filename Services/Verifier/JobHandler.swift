@@ -10,11 +10,15 @@ import Redis
 /// - verified → `XADD` of the ``PurchaseEvent`` onto the verified stream, status `verifying` with
 ///   `verified.at` (the fulfiller sets the final state);
 /// - recorded → status `fulfilled` with `result`, `PUBLISH`;
-/// - rejected → status `rejected` with the stable `reason` code and `message`, `PUBLISH`;
+/// - rejected → status `rejected` with the stable `reason` code and `message`, `PUBLISH`; an anonymous job
+///   (Apple's endpoint, not from Apple) keeps its status and dedupe key for an hour only;
 /// - retryable → retry ZSET after full-jitter backoff (or Apple's `Retry-After` when longer), status
 ///   `retrying` with `attempt` and `next.at`; after the last attempt the runtime dead-letters it with
 ///   ``deadLetterWrites(_:_:)`` (status `dead`, `PUBLISH`);
 /// - a malformed entry → dead letter (status `dead` when the entry names its job), never a crash.
+///
+/// Every final outcome (complete or dead letter, never a retry) takes a counted job off its source's backlog
+/// (``Job/backlogRelease(of:keys:)``) in the same atomic step.
 ///
 /// The handler draws the jitter itself so that `next.at` is the real due time: its consumer runs with a
 /// clock whose random source is 0, so the runtime's own backoff adds nothing to `notBefore`.
@@ -86,6 +90,7 @@ final class JobHandler: Sendable {
 
     func handlerOutcome(_ outcome: VerificationOutcome, job: Job, message: StreamMessage, logger: Logger) -> HandlerOutcome {
         let now = clock.nowMilliseconds()
+        let release = Job.backlogRelease(of: message.entry, keys: keys)
         switch outcome {
         case .verified(let event):
             let fields: [(String, [UInt8])]
@@ -99,17 +104,24 @@ final class JobHandler: Sendable {
                 .xadd(stream: keys.verified().stream, fields: fields),
                 JobStatus(jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now).write(keys: keys),
                 .hset(key: keys.job(job.id), strings: [("verified.at", String(now))]),
-            ])
+            ] + release)
         case .recorded(let result):
             logger.info("Job recorded")
             let status = JobStatus(jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
                                    updatedAtMilliseconds: now, resultJSON: result)
-            return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)])
+            return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)] + release)
         case .rejected(let failure):
             logger.info("Job rejected", metadata: ["reason": "\(failure.code.rawValue)"])
             let status = JobStatus(jobID: job.id, state: .rejected, kind: job.kind, userID: job.userID,
                                    reason: failure.code.rawValue, message: failure.message, updatedAtMilliseconds: now)
-            return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)])
+            guard job.source != .client else {
+                return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)] + release)
+            }
+            // Anonymous and not from Apple: its status and its dedupe key go within the hour.
+            let brief = JobStatus.anonymousRejectionSeconds
+            var writes = [status.write(keys: keys, expireSeconds: brief), status.announcement(keys: keys)]
+            if let dedupeKey = job.dedupeKey { writes.append(.shortenExpiry(key: dedupeKey, seconds: brief)) }
+            return .complete(writes: writes + release)
         case .retryable(let failure, let retryAfter):
             var delay = retry.delay(afterAttempt: message.attempt, unitRandom: unitRandom())
             if let retryAfter, retryAfter > delay { delay = retryAfter }
@@ -127,11 +139,12 @@ final class JobHandler: Sendable {
     /// The status writes when an entry is dead-lettered (here, or by the runtime: poison, retries exhausted).
     func deadLetterWrites(_ message: StreamMessage, _ reason: String) -> [PipelineWrite] {
         metrics.deadLetter(kind: message.entry.string(Job.Field.kind) ?? "unknown")
-        guard let jobID = message.entry.string(Job.Field.id), !jobID.isEmpty else { return [] }
+        let release = Job.backlogRelease(of: message.entry, keys: keys)
+        guard let jobID = message.entry.string(Job.Field.id), !jobID.isEmpty else { return release }
         let code = reason.hasPrefix("poison") ? "poison"
             : reason.hasPrefix("retries exhausted") ? "retries_exhausted" : "malformed_entry"
         let status = JobStatus(jobID: jobID, state: .dead, reason: code, message: String(reason.prefix(500)),
                                attempt: message.attempt, updatedAtMilliseconds: clock.nowMilliseconds())
-        return [status.write(keys: keys), status.announcement(keys: keys)]
+        return [status.write(keys: keys), status.announcement(keys: keys)] + release
     }
 }

@@ -41,40 +41,17 @@ extension ReconcilerConfiguration {
     init(reader: EnvironmentReader) throws(PipelineError) {
         self.init()
         enabled = try reader.bool("TOLLGATE_RECONCILE_ENABLED", default: enabled)
-        interval = try Self.duration(reader, "TOLLGATE_RECONCILE_INTERVAL", default: interval, minimum: .milliseconds(10))
-        startDelay = try Self.duration(reader, "TOLLGATE_RECONCILE_START_DELAY", default: startDelay, minimum: .zero)
+        interval = try reader.duration("TOLLGATE_RECONCILE_INTERVAL", default: interval, minimum: .milliseconds(10))
+        startDelay = try reader.duration("TOLLGATE_RECONCILE_START_DELAY", default: startDelay, minimum: .zero)
         onlyFailures = try reader.bool("TOLLGATE_RECONCILE_ONLY_FAILURES", default: onlyFailures)
-        lookback = try Self.duration(reader, "TOLLGATE_RECONCILE_LOOKBACK", default: lookback, minimum: .seconds(1))
+        lookback = try reader.duration("TOLLGATE_RECONCILE_LOOKBACK", default: lookback, minimum: .seconds(1))
         guard lookback <= Self.historyLimit else {
             throw .invalidConfiguration(variable: "TOLLGATE_RECONCILE_LOOKBACK", message: "must be at most 180d (Apple keeps 180 days)")
         }
-        overlap = try Self.duration(reader, "TOLLGATE_RECONCILE_OVERLAP", default: overlap, minimum: .zero)
-        lease = try Self.duration(reader, "TOLLGATE_RECONCILE_LEASE", default: lease, minimum: .milliseconds(300))
-        sweepGrace = try Self.duration(reader, "TOLLGATE_SWEEP_GRACE", default: sweepGrace, minimum: .zero)
-        sweepRecheck = try Self.duration(reader, "TOLLGATE_SWEEP_RECHECK", default: sweepRecheck, minimum: .milliseconds(10))
+        overlap = try reader.duration("TOLLGATE_RECONCILE_OVERLAP", default: overlap, minimum: .zero)
+        lease = try reader.duration("TOLLGATE_RECONCILE_LEASE", default: lease, minimum: .milliseconds(300))
+        sweepGrace = try reader.duration("TOLLGATE_SWEEP_GRACE", default: sweepGrace, minimum: .zero)
+        sweepRecheck = try reader.duration("TOLLGATE_SWEEP_RECHECK", default: sweepRecheck, minimum: .milliseconds(10))
         sweepBatch = try reader.int("TOLLGATE_SWEEP_BATCH", default: sweepBatch, range: 1...100_000)
-    }
-
-    /// Parses `500ms`, `30s`, `10m`, `1h`, `2d` or a number of seconds.
-    static func parseDuration(_ text: String) -> Duration? {
-        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
-        let lowered = text.lowercased()
-        for (suffix, factor) in units where lowered.hasSuffix(suffix) {
-            guard let value = Int64(lowered.dropLast(suffix.count)), value >= 0, value <= Int64.max / factor else { return nil }
-            return .milliseconds(value * factor)
-        }
-        guard let seconds = Int64(lowered), seconds >= 0, seconds <= Int64.max / 1000 else { return nil }
-        return .seconds(seconds)
-    }
-
-    private static func duration(
-        _ reader: EnvironmentReader, _ name: String, default fallback: Duration, minimum: Duration
-    ) throws(PipelineError) -> Duration {
-        guard let text = reader.optional(name) else { return fallback }
-        guard let value = parseDuration(text), value >= minimum else {
-            throw .invalidConfiguration(
-                variable: name, message: "must be a duration like 500ms, 30s, 10m, 1h or 2d (at least \(minimum))")
-        }
-        return value
     }
 }

@@ -31,18 +31,11 @@ extension VerifierConfiguration {
         acceptSandbox = try reader.bool("TOLLGATE_ACCEPT_SANDBOX", default: false)
         sharedSecret = reader.optional("TOLLGATE_SHARED_SECRET")
         if let list = reader.optional("TOLLGATE_ROOT_CERTS") {
-            var roots: [Data] = []
-            for path in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !path.isEmpty {
-                do {
-                    roots += try TrustedRootLoader.load(path: path)
-                } catch {
-                    throw .invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
-                }
+            do {
+                rootCertificates = try TrustedRootLoader.load(list: list)
+            } catch {
+                throw .invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
             }
-            guard !roots.isEmpty else {
-                throw .invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: "names no certificate file")
-            }
-            rootCertificates = roots
         }
         verifyReceiptURL = try reader.url("TOLLGATE_VERIFY_RECEIPT_URL", default: verifyReceiptURL)
         verifyReceiptSandboxURL = try reader.url("TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", default: verifyReceiptSandboxURL)

@@ -48,4 +48,26 @@ public struct EnvironmentReader: Sendable {
         }
         return url
     }
+
+    /// A duration like `500ms`, `30s`, `10m`, `1h`, `2d` (or a number of seconds), at least `minimum`.
+    public func duration(_ name: String, default fallback: Duration, minimum: Duration) throws(PipelineError) -> Duration {
+        guard let text = optional(name) else { return fallback }
+        guard let value = Self.parseDuration(text), value >= minimum else {
+            throw .invalidConfiguration(
+                variable: name, message: "must be a duration like 500ms, 30s, 10m, 1h or 2d (at least \(minimum))")
+        }
+        return value
+    }
+
+    /// Parses `500ms`, `30s`, `10m`, `1h`, `2d` or a number of seconds.
+    public static func parseDuration(_ text: String) -> Duration? {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
+        let lowered = text.lowercased()
+        for (suffix, factor) in units where lowered.hasSuffix(suffix) {
+            guard let value = Int64(lowered.dropLast(suffix.count)), value >= 0, value <= Int64.max / factor else { return nil }
+            return .milliseconds(value * factor)
+        }
+        guard let seconds = Int64(lowered), seconds >= 0, seconds <= Int64.max / 1000 else { return nil }
+        return .seconds(seconds)
+    }
 }

@@ -1,7 +1,8 @@
 import Redis
 
 /// Builds the `KEYS` and `ARGV` of one pipeline function call, encoding writes as the library expects:
-/// a count, then per write `XADD keyIndex n f v…`, `HSET keyIndex ttl n f v…` or `PUBLISH channel message`.
+/// a count, then per write `XADD keyIndex n f v…`, `HSET keyIndex ttl n f v…`, `PUBLISH channel message`,
+/// `HINCRBY keyIndex field delta` or `EXPIRE keyIndex seconds`.
 /// Keys are referenced by their 1-based index in `KEYS`, and each distinct key is passed once.
 struct FunctionCall {
     private(set) var keys: [String]
@@ -31,6 +32,15 @@ struct FunctionCall {
                 add("PUBLISH")
                 add(channel)
                 arguments.append(message)
+            case .hincrby(let key, let field, let delta):
+                add("HINCRBY")
+                add(String(keyIndex(key)))
+                add(field)
+                add(String(delta))
+            case .shortenExpiry(let key, let seconds):
+                add("EXPIRE")
+                add(String(keyIndex(key)))
+                add(String(max(1, seconds)))
             }
         }
     }

@@ -35,6 +35,19 @@ public struct Keys: Sendable, Hashable {
     /// The verified-events stream of a partition (`tg:{p0}:verified`), consumed by the fulfiller.
     public func verified(partition: Int = 0) -> StreamKeys { stream("verified", partition: partition) }
 
+    /// What each source's unfinished jobs hold in a partition, `tg:{p0}:backlog` (hash: `<source>.jobs`,
+    /// `<source>.bytes`): raised by ingest's enqueue, lowered when the verifier finishes a job (completed or
+    /// dead-lettered, atomically with its acknowledgement), checked against each source's budget.
+    public func backlog(partition: Int = 0) -> String { partitionKey(partition, "backlog") }
+
+    /// A user's unfinished client jobs, `tg:{p0}:inflight:<userId>` (zset: jobId scored by enqueue time, ms), in
+    /// the jobs stream's slot: ingest's enqueue caps it.
+    public func inFlight(user userID: String, partition: Int = 0) -> String { partitionKey(partition, "inflight", userID) }
+
+    /// A user's fleet-wide submission token bucket (``TokenBucket``), `tg:{u:<userId>}:submit.rate`, in the user's
+    /// slot; it expires once full again.
+    public func submissionBucket(user userID: String) -> String { "\(prefix):{u:\(userID)}:submit.rate" }
+
     /// The entitlement-change events stream of a partition (`tg:{p0}:events`), for the app's backend.
     public func events(partition: Int = 0) -> StreamKeys { stream("events", partition: partition) }
 }

@@ -1,24 +1,27 @@
-// The Lua source of the `tollgate_pipeline_v1` Redis Function library, embedded so that every executable
+// The Lua source of the `tollgate_pipeline_v2` Redis Function library, embedded so that every executable
 // carries it without a resource bundle. A changed contract gets a new library and new function names
-// (`tollgate_pipeline_v2`, `tg_pipe_v2_…`), so old and new workers can run side by side during a rollout.
+// (`tollgate_pipeline_v3`, `tg_pipe_v3_…`), so old and new workers can run side by side during a rollout.
+// v2 adds the HINCRBY and EXPIRE writes (per-source backlog accounting, short-lived anonymous rejections).
 
 extension PipelineFunctions {
     /// The library source passed to `FUNCTION LOAD REPLACE`.
     public static let librarySource: String = #"""
-#!lua name=tollgate_pipeline_v1
--- Tollgate pipeline functions, version 1. A changed contract gets a new library and function names.
+#!lua name=tollgate_pipeline_v2
+-- Tollgate pipeline functions, version 2. A changed contract gets a new library and function names.
 --
 -- Writes list (shared by the ack_* functions), starting at ARGV[i]:
 --   <count>, then per write one of:
 --     'XADD'    <keyIndex> <fieldCount> <field> <value> ...
 --     'HSET'    <keyIndex> <expireSeconds, 0 = none> <fieldCount> <field> <value> ...
 --     'PUBLISH' <channel> <message>
+--     'HINCRBY' <keyIndex> <field> <integer delta>
+--     'EXPIRE'  <keyIndex> <seconds>   (EXPIRE … LT: only ever shortens a key's life; no-op on a missing key)
 --   keyIndex is an index into KEYS (never a key name), so every key the function touches is declared.
 
 local RESERVED = { ['pipeline.attempt'] = true, ['pipeline.error'] = true }
 
 local function fail(message)
-  return error({ err = 'ERR tollgate_pipeline_v1: ' .. message })
+  return error({ err = 'ERR tollgate_pipeline_v2: ' .. message })
 end
 
 local function number_at(argv, i, what)
@@ -61,6 +64,19 @@ local function parse_writes(keys, argv, i, first)
       if ttl > 0 then write[2] = { 'EXPIRE', key, ttl } end
       writes[#writes + 1] = write
       i = i + 4 + 2 * n
+    elseif op == 'HINCRBY' then
+      local key = key_at(keys, argv, i + 1, first)
+      if i + 3 > #argv then fail('HINCRBY needs a field and a delta') end
+      local delta = tonumber(argv[i + 3])
+      if delta == nil or delta ~= math.floor(delta) then fail('HINCRBY delta is not an integer') end
+      writes[#writes + 1] = { { 'HINCRBY', key, argv[i + 2], argv[i + 3] } }
+      i = i + 4
+    elseif op == 'EXPIRE' then
+      local key = key_at(keys, argv, i + 1, first)
+      local seconds = number_at(argv, i + 2, 'expire seconds')
+      if seconds == 0 then fail('EXPIRE needs a positive time') end
+      writes[#writes + 1] = { { 'EXPIRE', key, argv[i + 2], 'LT' } }
+      i = i + 3
     elseif op == 'PUBLISH' then
       if i + 2 > #argv then fail('PUBLISH needs a channel and a message') end
       writes[#writes + 1] = { { 'PUBLISH', argv[i + 1], argv[i + 2] } }
@@ -178,10 +194,10 @@ local function prune_consumer(keys, argv)
   return 0
 end
 
-redis.register_function('tg_pipe_v1_ack_write', ack_write)
-redis.register_function('tg_pipe_v1_ack_retry', ack_retry)
-redis.register_function('tg_pipe_v1_ack_dead_letter', ack_dead_letter)
-redis.register_function('tg_pipe_v1_promote', promote)
-redis.register_function('tg_pipe_v1_prune_consumer', prune_consumer)
+redis.register_function('tg_pipe_v2_ack_write', ack_write)
+redis.register_function('tg_pipe_v2_ack_retry', ack_retry)
+redis.register_function('tg_pipe_v2_ack_dead_letter', ack_dead_letter)
+redis.register_function('tg_pipe_v2_promote', promote)
+redis.register_function('tg_pipe_v2_prune_consumer', prune_consumer)
 """#
 }

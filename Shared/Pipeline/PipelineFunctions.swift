@@ -1,24 +1,24 @@
 import Redis
 
-/// Typed calls of the `tollgate_pipeline_v1` Redis Function library (source in
+/// Typed calls of the `tollgate_pipeline_v2` Redis Function library (source in
 /// ``librarySource``). Every ack function is gated on `XACK` returning 1, so a redelivered or late
 /// completion changes nothing; every key a function touches is passed in `KEYS`.
 ///
 /// The raw contract, for callers in other languages (`writes` is described in the library source):
-/// - `tg_pipe_v1_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked
-/// - `tg_pipe_v1_ack_retry`  KEYS: stream, retry zset, write keys…
+/// - `tg_pipe_v2_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked
+/// - `tg_pipe_v2_ack_retry`  KEYS: stream, retry zset, write keys…
 ///   ARGV: group, id, dueMs, nextAttempt, error, writes…  → 1 / 0
-/// - `tg_pipe_v1_ack_dead_letter`  KEYS: stream, dead stream, write keys…
+/// - `tg_pipe_v2_ack_dead_letter`  KEYS: stream, dead stream, write keys…
 ///   ARGV: group, id, reason, attempts, deadAtMs, writes…  → 1 / 0
-/// - `tg_pipe_v1_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
+/// - `tg_pipe_v2_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
 public enum PipelineFunctions {
     /// The library name; a later contract gets a new one.
-    public static let libraryName = "tollgate_pipeline_v1"
-    public static let ackWriteFunction = "tg_pipe_v1_ack_write"
-    public static let ackRetryFunction = "tg_pipe_v1_ack_retry"
-    public static let ackDeadLetterFunction = "tg_pipe_v1_ack_dead_letter"
-    public static let promoteFunction = "tg_pipe_v1_promote"
-    public static let pruneConsumerFunction = "tg_pipe_v1_prune_consumer"
+    public static let libraryName = "tollgate_pipeline_v2"
+    public static let ackWriteFunction = "tg_pipe_v2_ack_write"
+    public static let ackRetryFunction = "tg_pipe_v2_ack_retry"
+    public static let ackDeadLetterFunction = "tg_pipe_v2_ack_dead_letter"
+    public static let promoteFunction = "tg_pipe_v2_promote"
+    public static let pruneConsumerFunction = "tg_pipe_v2_prune_consumer"
 
     /// The entry field carrying the attempt number of a retried entry (absent on the first attempt).
     public static let attemptField = "pipeline.attempt"

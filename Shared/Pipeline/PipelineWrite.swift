@@ -7,6 +7,10 @@ public enum PipelineWrite: Sendable {
     case hset(key: String, fields: [(String, [UInt8])], expireSeconds: Int? = nil)
     /// `PUBLISH <channel> <message>` — wakes up waiters (e.g. `?wait=`).
     case publish(channel: String, message: [UInt8])
+    /// `HINCRBY <key> <field> <delta>` — e.g. a source's backlog counters.
+    case hincrby(key: String, field: String, delta: Int64)
+    /// `EXPIRE <key> <seconds> LT` — shortens a key's life (never lengthens it; nothing on a missing key).
+    case shortenExpiry(key: String, seconds: Int)
 
     /// `XADD` with string values.
     public static func xadd(stream: String, strings: [(String, String)]) -> PipelineWrite {

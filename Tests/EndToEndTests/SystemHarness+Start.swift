@@ -23,12 +23,16 @@ extension SystemHarness {
         let catalog = directory.appendingPathComponent("catalog.json")
         try Data(catalogJSON.utf8).write(to: catalog)
         let http = URLSessionTransport()
+        // The simulator's CA exists before ingest starts: ingest trusts its root for the signature check at the
+        // door, and the simulator (started after ingest, which it posts to) loads the same CA.
+        _ = try TestCertificateAuthority.loadOrCreate(directory: directory.appendingPathComponent("sim-ca"))
         let redis = try await RedisServer.start()
         let started = StartedServices()
         do {
             let common = ["TOLLGATE_REDIS_URL": redis.url, "TOLLGATE_KEY_PREFIX": "tg", "LOG_LEVEL": "info"]
             let first = try await launchAll(
-                [ingestSpec(common, catalog: catalog)] + fulfillerSpecs(common, catalog: catalog, count: options.replicas),
+                [ingestSpec(common, catalog: catalog, directory: directory)]
+                    + fulfillerSpecs(common, catalog: catalog, count: options.replicas),
                 in: directory, http: http, into: started)
             let ingest = first[0]
             let sim = try await launchAll([simSpec(directory: directory, ingest: ingest)], in: directory, http: http,
@@ -61,13 +65,14 @@ extension SystemHarness {
         }
     }
 
-    private static func ingestSpec(_ common: [String: String], catalog: URL) -> ServiceProcess.Spec {
+    private static func ingestSpec(_ common: [String: String], catalog: URL, directory: URL) -> ServiceProcess.Spec {
         ServiceProcess.Spec(name: "ingest", executable: "ingest", environment: { port in
             common.merging([
                 "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
                 "TOLLGATE_CATALOG": catalog.path,
                 "TOLLGATE_CLIENT_JWT_SECRET": clientJWTSecret, "TOLLGATE_SERVICE_KEYS": serviceKey,
                 "TOLLGATE_V1_NOTIFICATIONS": "true", "TOLLGATE_SHARED_SECRET": sharedSecret,
+                "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
                 "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",  // AOF fsyncs stall on a loaded CI disk
             ]) { _, new in new }
         }, readinessPath: "/readyz")

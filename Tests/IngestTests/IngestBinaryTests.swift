@@ -41,10 +41,11 @@ struct IngestBinaryTests {
             "TOLLGATE_REDIS_URL": redisURL, "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
             "TOLLGATE_CLIENT_JWT_SECRET": IngestHarness.secret, "TOLLGATE_SERVICE_KEYS": IngestHarness.serviceKey,
             "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",
+            "TOLLGATE_ROOT_CERTS": try Self.rootsFile().path,
         ].merging(environment) { _, new in new }, log: log)
         defer { if process.process.isRunning { process.kill() } }
         let running = Running(process: process, base: "http://127.0.0.1:\(port)", port: port, log: log)
-        try await waitUntilReady(running)
+        try await waitUntilReady(running, readiness: environment["TOLLGATE_OPS_PORT"].map { "http://127.0.0.1:\($0)" } ?? running.base)
         try await body(running)
     }
 
@@ -164,10 +165,10 @@ struct IngestBinaryTests {
         }
     }
 
-    private func waitUntilReady(_ running: Running) async throws {
+    private func waitUntilReady(_ running: Running, readiness base: String) async throws {
         for _ in 0..<300 {
             if let response = try? await running.http.send(HTTPTransportRequest(
-                method: .get, url: try #require(URL(string: running.base + "/readyz")), timeout: .seconds(2))),
+                method: .get, url: try #require(URL(string: base + "/readyz")), timeout: .seconds(2))),
                response.status == 200 {
                 return
             }
@@ -178,12 +179,76 @@ struct IngestBinaryTests {
         throw ChildProcess.Failure(description: "ingest not ready")
     }
 
-    /// Returns once Redis holds a client's command back (`INFO clients`: `blocked_clients` ≥ 1).
-    private func waitForBlockedClient(_ redis: RedisConnection) async throws {
+    /// Slow senders cannot hold connections (issue 13, item 6): a body that does not arrive within
+    /// `TOLLGATE_HTTP_BODY_TIMEOUT` gets `408`, a connection that sends nothing (or headers byte by byte, slower
+    /// than the idle timeout) is closed; nothing is stored.
+    @Test func slowSendersAreCutOff() async throws {
+        try await withRedisServer { server in
+            try await withIngest(redisURL: server.url, environment: [
+                "TOLLGATE_HTTP_IDLE_TIMEOUT": "2s", "TOLLGATE_HTTP_BODY_TIMEOUT": "1s",
+            ]) { running in
+                let started = ContinuousClock.now
+                let slowBody = try #require(RawConnection(port: running.port))
+                slowBody.send("POST /v1/apple/notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"sig")
+                let answer = slowBody.receive(timeout: .seconds(5))
+                #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(80))")
+                #expect(ContinuousClock.now - started < .seconds(4))
+
+                let silent = try #require(RawConnection(port: running.port))
+                #expect(silent.waitForClose(timeout: .seconds(5)), "an idle connection was kept open")
+                let trickle = try #require(RawConnection(port: running.port))
+                trickle.send("GET /healthz HTTP/1.1\r\n")
+                try await Task.sleep(for: .milliseconds(600))
+                trickle.send("Host: x\r\n")
+                #expect(trickle.waitForClose(timeout: .seconds(5)), "headers trickling in kept the connection open")
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 0)
+            }
+        }
+    }
+
+    /// With `TOLLGATE_OPS_PORT` the operators' endpoints move to their own listener, and `/readyz` answers there
+    /// while every enqueue connection is held up by Redis (writes paused).
+    @Test func operatorEndpointsListenApartAndReadinessDoesNotQueueBehindEnqueues() async throws {
+        try await withRedisServer { server in
+            let opsPort = try ChildProcess.freePort()
+            try await withIngest(redisURL: server.url, environment: [
+                "TOLLGATE_OPS_PORT": String(opsPort), "TOLLGATE_ENQUEUE_ROUND_TRIPS": "2",
+            ]) { running in
+                let ops = Running(process: running.process, base: "http://127.0.0.1:\(opsPort)", port: opsPort, log: running.log)
+                #expect(try await ops.send(.get, "/metrics").status == 200)
+                #expect(try await ops.send(.get, "/healthz").status == 200)
+                #expect(try await running.send(.get, "/metrics").status == 404)
+                #expect(try await running.send(.get, "/readyz").status == 404)
+
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                _ = try await redis.send("CLIENT", "PAUSE", "3000", "WRITE")
+                // Eight submissions: each holds a pooled connection in a write Redis holds back (the pool has 2 + 4).
+                var held: [Task<HTTPTransportResponse, any Error>] = []
+                for index in 0..<8 {
+                    let token = try await IngestHarness.token(user: "user-\(index)")
+                    held.append(Task {
+                        try await running.send(.post, "/v1/receipts", headers: ["Authorization": "Bearer \(token)"],
+                                               body: Data(#"{"receipt":"\#(Data("held \(index)".utf8).base64EncodedString())"}"#.utf8))
+                    })
+                }
+                try await waitForBlockedClient(redis, count: 6)
+                let asked = ContinuousClock.now
+                #expect(try await ops.send(.get, "/readyz").status == 200)
+                #expect(ContinuousClock.now - asked < .seconds(1), "readiness waited behind the paused enqueues")
+                for request in held { _ = try? await request.value }
+            }
+        }
+    }
+
+    /// Returns once Redis holds `count` clients' commands back (`INFO clients`: `blocked_clients`).
+    private func waitForBlockedClient(_ redis: RedisConnection, count wanted: Int = 1) async throws {
         for _ in 0..<300 {
             let info = try await redis.send("INFO", "clients").string ?? ""
             let blocked = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("blocked_clients:") }
-            if let blocked, let count = Int(blocked.dropFirst("blocked_clients:".count)), count > 0 { return }
+            if let blocked, let count = Int(blocked.dropFirst("blocked_clients:".count)), count >= wanted { return }
             try await Task.sleep(for: .milliseconds(10))
         }
         throw ChildProcess.Failure(description: "the notification's enqueue never reached Redis")
@@ -223,5 +288,74 @@ struct IngestBinaryTests {
             }
         }
         return result == 0
+    }
+
+    /// A PEM file of Apple's root and the test CA's (for ``IngestHarness/distinctNotificationBody(_:)``).
+    private static func rootsFile() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-ingest-roots-\(getpid()).pem")
+        if FileManager.default.fileExists(atPath: url.path) { return url }
+        let pem = [AppleRootCertificates.appleRootCAG3, try IngestHarness.testAuthority.get().rootDER].map { der in
+            "-----BEGIN CERTIFICATE-----\n" + der.base64EncodedString(options: .lineLength64Characters) + "\n-----END CERTIFICATE-----\n"
+        }.joined()
+        try Data(pem.utf8).write(to: url)
+        return url
+    }
+}
+
+/// A plain TCP connection for speaking HTTP by hand (slow senders).
+private final class RawConnection {
+    let descriptor: Int32
+
+    init?(port: Int) {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            return nil
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// What arrives before the peer closes or `timeout` passes.
+    func receive(timeout: Duration) -> String {
+        var received: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+            if String(decoding: received, as: UTF8.self).contains("\r\n\r\n") { break }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// True once the peer closes the connection within `timeout`.
+    func waitForClose(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            if recv(descriptor, &buffer, buffer.count, 0) <= 0 { return true }
+        }
+        return false
     }
 }

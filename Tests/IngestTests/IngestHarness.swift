@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -38,6 +39,7 @@ enum IngestHarness {
         configuration.clientJWTSecret = secret
         configuration.serviceKeys = [serviceKey]
         configuration.backlogSampleInterval = .milliseconds(100)
+        configuration.rootCertificates = [AppleRootCertificates.appleRootCAG3, try testAuthority.get().rootDER]
         return configuration
     }
 
@@ -82,6 +84,20 @@ enum IngestHarness {
         let jws = try String(contentsOf: vectors.appendingPathComponent("apple-real/notification-did_renew-sandbox-1.jws"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return Array("{\"signedPayload\":\"\(jws)\"\(extra)}".utf8)
+    }
+
+    /// A test CA whose root the test configuration trusts next to Apple's: distinct notifications need distinct
+    /// signed payloads (ingest deduplicates a V2 notification by its `signedPayload`, whatever JSON wraps it).
+    static let testAuthority = Result { try TestCertificateAuthority() }
+
+    /// A V2 notification of its own, signed by ``testAuthority``, about as large as Apple's vector (18.6 KB).
+    static func distinctNotificationBody(_ seed: String) throws -> [UInt8] {
+        let payload: [String: Any] = [
+            "notificationType": "DID_RENEW", "notificationUUID": "ingest-test-\(seed)", "signedDate": 1_767_225_600_000,
+            "padding": String(repeating: "x", count: 13_000),
+        ]
+        let jws = try testAuthority.get().signer().sign(json: JSONSerialization.data(withJSONObject: payload))
+        return Array("{\"signedPayload\":\"\(jws)\"}".utf8)
     }
 
     /// A real signed transaction vector.

@@ -50,8 +50,8 @@ struct ReconcileMetricsTests {
         #expect(configuration.reconcile.onlyFailures)
         #expect(configuration.reconcile.sweepGrace == .seconds(7200))
         #expect(configuration.reconcile.lookback == .seconds(7 * 86_400))
-        #expect(ReconcilerConfiguration.parseDuration("250ms") == .milliseconds(250))
-        #expect(ReconcilerConfiguration.parseDuration("45") == .seconds(45))
+        #expect(EnvironmentReader.parseDuration("250ms") == .milliseconds(250))
+        #expect(EnvironmentReader.parseDuration("45") == .seconds(45))
         environment["TOLLGATE_RECONCILE_LOOKBACK"] = "200d"
         #expect(throws: PipelineError.self) { try VerifierConfiguration(environment: environment) }
         environment["TOLLGATE_RECONCILE_LOOKBACK"] = nil

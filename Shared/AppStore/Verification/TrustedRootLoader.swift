@@ -29,4 +29,14 @@ public enum TrustedRootLoader {
         }
         return [contents]
     }
+
+    /// The certificates of every file in a comma-separated list of paths (`TOLLGATE_ROOT_CERTS`); at least one.
+    public static func load(list: String) throws(SignedDataVerifierConfigurationError) -> [Data] {
+        var roots: [Data] = []
+        for path in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !path.isEmpty {
+            roots += try load(path: path)
+        }
+        guard !roots.isEmpty else { throw SignedDataVerifierConfigurationError(message: "names no certificate file") }
+        return roots
+    }
 }

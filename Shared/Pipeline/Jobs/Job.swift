@@ -13,6 +13,10 @@ import Redis
 /// - `job.user` — the authenticated user id (client submissions only)
 /// - `job.order` — the order number the submission pays (optional)
 /// - `job.received` — when ingest accepted it, milliseconds since 1970
+/// - `job.bytes` — the payload's size as counted in its source's backlog (`tg:{p0}:backlog`); the verifier
+///   takes it off again when it finishes the job (absent: not counted, e.g. reconciler jobs)
+/// - `job.dedupe` — the dedupe key that maps the submission to this job (ingest's jobs), so that a rejected
+///   anonymous job's key can be made short-lived with it
 public struct Job: Sendable, Hashable {
     public enum Source: String, Sendable, Hashable, Codable {
         case client
@@ -28,10 +32,15 @@ public struct Job: Sendable, Hashable {
     public var userID: String?
     public var orderNo: String?
     public var receivedAtMilliseconds: Int64
+    /// The bytes this job counts in its source's backlog, when counted.
+    public var countedBytes: Int?
+    /// The dedupe key pointing at this job, when there is one.
+    public var dedupeKey: String?
 
     public init(
         id: String, kind: JobKind, payload: [UInt8], source: Source,
-        userID: String? = nil, orderNo: String? = nil, receivedAtMilliseconds: Int64
+        userID: String? = nil, orderNo: String? = nil, receivedAtMilliseconds: Int64,
+        countedBytes: Int? = nil, dedupeKey: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -40,6 +49,8 @@ public struct Job: Sendable, Hashable {
         self.userID = userID
         self.orderNo = orderNo
         self.receivedAtMilliseconds = receivedAtMilliseconds
+        self.countedBytes = countedBytes
+        self.dedupeKey = dedupeKey
     }
 
     /// A new random job id (a UUID without dashes, lowercase).
@@ -58,6 +69,8 @@ public struct Job: Sendable, Hashable {
         ]
         if let userID { fields.append((Field.user, Array(userID.utf8))) }
         if let orderNo { fields.append((Field.order, Array(orderNo.utf8))) }
+        if let countedBytes { fields.append((Field.bytes, Array(String(countedBytes).utf8))) }
+        if let dedupeKey { fields.append((Field.dedupe, Array(dedupeKey.utf8))) }
         return fields
     }
 
@@ -91,6 +104,19 @@ public struct Job: Sendable, Hashable {
         receivedAtMilliseconds = received
         userID = entry.string(Field.user)
         orderNo = entry.string(Field.order)
+        countedBytes = entry.string(Field.bytes).flatMap { Int($0) }
+        dedupeKey = entry.string(Field.dedupe)
+    }
+
+    /// The writes that take a finished job off its source's backlog counters (``Keys/backlog(partition:)``): none
+    /// when it was never counted. Applied with the job's final acknowledgement (completion or dead letter), never
+    /// with a retry, so each counted job is taken off exactly once.
+    public static func backlogRelease(of entry: StreamEntry, keys: Keys) -> [PipelineWrite] {
+        guard let bytes = entry.string(Field.bytes).flatMap({ Int64($0) }), let source = entry.string(Field.source) else {
+            return []
+        }
+        return [.hincrby(key: keys.backlog(), field: source + ".jobs", delta: -1),
+                .hincrby(key: keys.backlog(), field: source + ".bytes", delta: -bytes)]
     }
 
     /// The stream field names.
@@ -102,5 +128,7 @@ public struct Job: Sendable, Hashable {
         public static let user = "job.user"
         public static let order = "job.order"
         public static let received = "job.received"
+        public static let bytes = "job.bytes"
+        public static let dedupe = "job.dedupe"
     }
 }

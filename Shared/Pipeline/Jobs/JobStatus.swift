@@ -19,6 +19,9 @@ public struct JobStatus: Sendable, Hashable {
 
     /// How long a job's status is kept after its last change.
     public static let retentionSeconds = 7 * 24 * 3600
+    /// How long a rejected anonymous job (an Apple-endpoint submission Apple did not sign or answer for) is kept,
+    /// with its dedupe key: anonymous input leaves no lasting state unless it is genuinely from Apple.
+    public static let anonymousRejectionSeconds = 3600
 
     public init(
         jobID: String, state: JobState, kind: JobKind? = nil, userID: String? = nil, reason: String? = nil,
@@ -54,9 +57,10 @@ public struct JobStatus: Sendable, Hashable {
         return fields
     }
 
-    /// The `HSET` (with retention) that records this status, to pass to an ack function.
-    public func write(keys: Keys) -> PipelineWrite {
-        .hset(key: keys.job(jobID), strings: fields, expireSeconds: Self.retentionSeconds)
+    /// The `HSET` (with retention, ``retentionSeconds`` unless given) that records this status, to pass to an ack
+    /// function.
+    public func write(keys: Keys, expireSeconds: Int = JobStatus.retentionSeconds) -> PipelineWrite {
+        .hset(key: keys.job(jobID), strings: fields, expireSeconds: expireSeconds)
     }
 
     /// The `PUBLISH` that wakes `?wait=` requests when the state is final.
