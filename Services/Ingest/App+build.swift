@@ -70,7 +70,10 @@ func buildApplication(
     }
     let routes = IngestRoutes(
         configuration: configuration, redis: pool, operatorsRedis: operatorsRedis,
-        authenticator: await Authenticator(clientJWTSecret: configuration.clientJWTSecret, serviceKeys: configuration.serviceKeys),
+        authenticator: await Authenticator(
+            clientJWTSecret: configuration.clientJWTSecret, serviceKeys: configuration.serviceKeys,
+            rules: .init(issuer: configuration.clientJWTIssuer, audience: configuration.clientJWTAudience,
+                         maxLifetime: configuration.clientJWTMaxLifetime)),
         signatures: signatures,
         batcher: EnqueueBatcher(
             redis: pool, maxBatch: configuration.enqueueBatchSize, maxBatchBytes: configuration.enqueueBatchBytes,

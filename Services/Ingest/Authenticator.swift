@@ -3,19 +3,35 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import JWTKit
+import Pipeline
 
 /// Authenticates requests: `Authorization: Bearer <HS256 user JWT>` or a service API key
 /// (`Authorization: Bearer <key>` or `X-Api-Key: <key>`), compared in constant time.
 ///
 /// Only HS256 tokens are accepted (the header's `alg` is checked before anything else, so `none` or an
-/// asymmetric algorithm never reaches a key). Without a configured secret, no user token is valid.
+/// asymmetric algorithm never reaches a key). Without a configured secret, no user token is valid. A token must
+/// also be current (`exp`, and `nbf` when present), live no longer than the deployment allows, carry the configured
+/// issuer and audience when those are set, and name a usable user id (``UserID``).
 struct Authenticator: Sendable {
+    /// The deployment's rules for user tokens beyond the signature.
+    struct TokenRules: Sendable {
+        /// `iss` must equal this (`TOLLGATE_CLIENT_JWT_ISSUER`); nil: not checked.
+        var issuer: String?
+        /// `aud` must contain this (`TOLLGATE_CLIENT_JWT_AUDIENCE`); nil: not checked.
+        var audience: String?
+        /// The longest a token may live: `exp` at most this far ahead, and `exp − iat` at most this
+        /// (`TOLLGATE_CLIENT_JWT_MAX_LIFETIME`).
+        var maxLifetime: Duration = .seconds(86_400)
+    }
+
     private let keys: JWTKeyCollection?
+    private let rules: TokenRules
     /// SHA-256 digests of the service keys, compared in constant time.
     private let serviceKeyDigests: [[UInt8]]
     private static let apiKeyHeader = HTTPField.Name("X-Api-Key")
 
-    init(clientJWTSecret: String?, serviceKeys: [String]) async {
+    init(clientJWTSecret: String?, serviceKeys: [String], rules: TokenRules = TokenRules()) async {
+        self.rules = rules
         if let clientJWTSecret {
             let keys = JWTKeyCollection()
             await keys.add(hmac: HMACKey(from: clientJWTSecret), digestAlgorithm: .sha256)
@@ -61,15 +77,33 @@ struct Authenticator: Sendable {
         }
         do {
             let claims = try await keys.verify(token, as: UserClaims.self)
+            try check(claims)
             let subject = claims.sub.value
-            guard !subject.isEmpty, subject.utf8.count <= 128, !subject.contains(where: { "{}: ".contains($0) }) else {
-                throw IngestError.unauthorized("the token's sub is not a usable user id")
+            guard UserID.isValid(subject) else {
+                throw IngestError.unauthorized("the token's sub is not a usable user id (1-128 letters, digits, '-', '_', '.', '@')")
             }
             return subject
         } catch let error as IngestError {
             throw error
         } catch {
             throw .unauthorized("the token is invalid or expired")
+        }
+    }
+
+    /// The deployment's rules: issuer, audience, lifetime.
+    private func check(_ claims: UserClaims) throws(IngestError) {
+        if let issuer = rules.issuer, claims.iss?.value != issuer {
+            throw .unauthorized("the token's issuer is not accepted")
+        }
+        if let audience = rules.audience, !(claims.aud?.value.contains(audience) ?? false) {
+            throw .unauthorized("the token is not meant for this audience")
+        }
+        let lifetime = Double(rules.maxLifetime.components.seconds)
+        if claims.exp.value.timeIntervalSinceNow > lifetime + UserClaims.leewaySeconds {
+            throw .unauthorized("the token lives longer than allowed")
+        }
+        if let issued = claims.iat?.value, claims.exp.value.timeIntervalSince(issued) > lifetime {
+            throw .unauthorized("the token lives longer than allowed")
         }
     }
 

@@ -37,6 +37,9 @@ extension IngestConfiguration {
                                                      message: "every key must be at least 16 bytes (one has \(short.utf8.count))")
         }
         let reader = EnvironmentReader(environment)
+        clientJWTIssuer = reader.optional("TOLLGATE_CLIENT_JWT_ISSUER")
+        clientJWTAudience = reader.optional("TOLLGATE_CLIENT_JWT_AUDIENCE")
+        clientJWTMaxLifetime = try reader.duration("TOLLGATE_CLIENT_JWT_MAX_LIFETIME", default: clientJWTMaxLifetime, minimum: .seconds(60))
         if try reader.bool("TOLLGATE_V1_NOTIFICATIONS", default: false) {
             guard let secret = reader.optional("TOLLGATE_SHARED_SECRET") else {
                 throw PipelineError.invalidConfiguration(

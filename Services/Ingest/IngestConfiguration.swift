@@ -12,6 +12,10 @@ import Pipeline
 ///   `unknown_product`
 /// - `TOLLGATE_CLIENT_JWT_SECRET` — HS256 secret of user tokens, at least 32 bytes. Unset: user endpoints answer
 ///   `401 unauthorized` and a warning is logged at startup (so that a notifications-only deployment runs)
+/// - `TOLLGATE_CLIENT_JWT_ISSUER`, `TOLLGATE_CLIENT_JWT_AUDIENCE` — when set, a user token's `iss` must equal it and
+///   its `aud` must contain it
+/// - `TOLLGATE_CLIENT_JWT_MAX_LIFETIME` — the longest a user token may live (`24h`): `exp` no further ahead, and
+///   `exp − iat` no longer
 /// - `TOLLGATE_SERVICE_KEYS` — comma-separated service API keys (none)
 /// - `TOLLGATE_V1_NOTIFICATIONS` — accept Apple's V1 notifications (`false`); needs `TOLLGATE_SHARED_SECRET`,
 ///   which each V1 body's `password` must equal. A V1 notification is only a trigger: the verifier credits what
@@ -58,6 +62,9 @@ public struct IngestConfiguration: Sendable {
     public var catalog: Catalog
     public var clientJWTSecret: String?
     public var serviceKeys: [String] = []
+    public var clientJWTIssuer: String?
+    public var clientJWTAudience: String?
+    public var clientJWTMaxLifetime: Duration = .seconds(86_400)
     /// The shared secret V1 notifications must carry; nil: V1 notifications are refused.
     public var v1SharedSecret: String?
     public var maxBacklog = 100_000

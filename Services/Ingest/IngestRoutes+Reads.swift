@@ -31,7 +31,7 @@ extension IngestRoutes {
     func entitlements(_ request: Request, userID: String) async throws -> Response {
         let principal = try await authenticator.authenticate(request)
         guard principal.mayRead(user: userID) else { throw IngestError.forbidden("you may read only your own entitlements") }
-        guard !userID.isEmpty, userID.utf8.count <= 128, !userID.contains(where: { "{}: ".contains($0) }) else {
+        guard UserID.isValid(userID) else {
             throw IngestError.notFound("no user \(userID.prefix(64))")
         }
         let hash = try await redisRead { try await hashStrings(keys.account(user: userID)) }

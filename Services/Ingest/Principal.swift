@@ -1,3 +1,5 @@
+import Pipeline
+
 /// Who is calling, once authenticated.
 enum Principal: Sendable, Hashable {
     /// An app user, from the `sub` of a valid HS256 token.
@@ -9,7 +11,7 @@ enum Principal: Sendable, Hashable {
     func mayRead(user userID: String?) -> Bool {
         switch self {
         case .service: return true
-        case .user(let id): return userID == id
+        case .user(let id): return userID.map { UserID.same($0, id) } ?? false
         }
     }
 }
