@@ -104,24 +104,23 @@ final class JobHandler: Sendable {
                 .xadd(stream: keys.verified().stream, fields: fields),
                 JobStatus(jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now).write(keys: keys),
                 .hset(key: keys.job(job.id), strings: [("verified.at", String(now))]),
-            ] + release)
-        case .recorded(let result):
+            ] + seen(event.notification?.notificationUUID, job) + release)
+        case .recorded(let result, let uuid):
             logger.info("Job recorded")
             let status = JobStatus(jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
                                    updatedAtMilliseconds: now, resultJSON: result)
-            return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)] + release)
+            return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)] + seen(uuid, job) + release)
+        case .duplicate(let first):
+            logger.info("Notification already verified by another job", metadata: ["first.job.id": "\(first)"])
+            let status = JobStatus(jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now,
+                                   resultJSON: #"{"outcome":"duplicate","firstJobId":"\#(first)"}"#)
+            return .complete(writes: briefIfAnonymous(status, job) + release)
         case .rejected(let failure):
             logger.info("Job rejected", metadata: ["reason": "\(failure.code.rawValue)"])
             let status = JobStatus(jobID: job.id, state: .rejected, kind: job.kind, userID: job.userID,
                                    reason: failure.code.rawValue, message: failure.message, updatedAtMilliseconds: now)
-            guard job.source != .client else {
-                return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)] + release)
-            }
             // Anonymous and not from Apple: its status and its dedupe key go within the hour.
-            let brief = JobStatus.anonymousRejectionSeconds
-            var writes = [status.write(keys: keys, expireSeconds: brief), status.announcement(keys: keys)]
-            if let dedupeKey = job.dedupeKey { writes.append(.shortenExpiry(key: dedupeKey, seconds: brief)) }
-            return .complete(writes: writes + release)
+            return .complete(writes: briefIfAnonymous(status, job) + release)
         case .retryable(let failure, let retryAfter):
             var delay = retry.delay(afterAttempt: message.attempt, unitRandom: unitRandom())
             if let retryAfter, retryAfter > delay { delay = retryAfter }
@@ -134,6 +133,25 @@ final class JobHandler: Sendable {
                                    nextAttemptAtMilliseconds: next, updatedAtMilliseconds: now)
             return .retry(reason: failure.description, notBefore: delay, writes: [status.write(keys: keys)])
         }
+    }
+
+    /// How long the first verifying job of a notification is remembered (Apple retries for 3 days).
+    static let verifiedNotificationSeconds = 14 * 86_400
+
+    /// Remembers the job that verified a V2 notification, with that job's acknowledgement.
+    func seen(_ uuid: String?, _ job: Job) -> [PipelineWrite] {
+        guard let uuid, !uuid.isEmpty, job.kind == .notificationV2 else { return [] }
+        return [.hset(key: keys.verifiedNotification(uuid: uuid), strings: [("job", job.id)], expireSeconds: Self.verifiedNotificationSeconds)]
+    }
+
+    /// A final status; for an anonymous job (Apple's endpoint) that leaves nothing of Apple's to keep — a
+    /// rejection, a replay — kept an hour, with its dedupe key.
+    func briefIfAnonymous(_ status: JobStatus, _ job: Job) -> [PipelineWrite] {
+        guard job.source != .client else { return [status.write(keys: keys), status.announcement(keys: keys)] }
+        let brief = JobStatus.anonymousRejectionSeconds
+        var writes = [status.write(keys: keys, expireSeconds: brief), status.announcement(keys: keys)]
+        if let dedupeKey = job.dedupeKey { writes.append(.shortenExpiry(key: dedupeKey, seconds: brief)) }
+        return writes
     }
 
     /// The status writes when an entry is dead-lettered (here, or by the runtime: poison, retries exhausted).

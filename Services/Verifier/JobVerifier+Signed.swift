@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Pipeline
+import Redis
 
 extension JobVerifier {
     /// A StoreKit 2 transaction: the JWS verified offline; with `TOLLGATE_CONFIRM_WITH_API=true` Apple's
@@ -44,12 +45,19 @@ extension JobVerifier {
         }
         return await VerificationOutcome.from(await signedData.verifyNotification(body.signedPayload)) { verified in
             let payload = verified.payload
+            let uuid = payload.notificationUUID?.lowercased()
+            if let uuid, let first = await firstJob(verifying: uuid), first != job.id {
+                return .duplicate(firstJobID: first)
+            }
             let environment = payload.declaredEnvironment ?? verified.transaction?.payload.environment ?? configuration.environment
             switch payload.notificationType {
             case .test:
-                return .recorded(result: #"{"recorded":"test_notification"}"#)
+                return .recorded(result: #"{"recorded":"test_notification"}"#, notificationUUID: uuid)
             case .consumptionRequest:
-                return await answerConsumptionRequest(verified, environment: environment)
+                switch await answerConsumptionRequest(verified, environment: environment) {
+                case .recorded(let result, _): return .recorded(result: result, notificationUUID: uuid)
+                case let other: return other
+                }
             default:
                 break
             }
@@ -68,5 +76,11 @@ extension JobVerifier {
                 job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
                 transactions: transactions, renewals: renewals, notification: notification))
         }
+    }
+
+    /// The job that verified the notification `uuid` first, when it was not this one; nil when none did (or Redis
+    /// cannot say: then the job is verified again, and the ledger's own per-user dedupe still holds).
+    func firstJob(verifying uuid: String) async -> String? {
+        try? await redis.send(RedisCommand("HGET", configuration.shared.keys.verifiedNotification(uuid: uuid), "job")).string
     }
 }

@@ -9,7 +9,12 @@ import Pipeline
 /// | `tg:{p0}:reconcile:cursor:<Environment>` | hash | `checkpoint` (ms, all before it enqueued), open `window.*`, `page.token` |
 /// | `tg:{p0}:reconcile:status` | hash | the last successful pass: `pass.at` (ms), `pass.found`, `pass.enqueued`, `pass.corrected` |
 /// | `tg:{p0}:reconcile:seen:<notificationUUID>` | string | the job that carries a recovered notification (expires) |
+/// | `tg:{p0}:notification:<notificationUUID>` | hash | `job`: the job that verified a V2 notification first (expires) |
 extension Keys {
+    /// The first job that verified a V2 notification (written with that job's acknowledgement): a later job
+    /// carrying the same `notificationUUID` is a replay, finished without an Apple call, an event or a park.
+    func verifiedNotification(uuid: String) -> String { partitionKey(0, "notification", uuid.lowercased()) }
+
     /// The leader lease.
     var reconcileLease: String { partitionKey(0, "reconcile", "lease") }
 

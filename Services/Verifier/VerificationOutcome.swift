@@ -6,8 +6,12 @@ enum VerificationOutcome: Sendable {
     /// Genuine and meant for this app: hand the event to the fulfiller.
     case verified(PurchaseEvent)
     /// Genuine, and nothing for the fulfiller to do (a `TEST` notification, an answered
-    /// `CONSUMPTION_REQUEST`): the job is finished here with state `fulfilled` and this result.
-    case recorded(result: String)
+    /// `CONSUMPTION_REQUEST`): the job is finished here with state `fulfilled` and this result. A notification's
+    /// UUID is remembered with it (``Keys/verifiedNotification(uuid:)``).
+    case recorded(result: String, notificationUUID: String? = nil)
+    /// A genuine V2 notification another job already verified (a replay, however it was wrapped): finished here,
+    /// with no Apple call, no event and no park.
+    case duplicate(firstJobID: String)
     /// Never acceptable: the job is rejected with the failure's stable code.
     case rejected(VerificationFailure)
     /// Not known yet: retry later, not before `retryAfter` when Apple said so.
@@ -18,6 +22,7 @@ enum VerificationOutcome: Sendable {
         switch self {
         case .verified: "verified"
         case .recorded: "recorded"
+        case .duplicate: "duplicate"
         case .rejected: "rejected"
         case .retryable: "retryable"
         }

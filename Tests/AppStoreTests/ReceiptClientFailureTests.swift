@@ -78,4 +78,13 @@ import TestSupport
         #expect(RetryAfter.parse("soon", now: now) == nil)
         #expect(RetryAfter.parse("-3", now: now) == nil)
     }
+
+    /// A huge `Retry-After` (seconds, beyond Int64, or a date years away) is clamped to an hour.
+    @Test func aHugeRetryAfterIsClamped() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(RetryAfter.parse("86400000", now: now) == .seconds(3600))
+        #expect(RetryAfter.parse("99999999999999999999999", now: now) == .seconds(3600))
+        #expect(RetryAfter.parse("Fri, 01 Jan 2100 00:00:00 GMT", now: now) == .seconds(3600))
+        #expect(RetryAfter.parse("3599", now: now) == .seconds(3599))
+    }
 }

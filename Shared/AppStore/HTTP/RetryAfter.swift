@@ -1,16 +1,24 @@
 import Foundation
 
 /// Parses an HTTP `Retry-After` value (RFC 9110 §10.2.3): either a number of seconds or an HTTP date.
+///
+/// The delay is clamped to ``maximum``: a server (or anything pretending to be one) asking for days would
+/// otherwise park a job, and its client's `?wait`, far beyond any retry schedule.
 public enum RetryAfter {
-    /// The delay the value asks for, never negative; `nil` when the value is neither form.
+    /// The longest delay honoured.
+    public static let maximum: Duration = .seconds(3600)
+
+    /// The delay the value asks for, never negative, at most ``maximum``; `nil` when the value is neither form.
     public static func parse(_ value: String, now: Date = Date()) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed) {
-            return seconds >= 0 ? .seconds(seconds) : nil
+        let limit = maximum.components.seconds
+        if let seconds = Int64(trimmed) {
+            return seconds >= 0 ? .seconds(min(seconds, limit)) : nil
         }
+        if trimmed.allSatisfy(\.isNumber), !trimmed.isEmpty { return .seconds(limit) }  // beyond Int64
         guard let date = httpDate(trimmed) else { return nil }
-        let interval = max(0, date.timeIntervalSince(now))
-        return .seconds(Int(interval.rounded(.up)))
+        let interval = min(max(0, date.timeIntervalSince(now)), Double(limit))
+        return .seconds(Int64(interval.rounded(.up)))
     }
 
     private static func httpDate(_ text: String) -> Date? {
