@@ -32,9 +32,9 @@ extension IngestConfiguration {
         }
         serviceKeys = (environment["TOLLGATE_SERVICE_KEYS"] ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if let short = serviceKeys.first(where: { $0.utf8.count < 16 }) {
+        if let short = serviceKeys.first(where: { $0.utf8.count < 32 }) {
             throw PipelineError.invalidConfiguration(variable: "TOLLGATE_SERVICE_KEYS",
-                                                     message: "every key must be at least 16 bytes (one has \(short.utf8.count))")
+                                                     message: "every key must be at least 32 bytes (one has \(short.utf8.count))")
         }
         let reader = EnvironmentReader(environment)
         clientJWTIssuer = reader.optional("TOLLGATE_CLIENT_JWT_ISSUER")

@@ -41,6 +41,14 @@ extension VerifierConfiguration {
         verifyReceiptSandboxURL = try reader.url("TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", default: verifyReceiptSandboxURL)
         apiURL = try reader.url("TOLLGATE_APPSTORE_API_URL", default: apiURL)
         apiSandboxURL = try reader.url("TOLLGATE_APPSTORE_API_SANDBOX_URL", default: apiSandboxURL)
+        if appStoreEnvironment == .production {
+            for (name, url) in [("TOLLGATE_VERIFY_RECEIPT_URL", verifyReceiptURL), ("TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", verifyReceiptSandboxURL),
+                                ("TOLLGATE_APPSTORE_API_URL", apiURL), ("TOLLGATE_APPSTORE_API_SANDBOX_URL", apiSandboxURL)]
+            where !Self.isProtected(url) {
+                throw .invalidConfiguration(
+                    variable: name, message: "must be https:// in production (plain http only to a loopback address)")
+            }
+        }
         apiKey = try Self.apiKey(reader)
         confirmWithAPI = try reader.bool("TOLLGATE_CONFIRM_WITH_API", default: false)
         refundPreference = try reader.int("TOLLGATE_REFUND_PREFERENCE", default: 0, range: 0...3)
@@ -76,5 +84,13 @@ extension VerifierConfiguration {
             throw .invalidConfiguration(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", message: "cannot read a PEM private key at \(path)")
         }
         return APIKey(keyId: keyId, issuerId: issuerId, privateKeyPEM: pem)
+    }
+
+    /// Whether Apple's answers from `url` cannot be changed on the way: HTTPS, or plain HTTP to this host itself
+    /// (a local TLS-terminating proxy, or the simulator in a test).
+    static func isProtected(_ url: URL) -> Bool {
+        if url.scheme?.lowercased() == "https" { return true }
+        guard let host = url.host?.lowercased() else { return false }
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 }

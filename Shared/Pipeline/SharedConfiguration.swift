@@ -28,8 +28,17 @@ public struct SharedConfiguration: Sendable {
         self.logLevel = logLevel
     }
 
+    /// What the shipped example settings (`compose/*.env`) hold in place of every secret; a process refuses to
+    /// start while any `TOLLGATE_*` value still contains it.
+    public static let placeholderMarker = "replace-me"
+
     /// Reads and validates the shared settings from `environment` (pass `ProcessInfo.processInfo.environment`).
+    /// Refuses any `TOLLGATE_*` value that still holds a shipped placeholder (``placeholderMarker``).
     public init(environment: [String: String]) throws(PipelineError) {
+        for (name, value) in environment.sorted(by: { $0.key < $1.key })
+        where name.hasPrefix("TOLLGATE_") && value.lowercased().contains(Self.placeholderMarker) {
+            throw .invalidConfiguration(variable: name, message: "still holds a shipped placeholder ('\(Self.placeholderMarker)'); set a real value")
+        }
         let url = environment[Self.redisURLVariable] ?? Self.defaultRedisURL
         do {
             redis = try RedisConfiguration(url: url)

@@ -16,7 +16,7 @@ import Testing
 /// Builds ingest against a real `redis-server` and provides tokens, vectors and Redis helpers for the tests.
 enum IngestHarness {
     static let secret = "test-client-secret-0123456789abcdefghij"
-    static let serviceKey = "test-service-key-0123456789"
+    static let serviceKey = "test-service-key-0123456789abcdefghij"
 
     static func catalog() throws -> Catalog {
         try Catalog(products: [

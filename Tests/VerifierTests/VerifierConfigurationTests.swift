@@ -40,4 +40,30 @@ struct VerifierConfigurationTests {
         #expect(configuration.accepts(.sandbox))
         #expect(!configuration.accepts(.xcode))
     }
+
+    /// Issue 13, item 7: in production Apple's answers must come over HTTPS (plain HTTP only to this host), and
+    /// shipped placeholders stop startup.
+    @Test func productionRefusesPlainHTTPToAppleAndPlaceholders() throws {
+        let base = ["TOLLGATE_BUNDLE_ID": "b", "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_APP_APPLE_ID": "1"]
+        for variable in ["TOLLGATE_VERIFY_RECEIPT_URL", "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", "TOLLGATE_APPSTORE_API_URL",
+                         "TOLLGATE_APPSTORE_API_SANDBOX_URL"] {
+            do {
+                _ = try VerifierConfiguration(environment: base.merging([variable: "http://apple.example.com/verifyReceipt"]) { _, new in new })
+                Issue.record("\(variable) over plain http was accepted in production")
+            } catch {
+                #expect(error.message.hasPrefix(variable), "\(error.message)")
+            }
+            for allowed in ["https://apple.example.com/x", "http://127.0.0.1:9700/x", "http://localhost:9700/x"] {
+                _ = try VerifierConfiguration(environment: base.merging([variable: allowed]) { _, new in new })
+            }
+            // A sandbox deployment (a test bench against the simulator on another host) may use plain HTTP.
+            _ = try VerifierConfiguration(environment: ["TOLLGATE_BUNDLE_ID": "b", variable: "http://appstore-sim:9700/x"])
+        }
+        do {
+            _ = try VerifierConfiguration(environment: base.merging(["TOLLGATE_SHARED_SECRET": "replace-me"]) { _, new in new })
+            Issue.record("a placeholder shared secret was accepted")
+        } catch {
+            #expect(error.message.hasPrefix("TOLLGATE_SHARED_SECRET"))
+        }
+    }
 }

@@ -10,7 +10,7 @@ from .net import Http, Redis, free_port
 BUNDLE_ID = "com.example.app"
 APP_APPLE_ID = "1234567890"
 JWT_SECRET = "chaos-run-client-secret-0123456789abcdef"
-SERVICE_KEY = "chaos-service-key"
+SERVICE_KEY = "chaos-service-key-0123456789abcdefghij"
 
 
 class Service:
@@ -110,6 +110,7 @@ class Cluster:
         self._add("ingest", [self._bin("ingest")], dict(base, **{
             "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": str(self.ingest_port),
             "TOLLGATE_CLIENT_JWT_SECRET": JWT_SECRET, "TOLLGATE_SERVICE_KEYS": SERVICE_KEY,
+            "TOLLGATE_ROOT_CERTS": os.path.join(sim_dir, "root.der"),
         }), lambda: http_ok(self.ingest_port, "/readyz"))
         worker = dict(base, **{"TOLLGATE_METRICS_HOST": "127.0.0.1"})
         verifier = dict(worker, **{

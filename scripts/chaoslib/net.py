@@ -13,7 +13,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def user_token(secret, user, lifetime=86400 * 2):
+def user_token(secret, user, lifetime=12 * 3600):
     """An HS256 user JWT (sub = user id) as the app's own auth server would issue it."""
     def b64(data):
         return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
