@@ -170,7 +170,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["Pipeline", "Redis", "AppStore", "Ledger", "TestSupport"],
+            dependencies: ["Pipeline", "Redis", "AppStore", "Ledger", "TestSupport",
+                           .product(name: "Logging", package: "swift-log")],
             path: "Tests/EndToEndTests",
             swiftSettings: swiftSettings
         ),

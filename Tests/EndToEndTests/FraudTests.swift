@@ -1,4 +1,7 @@
+import AppStore
 import Foundation
+import Logging
+import Redis
 import Testing
 
 extension TollgateSystemTests {
@@ -137,6 +140,50 @@ extension TollgateSystemTests {
             #expect(jobs.count == 2)
             for job in jobs { _ = try await ingest.waitForJob(job, auth: .service) }
             try await system.awaitCoins(user, 100)
+            #expect(try await ingest.entitlements(user: user).coins == 100)
+            try await system.expectAuditClean()
+        }
+
+        /// Issue 13's fourth hole: strangers posting notifications. A genuine chain carrying a forged payload, or a
+        /// chain to another root, is refused at ingest and leaves no key in Redis; a genuine notification
+        /// replayed in other JSON is the job it already was.
+        @Test(.logsOnFailure) func strangersNotificationsLeaveNothing() async throws {
+            let system = try SystemHarness.require()
+            let ingest = system.ingestClient
+            let user = UserToken.newUser("flood")
+            let order = try await ingest.createOrder(user: user, productId: "com.example.coins100")
+            let genuine = try await system.simClient.purchase("com.example.coins100", type: "Consumable",
+                                                              appAccountToken: order.appAccountToken)
+            let segments = genuine.signedPayload.split(separator: ".")
+            let claim = Base64URL.encode(Data(#"{"notificationType":"ONE_TIME_CHARGE","notificationUUID":"\#(UUID())","data":{}}"#.utf8))
+            let forged = Data(#"{"signedPayload":"\#(segments[0]).\#(claim).\#(segments[2])"}"#.utf8)
+            let stranger = try TestCertificateAuthority().signer().sign(json: Data(#"{"notificationType":"TEST"}"#.utf8))
+            let strangers = Data(#"{"signedPayload":"\#(stranger)"}"#.utf8)
+
+            let redis = RedisConnection(configuration: system.redis.configuration(), logger: Logger(label: "e2e"))
+            try await redis.connect()
+            defer { redis.close() }
+            _ = try await ingest.postNotification(genuine.notificationBody)  // the simulator's own delivery may race it
+            try await system.awaitCoins(user, 100)
+            for body in [forged, strangers] {
+                for _ in 0..<20 {
+                    let answer = try await ingest.postNotification(body)
+                    #expect(answer.status == 401, "\(answer.text)")
+                    #expect(answer.errorCode == "invalid_signature")
+                }
+            }
+            var ids: Set<String> = []
+            for wrapper in [#"{"signedPayload":"\#(genuine.signedPayload)","replay":1}"#, #"{ "signedPayload" : "\#(genuine.signedPayload)" }"#] {
+                let answer = try await ingest.postNotification(Data(wrapper.utf8))
+                #expect(answer.status == 200)
+                ids.insert(answer.json["jobId"] as? String ?? "")
+            }
+            #expect(ids.count == 1, "a rewrapped replay is the same job")
+            // Nothing of the strangers' bodies reached the jobs stream (other tests share this Redis, so its size says
+            // nothing; the forged payloads are unique).
+            let stored = try await redis.xrange("tg:{p0}:jobs").compactMap { $0.fields["job.payload"] }
+                .map { String(decoding: $0, as: UTF8.self) }
+            #expect(!stored.contains { $0.contains(claim) || $0.contains(stranger) }, "a stranger's notification was stored")
             #expect(try await ingest.entitlements(user: user).coins == 100)
             try await system.expectAuditClean()
         }
