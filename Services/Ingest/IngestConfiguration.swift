@@ -34,7 +34,8 @@ import Pipeline
 ///   `429 too_many_pending_orders` (`10`)
 /// - `TOLLGATE_ORDER_TTL` — how long an unpaid order (and its `appAccountToken` mapping) lives (`7d`; a paid
 ///   order is kept)
-/// - `TOLLGATE_MAX_RECEIPT_BYTES` — largest receipt accepted, base64 characters (`262144`)
+/// - `TOLLGATE_MAX_RECEIPT_BYTES` — largest receipt accepted, base64 characters (`524288`: about 1,000 purchases;
+///   a receipt is ~6.4 K characters plus ~0.5 K per transaction it holds, measured on Apple-signed receipts)
 /// - `TOLLGATE_MAX_WAITERS`, `TOLLGATE_USER_MAX_WAITERS` — `?wait=` requests held at once by this process and
 ///   by one user (`4096`, `4`); past them `429 too_many_waiters`
 /// - `TOLLGATE_HTTP_IDLE_TIMEOUT` — a connection with no request in progress is closed after this long
@@ -75,7 +76,7 @@ public struct IngestConfiguration: Sendable {
     public var userBurst = 20
     public var maxPendingOrders = 10
     public var orderLifetime: Duration = .seconds(7 * 86_400)
-    public var maxReceiptBytes = 256 << 10
+    public var maxReceiptBytes = 512 << 10
     public var maxWaiters = 4096
     public var userMaxWaiters = 4
     public var idleTimeout: Duration = .seconds(30)

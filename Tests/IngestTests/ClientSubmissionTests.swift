@@ -101,7 +101,7 @@ import TestSupport
                 ("/v1/transactions", "[1,2", "invalid_json"),
                 ("/v1/receipts", #"{"receipt":"***"}"#, "invalid_receipt"),
                 ("/v1/receipts", #"{"receipt":""}"#, "invalid_receipt"),
-                ("/v1/receipts", "{\"receipt\":\"\(String(repeating: "A", count: (1 << 20) + 4))\"}", "payload_too_large"),
+                ("/v1/receipts", "{\"receipt\":\"\(String(repeating: "A", count: (512 << 10) + 4))\"}", "payload_too_large"),
                 ("/v1/receipts?wait=31", #"{"receipt":"AAAA"}"#, "invalid_request"),
             ]
             try await IngestHarness.withApp(server) { client in

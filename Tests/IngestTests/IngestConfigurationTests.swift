@@ -16,6 +16,7 @@ import TestSupport
         #expect(defaults.enqueueRoundTrips == 64)
         #expect(defaults.enqueueBatchBytes == 16_384)
         #expect(defaults.redisPoolSize == 68)
+        #expect(defaults.maxReceiptBytes == 524_288)
         let custom = try IngestConfiguration(environment: [
             "TOLLGATE_HTTP_PORT": "9090",
             "TOLLGATE_SERVICE_KEYS": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
