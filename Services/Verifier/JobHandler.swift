@@ -10,8 +10,8 @@ import Redis
 /// - verified → `XADD` of the ``PurchaseEvent`` onto the verified stream, status `verifying` with
 ///   `verified.at` (the fulfiller sets the final state);
 /// - recorded → status `fulfilled` with `result`, `PUBLISH`;
-/// - rejected → status `rejected` with the stable `reason` code and `message`, `PUBLISH`; an anonymous job
-///   (Apple's endpoint, not from Apple) keeps its status and dedupe key for an hour only;
+/// - rejected → status `rejected` with the stable `reason` code and `message`, `PUBLISH`; kept an hour with its
+///   dedupe key (Apple vouched for nothing in it);
 /// - retryable → retry ZSET after full-jitter backoff (or Apple's `Retry-After` when longer), status
 ///   `retrying` with `attempt` and `next.at`; after the last attempt the runtime dead-letters it with
 ///   ``deadLetterWrites(_:_:)`` (status `dead`, `PUBLISH`);
@@ -114,13 +114,13 @@ final class JobHandler: Sendable {
             logger.info("Notification already verified by another job", metadata: ["first.job.id": "\(first)"])
             let status = JobStatus(jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now,
                                    resultJSON: #"{"outcome":"duplicate","firstJobId":"\#(first)"}"#)
-            return .complete(writes: briefIfAnonymous(status, job) + release)
+            return .complete(writes: brief(status, job) + release)
         case .rejected(let failure):
             logger.info("Job rejected", metadata: ["reason": "\(failure.code.rawValue)"])
             let status = JobStatus(jobID: job.id, state: .rejected, kind: job.kind, userID: job.userID,
                                    reason: failure.code.rawValue, message: failure.message, updatedAtMilliseconds: now)
-            // Anonymous and not from Apple: its status and its dedupe key go within the hour.
-            return .complete(writes: briefIfAnonymous(status, job) + release)
+            // Not vouched for by Apple: its status and its dedupe key go within the hour.
+            return .complete(writes: brief(status, job) + release)
         case .retryable(let failure, let retryAfter):
             var delay = retry.delay(afterAttempt: message.attempt, unitRandom: unitRandom())
             if let retryAfter, retryAfter > delay { delay = retryAfter }
@@ -144,11 +144,10 @@ final class JobHandler: Sendable {
         return [.hset(key: keys.verifiedNotification(uuid: uuid), strings: [("job", job.id)], expireSeconds: Self.verifiedNotificationSeconds)]
     }
 
-    /// A final status; for an anonymous job (Apple's endpoint) that leaves nothing of Apple's to keep — a
-    /// rejection, a replay — kept an hour, with its dedupe key.
-    func briefIfAnonymous(_ status: JobStatus, _ job: Job) -> [PipelineWrite] {
-        guard job.source != .client else { return [status.write(keys: keys), status.announcement(keys: keys)] }
-        let brief = JobStatus.anonymousRejectionSeconds
+    /// A final status that leaves nothing of Apple's to keep — a rejection, a replayed notification — kept an
+    /// hour, with its dedupe key.
+    func brief(_ status: JobStatus, _ job: Job) -> [PipelineWrite] {
+        let brief = JobStatus.rejectionRetentionSeconds
         var writes = [status.write(keys: keys, expireSeconds: brief), status.announcement(keys: keys)]
         if let dedupeKey = job.dedupeKey { writes.append(.shortenExpiry(key: dedupeKey, seconds: brief)) }
         return writes

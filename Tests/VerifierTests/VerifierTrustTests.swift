@@ -42,7 +42,7 @@ struct VerifierTrustTests {
     }
 
     /// An Apple-endpoint job that Apple did not sign is rejected; its status and dedupe key expire within the hour,
-    /// and it leaves its source's backlog. A client's rejected job keeps its status for the week.
+    /// and it leaves its source's backlog. So does a client's junk receipt.
     @Test func rejectedAnonymousJobsAreShortLivedAndLeaveTheBacklog() async throws {
         try await VerifierHarness.with { harness in
             let stranger = try TestCertificateAuthority().signer().sign(json: Data(#"{"notificationType":"TEST"}"#.utf8))
@@ -60,8 +60,8 @@ struct VerifierTrustTests {
                 _ = try await harness.redis.send(RedisCommand("SET", "tg:{p0}:dedupe:client", client.id, "EX", 86_400))
                 _ = try await harness.redis.xadd(harness.keys.jobs().stream, fields: client.fields)
                 try await harness.waitForStatus(client.id) { $0["state"] == "rejected" }
-                #expect(try await harness.redis.send("TTL", harness.keys.job(client.id)).int ?? -1 > 6 * 86_400)
-                #expect(try await harness.redis.send("TTL", "tg:{p0}:dedupe:client").int ?? -1 > 80_000)
+                #expect((1...3600).contains(try await harness.redis.send("TTL", harness.keys.job(client.id)).int ?? -1))
+                #expect((1...3600).contains(try await harness.redis.send("TTL", "tg:{p0}:dedupe:client").int ?? -1))
 
                 let held = try await harness.redis.hgetall(harness.keys.backlog())
                 #expect(held == ["apple.jobs": "0", "apple.bytes": "0", "client.jobs": "0", "client.bytes": "0"], "\(held)")

@@ -19,9 +19,10 @@ public struct JobStatus: Sendable, Hashable {
 
     /// How long a job's status is kept after its last change.
     public static let retentionSeconds = 7 * 24 * 3600
-    /// How long a rejected anonymous job (an Apple-endpoint submission Apple did not sign or answer for) is kept,
-    /// with its dedupe key: anonymous input leaves no lasting state unless it is genuinely from Apple.
-    public static let anonymousRejectionSeconds = 3600
+    /// How long a job Apple did not vouch for (rejected by the verifier: a forged or junk submission) is kept,
+    /// with its dedupe key: anonymous input leaves no lasting state unless it is genuinely from Apple, and what a
+    /// user can leave behind is their submission rate times an hour.
+    public static let rejectionRetentionSeconds = 3600
 
     public init(
         jobID: String, state: JobState, kind: JobKind? = nil, userID: String? = nil, reason: String? = nil,
