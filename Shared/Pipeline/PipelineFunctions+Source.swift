@@ -111,12 +111,19 @@ local function entry_fields(stream, id)
   return flat
 end
 
+-- An acknowledged entry is deleted at once (each Tollgate stream has one consumer group): a finished job's
+-- payload never waits for the janitor, so what a stream holds is what is still unfinished.
+local function done(keys, argv)
+  redis.call('XDEL', keys[1], argv[2])
+end
+
 -- KEYS: stream, write keys...   ARGV: group, id, writes...
 -- Returns 1 when the entry was acknowledged here and the writes applied, 0 when it was already acknowledged.
 local function ack_write(keys, argv)
   local writes = parse_writes(keys, argv, 3, 2)
   if redis.call('XACK', keys[1], argv[1], argv[2]) ~= 1 then return 0 end
   apply_writes(writes)
+  done(keys, argv)
   return 1
 end
 
@@ -131,6 +138,7 @@ local function ack_retry(keys, argv)
   local member = cmsgpack.pack({ id = argv[2], fields = fields, attempt = attempt, error = argv[5] })
   redis.call('ZADD', keys[2], due, member)
   apply_writes(writes)
+  done(keys, argv)
   return 1
 end
 
@@ -148,6 +156,7 @@ local function ack_dead_letter(keys, argv)
   end
   redis.call(unpack(cmd))
   apply_writes(writes)
+  done(keys, argv)
   return 1
 end
 

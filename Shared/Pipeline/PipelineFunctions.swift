@@ -2,7 +2,8 @@ import Redis
 
 /// Typed calls of the `tollgate_pipeline_v2` Redis Function library (source in
 /// ``librarySource``). Every ack function is gated on `XACK` returning 1, so a redelivered or late
-/// completion changes nothing; every key a function touches is passed in `KEYS`.
+/// completion changes nothing, and deletes the entry it acknowledged (`XDEL`: each stream has one consumer group,
+/// and a finished job's payload must not wait for the janitor); every key a function touches is passed in `KEYS`.
 ///
 /// The raw contract, for callers in other languages (`writes` is described in the library source):
 /// - `tg_pipe_v2_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked

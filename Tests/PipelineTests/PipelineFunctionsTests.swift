@@ -23,10 +23,14 @@ import Testing
             defer { pool.close() }
             let id = try await deliveredEntry(pool, fields: [("job", Array("j1".utf8))])
 
+            _ = try await pool.send("SET", "t:dedupe", "j1", "EX", "86400")
             let first = try await PipelineFunctions.ackWrite(on: pool, stream: keys.stream, group: "g", id: id, writes: [
                 .xadd(stream: output, strings: [("job", "j1"), ("status", "verified")]),
                 .hset(key: status, strings: [("status", "verified")], expireSeconds: 600),
                 .publish(channel: "t:jobs", string: "j1"),
+                .hincrby(key: "t:backlog", field: "apple.bytes", delta: -300),
+                .shortenExpiry(key: "t:dedupe", seconds: 60),
+                .shortenExpiry(key: "t:missing", seconds: 60),
             ])
             #expect(first)
             #expect(try await pool.xlen(output) == 1)
@@ -34,6 +38,12 @@ import Testing
             let ttl = try #require(try await pool.send("TTL", status).int)
             #expect(ttl > 0 && ttl <= 600)
             #expect(try await pool.xpendingSummary(keys.stream, group: "g").count == 0)
+            #expect(try await pool.send("HGET", "t:backlog", "apple.bytes").string == "-300")
+            let shortened = try #require(try await pool.send("TTL", "t:dedupe").int)
+            #expect(shortened > 0 && shortened <= 60, "EXPIRE … LT shortens")
+            #expect(try await pool.send("EXISTS", "t:missing").int == 0, "EXPIRE creates nothing")
+            // The acknowledged entry is deleted in the same step: a finished job's payload is not kept.
+            #expect(try await pool.xrange(keys.stream).isEmpty)
 
             // Redelivery or a late duplicate: the XACK gate refuses, nothing is written.
             let second = try await PipelineFunctions.ackWrite(on: pool, stream: keys.stream, group: "g", id: id, writes: [
@@ -91,8 +101,9 @@ import Testing
             #expect(try await PipelineFunctions.promote(on: pool, stream: keys, nowMilliseconds: 4_999, limit: 10) == 0)
             #expect(try await PipelineFunctions.promote(on: pool, stream: keys, nowMilliseconds: 5_000, limit: 10) == 1)
             #expect(try await pool.send("ZCARD", keys.retry).int == 0)
+            // The scheduled entry was deleted with its acknowledgement; only the promoted copy is left.
             let entries = try await pool.xrange(keys.stream)
-            #expect(entries.count == 2)
+            #expect(entries.count == 1)
             let promoted = try #require(entries.last)
             #expect(promoted.id != id)
             #expect(promoted["job"] == "j1")
