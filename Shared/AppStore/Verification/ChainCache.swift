@@ -5,7 +5,12 @@ import Foundation
 /// the `x5c` certificates' DER (``Key``): however the header around them varies, the same chain is the same entry.
 ///
 /// A chain is inserted only after a JWS it carried had a valid leaf signature, so a forger can neither insert
-/// an entry nor evict one with genuine certificates and a bad signature. A hit skips certificate parsing and the
+/// an entry nor evict one with genuine certificates and a bad signature. A chain that proved valid under a JWS
+/// whose signature did not verify goes to a separate tier of the same size (``rememberProven(_:entry:)``), which
+/// never evicts a confirmed entry: a forger replaying one of Apple's genuine chains with bad signatures then costs
+/// one P-256 verification per request, not a chain validation (about 20 times more). The exact header segments that carried a
+/// verified JWS are remembered too (at most four per chain), so that the usual case — Apple's same header again —
+/// skips even decoding the header. A hit skips certificate parsing and the
 /// chain signatures: what is left per JWS is one P-256 verification and the validity-window check at the
 /// validation time, which the entry keeps because it depends on each JWS's `signedDate`. Bounded; the least
 /// recently used entry goes first. Entries hold nothing secret.
@@ -61,6 +66,10 @@ public final class ChainCache: @unchecked Sendable {
     public let capacity: Int
     private let lock = NSLock()
     private var slots: [Key: Slot] = [:]
+    /// Chains proven valid only under JWS whose signatures failed (never evicting `slots`).
+    private var provenOnly: [Key: Slot] = [:]
+    /// Header segments (base64url bytes) of verified JWS, and the chain each carried, by ``headerHash(_:)``.
+    private var headers: [Int: (header: [UInt8], key: Key)] = [:]
     private var tick: UInt64 = 0
     private var stats = Statistics()
 
@@ -80,24 +89,101 @@ public final class ChainCache: @unchecked Sendable {
             stats.hits += 1
             return slot.entry
         }
+        if var slot = provenOnly[key] {
+            tick &+= 1
+            slot.lastUse = tick
+            provenOnly[key] = slot
+            stats.hits += 1
+            return slot.entry
+        }
         stats.misses += 1
         return nil
     }
 
-    /// Remembers a proven chain whose leaf signed a JWS that verified, evicting the least recently used entry
-    /// when full.
-    func insert(_ key: Key, entry: Entry) {
+    /// Remembers a chain that proved valid although the JWS that carried it had a bad signature, in the tier of
+    /// its own (a chain's validity does not depend on any JWS; only confirmed chains may evict confirmed ones).
+    func rememberProven(_ key: Key, entry: Entry) {
+        guard capacity > 0 else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if provenOnly[key] == nil, provenOnly.count >= capacity,
+           let oldest = provenOnly.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            provenOnly.removeValue(forKey: oldest)
+        }
+        tick &+= 1
+        provenOnly[key] = Slot(entry: entry, lastUse: tick)
+    }
+
+    /// The chain a header segment carried in a JWS that verified before, if it is still cached.
+    func lookup(header: ArraySlice<UInt8>) -> (key: Key, entry: Entry)? {
+        guard capacity > 0 else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let found = headers[Self.headerHash(header)], Self.equal(found.header, header),
+              var slot = slots[found.key] else { return nil }
+        let key = found.key
+        tick &+= 1
+        slot.lastUse = tick
+        slots[key] = slot
+        stats.hits += 1
+        return (key, slot.entry)
+    }
+
+    /// Remembers a proven chain whose leaf signed a JWS that verified (and the header that carried it), evicting
+    /// the least recently used entry when full.
+    func insert(_ key: Key, entry: Entry, header: ArraySlice<UInt8>) {
         guard capacity > 0 else { return }
         lock.lock()
         defer { lock.unlock() }
         if slots[key] == nil, slots.count >= capacity,
            let oldest = slots.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
             slots.removeValue(forKey: oldest)
+            headers = headers.filter { $0.value.key != oldest }
             stats.evictions += 1
         }
         tick &+= 1
         slots[key] = Slot(entry: entry, lastUse: tick)
+        provenOnly.removeValue(forKey: key)
+        rememberLocked(header: header, key: key)
         stats.count = slots.count
+    }
+
+    /// A JWS carried by `header` verified with the cached chain `key`: remembers the header, and confirms the chain
+    /// when it was only proven.
+    func confirm(_ key: Key, header: ArraySlice<UInt8>) {
+        guard capacity > 0 else { return }
+        lock.lock()
+        let proven = slots[key] == nil ? provenOnly[key] : nil
+        if slots[key] != nil { rememberLocked(header: header, key: key) }
+        lock.unlock()
+        if let proven { insert(key, entry: proven.entry, header: header) }
+    }
+
+    private func rememberLocked(header: ArraySlice<UInt8>, key: Key) {
+        if headers.count >= 4 * capacity { headers.removeAll(keepingCapacity: true) }
+        headers[Self.headerHash(header)] = (Array(header), key)
+    }
+
+    /// Hashes a header's length, first 512 and last 64 bytes (the leaf certificate's serial number and key sit
+    /// near the start): cheap on the hot path; equality is always confirmed on the whole header.
+    private static func headerHash(_ header: ArraySlice<UInt8>) -> Int {
+        var hasher = Hasher()
+        hasher.combine(header.count)
+        header.withUnsafeBytes { bytes in
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.prefix(512)))
+            hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes.suffix(64)))
+        }
+        return hasher.finalize()
+    }
+
+    private static func equal(_ stored: [UInt8], _ header: ArraySlice<UInt8>) -> Bool {
+        guard stored.count == header.count else { return false }
+        return stored.withUnsafeBytes { left in
+            header.withUnsafeBytes { right in
+                guard let l = left.baseAddress, let r = right.baseAddress else { return left.count == right.count }
+                return memcmp(l, r, left.count) == 0
+            }
+        }
     }
 
     /// Current counters.

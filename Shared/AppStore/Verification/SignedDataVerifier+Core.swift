@@ -52,6 +52,62 @@ extension SignedDataVerifier {
         guard let compact = CompactJWS(jws) else {
             return .rejected(.init(.invalidFormat, "not a compact JWS with three segments"))
         }
+        let headerSegment = compact.bytes[compact.header]
+        var chain: ChainCache.Entry
+        var key: ChainCache.Key
+        var proven: CertificateChainValidator.ProvenChain?
+        var seenHeader = false
+        if let cached = chainCache.lookup(header: headerSegment), isFresh(cached.entry) {
+            // The very header of a JWS that verified before (same bytes: same alg, same x5c).
+            (key, chain, seenHeader) = (cached.key, cached.entry, true)
+        } else {
+            switch await resolveChain(of: compact) {
+            case .verified(let found): (key, chain, proven) = found
+            case .rejected(let failure): return .rejected(failure)
+            case .retryable(let failure): return .retryable(failure)
+            }
+        }
+        guard let signatureBytes = compact.decode(compact.signature) else {
+            return .rejected(.init(.invalidFormat, "signature segment is not base64url"))
+        }
+        guard signatureBytes.count == 64,
+              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes) else {
+            return .rejected(.init(.invalidSignature, "signature is not a raw 64-byte ES256 r||s value"))
+        }
+        let valid = compact.bytes.withUnsafeBytes { buffer in
+            chain.leafKey.isValidSignature(signature, for: UnsafeRawBufferPointer(rebasing: buffer[compact.signingInput]))
+        }
+        guard valid else {
+            // Online, a chain is cached only once OCSP said it is not revoked: nothing to remember then.
+            if let proven, revocationChecker == nil { chainCache.rememberProven(key, entry: proven.entry) }
+            return .rejected(.init(.invalidSignature, "signature does not verify under the leaf key"))
+        }
+        if let proven {
+            if let revocationChecker {
+                // Expired certificates get no OCSP answer worth having; report the expiry instead.
+                if let failure = checkValidity(proven.entry, signedDate: nil) { return .rejected(failure) }
+                switch await revocationChecker.check(leaf: proven.leaf, intermediate: proven.intermediate) {
+                case .verified: break
+                case .rejected(let failure): return .rejected(failure)
+                case .retryable(let failure): return .retryable(failure)
+                }
+            }
+            chainCache.insert(key, entry: proven.entry, header: headerSegment)
+            chain = proven.entry
+        } else if !seenHeader {
+            chainCache.confirm(key, header: headerSegment)
+        }
+        guard let payload = compact.decode(compact.payload) else {
+            return .rejected(.init(.invalidFormat, "payload segment is not base64url"))
+        }
+        return .verified(Envelope(chain: chain, json: Data(payload)))
+    }
+
+    /// The chain a header names, cheapest check first: `alg`, then that `x5c[2]` is byte for byte a trusted root,
+    /// then the cache (keyed by the chain's DER), else proving it (returned in `proven`, to be cached once the
+    /// JWS's signature verified).
+    private func resolveChain(of compact: CompactJWS) async
+        -> VerificationResult<(key: ChainCache.Key, entry: ChainCache.Entry, proven: CertificateChainValidator.ProvenChain?)> {
         guard let headerBytes = compact.decode(compact.header),
               let header = try? Self.decoder.decode(JWSHeader.self, from: Data(headerBytes)) else {
             return .rejected(.init(.invalidFormat, "header is not base64url JSON"))
@@ -76,49 +132,15 @@ extension SignedDataVerifier {
             return .rejected(.init(.invalidChain, "x5c[2] is not a trusted root"))
         }
         let key = ChainCache.Key(certificates: certificates)
-        var chain: ChainCache.Entry
-        var proven: CertificateChainValidator.ProvenChain?
         if let cached = chainCache.lookup(key), isFresh(cached) {
-            chain = cached
-        } else {
-            switch await chainValidator.validate(der: certificates, now: nowMilliseconds()) {
-            case .success(let value):
-                proven = value
-                chain = value.entry
-            case .failure(let failure):
-                return .rejected(failure)
-            }
+            // Confirmed, or proven under a forged signature (then not yet confirmed: `proven` stays nil either
+            // way, and a verified signature below only remembers the header).
+            return .verified((key, cached, nil))
         }
-        guard let signatureBytes = compact.decode(compact.signature) else {
-            return .rejected(.init(.invalidFormat, "signature segment is not base64url"))
+        switch await chainValidator.validate(der: certificates, now: nowMilliseconds()) {
+        case .success(let proven): return .verified((key, proven.entry, proven))
+        case .failure(let failure): return .rejected(failure)
         }
-        guard signatureBytes.count == 64,
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes) else {
-            return .rejected(.init(.invalidSignature, "signature is not a raw 64-byte ES256 r||s value"))
-        }
-        let valid = compact.bytes.withUnsafeBytes { buffer in
-            chain.leafKey.isValidSignature(signature, for: UnsafeRawBufferPointer(rebasing: buffer[compact.signingInput]))
-        }
-        guard valid else {
-            return .rejected(.init(.invalidSignature, "signature does not verify under the leaf key"))
-        }
-        if let proven {
-            if let revocationChecker {
-                // Expired certificates get no OCSP answer worth having; report the expiry instead.
-                if let failure = checkValidity(proven.entry, signedDate: nil) { return .rejected(failure) }
-                switch await revocationChecker.check(leaf: proven.leaf, intermediate: proven.intermediate) {
-                case .verified: break
-                case .rejected(let failure): return .rejected(failure)
-                case .retryable(let failure): return .retryable(failure)
-                }
-            }
-            chainCache.insert(key, entry: proven.entry)
-            chain = proven.entry
-        }
-        guard let payload = compact.decode(compact.payload) else {
-            return .rejected(.init(.invalidFormat, "payload segment is not base64url"))
-        }
-        return .verified(Envelope(chain: chain, json: Data(payload)))
     }
 
     /// Offline, a proven chain stays proven; online, it is re-proven (and re-checked for revocation)
