@@ -31,6 +31,23 @@ struct ControlRoutes: Sendable {
                 return try event(body)
             }
         }
+        router.post("/sim/sign") { request, context in
+            await Self.respond { () async throws(SimError) in
+                let body = try await JSONBody.decode(SignRequest.self, from: request, context: context)
+                guard (1...1000).contains(body.count) else {
+                    throw SimError(.badRequest, "invalid_count", "count must be 1-1000")
+                }
+                var signed: [String] = []
+                for _ in 0..<body.count {
+                    do {
+                        signed.append(try store.signer.sign(json: body.payload))
+                    } catch {
+                        throw SimError(.internalServerError, "signing_failed", "\(error)")
+                    }
+                }
+                return JSONBody.response(["jws": signed])
+            }
+        }
         router.post("/sim/faults") { request, context in
             await Self.respond { () async throws(SimError) in
                 let body = try await JSONBody.decode(FaultRequest.self, from: request, context: context)
