@@ -82,22 +82,21 @@ public final class ChainCache: @unchecked Sendable {
         guard capacity > 0 else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        if var slot = slots[key] {
-            tick &+= 1
-            slot.lastUse = tick
-            slots[key] = slot
+        if let entry = Self.use(key, in: &slots, tick: &tick) ?? Self.use(key, in: &provenOnly, tick: &tick) {
             stats.hits += 1
-            return slot.entry
-        }
-        if var slot = provenOnly[key] {
-            tick &+= 1
-            slot.lastUse = tick
-            provenOnly[key] = slot
-            stats.hits += 1
-            return slot.entry
+            return entry
         }
         stats.misses += 1
         return nil
+    }
+
+    /// Marks `key` used now in `tier` and returns its entry, if it is there.
+    private static func use(_ key: Key, in tier: inout [Key: Slot], tick: inout UInt64) -> Entry? {
+        guard var slot = tier[key] else { return nil }
+        tick &+= 1
+        slot.lastUse = tick
+        tier[key] = slot
+        return slot.entry
     }
 
     /// Remembers a chain that proved valid although the JWS that carried it had a bad signature, in the tier of
@@ -120,13 +119,9 @@ public final class ChainCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let found = headers[Self.headerHash(header)], Self.equal(found.header, header),
-              var slot = slots[found.key] else { return nil }
-        let key = found.key
-        tick &+= 1
-        slot.lastUse = tick
-        slots[key] = slot
+              let entry = Self.use(found.key, in: &slots, tick: &tick) else { return nil }
         stats.hits += 1
-        return (key, slot.entry)
+        return (found.key, entry)
     }
 
     /// Remembers a proven chain whose leaf signed a JWS that verified (and the header that carried it), evicting
