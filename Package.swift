@@ -7,9 +7,16 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-/// Each service is an executable in `Services/<folder>`.
-func serviceTarget(_ name: String, folder: String, dependencies: [Target.Dependency]) -> Target {
-    .executableTarget(name: name, dependencies: dependencies, path: "Services/\(folder)", swiftSettings: swiftSettings)
+/// Each service is an executable in `Services/<folder>`; its Redis Function libraries are `.lua` files compiled
+/// into it.
+func serviceTarget(_ name: String, folder: String, dependencies: [Target.Dependency], lua: [String] = []) -> Target {
+    .executableTarget(name: name, dependencies: dependencies, path: "Services/\(folder)",
+                      resources: lua.map { .embedInCode("Lua/\($0).lua") }, swiftSettings: swiftSettings)
+}
+
+/// Lua sources compiled into a library target (`PackageResources.<name>_lua`).
+func lua(_ names: String...) -> [Resource] {
+    names.map { .embedInCode("Lua/\($0).lua") }
 }
 
 let package = Package(
@@ -62,6 +69,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/Pipeline",
+            resources: lua("common", "jobs", "pipeline", "ratelimit", "deadletter"),
             swiftSettings: swiftSettings
         ),
         .target(
@@ -78,12 +86,38 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "AppStoreTesting",
+            dependencies: [
+                "AppStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Shared/AppStoreTesting",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Verification",
+            dependencies: [
+                "Redis", "Pipeline", "AppStore", "Ledger",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            path: "Shared/Verification",
+            resources: lua("verifier", "reconcile"),
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Ledger",
             dependencies: [
                 "Redis", "Pipeline",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/Ledger",
+            resources: lua("ledger"),
             swiftSettings: swiftSettings
         ),
 
@@ -97,11 +131,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        ], lua: ["ingest"]),
         serviceTarget("verifier", folder: "Verifier", dependencies: [
-            "Redis", "Pipeline", "AppStore", "Ledger",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "Pipeline", "Verification",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -115,11 +147,12 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         serviceTarget("tollctl", folder: "Tollctl", dependencies: [
-            "AppStore", "Redis", "Pipeline", "Ledger",
+            "AppStore", "Redis", "Pipeline", "Ledger", "Verification",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         serviceTarget("appstore-sim", folder: "AppstoreSim", dependencies: [
-            "AppStore",
+            "AppStore", "AppStoreTesting",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
@@ -141,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "IngestTests",
             dependencies: [
-                "ingest", "Pipeline", "Redis", "Ledger", "AppStore", "TestSupport",
+                "ingest", "Pipeline", "Redis", "Ledger", "AppStore", "AppStoreTesting", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -152,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "VerifierTests",
             dependencies: [
-                "verifier", "Pipeline", "Redis", "AppStore", "Ledger", "TestSupport",
+                "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -170,7 +203,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["Pipeline", "Redis", "AppStore", "Ledger", "TestSupport",
+            dependencies: ["Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
                            .product(name: "Logging", package: "swift-log")],
             path: "Tests/EndToEndTests",
             swiftSettings: swiftSettings
@@ -181,7 +214,7 @@ let package = Package(
         .testTarget(
             name: "AppStoreTests",
             dependencies: [
-                "AppStore", "TestSupport",
+                "AppStore", "AppStoreTesting", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -193,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "AppstoreSimTests",
             dependencies: [
-                "appstore-sim", "AppStore", "TestSupport",
+                "appstore-sim", "AppStore", "AppStoreTesting", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreTesting
 import Foundation
 
 /// What a change to the ledger needs besides the ledger: the signer, the settings and the time.

@@ -28,7 +28,7 @@ extension App {
         let redis = try await configuration.shared.connectRedis(
             poolSize: min(32, max(4, configuration.concurrency / 2)), clientName: "fulfiller", logger: logger)
         do {
-            try await LedgerFunctions.load(on: redis)
+            try await LedgerFunctions.library.load(on: redis)
         } catch {
             redis.close()
             throw error

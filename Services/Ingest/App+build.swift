@@ -28,11 +28,11 @@ func buildApplication(
     let pool = try await configuration.shared.connectRedis(
         poolSize: configuration.redisPoolSize, clientName: "ingest", logger: logger)
     do {
-        try await IngestFunctions.load(on: pool)
-        try await RateLimitFunctions.load(on: pool)
+        try await IngestFunctions.library.load(on: pool)
+        try await RateLimitFunctions.library.load(on: pool)
     } catch {
         pool.close()
-        throw PipelineError.functionLoadFailed("\(IngestFunctions.libraryName), \(RateLimitFunctions.libraryName): \(error)")
+        throw PipelineError.functionLoadFailed("\(IngestFunctions.library.name), \(RateLimitFunctions.library.name): \(error)")
     }
     if configuration.clientJWTSecret == nil {
         logger.warning("TOLLGATE_CLIENT_JWT_SECRET is not set: user endpoints answer 401")

@@ -109,9 +109,9 @@ actor EnqueueBatcher {
         if waitReplicas > 0 { pipeline.append(RedisCommand("WAIT", waitReplicas, waitTimeoutMilliseconds)) }
         do {
             var replies = try await redis.pipeline(pipeline)
-            if replies.contains(where: { if case .error(let text) = $0 { IngestFunctions.isMissingFunction(text) } else { false } }) {
+            if replies.contains(where: { if case .error(let text) = $0 { RedisFunctionLibrary.isMissingFunction(text) } else { false } }) {
                 logger.warning("ingest functions missing in Redis; reloading")
-                try await IngestFunctions.load(on: redis)
+                try await IngestFunctions.library.load(on: redis)
                 replies = try await redis.pipeline(pipeline)
             }
             var replicated = true

@@ -79,7 +79,7 @@ extension IngestRoutes {
                 }
                 return nil
             })
-            let missing = [PipelineFunctions.libraryName, IngestFunctions.libraryName, RateLimitFunctions.libraryName]
+            let missing = [PipelineFunctions.library.name, IngestFunctions.library.name, RateLimitFunctions.library.name]
                 .filter { !libraries.contains($0) }
             guard replies.first?.string == "PONG", missing.isEmpty else {
                 return jsonResponse(.serviceUnavailable, ["status": "not_ready", "missing": missing])

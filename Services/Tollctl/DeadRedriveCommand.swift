@@ -24,7 +24,7 @@ struct DeadRedriveCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await options.withRedis { redis, allKeys, keys in
-            try await DeadLetterFunctions.load(on: redis)
+            try await DeadLetterFunctions.library.load(on: redis)
             var entries: [StreamEntry]
             if let id {
                 entries = try await redis.xrange(keys.deadLetter, start: id, end: id)

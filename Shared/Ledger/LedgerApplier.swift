@@ -38,7 +38,7 @@ public struct LedgerApplier: Sendable {
                 let plan = LedgerPlan(delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
                                       keys: keys, stream: stream, clamp: clampRefunds, now: now())
                 outcome = try await LedgerFunctions.call(
-                    LedgerFunctions.applyFunction, on: redis, keys: plan.keys, group: group, id: entry.id,
+                    "apply", on: redis, keys: plan.keys, group: group, id: entry.id,
                     plan: try plan.json())
             } else {
                 outcome = try await park(delivery, entry: entry, stream: stream)
@@ -114,7 +114,7 @@ public struct LedgerApplier: Sendable {
             tokens: event.transactions.compactMap(\.appAccountToken).map { index(keys.appAccountToken($0)) },
             parks: otids.map { index(keys.parked(originalTransactionId: $0)) })
         return try await LedgerFunctions.call(
-            LedgerFunctions.parkFunction, on: redis, keys: callKeys, group: group, id: entry.id,
+            "park", on: redis, keys: callKeys, group: group, id: entry.id,
             plan: Array(try JSONEncoder().encode(body)))
     }
 }

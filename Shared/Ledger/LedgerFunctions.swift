@@ -1,14 +1,15 @@
 import Foundation
+import Pipeline
 import Redis
 
-/// Typed calls of the `tollgate_ledger_v2` Redis Function library (source in ``librarySource``).
+/// Typed calls of the `tollgate_ledger_v2` Redis Function library (`Lua/ledger.lua`).
 ///
-/// - `tg_ledger_v2_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
+/// - `ledger_v2_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
 ///   transactions zset, notifications set, plan keys…  ARGV: group, entry id, plan JSON → outcome JSON.
 ///   Checks the owner still resolves as planned (else `reresolve`, nothing written), the bindings of every
 ///   `originalTransactionId`, the order; then `XACK`s the entry and — only if that returned 1 — writes the
 ///   transaction records, balance, entitlements, bindings, order, job status (+ `PUBLISH`) and outbound events.
-/// - `tg_ledger_v2_park` KEYS: verified stream, job hash, binding/token/parked keys…  ARGV: group, entry id,
+/// - `ledger_v2_park` KEYS: verified stream, job hash, binding/token/parked keys…  ARGV: group, entry id,
 ///   plan JSON → outcome JSON. Parks an event whose owner is unknown (or `reresolve` when one appeared).
 ///
 /// Redis Cluster: the user's keys share the tag `{u:<user>}`, but one call also touches the verified
@@ -17,24 +18,18 @@ import Redis
 /// these calls would be refused as cross-slot: the events would have to be partitioned per user slot and the
 /// binding made a separate first step — not built.
 public enum LedgerFunctions {
-    public static let libraryName = "tollgate_ledger_v2"
-    public static let applyFunction = "tg_ledger_v2_apply"
-    public static let parkFunction = "tg_ledger_v2_park"
-
-    /// Loads (or replaces) the library.
-    public static func load(on redis: any RedisCommandExecutor) async throws {
-        let name = try await redis.functionLoad(librarySource)
-        guard name == libraryName else {
-            throw LedgerError.unexpectedReply("loaded library is named \(name), expected \(libraryName)")
-        }
-    }
+    /// The library; a later contract gets a new version.
+    public static let library = RedisFunctionLibrary(
+        "ledger", version: 2, functions: ["apply", "park"], parts: [SharedLua.common, PackageResources.ledger_lua])
 
     static func call(
         _ function: String, on redis: any RedisCommandExecutor, keys: [String], group: String, id: String,
         plan: [UInt8]
     ) async throws -> LedgerOutcome {
-        let reply = try await redis.fcall(function, keys: keys, arguments: [group, id, plan])
-        guard let bytes = reply.bytes else { throw LedgerError.unexpectedReply("\(function) returned \(reply)") }
+        let reply = try await library.call(function, on: redis, keys: keys, arguments: [group, id, plan])
+        guard let bytes = reply.bytes else {
+            throw LedgerError.unexpectedReply("\(library.function(function)) returned \(reply)")
+        }
         do {
             return try JSONDecoder().decode(LedgerOutcome.self, from: Data(bytes))
         } catch {

@@ -45,9 +45,9 @@ struct FunctionCall {
         }
     }
 
-    /// Runs the function and reads its 1/0 answer.
+    /// Runs one of ``PipelineFunctions/library``'s functions and reads its 1/0 answer.
     func run(_ function: String, on redis: any RedisCommandExecutor) async throws -> Bool {
-        let reply = try await redis.fcall(function, keys: keys, arguments: arguments)
+        let reply = try await PipelineFunctions.library.call(function, on: redis, keys: keys, arguments: arguments)
         switch reply.int {
         case 1: return true
         case 0: return false

@@ -1,44 +1,28 @@
 import Redis
 
-/// Typed calls of the `tollgate_pipeline_v2` Redis Function library (source in
-/// ``librarySource``). Every ack function is gated on `XACK` returning 1, so a redelivered or late
-/// completion changes nothing, and deletes the entry it acknowledged (`XDEL`: each stream has one consumer group,
-/// and a finished job's payload must not wait for the janitor); every key a function touches is passed in `KEYS`.
+/// Typed calls of the `tollgate_pipeline_v2` Redis Function library (`Lua/pipeline.lua`). Every ack function is
+/// gated on `XACK` returning 1, so a redelivered or late completion changes nothing, and deletes the entry it
+/// acknowledged (`XDEL`: each stream has one consumer group, and a finished job's payload must not wait for the
+/// janitor); every key a function touches is passed in `KEYS`.
 ///
-/// The raw contract, for callers in other languages (`writes` is described in the library source):
-/// - `tg_pipe_v2_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked
-/// - `tg_pipe_v2_ack_retry`  KEYS: stream, retry zset, write keys…
+/// The raw contract, for callers in other languages (`writes` is described in the Lua source):
+/// - `pipeline_v2_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked
+/// - `pipeline_v2_ack_retry`  KEYS: stream, retry zset, write keys…
 ///   ARGV: group, id, dueMs, nextAttempt, error, writes…  → 1 / 0
-/// - `tg_pipe_v2_ack_dead_letter`  KEYS: stream, dead stream, write keys…
+/// - `pipeline_v2_ack_dead_letter`  KEYS: stream, dead stream, write keys…
 ///   ARGV: group, id, reason, attempts, deadAtMs, writes…  → 1 / 0
-/// - `tg_pipe_v2_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
+/// - `pipeline_v2_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
+/// - `pipeline_v2_prune_consumer`  KEYS: stream  ARGV: group, consumer, idle limit (ms)  → 1 deleted / 0
 public enum PipelineFunctions {
-    /// The library name; a later contract gets a new one.
-    public static let libraryName = "tollgate_pipeline_v2"
-    public static let ackWriteFunction = "tg_pipe_v2_ack_write"
-    public static let ackRetryFunction = "tg_pipe_v2_ack_retry"
-    public static let ackDeadLetterFunction = "tg_pipe_v2_ack_dead_letter"
-    public static let promoteFunction = "tg_pipe_v2_promote"
-    public static let pruneConsumerFunction = "tg_pipe_v2_prune_consumer"
+    /// The library; a later contract gets a new version.
+    public static let library = RedisFunctionLibrary(
+        "pipeline", version: 2, functions: ["ack_write", "ack_retry", "ack_dead_letter", "promote", "prune_consumer"],
+        parts: [SharedLua.common, PackageResources.pipeline_lua])
 
     /// The entry field carrying the attempt number of a retried entry (absent on the first attempt).
     public static let attemptField = "pipeline.attempt"
     /// The entry field carrying the last error of a retried entry.
     public static let errorField = "pipeline.error"
-
-    /// Loads (or replaces) the library with `FUNCTION LOAD REPLACE`.
-    public static func load(on redis: any RedisCommandExecutor) async throws {
-        let name: String
-        do {
-            name = try await redis.functionLoad(librarySource)
-        } catch let error as RedisError {
-            if case .server = error { throw PipelineError.functionLoadFailed(error.description) }
-            throw error
-        }
-        guard name == libraryName else {
-            throw PipelineError.functionLoadFailed("loaded library is named \(name), expected \(libraryName)")
-        }
-    }
 
     /// Acknowledges `id` in `group` and, only if it was still pending, applies `writes`.
     /// Returns whether it was applied (false: someone already acknowledged it).
@@ -47,7 +31,7 @@ public enum PipelineFunctions {
     ) async throws -> Bool {
         var call = FunctionCall(keys: [stream], arguments: [group, id])
         call.append(writes)
-        return try await call.run(ackWriteFunction, on: redis)
+        return try await call.run("ack_write", on: redis)
     }
 
     /// Acknowledges `id` and, only if it was still pending, stores its fields with `nextAttempt` and `error`
@@ -61,7 +45,7 @@ public enum PipelineFunctions {
             arguments: [group, id, String(dueMilliseconds), String(nextAttempt), error]
         )
         call.append(writes)
-        return try await call.run(ackRetryFunction, on: redis)
+        return try await call.run("ack_retry", on: redis)
     }
 
     /// Acknowledges `id` and, only if it was still pending, copies it to the dead-letter stream with
@@ -75,7 +59,7 @@ public enum PipelineFunctions {
             arguments: [group, id, reason, String(attempts), String(deadAtMilliseconds)]
         )
         call.append(writes)
-        return try await call.run(ackDeadLetterFunction, on: redis)
+        return try await call.run("ack_dead_letter", on: redis)
     }
 
     /// Deletes `consumer` from `group` when it holds nothing and has been idle for `idleLimit`, atomically;
@@ -83,8 +67,8 @@ public enum PipelineFunctions {
     public static func pruneConsumer(
         on redis: any RedisCommandExecutor, stream: String, group: String, consumer: String, idleLimit: Duration
     ) async throws -> Bool {
-        let reply = try await redis.fcall(
-            pruneConsumerFunction, keys: [stream], arguments: [group, consumer, String(idleLimit.milliseconds)])
+        let reply = try await library.call(
+            "prune_consumer", on: redis, keys: [stream], arguments: [group, consumer, String(idleLimit.milliseconds)])
         guard let deleted = reply.int else { throw PipelineError.unexpectedReply("prune_consumer returned \(reply)") }
         return deleted == 1
     }
@@ -93,8 +77,8 @@ public enum PipelineFunctions {
     public static func promote(
         on redis: any RedisCommandExecutor, stream: StreamKeys, nowMilliseconds: Int64, limit: Int
     ) async throws -> Int {
-        let reply = try await redis.fcall(
-            promoteFunction, keys: [stream.retry, stream.stream],
+        let reply = try await library.call(
+            "promote", on: redis, keys: [stream.retry, stream.stream],
             arguments: [String(nowMilliseconds), String(limit)]
         )
         guard let count = reply.int else { throw PipelineError.unexpectedReply("promote returned \(reply)") }

@@ -14,7 +14,7 @@ extension SharedConfiguration {
         // Preflight on one connection with a short command timeout: reachability, AUTH, the library.
         let preflight = try await connectOne(clientName: clientName, logger: logger, commandTimeout: Self.startupCommandTimeout)
         defer { preflight.close() }
-        try await unavailableIfRedisFails { try await PipelineFunctions.load(on: preflight) }
+        try await unavailableIfRedisFails { try await PipelineFunctions.library.load(on: preflight) }
 
         var configuration = redis
         configuration.clientName = clientName
@@ -26,7 +26,7 @@ extension SharedConfiguration {
             throw error
         }
         logger.info("Connected to Redis and loaded the pipeline functions",
-                    metadata: ["redis": "\(redis)", "library": "\(PipelineFunctions.libraryName)"])
+                    metadata: ["redis": "\(redis)", "library": "\(PipelineFunctions.library.name)"])
         return pool
     }
 

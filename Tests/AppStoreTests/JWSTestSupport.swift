@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreTesting
 @preconcurrency import Crypto
 import Foundation
 import X509

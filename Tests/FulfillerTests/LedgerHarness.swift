@@ -42,8 +42,8 @@ struct LedgerHarness {
             let pool = RedisPool(configuration: server.configuration(), size: 8, logger: testLogger)
             try await pool.connect()
             defer { pool.close() }
-            try await PipelineFunctions.load(on: pool)
-            try await LedgerFunctions.load(on: pool)
+            try await PipelineFunctions.library.load(on: pool)
+            try await LedgerFunctions.library.load(on: pool)
             let keys = Keys(prefix: "tg")
             _ = try await pool.xgroupCreate(keys.verified().stream, group: group, startID: "0", makeStream: true)
             let applier = LedgerApplier(redis: pool, catalog: testCatalog, keys: keys, group: group,

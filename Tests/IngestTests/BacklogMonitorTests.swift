@@ -63,7 +63,7 @@ import TestSupport
         try await withRedisServer { server in
             let redis = try await IngestHarness.redis(server)
             defer { redis.close() }
-            try await PipelineFunctions.load(on: redis)
+            try await PipelineFunctions.library.load(on: redis)
             let keys = Keys(prefix: "tg")
             _ = try await redis.send(RedisCommand("XGROUP", "CREATE", "tg:{p0}:jobs", "verifiers", "0", "MKSTREAM"), timeout: nil)
             try await IngestHarness.withApp(server, configure: { $0.maxBacklog = 1; $0.backlogSampleInterval = .seconds(3600) }) { client in
@@ -108,7 +108,7 @@ import TestSupport
             let group = try #require(try await redis.xinfoGroups("tg:{p0}:jobs").first)
             #expect(group.lag == 5, "Redis reports a lag although every entry was delivered")
             _ = try await redis.send(RedisCommand("HSET", "tg:{p0}:backlog", "apple.jobs", 7, "apple.bytes", 1_000_000), timeout: nil)
-            try await IngestFunctions.load(on: redis)
+            try await IngestFunctions.library.load(on: redis)
             #expect(try await IngestFunctions.settleBacklog(keys: Keys(prefix: "tg"), on: redis))
             #expect(try await redis.send("EXISTS", "tg:{p0}:backlog").int == 0)
 

@@ -64,11 +64,11 @@ import Testing
             // Key index 1 is the consumed stream itself, which writes may not target; and a field count
             // running past ARGV. Both must fail before the XACK.
             await #expect(throws: RedisError.self) {
-                _ = try await pool.fcall(PipelineFunctions.ackWriteFunction, keys: [keys.stream],
+                _ = try await pool.fcall(PipelineFunctions.library.function("ack_write"), keys: [keys.stream],
                                          arguments: ["g", id, "1", "XADD", "1", "1", "a", "b"])
             }
             await #expect(throws: RedisError.self) {
-                _ = try await pool.fcall(PipelineFunctions.ackWriteFunction, keys: [keys.stream, output],
+                _ = try await pool.fcall(PipelineFunctions.library.function("ack_write"), keys: [keys.stream, output],
                                          arguments: ["g", id, "1", "XADD", "2", "3", "a", "b"])
             }
             #expect(try await pool.xpendingSummary(keys.stream, group: "g").count == 1)

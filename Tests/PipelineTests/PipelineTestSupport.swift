@@ -11,7 +11,7 @@ let testLogger = Logger(label: "tollgate.pipeline.tests", factory: { _ in SwiftL
 func connectedPool(_ server: RedisServer, size: Int = 4) async throws -> RedisPool {
     let pool = RedisPool(configuration: server.configuration(), size: size, logger: testLogger)
     try await pool.connect()
-    try await PipelineFunctions.load(on: pool)
+    try await PipelineFunctions.library.load(on: pool)
     return pool
 }
 

@@ -98,7 +98,7 @@ import Testing
             defer { pool.close() }
             let keys = configuration.keys.jobs()
             #expect(try await PipelineFunctions.promote(on: pool, stream: keys, nowMilliseconds: 0, limit: 10) == 0)
-            let libraries = try await pool.send("FUNCTION", "LIST", "LIBRARYNAME", PipelineFunctions.libraryName)
+            let libraries = try await pool.send("FUNCTION", "LIST", "LIBRARYNAME", PipelineFunctions.library.name)
             #expect(libraries.array?.count == 1)
         }
     }

@@ -87,7 +87,7 @@ import Testing
         try await withRedisServer { server in
             let pool = try await connectedPool(server)
             defer { pool.close() }
-            try await PipelineFunctions.load(on: pool)
+            try await PipelineFunctions.library.load(on: pool)
             _ = try await pool.xgroupCreate(keys.stream, group: "g")
             _ = try await pool.xadd(keys.stream, fields: [("n", Array("1".utf8))])
             _ = try await pool.xreadgroup(group: "g", consumer: "busy", stream: keys.stream, count: 1, block: nil)

@@ -15,7 +15,7 @@ struct RateLimitTests {
             try await first.connect()
             try await second.connect()
             defer { first.close(); second.close() }
-            try await RateLimitFunctions.load(on: first)
+            try await RateLimitFunctions.library.load(on: first)
             let bucket = TokenBucket(key: "tg:{rl:test}:production", ratePerSecond: 20, capacity: 5)
 
             let started = ContinuousClock.now
@@ -64,7 +64,7 @@ struct RateLimitTests {
             let redis = RedisConnection(configuration: server.configuration(), logger: Logger(label: "test"))
             try await redis.connect()
             defer { redis.close() }
-            try await RateLimitFunctions.load(on: redis)
+            try await RateLimitFunctions.library.load(on: redis)
             let bucket = TokenBucket(key: "tg:{rl:slow}:production", ratePerSecond: 5, capacity: 1)
             let limiter = FleetRateLimiter(redis: redis, maximumWait: .milliseconds(400))
             // The clock starts before the first take: the second token exists 200 ms after the first was

@@ -4,7 +4,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// `tollctl reconcile` (the real binary, which runs `verifier reconcile`): a dry run reports and changes
 /// nothing; a real run enqueues and corrects; the checkpoint moves only when every page is enqueued.

@@ -3,7 +3,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// The leader lease and its fencing, against a real redis-server.
 @Suite
@@ -13,7 +13,7 @@ struct ReconcileLeaseTests {
             let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
             try await redis.connect()
             defer { redis.close() }
-            try await ReconcileFunctions.load(on: redis)
+            try await ReconcileFunctions.library.load(on: redis)
             let keys = Keys()
             let lease = keys.reconcileLease, cursor = keys.reconcileCursor(environment: "Production")
 
@@ -69,7 +69,7 @@ struct ReconcileLeaseTests {
             let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
             try await redis.connect()
             defer { redis.close() }
-            try await ReconcileFunctions.load(on: redis)
+            try await ReconcileFunctions.library.load(on: redis)
             let lease = ReconcileLease(redis: redis, key: Keys().reconcileLease, ttl: ttl)
             let (started, signal) = AsyncStream.makeStream(of: Void.self)
             let holder = Task {

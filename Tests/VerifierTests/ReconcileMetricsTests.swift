@@ -3,7 +3,7 @@ import Foundation
 import Pipeline
 import TestSupport
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// The real `verifier` executable's reconciler metrics and settings.
 @Suite(.serialized)

@@ -5,7 +5,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// Notifications Apple recorded but never delivered (the simulator has no notify URL) are recovered from
 /// Get Notification History by the reconciler and applied exactly once — also when passes repeat and when

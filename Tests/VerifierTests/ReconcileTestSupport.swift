@@ -3,7 +3,7 @@ import Ledger
 import Pipeline
 import Redis
 import TestSupport
-@testable import verifier
+@testable import Verification
 
 /// What the reconcile and sweeper tests share: the real `fulfiller` binary applying to the ledger, the
 /// catalog it uses, reconciler settings and ledger reads.

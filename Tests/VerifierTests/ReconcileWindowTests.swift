@@ -3,7 +3,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// How a pass picks its window: an interrupted window is resumed (and read again from its start when Apple
 /// no longer knows the stored page token); `onlyFailures` asks Apple for undelivered notifications only.

@@ -3,7 +3,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// Subscriptions a ledger held before it kept the sweep index are put into it by the first pass, once.
 @Suite(.serialized)

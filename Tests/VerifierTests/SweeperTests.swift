@@ -4,7 +4,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// A renewal that produced no notification at all is found by the subscription sweeper (Get All
 /// Subscription Statuses once the period ended), verified, and extends the membership in the ledger.

@@ -1,7 +1,7 @@
 import AppStore
 import Pipeline
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// Startup validation of the verifier's environment.
 struct VerifierConfigurationTests {

@@ -1,9 +1,10 @@
 import AppStore
+import AppStoreTesting
 import Foundation
 import Pipeline
 import Redis
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// The verifier end to end against a real redis-server and the real `appstore-sim` binary.
 @Suite(.serialized)

@@ -4,7 +4,7 @@ import Pipeline
 import Redis
 import ServiceLifecycle
 import TestSupport
-@testable import verifier
+@testable import Verification
 
 /// A real redis-server, the real `appstore-sim` binary, and verifiers built in-process with `App.build`.
 final class VerifierHarness: Sendable {
@@ -74,7 +74,7 @@ final class VerifierHarness: Sendable {
     func withVerifier(_ extra: [String: String] = [:], _ body: (Int) async throws -> Void) async throws {
         let configuration = try VerifierConfiguration(environment: environment(extra))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let group = try await App.build(
+        let group = try await VerifierServices.build(
             configuration: configuration, logger: logger, handlesSignals: false,
             onMetricsServerRunning: { port in
                 continuation.yield(port)
@@ -146,6 +146,6 @@ final class VerifierHarness: Sendable {
 
     /// Pending entries of the verifiers' group.
     func pendingCount() async throws -> Int {
-        try await redis.xpendingSummary(keys.jobs().stream, group: App.consumerGroup).count
+        try await redis.xpendingSummary(keys.jobs().stream, group: VerifierServices.consumerGroup).count
     }
 }

@@ -1,10 +1,11 @@
 import AppStore
+import AppStoreTesting
 import Crypto
 import Foundation
 import Pipeline
 import Redis
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// Each job kind's particular rules: StoreKit 2 confirmed with the API, `TEST`, `CONSUMPTION_REQUEST`,
 /// V1 notifications, Apple's `Retry-After`.

@@ -4,7 +4,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// Retries, dead letters, redrive and crash recovery against a real redis-server and `appstore-sim`.
 @Suite(.serialized)

@@ -1,9 +1,10 @@
 import AppStore
+import AppStoreTesting
 import Foundation
 import Pipeline
 import Redis
 import Testing
-@testable import verifier
+@testable import Verification
 
 /// What the verifier keeps of anonymous input, and what a replay costs (issue 13, items 4 and 8).
 @Suite(.serialized)

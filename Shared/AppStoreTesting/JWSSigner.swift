@@ -1,4 +1,5 @@
 @preconcurrency import Crypto
+import AppStore
 import Foundation
 
 /// Signs payloads the way the App Store does: compact JWS with header

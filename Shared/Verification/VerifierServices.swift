@@ -7,16 +7,18 @@ import Prometheus
 import Redis
 import ServiceLifecycle
 
-extension App {
+/// Builds the verifier as a `ServiceGroup` from this module's parts; the `verifier` executable runs it, tests
+/// build it in-process.
+package enum VerifierServices {
     /// The consumer group every verifier replica joins.
-    static let consumerGroup = "verifiers"
+    package static let consumerGroup = "verifiers"
 
     /// Builds the verifier: the Redis pool (with the pipeline, verifier, rate-limit and reconcile functions
     /// loaded), the Apple clients, the jobs consumer, the retry promoter, the janitor, the ``Reconciler`` (when
     /// enabled and an API key is configured) and the `/metrics` + `/healthz` listener, as one `ServiceGroup`
     /// shut down gracefully on SIGTERM and SIGINT (`handlesSignals`). Tests call
     /// this directly (metrics port 0, their own consumer name, no signal handling).
-    static func build(
+    package static func build(
         configuration: VerifierConfiguration,
         logger: Logger,
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
@@ -31,9 +33,9 @@ extension App {
         let redis = try await configuration.shared.connectRedis(
             poolSize: min(32, max(4, configuration.concurrency / 2)), clientName: "verifier", logger: logger)
         do {
-            try await VerifierFunctions.load(on: redis)
-            try await RateLimitFunctions.load(on: redis)
-            try await ReconcileFunctions.load(on: redis)
+            try await VerifierFunctions.library.load(on: redis)
+            try await RateLimitFunctions.library.load(on: redis)
+            try await ReconcileFunctions.library.load(on: redis)
         } catch {
             redis.close()
             throw error
@@ -75,7 +77,7 @@ extension App {
     }
 
     /// The JWS verifier, the `verifyReceipt` client and the API clients, sharing one instrumented transport.
-    static func appleClients(
+    package static func appleClients(
         _ configuration: VerifierConfiguration, metrics: VerifierMetrics
     ) throws -> (SignedDataVerifier, ReceiptClient, [String: AppStoreServerAPIClient]) {
         let signedData: SignedDataVerifier
@@ -98,7 +100,7 @@ extension App {
     }
 
     /// The App Store Server API clients per environment the deployment accepts; none without a key.
-    static func makeAPIClients(
+    package static func makeAPIClients(
         _ configuration: VerifierConfiguration, transport: any HTTPTransport
     ) throws -> [String: AppStoreServerAPIClient] {
         guard let key = configuration.apiKey else { return [:] }
@@ -120,7 +122,7 @@ extension App {
     }
 
     /// `GET /metrics` (Prometheus text, chain-cache gauges refreshed first) and `GET /healthz` (`ok`).
-    static func metricsApplication(
+    package static func metricsApplication(
         configuration: VerifierConfiguration, registry: PrometheusCollectorRegistry, signedData: SignedDataVerifier,
         metrics: VerifierMetrics, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void
     ) -> some Service {

@@ -1,4 +1,5 @@
 @preconcurrency import Crypto
+import AppStore
 import Foundation
 import SwiftASN1
 import X509

@@ -1,31 +1,10 @@
-// The Lua source of the `tollgate_ledger_v2` Redis Function library, embedded so that every executable
-// carries it. A changed contract gets a new library and new function names (`tollgate_ledger_v3`, `tg_ledger_v3_…`).
-// v2: Apple's word is never refused because of an order (DESIGN.md invariant 8), parts of an event owned by
-// others are forwarded to them, renewal state only for the caller's own purchases, plans validated before XACK.
-
-extension LedgerFunctions {
-    /// The library source passed to `FUNCTION LOAD REPLACE`.
-    public static let librarySource: String = #"""
-#!lua name=tollgate_ledger_v2
--- Tollgate ledger functions, version 2. A changed contract gets a new library and function names.
--- Every key is passed in KEYS; the plan (ARGV[3], JSON) refers to keys by their index in KEYS.
-
-local function fail(message)
-  return error({ err = 'ERR tollgate_ledger_v2: ' .. message })
-end
-
-local function n2s(x) return string.format('%.0f', x) end
+-- The ledger's functions (LedgerFunctions.swift). Every key is passed in KEYS; the plan (ARGV[3], JSON) refers
+-- to keys by their index in KEYS.
 
 local function key_at(keys, index)
   local k = keys[tonumber(index) or -1]
   if k == nil then fail('key index ' .. tostring(index) .. ' out of range') end
   return k
-end
-
-local function hash_table(flat)
-  local t = {}
-  for i = 1, #flat, 2 do t[flat[i]] = flat[i + 1] end
-  return t
 end
 
 local function num(v, default)
@@ -78,7 +57,8 @@ end
 -- expired-with-auto-renew → due at period end, grace → at grace end, else removed; GT keeps sweeper re-checks.
 local function index_due(keys, plan, ent, state, expires, auto, tid)
   if not (plan.due and plan.dueRef) then return end
-  local member, dk, rk = cjson.encode({ plan.env, ent.name, plan.user }), key_at(keys, plan.due), key_at(keys, plan.dueRef)
+  local member = cjson.encode({ plan.env, ent.name, plan.user })
+  local dk, rk = key_at(keys, plan.due), key_at(keys, plan.dueRef)
   if tid and expires and (state == 'active' or state == 'gracePeriod' or (state == 'expired' and auto == '1')) then
     redis.call('ZADD', dk, 'GT', expires, member); redis.call('HSET', rk, member, tid)
   else redis.call('ZREM', dk, member); redis.call('HDEL', rk, member) end
@@ -98,7 +78,8 @@ local function recompute(keys, plan, ent, tid, reason)
     end
   end
   local meta = key_at(keys, 5)
-  local state, expires, auto = 'expired', nil, '0'
+  local state
+  local expires, auto = nil, '0'
   if ent.type == 'nonConsumable' then
     state = any_active and 'active' or 'revoked'
   elseif ent.type == 'nonRenewing' then
@@ -127,7 +108,8 @@ local function recompute(keys, plan, ent, tid, reason)
     index_due(keys, plan, ent, state, expires, auto, latest_tid)
   end
   local account = key_at(keys, 4)
-  local fs, fe, fa = 'ent:' .. ent.name .. ':state', 'ent:' .. ent.name .. ':expires', 'ent:' .. ent.name .. ':autorenew'
+  local field = 'ent:' .. ent.name .. ':'
+  local fs, fe, fa = field .. 'state', field .. 'expires', field .. 'autorenew'
   local old = redis.call('HMGET', account, fs, fe, fa)
   local new_expires = expires and n2s(expires) or false
   if old[1] == state and old[2] == new_expires and (old[3] or '0') == auto then return end
@@ -444,7 +426,9 @@ local function apply(keys, argv)
   if order and order.payer and order.state ~= 'paid' then
     redis.call('HSET', order.key, 'state', 'paid', 'paid.at', n2s(plan.now), 'transaction', order.payer.tid)
     redis.call('PERSIST', order.key)
-    if order.payer.aatKey and order.payer.aat == order.token then redis.call('PERSIST', key_at(keys, order.payer.aatKey)) end
+    if order.payer.aatKey and order.payer.aat == order.token then
+      redis.call('PERSIST', key_at(keys, order.payer.aatKey))
+    end
     redis.call('HSET', key_at(keys, order.payer.rec), 'order', plan.orderNo)
     if plan.pending then redis.call('ZREM', key_at(keys, plan.pending), plan.orderNo) end
   end
@@ -455,7 +439,9 @@ local function apply(keys, argv)
   if #results > 0 then out.transactions = results end
   if #txs > 0 and unknown == #txs then
     out.outcome = 'rejected'; out.reason = 'unknown_product'
-    if not plan.forwarded then job_status(keys, plan, 'rejected', 'unknown_product', 'the product is not in the catalog', out) end
+    if not plan.forwarded then
+      job_status(keys, plan, 'rejected', 'unknown_product', 'the product is not in the catalog', out)
+    end
   elseif not plan.forwarded then
     job_status(keys, plan, 'fulfilled', nil, nil, out)
   end
@@ -489,7 +475,5 @@ local function park(keys, argv)
   return cjson.encode({ outcome = 'parked' })
 end
 
-redis.register_function('tg_ledger_v2_apply', apply)
-redis.register_function('tg_ledger_v2_park', park)
-"""#
-}
+register('apply', apply)
+register('park', park)

@@ -15,42 +15,42 @@ import Metrics
 /// - `tollgate_reconcile_subscriptions_corrected_total{environment}` — sweeper answers that changed the ledger
 /// - `tollgate_reconcile_passes_total{outcome}` — outcome: success, failure
 /// - `tollgate_reconcile_last_success_timestamp_seconds` — when the last pass by this replica succeeded
-struct VerifierMetrics: Sendable {
-    func job(kind: String, outcome: String) {
+package struct VerifierMetrics: Sendable {
+    package func job(kind: String, outcome: String) {
         Counter(label: "tollgate_verifier_jobs_total", dimensions: [("kind", kind), ("outcome", outcome)]).increment()
     }
 
-    func retryScheduled(kind: String, code: String) {
+    package func retryScheduled(kind: String, code: String) {
         Counter(label: "tollgate_verifier_retries_total", dimensions: [("kind", kind), ("code", code)]).increment()
     }
 
-    func deadLetter(kind: String) {
+    package func deadLetter(kind: String) {
         Counter(label: "tollgate_verifier_dead_letters_total", dimensions: [("kind", kind)]).increment()
     }
 
-    func appleRequest(endpoint: String, status: String, duration: Duration) {
+    package func appleRequest(endpoint: String, status: String, duration: Duration) {
         Counter(label: "tollgate_apple_requests_total", dimensions: [("endpoint", endpoint), ("status", status)]).increment()
         let (seconds, attoseconds) = duration.components
         Timer(label: "tollgate_apple_request_duration_seconds", dimensions: [("endpoint", endpoint)])
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
-    func chainCache(_ statistics: ChainCache.Statistics) {
+    package func chainCache(_ statistics: ChainCache.Statistics) {
         Gauge(label: "tollgate_chain_cache_hits").record(statistics.hits)
         Gauge(label: "tollgate_chain_cache_misses").record(statistics.misses)
         let total = statistics.hits + statistics.misses
         Gauge(label: "tollgate_chain_cache_hit_ratio").record(total == 0 ? 0 : Double(statistics.hits) / Double(total))
     }
 
-    func notificationRecovered(environment: String) {
+    package func notificationRecovered(environment: String) {
         Counter(label: "tollgate_reconcile_notifications_recovered_total", dimensions: [("environment", environment)]).increment()
     }
 
-    func subscriptionCorrected(environment: String) {
+    package func subscriptionCorrected(environment: String) {
         Counter(label: "tollgate_reconcile_subscriptions_corrected_total", dimensions: [("environment", environment)]).increment()
     }
 
-    func reconcilePass(succeeded: Bool, atMilliseconds: Int64) {
+    package func reconcilePass(succeeded: Bool, atMilliseconds: Int64) {
         Counter(label: "tollgate_reconcile_passes_total", dimensions: [("outcome", succeeded ? "success" : "failure")]).increment()
         if succeeded {
             Gauge(label: "tollgate_reconcile_last_success_timestamp_seconds").record(Double(atMilliseconds) / 1000)

@@ -1,13 +1,5 @@
-// The Lua source of the `tollgate_pipeline_v2` Redis Function library, embedded so that every executable
-// carries it without a resource bundle. A changed contract gets a new library and new function names
-// (`tollgate_pipeline_v3`, `tg_pipe_v3_…`), so old and new workers can run side by side during a rollout.
-// v2 adds the HINCRBY and EXPIRE writes (per-source backlog accounting, short-lived anonymous rejections).
-
-extension PipelineFunctions {
-    /// The library source passed to `FUNCTION LOAD REPLACE`.
-    public static let librarySource: String = #"""
-#!lua name=tollgate_pipeline_v2
--- Tollgate pipeline functions, version 2. A changed contract gets a new library and function names.
+-- Pipeline functions: each stage's hand-off, acknowledged atomically with its writes (PipelineFunctions.swift).
+--
 --
 -- Writes list (shared by the ack_* functions), starting at ARGV[i]:
 --   <count>, then per write one of:
@@ -20,18 +12,8 @@ extension PipelineFunctions {
 
 local RESERVED = { ['pipeline.attempt'] = true, ['pipeline.error'] = true }
 
-local function fail(message)
-  return error({ err = 'ERR tollgate_pipeline_v2: ' .. message })
-end
-
-local function number_at(argv, i, what)
-  local n = tonumber(argv[i])
-  if n == nil or n < 0 or n ~= math.floor(n) then fail('bad ' .. what .. ' at ARGV[' .. i .. ']') end
-  return n
-end
-
 local function key_at(keys, argv, i, first)
-  local index = number_at(argv, i, 'key index')
+  local index = count_at(argv, i, 'key index')
   if index < first or index > #keys then fail('key index ' .. index .. ' out of range') end
   return keys[index]
 end
@@ -39,13 +21,13 @@ end
 -- Parses and validates every write before anything is changed, so a malformed list never half-applies.
 local function parse_writes(keys, argv, i, first)
   local writes = {}
-  local count = number_at(argv, i, 'write count')
+  local count = count_at(argv, i, 'write count')
   i = i + 1
   for _ = 1, count do
     local op = argv[i]
     if op == 'XADD' then
       local key = key_at(keys, argv, i + 1, first)
-      local n = number_at(argv, i + 2, 'field count')
+      local n = count_at(argv, i + 2, 'field count')
       if n == 0 then fail('XADD needs fields') end
       if i + 2 + 2 * n > #argv then fail('XADD fields run past ARGV') end
       local cmd = { 'XADD', key, '*' }
@@ -54,8 +36,8 @@ local function parse_writes(keys, argv, i, first)
       i = i + 3 + 2 * n
     elseif op == 'HSET' then
       local key = key_at(keys, argv, i + 1, first)
-      local ttl = number_at(argv, i + 2, 'expire seconds')
-      local n = number_at(argv, i + 3, 'field count')
+      local ttl = count_at(argv, i + 2, 'expire seconds')
+      local n = count_at(argv, i + 3, 'field count')
       if n == 0 then fail('HSET needs fields') end
       if i + 3 + 2 * n > #argv then fail('HSET fields run past ARGV') end
       local cmd = { 'HSET', key }
@@ -73,7 +55,7 @@ local function parse_writes(keys, argv, i, first)
       i = i + 4
     elseif op == 'EXPIRE' then
       local key = key_at(keys, argv, i + 1, first)
-      local seconds = number_at(argv, i + 2, 'expire seconds')
+      local seconds = count_at(argv, i + 2, 'expire seconds')
       if seconds == 0 then fail('EXPIRE needs a positive time') end
       writes[#writes + 1] = { { 'EXPIRE', key, argv[i + 2], 'LT' } }
       i = i + 3
@@ -131,7 +113,7 @@ end
 local function ack_retry(keys, argv)
   local due = tonumber(argv[3])
   if due == nil then fail('bad due time') end
-  local attempt = number_at(argv, 4, 'attempt')
+  local attempt = count_at(argv, 4, 'attempt')
   local writes = parse_writes(keys, argv, 6, 3)
   local fields = entry_fields(keys[1], argv[2])
   if redis.call('XACK', keys[1], argv[1], argv[2]) ~= 1 then return 0 end
@@ -144,8 +126,8 @@ end
 
 -- KEYS: stream, dead-letter stream, write keys...   ARGV: group, id, reason, attempts, deadAtMs, writes...
 local function ack_dead_letter(keys, argv)
-  number_at(argv, 4, 'attempts')
-  number_at(argv, 5, 'dead.at')
+  count_at(argv, 4, 'attempts')
+  count_at(argv, 5, 'dead.at')
   local writes = parse_writes(keys, argv, 6, 3)
   local cmd = { 'XADD', keys[2], '*' }
   for _, value in ipairs(entry_fields(keys[1], argv[2])) do cmd[#cmd + 1] = value end
@@ -166,7 +148,7 @@ end
 local function promote(keys, argv)
   local now = tonumber(argv[1])
   if now == nil then fail('bad now') end
-  local limit = number_at(argv, 2, 'limit')
+  local limit = count_at(argv, 2, 'limit')
   local due = redis.call('ZRANGE', keys[1], '-inf', now, 'BYSCORE', 'LIMIT', 0, limit)
   for _, member in ipairs(due) do
     local ok, job = pcall(cmsgpack.unpack, member)
@@ -188,7 +170,7 @@ end
 -- entries and has been idle at least that long, in one step (so it cannot have read anything in between).
 -- Returns 1 when deleted, else 0.
 local function prune_consumer(keys, argv)
-  local limit = number_at(argv, 3, 'idle limit')
+  local limit = count_at(argv, 3, 'idle limit')
   for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', keys[1], argv[1])) do
     local info = {}
     for i = 1, #consumer - 1, 2 do info[consumer[i]] = consumer[i + 1] end
@@ -203,10 +185,8 @@ local function prune_consumer(keys, argv)
   return 0
 end
 
-redis.register_function('tg_pipe_v2_ack_write', ack_write)
-redis.register_function('tg_pipe_v2_ack_retry', ack_retry)
-redis.register_function('tg_pipe_v2_ack_dead_letter', ack_dead_letter)
-redis.register_function('tg_pipe_v2_promote', promote)
-redis.register_function('tg_pipe_v2_prune_consumer', prune_consumer)
-"""#
-}
+register('ack_write', ack_write)
+register('ack_retry', ack_retry)
+register('ack_dead_letter', ack_dead_letter)
+register('promote', promote)
+register('prune_consumer', prune_consumer)

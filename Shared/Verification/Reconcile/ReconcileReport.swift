@@ -1,36 +1,36 @@
 import Foundation
 
 /// What one reconcile pass found and did, for logs, metrics and `tollctl reconcile`.
-struct ReconcileReport: Sendable {
+package struct ReconcileReport: Sendable {
     /// Notifications read from Apple's history.
-    var found = 0
+    package var found = 0
     /// …already applied by the ledger (its per-user notification set has the UUID).
-    var applied = 0
+    package var applied = 0
     /// …already enqueued by an earlier pass (seen-marker present).
-    var seen = 0
+    package var seen = 0
     /// …not worth enqueuing (`TEST`, a `CONSUMPTION_REQUEST` past Apple's 12-hour answer window, unreadable).
-    var skipped = 0
+    package var skipped = 0
     /// …enqueued now (dry run: would be).
-    var enqueued = 0
+    package var enqueued = 0
     /// Subscriptions past their period (plus grace) without news.
-    var due = 0
+    package var due = 0
     /// …looked up with Apple.
-    var checked = 0
+    package var checked = 0
     /// …whose answer differed from the ledger and went to the fulfiller (dry run: would).
-    var corrected = 0
+    package var corrected = 0
     /// …that could not be looked up this pass.
-    var failed = 0
+    package var failed = 0
     /// The notifications this pass already decided about (windows may overlap).
-    var handledNotifications: Set<String> = []
+    package var handledNotifications: Set<String> = []
     /// One line per notification enqueued or subscription corrected (at most ``maximumLines``).
-    private(set) var lines: [String] = []
-    static let maximumLines = 1000
+    package private(set) var lines: [String] = []
+    package static let maximumLines = 1000
 
-    mutating func note(_ line: String) {
+    package mutating func note(_ line: String) {
         if lines.count < Self.maximumLines { lines.append(line) }
     }
 
-    mutating func merge(_ other: ReconcileReport) {
+    package mutating func merge(_ other: ReconcileReport) {
         found += other.found
         applied += other.applied
         seen += other.seen
@@ -44,7 +44,7 @@ struct ReconcileReport: Sendable {
     }
 
     /// The summary lines `tollctl reconcile` prints after the detail lines.
-    func summary(dryRun: Bool) -> [String] {
+    package func summary(dryRun: Bool) -> [String] {
         let verb = dryRun ? "would_enqueue" : "enqueued"
         let fix = dryRun ? "would_correct" : "corrected"
         return [

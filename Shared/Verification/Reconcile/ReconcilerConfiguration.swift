@@ -38,7 +38,7 @@ public struct ReconcilerConfiguration: Sendable {
 
 extension ReconcilerConfiguration {
     /// Reads the keys listed on ``ReconcilerConfiguration``.
-    init(reader: EnvironmentReader) throws(PipelineError) {
+    package init(reader: EnvironmentReader) throws(PipelineError) {
         self.init()
         enabled = try reader.bool("TOLLGATE_RECONCILE_ENABLED", default: enabled)
         interval = try reader.duration("TOLLGATE_RECONCILE_INTERVAL", default: interval, minimum: .milliseconds(10))
