@@ -208,6 +208,12 @@ let package = Package(
             path: "Tests/EndToEndTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "FunctionLibraryTests",
+            dependencies: ["ingest", "Pipeline", "Ledger", "Verification", "Redis", "TestSupport"],
+            path: "Tests/FunctionLibraryTests",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger"], path: "Tests/LedgerTests", swiftSettings: swiftSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], path: "Tests/RedisTests", swiftSettings: swiftSettings),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Redis", "TestSupport"], path: "Tests/PipelineTests", swiftSettings: swiftSettings),

@@ -7,8 +7,8 @@ import Redis
 ///   Sets `state=verifying`, `attempt`, `updated.at` unless the job is already final (`fulfilled`,
 ///   `rejected`, `dead`) or verified (`verified.at` set) — so a late duplicate delivery never moves a
 ///   status backwards. Returns 1 when it wrote, 0 when it left the status alone.
-enum VerifierFunctions {
-    static let library = RedisFunctionLibrary(
+package enum VerifierFunctions {
+    package static let library = RedisFunctionLibrary(
         "verifier", version: 2, functions: ["mark_verifying"],
         parts: [SharedLua.common, SharedLua.jobs, PackageResources.verifier_lua])
 

@@ -17,8 +17,8 @@ import Redis
 /// - `reconcile_v2_emit` KEYS: verified stream, job status hash  ARGV: statusTTLSeconds, n, (field
 ///   value)×n of the verified entry, m, (field value)×m of the status → 1 after `XADD` and `HSET`: a
 ///   sweeper answer, verified in the verifier, handed to the fulfiller like any verified job.
-enum ReconcileFunctions {
-    static let library = RedisFunctionLibrary(
+package enum ReconcileFunctions {
+    package static let library = RedisFunctionLibrary(
         "reconcile", version: 2, functions: ["acquire", "release", "write", "enqueue", "emit"],
         parts: [SharedLua.common, SharedLua.jobs, PackageResources.reconcile_lua])
 
