@@ -10,7 +10,7 @@ let swiftSettings: [SwiftSetting] = [
 /// Each service is an executable in `Services/<folder>`; its Redis Function libraries are `.lua` files compiled
 /// into it.
 func serviceTarget(_ name: String, folder: String, dependencies: [Target.Dependency], lua: [String] = []) -> Target {
-    .executableTarget(name: name, dependencies: dependencies, path: "Services/\(folder)",
+    .executableTarget(name: name, dependencies: dependencies, path: "Services/\(folder)", exclude: ["README.md"],
                       resources: lua.map { .embedInCode("Lua/\($0).lua") }, swiftSettings: swiftSettings)
 }
 
@@ -51,9 +51,15 @@ let package = Package(
             providers: [.apt(["libhiredis-dev"])]
         ),
         .target(
+            name: "Core",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Shared/Core",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Redis",
             dependencies: [
-                "CHiredis",
+                "CHiredis", "Core",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -63,7 +69,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "Redis",
+                "Core", "Redis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -73,8 +79,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "Operations",
+            dependencies: [
+                "Redis",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/Operations",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "AppStore",
             dependencies: [
+                "Core",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -99,7 +118,7 @@ let package = Package(
         .target(
             name: "Verification",
             dependencies: [
-                "Redis", "Pipeline", "AppStore", "Ledger",
+                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "Operations",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,7 +132,7 @@ let package = Package(
         .target(
             name: "Ledger",
             dependencies: [
-                "Redis", "Pipeline",
+                "Core", "Redis", "Pipeline",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/Ledger",
@@ -123,7 +142,7 @@ let package = Package(
 
         // Services
         serviceTarget("ingest", folder: "Ingest", dependencies: [
-            "Redis", "Pipeline", "Ledger", "AppStore",
+            "Core", "Redis", "Pipeline", "Ledger", "AppStore", "Operations",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -133,13 +152,13 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ], lua: ["ingest"]),
         serviceTarget("verifier", folder: "Verifier", dependencies: [
-            "Pipeline", "Verification",
+            "Core", "Pipeline", "Verification",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         serviceTarget("fulfiller", folder: "Fulfiller", dependencies: [
-            "Redis", "Pipeline", "Ledger",
+            "Core", "Redis", "Pipeline", "Ledger", "Operations",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
@@ -147,12 +166,12 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         serviceTarget("tollctl", folder: "Tollctl", dependencies: [
-            "AppStore", "Redis", "Pipeline", "Ledger", "Verification",
+            "Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         serviceTarget("appstore-sim", folder: "AppstoreSim", dependencies: [
-            "AppStore", "AppStoreTesting",
+            "Core", "AppStore", "AppStoreTesting",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
@@ -185,7 +204,7 @@ let package = Package(
         .testTarget(
             name: "VerifierTests",
             dependencies: [
-                "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
+                "Core", "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -214,9 +233,29 @@ let package = Package(
             path: "Tests/FunctionLibraryTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "CoreTests",
+            dependencies: [
+                "Core", "Verification", "ingest", "fulfiller", "appstore-sim", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/CoreTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OperationsTests",
+            dependencies: [
+                "Operations", "Redis", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/OperationsTests",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger"], path: "Tests/LedgerTests", swiftSettings: swiftSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], path: "Tests/RedisTests", swiftSettings: swiftSettings),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Redis", "TestSupport"], path: "Tests/PipelineTests", swiftSettings: swiftSettings),
+        .testTarget(name: "PipelineTests", dependencies: ["Core", "Pipeline", "Redis", "TestSupport"], path: "Tests/PipelineTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "AppStoreTests",
             dependencies: [

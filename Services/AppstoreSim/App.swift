@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreTesting
 import ArgumentParser
+import Core
 import Foundation
 import Hummingbird
 import Logging
@@ -17,7 +18,16 @@ struct App: AsyncParsableCommand {
     @Flag(name: .customLong("legacy-ios6"), help: "Answer verifyReceipt in the iOS 6 shape.")
     var legacyIOS6 = false
 
-    func run() async throws {
+    /// Serves until SIGTERM or SIGINT; a bad setting or a CA it cannot load ends it as ``Core/Fatal`` says.
+    func run() async {
+        do {
+            try await serve()
+        } catch {
+            Fatal.exit(tool: "appstore-sim", error: error)
+        }
+    }
+
+    private func serve() async throws {
         var configuration = try SimConfiguration(environment: ProcessInfo.processInfo.environment)
         configuration.legacyIOS6 = legacyIOS6
         configuration.caDirectory = caDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }

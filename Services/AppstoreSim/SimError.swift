@@ -1,9 +1,10 @@
+import Core
 import Foundation
 import Hummingbird
 
 /// A request the simulator refuses: a stable machine `code`, a human message and the HTTP status. The
 /// control API answers it as `{"error": {"code", "message"}}`.
-struct SimError: Error, Sendable, Equatable {
+struct SimError: TollgateError, Sendable, Equatable {
     var status: HTTPResponse.Status
     var code: String
     var message: String

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Ledger
 import Logging
+import Operations
 import Pipeline
 import Prometheus
 import Redis
@@ -12,7 +13,8 @@ extension App {
     static let consumerGroup = "fulfillers"
 
     /// Builds the fulfiller: the Redis pool (pipeline and ledger functions loaded), the verified-stream
-    /// consumer, its retry promoter and janitor, and the `/metrics` + `/healthz` listener, as one
+    /// consumer, its retry promoter and janitor, and the operators' listener (`/healthz`, `/readyz`, `/metrics`:
+    /// `OperatorEndpoints`), as one
     /// `ServiceGroup` shut down gracefully on SIGTERM and SIGINT (`handlesSignals`). Tests call this directly
     /// (metrics port 0, their own consumer name and clock, no signal handling).
     static func build(
@@ -27,8 +29,10 @@ extension App {
         let keys = configuration.shared.keys
         let redis = try await configuration.shared.connectRedis(
             poolSize: min(32, max(4, configuration.concurrency / 2)), clientName: "fulfiller", logger: logger)
+        let operatorsRedis: RedisPool
         do {
             try await LedgerFunctions.library.load(on: redis)
+            operatorsRedis = try await configuration.shared.connectOperatorsPool(clientName: "fulfiller-ops", logger: logger)
         } catch {
             redis.close()
             throw error
@@ -48,36 +52,20 @@ extension App {
             handler: { try await handler.handle($0) })
         let promoter = RetryPromoter(streams: [keys.verified()], redis: redis, interval: .milliseconds(500), logger: logger)
         let janitor = StreamJanitor(streams: [keys.verified()], redis: redis, logger: logger)
-        var services: [any Service] = [redis, consumerService, promoter, janitor]
+        var services: [any Service] = [redis, operatorsRedis, consumerService, promoter, janitor]
         if let retention = configuration.eventsRetention {
             services.append(StreamJanitor(streams: [keys.events()], redis: redis, interval: .seconds(60),
                                           retention: retention, clock: clock, logger: logger))
         }
-        let metricsServer = metricsApplication(
-            configuration: configuration, registry: registry, logger: logger, onServerRunning: onMetricsServerRunning)
+        let endpoints = OperatorEndpoints(
+            redis: operatorsRedis, libraries: [PipelineFunctions.library, LedgerFunctions.library],
+            metrics: { registry.emitToBuffer() })
+        services.append(endpoints.application(
+            host: configuration.metricsHost, port: configuration.metricsPort, serverName: "fulfiller",
+            onServerRunning: onMetricsServerRunning, logger: logger))
         return ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services + [metricsServer],
+            services: services,
             gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [],
             logger: logger))
-    }
-
-    /// `GET /metrics` (Prometheus text) and `GET /healthz` (`ok`).
-    static func metricsApplication(
-        configuration: FulfillerConfiguration, registry: PrometheusCollectorRegistry, logger: Logger,
-        onServerRunning: @escaping @Sendable (Int) async -> Void
-    ) -> some Service {
-        let router = Router(context: BasicRequestContext.self)
-        router.get("/healthz") { _, _ in "ok\n" }
-        router.get("/metrics") { _, _ -> Response in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
-        }
-        return Application(
-            router: router,
-            configuration: .init(address: .hostname(configuration.metricsHost, port: configuration.metricsPort),
-                                 serverName: "fulfiller"),
-            onServerRunning: { await onServerRunning($0.localAddress?.port ?? 0) },
-            logger: logger)
     }
 }

@@ -1,11 +1,12 @@
+import Core
 import Foundation
 import Logging
 import Metrics
 import Pipeline
 import Prometheus
 
-/// Entry point of `fulfiller`: reads the configuration (failing fast naming the variable), builds the
-/// service group and runs it until SIGTERM or SIGINT.
+/// Entry point of `fulfiller`: reads the configuration, builds the service group and runs it until SIGTERM or
+/// SIGINT; a bad setting or an unreachable Redis ends it as ``Core/Fatal`` says.
 @main
 struct App {
     static func main() async {
@@ -17,8 +18,7 @@ struct App {
             let group = try await build(configuration: configuration, logger: Logger(label: "fulfiller"), registry: registry)
             try await group.run()
         } catch {
-            FileHandle.standardError.write(Data("fulfiller: error: \(error)\n".utf8))
-            exit(1)
+            Fatal.exit(tool: "fulfiller", error: error)
         }
     }
 }

@@ -1,9 +1,11 @@
 import AppStore
+import Core
 import Foundation
 import Hummingbird
 import Ledger
 import Logging
 import NIOCore
+import Operations
 import Pipeline
 import Redis
 import ServiceLifecycle
@@ -12,9 +14,9 @@ import ServiceLifecycle
 /// ingest function libraries, and wires the pool, the job-results listener, the backlog sampler and the HTTP
 /// routes into one application. Tests call this directly with port 0 and read the port in `onServerRunning`.
 ///
-/// With `TOLLGATE_OPS_PORT` set, `/healthz`, `/readyz` and `/metrics` are served by a second listener (its own
-/// small Hummingbird application, run as a service) instead of the public one. `/readyz` always uses a Redis
-/// connection of its own, so that it never queues behind the enqueue round trips.
+/// The operators' endpoints (`/healthz`, `/readyz`, `/metrics`: `OperatorEndpoints`) are served next to the API,
+/// or with `TOLLGATE_OPS_PORT` set by a second listener of their own. `/readyz` always uses a Redis connection of
+/// its own, so that it never queues behind the enqueue round trips.
 ///
 /// Shutdown order (reverse of start): the HTTP server stops accepting and finishes the requests it has,
 /// then the operators' listener, the backlog sampler and the listener stop, and the Redis pools close last.
@@ -23,7 +25,7 @@ func buildApplication(
     logger: Logger,
     clock: PipelineClock = .system,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
-    onOperatorsServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    onOperatorsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let pool = try await configuration.shared.connectRedis(
         poolSize: configuration.redisPoolSize, clientName: "ingest", logger: logger)
@@ -40,16 +42,12 @@ func buildApplication(
     let keys = configuration.shared.keys
     let metrics = IngestMetrics()
     let waiters = ResultWaiters(maxWaiters: configuration.maxWaiters, maxPerUser: configuration.userMaxWaiters)
-    var operatorsRedisConfiguration = configuration.shared.redis
-    operatorsRedisConfiguration.clientName = "ingest-ops"
-    let operatorsRedis = RedisPool(configuration: operatorsRedisConfiguration, size: 1, maxWaiters: 64, logger: logger)
+    let operatorsRedis: RedisPool
     do {
-        try await operatorsRedis.connect()
+        operatorsRedis = try await configuration.shared.connectOperatorsPool(clientName: "ingest-ops", logger: logger)
     } catch {
         pool.close()
-        operatorsRedis.close()
-        throw PipelineError.redisUnavailable(
-            variable: SharedConfiguration.redisURLVariable, message: "cannot use Redis at \(configuration.shared.redis) (\(error))")
+        throw error
     }
     var subscriberConfiguration = configuration.shared.redis
     subscriberConfiguration.clientName = "ingest"
@@ -66,10 +64,10 @@ func buildApplication(
     } catch {
         pool.close()
         operatorsRedis.close()
-        throw PipelineError.invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
+        throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
     }
     let routes = IngestRoutes(
-        configuration: configuration, redis: pool, operatorsRedis: operatorsRedis,
+        configuration: configuration, redis: pool,
         authenticator: await Authenticator(
             clientJWTSecret: configuration.clientJWTSecret, serviceKeys: configuration.serviceKeys,
             rules: .init(issuer: configuration.clientJWTIssuer, audience: configuration.clientJWTAudience,
@@ -85,16 +83,16 @@ func buildApplication(
     let router = Router(context: BasicRequestContext.self)
     routes.register(on: router)
     var services: [any Service] = [pool, operatorsRedis, listener, backlog]
+    let endpoints = OperatorEndpoints(
+        redis: operatorsRedis,
+        libraries: [PipelineFunctions.library, IngestFunctions.library, RateLimitFunctions.library],
+        metrics: { metrics.render() })
     if let opsPort = configuration.opsPort {
-        let operatorsRouter = Router(context: BasicRequestContext.self)
-        routes.registerOperatorEndpoints(on: operatorsRouter)
-        services.append(Application(
-            router: operatorsRouter,
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))),
-            configuration: .init(address: .hostname(configuration.opsHost, port: opsPort), serverName: "tollgate-ingest-ops"),
-            onServerRunning: onOperatorsServerRunning, logger: logger))
+        services.append(endpoints.application(
+            host: configuration.opsHost, port: opsPort, serverName: "tollgate-ingest-ops",
+            idleTimeout: configuration.idleTimeout, onServerRunning: onOperatorsServerRunning, logger: logger))
     } else {
-        routes.registerOperatorEndpoints(on: router)
+        endpoints.register(on: router)
     }
     logger.info("ingest ready", metadata: [
         "http.host": "\(configuration.host)", "http.port": "\(configuration.port)",

@@ -1,23 +1,21 @@
+import Core
 import Foundation
 import Hummingbird
 import Logging
 import Pipeline
 
-/// `ingest`: Tollgate's HTTP front door. Settings are environment variables, listed on ``IngestConfiguration``.
+/// `ingest`: Tollgate's HTTP front door. Settings are environment variables, listed on ``IngestConfiguration``;
+/// a bad setting or an unreachable Redis ends it as ``Core/Fatal`` says.
 @main
 struct App {
     static func main() async {
-        var logger = Logger(label: "ingest")
         do {
             let configuration = try IngestConfiguration(environment: ProcessInfo.processInfo.environment)
             configuration.shared.bootstrapLogging()
-            logger = Logger(label: "ingest")
-            let app = try await buildApplication(configuration: configuration, logger: logger)
+            let app = try await buildApplication(configuration: configuration, logger: Logger(label: "ingest"))
             try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
-            logger.critical("ingest failed", metadata: ["error": "\(error)"])
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            exit(1)
+            Fatal.exit(tool: "ingest", error: error)
         }
     }
 }

@@ -1,53 +1,45 @@
 import AppStore
+import Core
 import Foundation
 import Ledger
 import Pipeline
 
 extension IngestConfiguration {
-    /// Reads and validates every key (see ``IngestConfiguration``); throws
-    /// ``PipelineError/invalidConfiguration(variable:message:)`` naming the variable.
-    public init(environment: [String: String]) throws {
-        let shared = try SharedConfiguration(environment: environment)
-        var catalog = try Catalog(products: [])
-        if let path = environment["TOLLGATE_CATALOG"], !path.isEmpty {
+    /// Reads and validates every key (see ``IngestConfiguration``) by ``Core/EnvironmentReader``'s rules; throws
+    /// a ``Core/ConfigurationError`` naming the variable.
+    public init(environment: [String: String]) throws(ConfigurationError) {
+        let reader = EnvironmentReader(environment)
+        let shared = try SharedConfiguration(reader: reader)
+        var catalog = Catalog.empty
+        if let path = reader.optional("TOLLGATE_CATALOG") {
             do {
                 catalog = try Catalog(contentsOf: path)
             } catch {
-                throw PipelineError.invalidConfiguration(variable: "TOLLGATE_CATALOG", message: error.description)
+                throw ConfigurationError(variable: "TOLLGATE_CATALOG", problem: "is not usable: \(error.message)")
             }
         }
         self.init(shared: shared, catalog: catalog)
-        var redis = self.shared.redis
-        let commandTimeout = try Self.integer(environment, "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS", default: 2000, in: 50...60_000)
-        redis.commandTimeout = .milliseconds(commandTimeout)
-        self.shared.redis = redis
-        host = environment["TOLLGATE_HTTP_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
-        port = try Self.integer(environment, "TOLLGATE_HTTP_PORT", default: 8080, in: 0...65535)
-        if let secret = environment["TOLLGATE_CLIENT_JWT_SECRET"], !secret.isEmpty {
+        self.shared.redis.commandTimeout = try reader.milliseconds("TOLLGATE_REDIS_COMMAND_TIMEOUT_MS", default: 2000, range: 50...60_000)
+        host = reader.string("TOLLGATE_HTTP_HOST", default: host)
+        port = try reader.int("TOLLGATE_HTTP_PORT", default: port, range: 0...65535)
+        if let secret = reader.optional("TOLLGATE_CLIENT_JWT_SECRET") {
             guard secret.utf8.count >= 32 else {
-                throw PipelineError.invalidConfiguration(variable: "TOLLGATE_CLIENT_JWT_SECRET",
-                                                         message: "must be at least 32 bytes (HS256)")
+                throw ConfigurationError(variable: "TOLLGATE_CLIENT_JWT_SECRET", problem: "must be at least 32 bytes (HS256)")
             }
             clientJWTSecret = secret
         }
-        serviceKeys = (environment["TOLLGATE_SERVICE_KEYS"] ?? "").split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        serviceKeys = reader.list("TOLLGATE_SERVICE_KEYS")
         if let short = serviceKeys.first(where: { $0.utf8.count < 32 }) {
-            throw PipelineError.invalidConfiguration(variable: "TOLLGATE_SERVICE_KEYS",
-                                                     message: "every key must be at least 32 bytes (one has \(short.utf8.count))")
+            throw ConfigurationError(
+                variable: "TOLLGATE_SERVICE_KEYS", problem: "must hold keys of at least 32 bytes each (one has \(short.utf8.count))")
         }
-        let reader = EnvironmentReader(environment)
         clientJWTIssuer = reader.optional("TOLLGATE_CLIENT_JWT_ISSUER")
         clientJWTAudience = reader.optional("TOLLGATE_CLIENT_JWT_AUDIENCE")
         clientJWTMaxLifetime = try reader.duration("TOLLGATE_CLIENT_JWT_MAX_LIFETIME", default: clientJWTMaxLifetime, minimum: .seconds(60))
         if try reader.bool("TOLLGATE_V1_NOTIFICATIONS", default: false) {
-            guard let secret = reader.optional("TOLLGATE_SHARED_SECRET") else {
-                throw PipelineError.invalidConfiguration(
-                    variable: "TOLLGATE_SHARED_SECRET", message: "is required when TOLLGATE_V1_NOTIFICATIONS is on")
-            }
-            v1SharedSecret = secret
+            v1SharedSecret = try reader.required("TOLLGATE_SHARED_SECRET", "when TOLLGATE_V1_NOTIFICATIONS is on")
         }
-        maxBacklog = try Self.integer(environment, "TOLLGATE_MAX_BACKLOG", default: 100_000, in: 0...Int(Int32.max))
+        maxBacklog = try reader.int("TOLLGATE_MAX_BACKLOG", default: maxBacklog, range: 0...Int(Int32.max))
         backlogBytesApple = try Self.budget(reader, "TOLLGATE_BACKLOG_BYTES_APPLE", default: backlogBytesApple)
         backlogBytesClient = try Self.budget(reader, "TOLLGATE_BACKLOG_BYTES_CLIENT", default: backlogBytesClient)
         userMaxInFlight = try reader.int("TOLLGATE_USER_MAX_IN_FLIGHT", default: userMaxInFlight, range: 0...10_000)
@@ -64,38 +56,27 @@ extension IngestConfiguration {
             do {
                 rootCertificates = try TrustedRootLoader.load(list: list)
             } catch {
-                throw PipelineError.invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
+                throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
             }
         }
-        opsHost = reader.optional("TOLLGATE_OPS_HOST") ?? opsHost
+        opsHost = reader.string("TOLLGATE_OPS_HOST", default: opsHost)
         if reader.optional("TOLLGATE_OPS_PORT") != nil {
             opsPort = try reader.int("TOLLGATE_OPS_PORT", default: 0, range: 0...65535)
         }
-        enqueueQueueLimit = try Self.integer(environment, "TOLLGATE_ENQUEUE_QUEUE_LIMIT", default: 10_000, in: 1...1_000_000)
-        enqueueBatchSize = try Self.integer(environment, "TOLLGATE_ENQUEUE_BATCH_SIZE", default: 256, in: 1...10_000)
-        enqueueBatchBytes = try Self.integer(environment, "TOLLGATE_ENQUEUE_BATCH_BYTES", default: 16_384, in: 1...(64 << 20))
-        enqueueRoundTrips = try Self.integer(environment, "TOLLGATE_ENQUEUE_ROUND_TRIPS", default: 64, in: 1...256)
-        waitReplicas = try Self.integer(environment, "TOLLGATE_REDIS_WAIT_REPLICAS", default: 0, in: 0...100)
-        waitTimeoutMilliseconds = try Self.integer(environment, "TOLLGATE_REDIS_WAIT_TIMEOUT_MS", default: 1000, in: 1...60_000)
+        enqueueQueueLimit = try reader.int("TOLLGATE_ENQUEUE_QUEUE_LIMIT", default: enqueueQueueLimit, range: 1...1_000_000)
+        enqueueBatchSize = try reader.int("TOLLGATE_ENQUEUE_BATCH_SIZE", default: enqueueBatchSize, range: 1...10_000)
+        enqueueBatchBytes = try reader.int("TOLLGATE_ENQUEUE_BATCH_BYTES", default: enqueueBatchBytes, range: 1...(64 << 20))
+        enqueueRoundTrips = try reader.int("TOLLGATE_ENQUEUE_ROUND_TRIPS", default: enqueueRoundTrips, range: 1...256)
+        waitReplicas = try reader.int("TOLLGATE_REDIS_WAIT_REPLICAS", default: waitReplicas, range: 0...100)
+        waitTimeoutMilliseconds = try reader.int("TOLLGATE_REDIS_WAIT_TIMEOUT_MS", default: waitTimeoutMilliseconds, range: 1...60_000)
     }
 
     /// A byte budget: 0 (no limit) or at least 2 MiB, so that the largest submission always fits.
-    private static func budget(_ reader: EnvironmentReader, _ name: String, default value: Int) throws -> Int {
+    private static func budget(_ reader: EnvironmentReader, _ name: String, default value: Int) throws(ConfigurationError) -> Int {
         let bytes = try reader.int(name, default: value, range: 0...Int(Int64(1) << 40))
         guard bytes == 0 || bytes >= 2 << 20 else {
-            throw PipelineError.invalidConfiguration(variable: name, message: "must be 0 (no limit) or at least 2097152 bytes")
+            throw ConfigurationError(variable: name, problem: "must be 0 (no limit) or at least 2097152 bytes")
         }
         return bytes
-    }
-
-    private static func integer(
-        _ environment: [String: String], _ variable: String, default value: Int, in range: ClosedRange<Int>
-    ) throws -> Int {
-        guard let text = environment[variable], !text.isEmpty else { return value }
-        guard let number = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
-            throw PipelineError.invalidConfiguration(
-                variable: variable, message: "'\(text)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
-        }
-        return number
     }
 }

@@ -1,10 +1,11 @@
+import Core
 import Foundation
 import Hummingbird
 import Redis
 
 /// Every refusal ingest answers with: a stable machine `code`, an HTTP status and a human message, sent as
 /// `{"error": {"code": "...", "message": "..."}}`. Rejected requests write nothing to Redis.
-struct IngestError: HTTPResponseError, Sendable {
+struct IngestError: HTTPResponseError, TollgateError, Sendable {
     let status: HTTPResponse.Status
     let code: String
     let message: String

@@ -57,12 +57,3 @@ struct IngestMetrics: Sendable {
     /// The Prometheus text exposition.
     func render() -> [UInt8] { registry.emitToBuffer() }
 }
-
-extension Duration {
-    /// Whole nanoseconds (saturating).
-    var nanoseconds: Int64 {
-        let parts = components
-        let (seconds, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : seconds + parts.attoseconds / 1_000_000_000
-    }
-}

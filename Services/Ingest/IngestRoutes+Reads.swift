@@ -67,26 +67,4 @@ extension IngestRoutes {
         logger.info("order created", metadata: ["order.no": "\(order.orderNo)", "product": "\(productId)"])
         return jsonResponse(.created, ["orderNo": order.orderNo, "appAccountToken": order.appAccountToken])
     }
-
-    /// `/readyz`: Redis answers PING and the function libraries ingest calls (pipeline, ingest, rate limit) are loaded.
-    func readiness() async throws -> Response {
-        do {
-            let replies = try await operatorsRedis.pipeline([RedisCommand("PING"), RedisCommand("FUNCTION", "LIST")])
-            let libraries = Set((replies.last?.array ?? []).compactMap { library -> String? in
-                guard let fields = library.array else { return nil }
-                for index in stride(from: 0, to: fields.count - 1, by: 2) where fields[index].string == "library_name" {
-                    return fields[index + 1].string
-                }
-                return nil
-            })
-            let missing = [PipelineFunctions.library.name, IngestFunctions.library.name, RateLimitFunctions.library.name]
-                .filter { !libraries.contains($0) }
-            guard replies.first?.string == "PONG", missing.isEmpty else {
-                return jsonResponse(.serviceUnavailable, ["status": "not_ready", "missing": missing])
-            }
-            return jsonResponse(.ok, ["status": "ready"])
-        } catch {
-            return jsonResponse(.serviceUnavailable, ["status": "not_ready", "error": "redis_unavailable"])
-        }
-    }
 }

@@ -10,8 +10,6 @@ import Redis
 struct IngestRoutes: Sendable {
     let configuration: IngestConfiguration
     let redis: any RedisCommandExecutor
-    /// A connection of its own for `/readyz`, which must never queue behind enqueues.
-    let operatorsRedis: any RedisCommandExecutor
     let authenticator: Authenticator
     /// The signature check at the door (``SignedDataVerifier/checkSignature(_:)``): chain to a trusted root and
     /// leaf signature, no payload rules (the verifier applies those).
@@ -25,8 +23,8 @@ struct IngestRoutes: Sendable {
 
     var keys: Keys { configuration.shared.keys }
 
-    /// The public API (DESIGN.md's table); the operators' endpoints are added by ``registerOperatorEndpoints(on:)``,
-    /// here or on a listener of their own.
+    /// The public API (DESIGN.md's table); the operators' endpoints (`OperatorEndpoints`) are added next to it
+    /// or served by a listener of their own (`TOLLGATE_OPS_PORT`).
     func register(on router: Router<BasicRequestContext>) {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.get("/v1/products") { _, _ in try products() }
@@ -45,16 +43,6 @@ struct IngestRoutes: Sendable {
         }
         router.get("/v1/users/:userId/entitlements") { request, context in
             try await entitlements(request, userID: context.parameters.get("userId") ?? "")
-        }
-    }
-
-    /// `/healthz` (alive), `/readyz` (Redis and the function libraries, on its own connection), `/metrics`.
-    func registerOperatorEndpoints(on router: Router<BasicRequestContext>) {
-        router.get("/healthz") { _, _ in jsonResponse(.ok, ["status": "ok"]) }
-        router.get("/readyz") { _, _ in try await readiness() }
-        router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Core
 
 /// `tollctl`, the operators' command-line tool.
 @main
@@ -9,4 +10,22 @@ struct Tollctl: AsyncParsableCommand {
         subcommands: [VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
                       UserCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self]
     )
+
+    /// Parses and runs a subcommand. ArgumentParser reports what is its own (usage, `--help`, a chosen exit
+    /// status, a validation message); any other error ends the run as every Tollgate executable ends one
+    /// (``Core/Fatal``): `tollctl: error: <code>: <message>`, exit status 1.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            // `--help` arrives as an error of ArgumentParser's own (internal) types, so tell them by module.
+            if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") { exit(withError: error) }
+            Fatal.exit(tool: "tollctl", error: error)
+        }
+    }
 }

@@ -19,24 +19,11 @@ struct DeadOptions: ParsableArguments {
         guard (0...1023).contains(partition) else { throw ValidationError("--partition must be 0-1023") }
     }
 
-    /// Runs `body` with a connection and the keys, printing `error: <code>: <message>` and exiting 1 on a
-    /// configuration or Redis error. Reads `TOLLGATE_REDIS_URL` and `TOLLGATE_KEY_PREFIX`.
+    /// Runs `body` with a connection and the keys (`TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`); a setting or
+    /// Redis error ends the command (`tollctl: error: <code>: <message>`).
     func withRedis(_ body: (RedisConnection, Keys, StreamKeys) async throws -> Void) async throws {
-        do {
-            let shared = try SharedConfiguration(environment: ProcessInfo.processInfo.environment)
-            let logger = Logger(label: "tollctl", factory: { _ in SwiftLogNoOpLogHandler() })
-            let redis = try await shared.connectOne(clientName: "tollctl", logger: logger, commandTimeout: .seconds(5))
-            defer { redis.close() }
-            try await body(redis, shared.keys, shared.keys.stream(stream, partition: partition))
-        } catch let error as PipelineError {
-            Self.fail(code: error.code, message: error.message)
-        } catch let error as RedisError {
-            Self.fail(code: error.code, message: error.description)
+        try await UserLedgerConnection.with(commandTimeout: .seconds(5)) { redis, keys in
+            try await body(redis, keys, keys.stream(stream, partition: partition))
         }
-    }
-
-    static func fail(code: String, message: String) -> Never {
-        FileHandle.standardError.write(Data("error: \(code): \(message)\n".utf8))
-        Foundation.exit(1)
     }
 }

@@ -28,7 +28,7 @@ struct DeadRedriveCommand: AsyncParsableCommand {
             var entries: [StreamEntry]
             if let id {
                 entries = try await redis.xrange(keys.deadLetter, start: id, end: id)
-                if entries.isEmpty { DeadOptions.fail(code: "not_found", message: "no dead-letter entry \(id) in \(keys.deadLetter)") }
+                if entries.isEmpty { throw ToolError("not_found", "no dead-letter entry \(id) in \(keys.deadLetter)") }
             } else {
                 entries = try await redis.xrange(keys.deadLetter)
             }

@@ -18,7 +18,7 @@ struct JobCommand: AsyncParsableCommand {
         try await UserLedgerConnection.with { redis, keys in
             let hash = try await UserLedgerConnection.hash(redis, keys.job(jobID, partition: partition))
             guard let status = JobStatus(jobID: jobID, hash: hash) else {
-                UserLedgerConnection.fail(code: "job_not_found", message: "no status for job \(jobID)")
+                throw ToolError("job_not_found", "no status for job \(jobID)")
             }
             print("job \(status.jobID)")
             for (name, value) in status.fields where name != "result" {

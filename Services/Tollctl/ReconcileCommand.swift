@@ -26,24 +26,15 @@ struct ReconcileCommand: AsyncParsableCommand {
         var arguments = ReconcileOnce.Arguments(dryRun: dryRun)
         if let since {
             guard let date = ReconcileOnce.parseDate(since) else {
-                UserLedgerConnection.fail(
-                    code: "invalid_argument", message: "--since needs a date: 2026-11-01, 2026-11-01T08:00:00Z or milliseconds since 1970")
+                throw ToolError("invalid_argument", "--since needs a date: 2026-11-01, 2026-11-01T08:00:00Z or milliseconds since 1970")
             }
             arguments.since = date
         }
-        do {
-            let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
-            configuration.shared.bootstrapLogging(ceiling: .warning)
-            let report = try await ReconcileOnce.run(configuration: configuration, arguments: arguments,
-                                                     logger: Logger(label: "tollctl.reconcile"))
-            for line in report.lines { print(line) }
-            for line in report.summary(dryRun: dryRun) { print(line) }
-        } catch let error as ReconcileError {
-            UserLedgerConnection.fail(code: error.code, message: error.message)
-        } catch let error as PipelineError {
-            UserLedgerConnection.fail(code: error.code, message: error.message)
-        } catch let error as RedisError {
-            UserLedgerConnection.fail(code: error.code, message: error.description)
-        }
+        let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
+        configuration.shared.bootstrapLogging(ceiling: .warning)
+        let report = try await ReconcileOnce.run(configuration: configuration, arguments: arguments,
+                                                 logger: Logger(label: "tollctl.reconcile"))
+        for line in report.lines { print(line) }
+        for line in report.summary(dryRun: dryRun) { print(line) }
     }
 }

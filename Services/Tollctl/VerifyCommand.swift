@@ -1,5 +1,6 @@
 import AppStore
 import ArgumentParser
+import Core
 import Foundation
 
 /// `tollctl verify`: verifies one App Store JWS and prints its decoded JSON.
@@ -38,7 +39,7 @@ struct VerifyCommand: AsyncParsableCommand {
         do {
             jws = try JWSInput.read(file)
         } catch {
-            throw VerifyCommand.fail(.invalidFormat, "\(error)")
+            throw VerifyCommand.fail(.invalidFormat, (error as? ToolError)?.message ?? "\(error)")
         }
         let verifier: SignedDataVerifier
         do {
@@ -46,7 +47,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 roots: roots, bundleId: bundleId, environment: environment, appAppleId: appAppleId
             ).makeVerifier(for: jws, notes: true)
         } catch {
-            StandardError.write("error: configuration: \(error)")
+            StandardError.write(Fatal.line(tool: "tollctl", error: error))
             throw ExitCode(2)
         }
         switch await verifier.verifyAny(jws) {
@@ -60,7 +61,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     static func fail(_ code: FailureCode, _ message: String) -> ExitCode {
-        StandardError.write("error: \(code.rawValue): \(message)")
+        StandardError.write(Fatal.line(tool: "tollctl", error: VerificationFailure(code, message)))
         return ExitCode(1)
     }
 }
@@ -74,10 +75,6 @@ enum StandardError {
 
 /// Reads a JWS from a file or standard input.
 enum JWSInput {
-    struct ReadError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     static func read(_ file: String) throws -> String {
         let data: Data?
         if file == "-" {
@@ -86,7 +83,7 @@ enum JWSInput {
             data = FileManager.default.contents(atPath: file)
         }
         guard let data, let text = String(data: data, encoding: .utf8) else {
-            throw ReadError(description: "cannot read \(file)")
+            throw ToolError("unreadable_input", "cannot read \(file)")
         }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }

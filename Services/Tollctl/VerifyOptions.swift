@@ -3,10 +3,6 @@ import Foundation
 
 /// The verifier settings shared by `verify` and `bench-verify`.
 struct VerifyOptions {
-    struct Invalid: Error, CustomStringConvertible {
-        var description: String
-    }
-
     var roots: [String]
     var bundleId: String?
     var environment: String?
@@ -31,7 +27,7 @@ struct VerifyOptions {
                 StandardError.write("note: no --environment; using the payload's declared environment (\(expectedEnvironment?.rawValue ?? "none")), which is not a check")
             }
         case let other?:
-            throw Invalid(description: "--environment must be production or sandbox, not \(other)")
+            throw ToolError("invalid_argument", "--environment must be production or sandbox, not \(other)")
         }
         if notes, bundleId == nil {
             StandardError.write("note: no --bundle-id; the bundle ID is not checked")

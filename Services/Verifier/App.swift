@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Logging
 import Metrics
@@ -6,7 +7,8 @@ import Prometheus
 import Verification
 
 /// `verifier`: Apple's rules for every job (the `Verification` library). Settings are environment variables,
-/// listed on `VerifierConfiguration`; runs until SIGTERM or SIGINT.
+/// listed on `VerifierConfiguration`; runs until SIGTERM or SIGINT; a bad setting or an unreachable Redis ends
+/// it as ``Core/Fatal`` says.
 @main
 struct App {
     static func main() async {
@@ -18,8 +20,7 @@ struct App {
             let group = try await VerifierServices.build(configuration: configuration, logger: Logger(label: "verifier"), registry: registry)
             try await group.run()
         } catch {
-            FileHandle.standardError.write(Data("verifier: error: \(error)\n".utf8))
-            exit(1)
+            Fatal.exit(tool: "verifier", error: error)
         }
     }
 }

@@ -6,6 +6,14 @@ public struct Catalog: Sendable, Hashable, Codable {
     public private(set) var products: [Product]
     private var byID: [String: Product]
 
+    /// A catalog with no products (ingest started without `TOLLGATE_CATALOG`).
+    public static let empty = Catalog(checked: [], byID: [:])
+
+    private init(checked products: [Product], byID: [String: Product]) {
+        self.products = products
+        self.byID = byID
+    }
+
     /// Builds a catalog, checking every product: known type, no duplicate id, consumables with positive
     /// coins, the others with an entitlement, non-renewing passes with a positive `durationDays`.
     public init(products: [Product]) throws(LedgerError) {
@@ -31,8 +39,7 @@ public struct Catalog: Sendable, Hashable, Codable {
             }
             byID[product.productId] = product
         }
-        self.products = products
-        self.byID = byID
+        self.init(checked: products, byID: byID)
     }
 
     /// Parses and validates catalog JSON. Unknown product types are an error naming the product.

@@ -1,5 +1,7 @@
+import Core
+
 /// Errors of the ledger module, each with a stable machine code.
-public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum LedgerError: TollgateError, Sendable, Hashable {
     /// The catalog file cannot be read or is invalid; the message says where and why.
     case invalidCatalog(String)
     /// A verified-stream entry cannot be read as a purchase event (missing field, bad JSON).
@@ -15,9 +17,9 @@ public enum LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    public var message: String {
         switch self {
-        case .invalidCatalog(let message): "TOLLGATE_CATALOG: \(message)"
+        case .invalidCatalog(let message): "invalid catalog: \(message)"
         case .malformedEvent(let message): "malformed purchase event: \(message)"
         case .unexpectedReply(let message): "unexpected ledger reply: \(message)"
         }

@@ -46,6 +46,22 @@ extension SharedConfiguration {
         return connection
     }
 
+    /// A one-connection pool of its own for the operators' `/readyz` (never queued behind the service's work),
+    /// failing fast like ``connectRedis(poolSize:clientName:logger:)``. Run it as a service (it closes on
+    /// shutdown).
+    public func connectOperatorsPool(clientName: String, logger: Logger) async throws -> RedisPool {
+        var configuration = redis
+        configuration.clientName = clientName
+        let pool = RedisPool(configuration: configuration, size: 1, maxWaiters: 64, logger: logger)
+        do {
+            try await unavailableIfRedisFails { try await pool.connect() }
+        } catch {
+            pool.close()
+            throw error
+        }
+        return pool
+    }
+
     /// Runs `body`, turning Redis errors into ``PipelineError/redisUnavailable(variable:message:)``.
     private func unavailableIfRedisFails(_ body: () async throws -> Void) async throws {
         do {

@@ -1,3 +1,4 @@
+import Core
 import Logging
 import Redis
 
@@ -8,7 +9,7 @@ import Redis
 /// - `TOLLGATE_KEY_PREFIX` — prefix of every Redis key, letters, digits, `_`, `-`, `.` (`tg`)
 /// - `LOG_LEVEL` — trace, debug, info, notice, warning, error or critical (`info`)
 ///
-/// Invalid values throw ``PipelineError/invalidConfiguration(variable:message:)`` naming the variable.
+/// Invalid values throw a ``Core/ConfigurationError`` naming the variable.
 public struct SharedConfiguration: Sendable {
     public static let redisURLVariable = "TOLLGATE_REDIS_URL"
     public static let keyPrefixVariable = "TOLLGATE_KEY_PREFIX"
@@ -32,48 +33,44 @@ public struct SharedConfiguration: Sendable {
     /// start while any `TOLLGATE_*` value still contains it.
     public static let placeholderMarker = "replace-me"
 
-    /// Reads and validates the shared settings from `environment` (pass `ProcessInfo.processInfo.environment`).
-    /// Refuses any `TOLLGATE_*` value that still holds a shipped placeholder (``placeholderMarker``).
-    public init(environment: [String: String]) throws(PipelineError) {
-        for (name, value) in environment.sorted(by: { $0.key < $1.key })
+    /// Reads and validates the shared settings (pass `ProcessInfo.processInfo.environment`), by
+    /// ``Core/EnvironmentReader``'s rules. Refuses any `TOLLGATE_*` value that still holds a shipped placeholder
+    /// (``placeholderMarker``).
+    public init(environment: [String: String]) throws(ConfigurationError) {
+        try self.init(reader: EnvironmentReader(environment))
+    }
+
+    public init(reader: EnvironmentReader) throws(ConfigurationError) {
+        for (name, value) in reader.environment.sorted(by: { $0.key < $1.key })
         where name.hasPrefix("TOLLGATE_") && value.lowercased().contains(Self.placeholderMarker) {
-            throw .invalidConfiguration(variable: name, message: "still holds a shipped placeholder ('\(Self.placeholderMarker)'); set a real value")
+            throw ConfigurationError(
+                variable: name, problem: "still holds a shipped placeholder ('\(Self.placeholderMarker)'); set a real value")
         }
-        let url = environment[Self.redisURLVariable] ?? Self.defaultRedisURL
+        let url = reader.string(Self.redisURLVariable, default: Self.defaultRedisURL)
         do {
             redis = try RedisConfiguration(url: url)
         } catch let error as RedisError {
             if case .invalidURL(let message) = error {
-                throw .invalidConfiguration(variable: Self.redisURLVariable, message: message)
+                throw ConfigurationError(variable: Self.redisURLVariable, problem: "is not a usable Redis URL: \(message)")
             }
-            throw .invalidConfiguration(variable: Self.redisURLVariable, message: error.description)
+            throw ConfigurationError(variable: Self.redisURLVariable, problem: "is not a usable Redis URL: \(error.message)")
         } catch {
-            throw .invalidConfiguration(variable: Self.redisURLVariable, message: "\(error)")
+            throw ConfigurationError(variable: Self.redisURLVariable, problem: "is not a usable Redis URL: \(error)")
         }
         guard (1...65535).contains(redis.port) else {
-            throw .invalidConfiguration(variable: Self.redisURLVariable, message: "port must be 1-65535")
+            throw ConfigurationError(variable: Self.redisURLVariable, problem: "must have a port in 1...65535")
         }
         redis.connectTimeout = min(redis.connectTimeout, .seconds(2))
 
-        let prefix = environment[Self.keyPrefixVariable] ?? "tg"
+        let prefix = reader.string(Self.keyPrefixVariable, default: "tg")
         let allowed = prefix.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0)
         }
-        guard !prefix.isEmpty, prefix.count <= 64, allowed else {
-            throw .invalidConfiguration(
-                variable: Self.keyPrefixVariable,
-                message: "must be 1-64 letters, digits, '_', '-' or '.' (no ':', braces or spaces)"
-            )
+        guard prefix.count <= 64, allowed else {
+            throw ConfigurationError(
+                variable: Self.keyPrefixVariable, problem: "must be 1-64 letters, digits, '_', '-' or '.' (no ':', braces or spaces)")
         }
         keys = Keys(prefix: prefix)
-
-        let levelText = environment[Self.logLevelVariable].map { $0.lowercased() } ?? "info"
-        guard let level = Logger.Level(rawValue: levelText == "warn" ? "warning" : levelText) else {
-            throw .invalidConfiguration(
-                variable: Self.logLevelVariable,
-                message: "'\(levelText)' is not one of trace, debug, info, notice, warning, error, critical"
-            )
-        }
-        logLevel = level
+        logLevel = try reader.logLevel(Self.logLevelVariable)
     }
 }

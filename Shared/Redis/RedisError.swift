@@ -1,8 +1,10 @@
+import Core
+
 /// Everything that can go wrong talking to Redis, with a stable machine `code`.
 ///
 /// The difference between `connectionFailed` and `unknownOutcome` matters to callers: the first means the
 /// command was never sent (safe to retry), the second means it may or may not have run on the server.
-public enum RedisError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum RedisError: TollgateError, Sendable, Hashable {
     /// The Redis URL is malformed; the message says what is wrong.
     case invalidURL(String)
     /// The server replied with an error, e.g. `-NOGROUP No such key…` has code `NOGROUP`. The connection is kept.
@@ -28,7 +30,8 @@ public enum RedisError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    /// What went wrong, for a person.
+    public var message: String {
         switch self {
         case .invalidURL(let message): "invalid Redis URL: \(message)"
         case .server(_, let message): "Redis server error: \(message)"

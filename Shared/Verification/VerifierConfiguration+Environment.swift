@@ -1,30 +1,29 @@
 import AppStore
+import Core
 import Foundation
 import Pipeline
 
 extension VerifierConfiguration {
-    /// Reads and validates every key listed on ``VerifierConfiguration`` from `environment`; a missing or
-    /// invalid value throws ``PipelineError/invalidConfiguration(variable:message:)`` naming the variable.
-    public init(environment: [String: String]) throws(PipelineError) {
+    /// Reads and validates every key listed on ``VerifierConfiguration`` from `environment` by
+    /// ``Core/EnvironmentReader``'s rules; a missing or invalid value throws a ``Core/ConfigurationError``
+    /// naming the variable.
+    public init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
-        let shared = try SharedConfiguration(environment: environment)
+        let shared = try SharedConfiguration(reader: reader)
         let bundleId = try reader.required("TOLLGATE_BUNDLE_ID")
-        let environmentName = try reader.string("TOLLGATE_ENVIRONMENT", default: "sandbox").lowercased()
+        let environmentName = reader.string("TOLLGATE_ENVIRONMENT", default: "sandbox").lowercased()
         let appStoreEnvironment: AppStoreEnvironment
         switch environmentName {
         case "production": appStoreEnvironment = .production
         case "sandbox": appStoreEnvironment = .sandbox
         default:
-            throw .invalidConfiguration(variable: "TOLLGATE_ENVIRONMENT", message: "must be production or sandbox")
+            throw ConfigurationError(variable: "TOLLGATE_ENVIRONMENT", problem: "must be production or sandbox")
         }
         var appAppleId: Int64?
-        if let text = reader.optional("TOLLGATE_APP_APPLE_ID") {
-            guard let value = Int64(text), value > 0 else {
-                throw .invalidConfiguration(variable: "TOLLGATE_APP_APPLE_ID", message: "must be a positive number")
-            }
-            appAppleId = value
+        if reader.optional("TOLLGATE_APP_APPLE_ID") != nil {
+            appAppleId = try reader.int("TOLLGATE_APP_APPLE_ID", default: Int64(0), range: 1...Int64.max)
         } else if appStoreEnvironment == .production {
-            throw .invalidConfiguration(variable: "TOLLGATE_APP_APPLE_ID", message: "is required in production")
+            throw ConfigurationError(variable: "TOLLGATE_APP_APPLE_ID", problem: "is required in production")
         }
         self.init(shared: shared, bundleId: bundleId, appAppleId: appAppleId, environment: appStoreEnvironment)
 
@@ -34,7 +33,7 @@ extension VerifierConfiguration {
             do {
                 rootCertificates = try TrustedRootLoader.load(list: list)
             } catch {
-                throw .invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
+                throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
             }
         }
         verifyReceiptURL = try reader.url("TOLLGATE_VERIFY_RECEIPT_URL", default: verifyReceiptURL)
@@ -45,43 +44,42 @@ extension VerifierConfiguration {
             for (name, url) in [("TOLLGATE_VERIFY_RECEIPT_URL", verifyReceiptURL), ("TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", verifyReceiptSandboxURL),
                                 ("TOLLGATE_APPSTORE_API_URL", apiURL), ("TOLLGATE_APPSTORE_API_SANDBOX_URL", apiSandboxURL)]
             where !Self.isProtected(url) {
-                throw .invalidConfiguration(
-                    variable: name, message: "must be https:// in production (plain http only to a loopback address)")
+                throw ConfigurationError(variable: name, problem: "must be https:// in production (plain http only to a loopback address)")
             }
         }
         apiKey = try Self.apiKey(reader)
         confirmWithAPI = try reader.bool("TOLLGATE_CONFIRM_WITH_API", default: false)
         refundPreference = try reader.int("TOLLGATE_REFUND_PREFERENCE", default: 0, range: 0...3)
         apiRateScale = Double(try reader.int("TOLLGATE_API_RATE_SCALE_PERCENT", default: 100, range: 1...1000)) / 100
-        metricsHost = try reader.string("TOLLGATE_METRICS_HOST", default: "0.0.0.0")
+        metricsHost = reader.string("TOLLGATE_METRICS_HOST", default: "0.0.0.0")
         metricsPort = try reader.int("TOLLGATE_METRICS_PORT", default: 9090, range: 0...65535)
         concurrency = try reader.int("TOLLGATE_VERIFIER_CONCURRENCY", default: 64, range: 1...4096)
         let base = try reader.int("TOLLGATE_RETRY_BASE_MS", default: 2000, range: 1...86_400_000)
         let cap = try reader.int("TOLLGATE_RETRY_CAP_MS", default: 900_000, range: 1...604_800_000)
         let attempts = try reader.int("TOLLGATE_RETRY_MAX_ATTEMPTS", default: 10, range: 1...1000)
         retry = RetryPolicy(base: .milliseconds(base), cap: .milliseconds(max(base, cap)), maxAttempts: attempts)
-        appleTimeout = .milliseconds(try reader.int("TOLLGATE_APPLE_TIMEOUT_MS", default: 10_000, range: 100...600_000))
+        appleTimeout = try reader.milliseconds("TOLLGATE_APPLE_TIMEOUT_MS", default: 10_000, range: 100...600_000)
         let minIdle = try reader.int("TOLLGATE_CLAIM_MIN_IDLE_MS", default: 60_000, range: 100...86_400_000)
         claimMinIdle = .milliseconds(minIdle)
-        claimInterval = .milliseconds(try reader.int("TOLLGATE_CLAIM_INTERVAL_MS", default: 5000, range: 10...600_000))
-        heartbeatInterval = .milliseconds(try reader.int("TOLLGATE_HEARTBEAT_MS", default: max(10, minIdle / 4), range: 10...86_400_000))
+        claimInterval = try reader.milliseconds("TOLLGATE_CLAIM_INTERVAL_MS", default: 5000, range: 10...600_000)
+        heartbeatInterval = try reader.milliseconds("TOLLGATE_HEARTBEAT_MS", default: max(10, minIdle / 4), range: 10...86_400_000)
         guard heartbeatInterval < claimMinIdle else {
-            throw .invalidConfiguration(variable: "TOLLGATE_HEARTBEAT_MS", message: "must be below TOLLGATE_CLAIM_MIN_IDLE_MS")
+            throw ConfigurationError(variable: "TOLLGATE_HEARTBEAT_MS", problem: "must be below TOLLGATE_CLAIM_MIN_IDLE_MS")
         }
         reconcile = try ReconcilerConfiguration(reader: reader)
     }
 
-    private static func apiKey(_ reader: EnvironmentReader) throws(PipelineError) -> APIKey? {
+    private static func apiKey(_ reader: EnvironmentReader) throws(ConfigurationError) -> APIKey? {
         let keyId = reader.optional("TOLLGATE_API_KEY_ID")
         let issuerId = reader.optional("TOLLGATE_API_ISSUER_ID")
         let path = reader.optional("TOLLGATE_API_PRIVATE_KEY_PATH")
         if keyId == nil, issuerId == nil, path == nil { return nil }
-        guard let keyId else { throw .invalidConfiguration(variable: "TOLLGATE_API_KEY_ID", message: "is required with the other API key settings") }
-        guard let issuerId else { throw .invalidConfiguration(variable: "TOLLGATE_API_ISSUER_ID", message: "is required with the other API key settings") }
-        guard let path else { throw .invalidConfiguration(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", message: "is required with the other API key settings") }
+        guard let keyId else { throw ConfigurationError(variable: "TOLLGATE_API_KEY_ID", problem: "is required with the other API key settings") }
+        guard let issuerId else { throw ConfigurationError(variable: "TOLLGATE_API_ISSUER_ID", problem: "is required with the other API key settings") }
+        guard let path else { throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "is required with the other API key settings") }
         guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8),
               pem.contains("PRIVATE KEY") else {
-            throw .invalidConfiguration(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", message: "cannot read a PEM private key at \(path)")
+            throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "cannot read a PEM private key at \(path)")
         }
         return APIKey(keyId: keyId, issuerId: issuerId, privateKeyPEM: pem)
     }

@@ -1,7 +1,9 @@
 import AppStore
+import Core
 import Foundation
 import Hummingbird
 import Logging
+import Operations
 import Pipeline
 import Prometheus
 import Redis
@@ -15,9 +17,9 @@ package enum VerifierServices {
 
     /// Builds the verifier: the Redis pool (with the pipeline, verifier, rate-limit and reconcile functions
     /// loaded), the Apple clients, the jobs consumer, the retry promoter, the janitor, the ``Reconciler`` (when
-    /// enabled and an API key is configured) and the `/metrics` + `/healthz` listener, as one `ServiceGroup`
-    /// shut down gracefully on SIGTERM and SIGINT (`handlesSignals`). Tests call
-    /// this directly (metrics port 0, their own consumer name, no signal handling).
+    /// enabled and an API key is configured) and the operators' listener (`/healthz`, `/readyz`, `/metrics`:
+    /// `OperatorEndpoints`), as one `ServiceGroup` shut down gracefully on SIGTERM and SIGINT (`handlesSignals`).
+    /// Tests call this directly (metrics port 0, their own consumer name, no signal handling).
     package static func build(
         configuration: VerifierConfiguration,
         logger: Logger,
@@ -32,10 +34,12 @@ package enum VerifierServices {
 
         let redis = try await configuration.shared.connectRedis(
             poolSize: min(32, max(4, configuration.concurrency / 2)), clientName: "verifier", logger: logger)
+        let operatorsRedis: RedisPool
         do {
             try await VerifierFunctions.library.load(on: redis)
             try await RateLimitFunctions.library.load(on: redis)
             try await ReconcileFunctions.library.load(on: redis)
+            operatorsRedis = try await configuration.shared.connectOperatorsPool(clientName: "verifier-ops", logger: logger)
         } catch {
             redis.close()
             throw error
@@ -58,10 +62,18 @@ package enum VerifierServices {
             handler: { try await handler.handle($0) })
         let promoter = RetryPromoter(streams: [keys.jobs()], redis: redis, interval: .milliseconds(200), logger: logger)
         let janitor = StreamJanitor(streams: [keys.jobs()], redis: redis, logger: logger)
-        let metricsServer = metricsApplication(
-            configuration: configuration, registry: registry, signedData: signedData, metrics: metrics,
-            logger: logger, onServerRunning: onMetricsServerRunning)
-        var services: [any Service] = [redis, consumerService, promoter, janitor, metricsServer]
+        let endpoints = OperatorEndpoints(
+            redis: operatorsRedis,
+            libraries: [PipelineFunctions.library, VerifierFunctions.library, RateLimitFunctions.library, ReconcileFunctions.library],
+            metrics: {
+                metrics.chainCache(signedData.chainCache.statistics)
+                return registry.emitToBuffer()
+            })
+        var services: [any Service] = [
+            redis, operatorsRedis, consumerService, promoter, janitor,
+            endpoints.application(host: configuration.metricsHost, port: configuration.metricsPort, serverName: "verifier",
+                                  onServerRunning: onMetricsServerRunning, logger: logger),
+        ]
         if configuration.reconcile.enabled, !apiClients.isEmpty || configuration.sharedSecret != nil {
             services.append(Reconciler(context: ReconcileContext(
                 configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
@@ -87,7 +99,7 @@ package enum VerifierServices {
                 environment: configuration.environment, appAppleId: configuration.appAppleId,
                 acceptsSandbox: configuration.acceptSandbox))
         } catch {
-            throw PipelineError.invalidConfiguration(variable: "TOLLGATE_ROOT_CERTS", message: error.message)
+            throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
         }
         let transport = InstrumentedTransport(
             base: URLSessionTransport(maximumConnectionsPerHost: max(4, configuration.concurrency)), metrics: metrics)
@@ -115,29 +127,9 @@ package enum VerifierServices {
                     bundleId: configuration.bundleId, environment: environment, productionURL: configuration.apiURL,
                     sandboxURL: configuration.apiSandboxURL, timeout: configuration.appleTimeout), transport: transport)
             } catch {
-                throw PipelineError.invalidConfiguration(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", message: error.message)
+                throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "is not usable: \(error.message)")
             }
         }
         return clients
-    }
-
-    /// `GET /metrics` (Prometheus text, chain-cache gauges refreshed first) and `GET /healthz` (`ok`).
-    package static func metricsApplication(
-        configuration: VerifierConfiguration, registry: PrometheusCollectorRegistry, signedData: SignedDataVerifier,
-        metrics: VerifierMetrics, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void
-    ) -> some Service {
-        let router = Router(context: BasicRequestContext.self)
-        router.get("/healthz") { _, _ in "ok\n" }
-        router.get("/metrics") { _, _ -> Response in
-            metrics.chainCache(signedData.chainCache.statistics)
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
-        }
-        return Application(
-            router: router,
-            configuration: .init(address: .hostname(configuration.metricsHost, port: configuration.metricsPort), serverName: "verifier"),
-            onServerRunning: { await onServerRunning($0.localAddress?.port ?? 0) },
-            logger: logger)
     }
 }

@@ -77,8 +77,8 @@ import Testing
         let run = try Self.run(["verify", "--root", Self.root, "--environment", "sandbox", Self.vector(file)])
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
-        let errorLine = run.stderr.split(separator: "\n").first { $0.hasPrefix("error: ") }
-        #expect(errorLine?.hasPrefix("error: \(code):") == true, "\(run.stderr)")
+        let errorLine = run.stderr.split(separator: "\n").first { $0.hasPrefix("tollctl: error: ") }
+        #expect(errorLine?.hasPrefix("tollctl: error: \(code):") == true, "\(run.stderr)")
     }
 
     @Test(.enabled(if: binary != nil, "tollctl is not built"))
@@ -88,6 +88,6 @@ import Testing
             Self.vector("transaction-consumable-sandbox-1.jws"),
         ])
         #expect(run.status == 1)
-        #expect(run.stderr.contains("error: wrong_bundle_id:"))
+        #expect(run.stderr.contains("tollctl: error: wrong_bundle_id:"))
     }
 }

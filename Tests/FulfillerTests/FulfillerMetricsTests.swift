@@ -30,6 +30,8 @@ import Testing
             }
             #expect(applied)
 
+            let ready = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/readyz")))
+            #expect((ready.1 as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: ready.0, as: UTF8.self))")
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/metrics"))
             var lines: [Substring] = []
             let counted = await eventually(timeout: .seconds(10)) {

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Ledger
 import Pipeline
@@ -23,7 +24,9 @@ import Testing
     }
 
     @Test func configurationNamesTheVariableAtFault() throws {
-        #expect(throws: PipelineError.self) { try FulfillerConfiguration(environment: [:]) }
+        #expect(throws: ConfigurationError(variable: "TOLLGATE_CATALOG", problem: "is required (the path of the catalog JSON)")) {
+            try FulfillerConfiguration(environment: [:])
+        }
         do {
             _ = try FulfillerConfiguration(environment: [:])
         } catch {
@@ -41,7 +44,7 @@ import Testing
         #expect(FileManager.default.createFile(atPath: path, contents: try JSONEncoder().encode(testCatalog)))
         let configuration = try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": path, "TOLLGATE_CLAMP_REFUNDS": "true"])
         #expect(configuration.clampRefunds && configuration.catalog.product("coins100")?.coins == 100)
-        #expect(throws: PipelineError.self) {
+        #expect(throws: ConfigurationError.self) {
             try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": path, "TOLLGATE_CLAMP_REFUNDS": "maybe"])
         }
         #expect(configuration.eventsRetention == .seconds(7 * 24 * 3600))

@@ -35,7 +35,7 @@ import Testing
         } throws: { error in
             guard let error = error as? LedgerError else { return false }
             return error.code == "invalid_catalog" && error.description.contains(expected)
-                && error.description.hasPrefix("TOLLGATE_CATALOG:")
+                && error.description.hasPrefix("invalid_catalog: invalid catalog: ")
         }
     }
 

@@ -69,7 +69,7 @@ struct ReconcileCommandTests {
 
             let bad = try await ChildProcess.run("tollctl", arguments: ["reconcile", "--since", "yesterday"], environment: environment)
             #expect(bad.status == 1)
-            #expect(bad.output.contains("error: invalid_argument"))
+            #expect(bad.output.contains("tollctl: error: invalid_argument: --since"))
         }
     }
 

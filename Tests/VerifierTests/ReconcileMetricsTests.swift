@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Pipeline
 import TestSupport
@@ -53,9 +54,9 @@ struct ReconcileMetricsTests {
         #expect(EnvironmentReader.parseDuration("250ms") == .milliseconds(250))
         #expect(EnvironmentReader.parseDuration("45") == .seconds(45))
         environment["TOLLGATE_RECONCILE_LOOKBACK"] = "200d"
-        #expect(throws: PipelineError.self) { try VerifierConfiguration(environment: environment) }
+        #expect(throws: ConfigurationError.self) { try VerifierConfiguration(environment: environment) }
         environment["TOLLGATE_RECONCILE_LOOKBACK"] = nil
         environment["TOLLGATE_RECONCILE_INTERVAL"] = "soon"
-        #expect(throws: PipelineError.self) { try VerifierConfiguration(environment: environment) }
+        #expect(throws: ConfigurationError.self) { try VerifierConfiguration(environment: environment) }
     }
 }

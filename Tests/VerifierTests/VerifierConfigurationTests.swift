@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Pipeline
 import Testing
 @testable import Verification
@@ -6,10 +7,10 @@ import Testing
 /// Startup validation of the verifier's environment.
 struct VerifierConfigurationTests {
     @Test func missingOrInvalidSettingsNameTheirVariable() throws {
-        #expect(throws: PipelineError.invalidConfiguration(variable: "TOLLGATE_BUNDLE_ID", message: "is required")) {
+        #expect(throws: ConfigurationError(variable: "TOLLGATE_BUNDLE_ID", problem: "is required")) {
             _ = try VerifierConfiguration(environment: [:])
         }
-        #expect(throws: PipelineError.invalidConfiguration(variable: "TOLLGATE_APP_APPLE_ID", message: "is required in production")) {
+        #expect(throws: ConfigurationError(variable: "TOLLGATE_APP_APPLE_ID", problem: "is required in production")) {
             _ = try VerifierConfiguration(environment: ["TOLLGATE_BUNDLE_ID": "b", "TOLLGATE_ENVIRONMENT": "production"])
         }
         do {

@@ -40,6 +40,9 @@ struct VerifierFlowTests {
                 let metrics = try await harness.sim.transport.send(HTTPTransportRequest(
                     method: .get, url: try #require(URL(string: "http://127.0.0.1:\(metricsPort)/healthz"))))
                 #expect(metrics.status == 200)
+                let ready = try await harness.sim.transport.send(HTTPTransportRequest(
+                    method: .get, url: try #require(URL(string: "http://127.0.0.1:\(metricsPort)/readyz"))))
+                #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))")
             }
         }
     }

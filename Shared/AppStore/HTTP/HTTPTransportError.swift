@@ -1,8 +1,10 @@
+import Core
+
 /// Why an HTTP request got no response: a stable ``Code`` (timeouts and connection failures are told
 /// apart) and a human message. HTTP error statuses are responses, not ``HTTPTransportError``s.
-public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct HTTPTransportError: TollgateError, Sendable, Hashable {
     /// Stable machine codes.
-    public enum Code: String, Sendable, Hashable {
+    public enum Code: String, Sendable, Hashable, CustomStringConvertible {
         /// The request did not complete within its timeout.
         case timeout = "timeout"
         /// No connection could be made or it broke (refused, DNS failure, reset, lost).
@@ -13,6 +15,8 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
         case invalidResponse = "invalid_response"
         /// Any other transport failure.
         case failed = "transport_failed"
+
+        public var description: String { rawValue }
     }
 
     public var code: Code
@@ -23,5 +27,4 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -1,6 +1,8 @@
+import Core
+
 /// A failed App Store Server API call: a stable ``Code``, whether trying again later may succeed, the
 /// delay Apple asked for, and Apple's own `errorCode`/`errorMessage` when the body carried them.
-public struct AppStoreAPIError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct AppStoreAPIError: TollgateError, Sendable, Hashable {
     /// Stable machine codes.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public var rawValue: String
@@ -54,5 +56,4 @@ public struct AppStoreAPIError: Error, Sendable, Hashable, CustomStringConvertib
         self.appleErrorMessage = appleErrorMessage
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -1,7 +1,8 @@
 /// A stable, machine-readable reason code. Codes are part of Tollgate's public interface (job results,
 /// `tollctl verify`, HTTP errors): add new ones, never rename existing ones.
-public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral {
+public struct FailureCode: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
     public var rawValue: String
+    public var description: String { rawValue }
 
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }

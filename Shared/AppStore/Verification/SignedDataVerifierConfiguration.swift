@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import X509
 
@@ -61,7 +62,7 @@ public struct SignedDataVerifierConfiguration: Sendable {
 }
 
 /// A configuration the verifier refuses at startup.
-public struct SignedDataVerifierConfigurationError: Error, Sendable, CustomStringConvertible {
+public struct SignedDataVerifierConfigurationError: TollgateError, Sendable {
     public var message: String
-    public var description: String { message }
+    public var code: String { "invalid_trust_configuration" }
 }

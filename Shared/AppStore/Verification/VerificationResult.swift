@@ -1,3 +1,5 @@
+import Core
+
 /// What a verification decided about a piece of Apple data: it is genuine and meant for us, it never will
 /// be (permanent), or the answer is not known yet and asking again later may change it (retryable).
 ///
@@ -32,7 +34,7 @@ public enum VerificationResult<Value: Sendable>: Sendable {
 }
 
 /// Why Apple data was not accepted: a stable machine code and a human message.
-public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+public struct VerificationFailure: TollgateError, Sendable, Hashable {
     public var code: FailureCode
     public var message: String
 
@@ -41,5 +43,4 @@ public struct VerificationFailure: Error, Sendable, Hashable, CustomStringConver
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -1,8 +1,10 @@
+import Core
+
 /// No token of a fleet-wide bucket came within the limiter's maximum wait.
-public struct RateLimitError: Error, Sendable, CustomStringConvertible {
+public struct RateLimitError: TollgateError, Sendable {
     public var bucket: String
     /// When a token is expected.
     public var retryAfter: Duration
     public var code: String { "rate_limited" }
-    public var description: String { "rate_limited: bucket \(bucket) is empty; retry after \(retryAfter)" }
+    public var message: String { "bucket \(bucket) is empty; retry after \(retryAfter)" }
 }

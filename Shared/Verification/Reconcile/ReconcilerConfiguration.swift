@@ -1,4 +1,4 @@
-import Pipeline
+import Core
 
 /// The reconciler's settings (part of ``VerifierConfiguration``, read by
 /// `VerifierConfiguration+Reconcile.swift`). Durations accept `500ms`, `30s`, `10m`, `1h`, `2d`, or a plain
@@ -38,7 +38,7 @@ public struct ReconcilerConfiguration: Sendable {
 
 extension ReconcilerConfiguration {
     /// Reads the keys listed on ``ReconcilerConfiguration``.
-    package init(reader: EnvironmentReader) throws(PipelineError) {
+    package init(reader: EnvironmentReader) throws(ConfigurationError) {
         self.init()
         enabled = try reader.bool("TOLLGATE_RECONCILE_ENABLED", default: enabled)
         interval = try reader.duration("TOLLGATE_RECONCILE_INTERVAL", default: interval, minimum: .milliseconds(10))
@@ -46,7 +46,7 @@ extension ReconcilerConfiguration {
         onlyFailures = try reader.bool("TOLLGATE_RECONCILE_ONLY_FAILURES", default: onlyFailures)
         lookback = try reader.duration("TOLLGATE_RECONCILE_LOOKBACK", default: lookback, minimum: .seconds(1))
         guard lookback <= Self.historyLimit else {
-            throw .invalidConfiguration(variable: "TOLLGATE_RECONCILE_LOOKBACK", message: "must be at most 180d (Apple keeps 180 days)")
+            throw ConfigurationError(variable: "TOLLGATE_RECONCILE_LOOKBACK", problem: "must be at most 180d (Apple keeps 180 days)")
         }
         overlap = try reader.duration("TOLLGATE_RECONCILE_OVERLAP", default: overlap, minimum: .zero)
         lease = try reader.duration("TOLLGATE_RECONCILE_LEASE", default: lease, minimum: .milliseconds(300))

@@ -1,0 +1,100 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Redis
+import ServiceLifecycle
+
+/// The operators' endpoints, built the same way for every service (ingest, verifier, fulfiller):
+///
+/// - `GET /healthz`: the process answers, `200 {"status":"ok"}`. Touches nothing else.
+/// - `GET /readyz`: Redis answers `PING` on a connection of the endpoints' own (never queued behind the
+///   service's work) and every function library the service calls is loaded: `200 {"status":"ready"}`, else
+///   `503 {"status":"not_ready","missing":[…]}` or `503 {"status":"not_ready","error":"redis_unavailable"}`.
+/// - `GET /metrics`: Prometheus text.
+package struct OperatorEndpoints: Sendable {
+    /// The connection `/readyz` uses.
+    package var redis: any RedisCommandExecutor
+    /// The function libraries the service calls (`RedisFunctionLibrary.name`), all needed for `ready`.
+    package var libraries: [String]
+    /// The Prometheus text of the service's metrics.
+    package var metrics: @Sendable () -> [UInt8]
+
+    package init(redis: any RedisCommandExecutor, libraries: [RedisFunctionLibrary], metrics: @escaping @Sendable () -> [UInt8]) {
+        self.redis = redis
+        self.libraries = libraries.map(\.name)
+        self.metrics = metrics
+    }
+
+    /// Adds the three endpoints to `router` (a service's public router, or ``application(host:port:serverName:idleTimeout:onServerRunning:logger:)``'s).
+    package func register<Context: RequestContext>(on router: Router<Context>) {
+        router.get("/healthz") { _, _ in Self.json(.ok, Self.healthy) }
+        router.get("/readyz") { _, _ in await readiness() }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: metrics())))
+        }
+    }
+
+    /// A listener of its own serving only the endpoints, run as a service of the group. `onServerRunning`
+    /// gets the bound port (tests bind port 0).
+    package func application(
+        host: String, port: Int, serverName: String, idleTimeout: Duration? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }, logger: Logger
+    ) -> some Service {
+        let router = Router(context: BasicRequestContext.self)
+        register(on: router)
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(idleTimeout: idleTimeout.map { .nanoseconds($0.nanoseconds) })),
+            configuration: .init(address: .hostname(host, port: port), serverName: serverName),
+            onServerRunning: { await onServerRunning($0.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
+    /// `/readyz`'s answer.
+    package func readiness() async -> Response {
+        do {
+            let replies = try await redis.pipeline([RedisCommand("PING"), RedisCommand("FUNCTION", "LIST")])
+            let loaded = Set((replies.last?.array ?? []).compactMap(Self.libraryName))
+            let missing = libraries.filter { !loaded.contains($0) }
+            guard replies.first?.string == "PONG", missing.isEmpty else {
+                return Self.json(.serviceUnavailable, Self.encode(["status": "not_ready", "missing": missing]))
+            }
+            return Self.json(.ok, Self.ready)
+        } catch {
+            return Self.json(.serviceUnavailable, Self.redisUnavailable)
+        }
+    }
+
+    /// `library_name` of one `FUNCTION LIST` entry.
+    static func libraryName(_ entry: RedisReply) -> String? {
+        guard let fields = entry.array else { return nil }
+        for index in stride(from: 0, to: fields.count - 1, by: 2) where fields[index].string == "library_name" {
+            return fields[index + 1].string
+        }
+        return nil
+    }
+
+    static let healthy = encode(["status": "ok"])
+    static let ready = encode(["status": "ready"])
+    static let redisUnavailable = encode(["status": "not_ready", "error": "redis_unavailable"])
+
+    static func encode(_ object: [String: any Sendable]) -> [UInt8] {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return Array(data)
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ body: [UInt8]) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds (saturating), for NIO's `TimeAmount`.
+    package var nanoseconds: Int64 {
+        let parts = components
+        let (seconds, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : seconds + parts.attoseconds / 1_000_000_000
+    }
+}

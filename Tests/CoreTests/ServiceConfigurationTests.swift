@@ -1,0 +1,142 @@
+import Core
+import Foundation
+import Logging
+import Testing
+@testable import Verification
+@testable import appstore_sim
+@testable import fulfiller
+@testable import ingest
+
+/// One table of edge cases, run against every service's configuration: whatever service reads a setting, an
+/// empty or blank value is the default, values are trimmed, booleans take on/off/yes/no/1/0, `LOG_LEVEL=warn`
+/// is `warning`, and a bad value stops startup with a ``ConfigurationError`` naming that variable.
+@Suite struct ServiceConfigurationTests {
+    /// What a row reads back from a service's configuration.
+    struct Readback: Equatable {
+        var number: Int?
+        var flag: Bool?
+        var level: Logger.Level?
+        var duration: Duration?
+    }
+
+    /// A service's reader: the environment it needs to start at all, which variable stands for each kind of
+    /// value, and how to read those values back.
+    struct Service: Sendable, CustomTestStringConvertible {
+        var name: String
+        var base: [String: String]
+        var number: String
+        var flag: String?
+        var duration: String?
+        var read: @Sendable ([String: String]) throws -> Readback
+        var testDescription: String { name }
+    }
+
+    enum Kind: CaseIterable { case number, flag, level, duration }
+
+    /// A row: a value, and what it must read as (`nil`: refused, naming the variable).
+    struct Row {
+        var kind: Kind
+        var value: String
+        var expected: Readback?
+    }
+
+    static let catalog: String = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-config-catalog-\(getpid()).json")
+        try? Data(#"{"products":[{"productId":"coins.100","type":"consumable","coins":100}]}"#.utf8).write(to: url)
+        return url.path
+    }()
+
+    static let services: [Service] = [
+        Service(name: "ingest", base: ["TOLLGATE_SHARED_SECRET": "s3cret"], number: "TOLLGATE_HTTP_PORT",
+                flag: "TOLLGATE_V1_NOTIFICATIONS", duration: "TOLLGATE_ORDER_TTL") { environment in
+            let configuration = try IngestConfiguration(environment: environment)
+            return Readback(number: configuration.port, flag: configuration.v1SharedSecret != nil,
+                            level: configuration.shared.logLevel, duration: configuration.orderLifetime)
+        },
+        Service(name: "verifier", base: ["TOLLGATE_BUNDLE_ID": "com.example.app"], number: "TOLLGATE_VERIFIER_CONCURRENCY",
+                flag: "TOLLGATE_ACCEPT_SANDBOX", duration: "TOLLGATE_RECONCILE_INTERVAL") { environment in
+            let configuration = try VerifierConfiguration(environment: environment)
+            return Readback(number: configuration.concurrency, flag: configuration.acceptSandbox,
+                            level: configuration.shared.logLevel, duration: configuration.reconcile.interval)
+        },
+        Service(name: "fulfiller", base: ["TOLLGATE_CATALOG": catalog], number: "TOLLGATE_FULFILLER_CONCURRENCY",
+                flag: "TOLLGATE_CLAMP_REFUNDS", duration: nil) { environment in
+            let configuration = try FulfillerConfiguration(environment: environment)
+            return Readback(number: configuration.concurrency, flag: configuration.clampRefunds,
+                            level: configuration.shared.logLevel)
+        },
+        Service(name: "appstore-sim", base: [:], number: "SIM_PORT", flag: nil, duration: nil) { environment in
+            let configuration = try SimConfiguration(environment: environment)
+            return Readback(number: configuration.port, level: configuration.logLevel)
+        },
+    ]
+
+    /// The edge cases; `default` rows read back the service's value with nothing set.
+    static func rows(defaults: Readback) -> [Row] {
+        func with(_ change: (inout Readback) -> Void) -> Readback {
+            var readback = defaults
+            change(&readback)
+            return readback
+        }
+        return [
+            Row(kind: .number, value: "", expected: defaults),
+            Row(kind: .number, value: "  \t", expected: defaults),
+            Row(kind: .number, value: " 42 ", expected: with { $0.number = 42 }),
+            Row(kind: .number, value: "42\n", expected: with { $0.number = 42 }),
+            Row(kind: .number, value: "forty", expected: nil),
+            Row(kind: .number, value: "4.5", expected: nil),
+            Row(kind: .number, value: "-1", expected: nil),
+            Row(kind: .number, value: "99999999999", expected: nil),
+            Row(kind: .flag, value: "", expected: defaults),
+            Row(kind: .flag, value: "on", expected: with { $0.flag = true }),
+            Row(kind: .flag, value: "OFF", expected: with { $0.flag = false }),
+            Row(kind: .flag, value: "yes", expected: with { $0.flag = true }),
+            Row(kind: .flag, value: "No", expected: with { $0.flag = false }),
+            Row(kind: .flag, value: "1", expected: with { $0.flag = true }),
+            Row(kind: .flag, value: "0", expected: with { $0.flag = false }),
+            Row(kind: .flag, value: " TRUE ", expected: with { $0.flag = true }),
+            Row(kind: .flag, value: "maybe", expected: nil),
+            Row(kind: .level, value: "", expected: defaults),
+            Row(kind: .level, value: "warn", expected: with { $0.level = .warning }),
+            Row(kind: .level, value: " WARNING ", expected: with { $0.level = .warning }),
+            Row(kind: .level, value: "debug", expected: with { $0.level = .debug }),
+            Row(kind: .level, value: "loud", expected: nil),
+            Row(kind: .duration, value: "", expected: defaults),
+            Row(kind: .duration, value: " 90s ", expected: with { $0.duration = .seconds(90) }),
+            Row(kind: .duration, value: "2m", expected: with { $0.duration = .seconds(120) }),
+            Row(kind: .duration, value: "45", expected: with { $0.duration = .seconds(45) }),
+            Row(kind: .duration, value: "soon", expected: nil),
+        ]
+    }
+
+    @Test(arguments: services)
+    func oneRuleForEveryService(service: Service) throws {
+        let defaults = try service.read(service.base)
+        #expect(defaults.level == .info)
+        var checked = 0
+        for row in Self.rows(defaults: defaults) {
+            let variable: String?
+            switch row.kind {
+            case .number: variable = service.number
+            case .flag: variable = service.flag
+            case .level: variable = "LOG_LEVEL"
+            case .duration: variable = service.duration
+            }
+            guard let variable else { continue }
+            let environment = service.base.merging([variable: row.value]) { _, new in new }
+            let shown = "\(service.name): \(variable)=\(row.value.debugDescription)"
+            if let expected = row.expected {
+                #expect(try service.read(environment) == expected, "\(shown)")
+            } else {
+                do {
+                    _ = try service.read(environment)
+                    Issue.record("\(shown) was accepted")
+                } catch {
+                    #expect((error as? ConfigurationError)?.variable == variable, "\(shown): \(error)")
+                }
+            }
+            checked += 1
+        }
+        #expect(checked >= 12)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Operations
+import Redis
+import TestSupport
+import Testing
+
+/// The operators' endpoints every service serves, against a real Redis.
+@Suite struct OperatorEndpointsTests {
+    static let library = RedisFunctionLibrary(
+        "opsprobe", version: 1, functions: ["ping"],
+        parts: [Array("redis.register_function(PREFIX .. 'ping', function() return 'pong' end)".utf8)])
+
+    static func application(_ endpoints: OperatorEndpoints) -> some ApplicationProtocol {
+        let router = Router(context: BasicRequestContext.self)
+        endpoints.register(on: router)
+        return Application(router: router)
+    }
+
+    static func body(_ response: TestResponse) -> [String: String] {
+        let object = try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+        return (object ?? [:]).mapValues { "\($0)" }
+    }
+
+    @Test func healthReadinessAndMetrics() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration(), logger: Logger(label: "test"))
+            try await redis.connect()
+            defer { redis.close() }
+            let endpoints = OperatorEndpoints(redis: redis, libraries: [Self.library], metrics: { Array("probe_total 3\n".utf8) })
+            try await Self.application(endpoints).test(.router) { client in
+                let health = try await client.execute(uri: "/healthz", method: .get)
+                #expect(health.status == .ok && Self.body(health)["status"] == "ok")
+
+                // The library the service calls is not loaded yet: not ready, and it says which.
+                let missing = try await client.execute(uri: "/readyz", method: .get)
+                #expect(missing.status == .serviceUnavailable)
+                #expect(Self.body(missing)["missing"]?.contains("tollgate_opsprobe_v1") == true, "\(Self.body(missing))")
+
+                try await Self.library.load(on: redis)
+                let ready = try await client.execute(uri: "/readyz", method: .get)
+                #expect(ready.status == .ok && Self.body(ready)["status"] == "ready")
+
+                let metrics = try await client.execute(uri: "/metrics", method: .get)
+                #expect(metrics.status == .ok)
+                #expect(String(buffer: metrics.body) == "probe_total 3\n")
+                #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
+
+                // Redis gone: not ready, and `/healthz` still answers (the process is alive).
+                await server.shutdown()
+                let gone = try await client.execute(uri: "/readyz", method: .get)
+                #expect(gone.status == .serviceUnavailable && Self.body(gone)["error"] == "redis_unavailable")
+                #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+            }
+        }
+    }
+}
