@@ -62,15 +62,16 @@ extension StreamConsumer {
                 }
                 var delay = configuration.retry.delay(afterAttempt: message.attempt, unitRandom: clock.unitRandom())
                 if let notBefore, notBefore > delay { delay = notBefore }
-                let due = clock.nowMilliseconds() + delay.milliseconds
+                let schedule = RetrySchedule(attempt: message.attempt + 1, delay: delay, scheduledAtMilliseconds: clock.nowMilliseconds())
                 let applied = try await PipelineFunctions.ackRetry(
-                    on: redis, stream: keys, group: group, id: id, dueMilliseconds: due,
-                    nextAttempt: message.attempt + 1, error: reason, writes: writes
+                    on: redis, stream: keys, group: group, id: id, dueMilliseconds: schedule.dueMilliseconds,
+                    nextAttempt: schedule.attempt, error: reason, writes: writes(schedule)
                 )
                 metrics.job(applied ? "retried" : "duplicate")
                 if applied {
                     metrics.retryScheduled()
-                    logger.info("Retry scheduled", metadata: ["delay_ms": "\(delay.milliseconds)"])
+                    logger.info("Retry scheduled", metadata: [
+                        "delay_ms": "\(delay.milliseconds)", "next.at": "\(schedule.dueMilliseconds)", "reason": "\(reason.prefix(200))"])
                 }
 
             case .deadLetter(let reason, let writes):

@@ -12,16 +12,13 @@ import Redis
 /// - recorded → status `fulfilled` with `result`, `PUBLISH`;
 /// - rejected → status `rejected` with the stable `reason` code and `message`, `PUBLISH`; kept an hour with its
 ///   dedupe key (Apple vouched for nothing in it);
-/// - retryable → retry ZSET after full-jitter backoff (or Apple's `Retry-After` when longer), status
-///   `retrying` with `attempt` and `next.at`; after the last attempt the runtime dead-letters it with
-///   ``deadLetterWrites(_:_:)`` (status `dead`, `PUBLISH`);
+/// - retryable → the runtime schedules the retry (full-jitter backoff, or Apple's `Retry-After` when longer) and
+///   hands its schedule to the status write: `retrying` with `attempt` and `next.at` exactly the retry's due time;
+///   after the last attempt the runtime dead-letters it with ``deadLetterWrites(_:_:)`` (status `dead`, `PUBLISH`);
 /// - a malformed entry → dead letter (status `dead` when the entry names its job), never a crash.
 ///
 /// Every final outcome (complete or dead letter, never a retry) takes a counted job off its source's backlog
 /// (``Job/backlogRelease(of:keys:)``) in the same atomic step.
-///
-/// The handler draws the jitter itself so that `next.at` is the real due time: its consumer runs with a
-/// clock whose random source is 0, so the runtime's own backoff adds nothing to `notBefore`.
 final class JobHandler: Sendable {
     let verifier: JobVerifier
     let redis: any RedisCommandExecutor
@@ -29,18 +26,14 @@ final class JobHandler: Sendable {
     let jobs: StreamKeys
     let group: String
     let consumer: String
-    let retry: RetryPolicy
     let heartbeatInterval: Duration
     let clock: PipelineClock
-    /// The backoff jitter, uniform in `[0, 1)`.
-    let unitRandom: @Sendable () -> Double
     let metrics: VerifierMetrics
     let logger: Logger
 
     init(
         verifier: JobVerifier, redis: any RedisCommandExecutor, keys: Keys, group: String, consumer: String,
-        retry: RetryPolicy, heartbeatInterval: Duration, clock: PipelineClock,
-        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, metrics: VerifierMetrics, logger: Logger
+        heartbeatInterval: Duration, clock: PipelineClock, metrics: VerifierMetrics, logger: Logger
     ) {
         self.verifier = verifier
         self.redis = redis
@@ -48,10 +41,8 @@ final class JobHandler: Sendable {
         self.jobs = keys.jobs()
         self.group = group
         self.consumer = consumer
-        self.retry = retry
         self.heartbeatInterval = heartbeatInterval
         self.clock = clock
-        self.unitRandom = unitRandom
         self.metrics = metrics
         self.logger = logger
     }
@@ -122,16 +113,15 @@ final class JobHandler: Sendable {
             // Not vouched for by Apple: its status and its dedupe key go within the hour.
             return .complete(writes: brief(status, job) + release)
         case .retryable(let failure, let retryAfter):
-            var delay = retry.delay(afterAttempt: message.attempt, unitRandom: unitRandom())
-            if let retryAfter, retryAfter > delay { delay = retryAfter }
-            let next = now + Int64(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
             if !message.isLastAttempt { metrics.retryScheduled(kind: job.kind.rawValue, code: failure.code.rawValue) }
-            logger.info("Job will be retried", metadata: [
-                "reason": "\(failure.code.rawValue)", "attempt": "\(message.attempt)", "next.at": "\(next)"])
-            let status = JobStatus(jobID: job.id, state: .retrying, kind: job.kind, userID: job.userID,
-                                   reason: failure.code.rawValue, message: failure.message, attempt: message.attempt + 1,
-                                   nextAttemptAtMilliseconds: next, updatedAtMilliseconds: now)
-            return .retry(reason: failure.description, notBefore: delay, writes: [status.write(keys: keys)])
+            logger.info("Job will be retried", metadata: ["reason": "\(failure.code.rawValue)", "attempt": "\(message.attempt)"])
+            let keys = keys
+            return .retry(reason: failure.description, notBefore: retryAfter) { schedule in
+                [JobStatus(jobID: job.id, state: .retrying, kind: job.kind, userID: job.userID,
+                           reason: failure.code.rawValue, message: failure.message, attempt: schedule.attempt,
+                           nextAttemptAtMilliseconds: schedule.dueMilliseconds,
+                           updatedAtMilliseconds: schedule.scheduledAtMilliseconds).write(keys: keys)]
+            }
         }
     }
 

@@ -44,13 +44,13 @@ package enum VerifierServices {
             redis.close()
             throw error
         }
-        let clock = PipelineClock(nowMilliseconds: PipelineClock.system.nowMilliseconds, unitRandom: { 0 })
+        let clock = PipelineClock.system
         let verifier = JobVerifier(
             configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
             limiter: FleetRateLimiter(redis: redis), redis: redis, clock: clock, logger: logger)
         let handler = JobHandler(
             verifier: verifier, redis: redis, keys: keys, group: consumerGroup, consumer: consumer,
-            retry: configuration.retry, heartbeatInterval: configuration.heartbeatInterval, clock: clock,
+            heartbeatInterval: configuration.heartbeatInterval, clock: clock,
             metrics: metrics, logger: logger)
         let consumerService = StreamConsumer(
             configuration: StreamConsumerConfiguration(

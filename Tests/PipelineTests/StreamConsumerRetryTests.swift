@@ -60,15 +60,20 @@ import Testing
         }
     }
 
+    /// The runtime alone decides when a retry is due, and hands that decision to the handler's writes: a status
+    /// recording `next.at` records the retry ZSET's score itself.
     @Test func retryAfterFromTheHandlerPostponesTheRetry() async throws {
         try await withRedisServer { server in
             let pool = try await connectedPool(server)
             defer { pool.close() }
+            let status = Keys(prefix: "t").partitionKey(0, "job", "j1")
             let consumer = testConsumer(
                 server, pool, stream: keys, consumer: "C",
                 retry: RetryPolicy(base: .milliseconds(10), cap: .milliseconds(10), maxAttempts: 5)
             ) { _ in
-                .retry(reason: "429 Retry-After: 60", notBefore: .seconds(60))
+                .retry(reason: "429 Retry-After: 60", notBefore: .seconds(60)) { schedule in
+                    [.hset(key: status, strings: [("attempt", String(schedule.attempt)), ("next.at", String(schedule.dueMilliseconds))])]
+                }
             }
             let run = RunningServices([consumer])
             let before = PipelineClock.system.nowMilliseconds()
@@ -79,6 +84,8 @@ import Testing
             let due = try #require(scored.last?.int)
             #expect(due >= before + 60_000)
             #expect(due < before + 70_000)
+            #expect(try await pool.send("HGET", status, "next.at").string == String(due))
+            #expect(try await pool.send("HGET", status, "attempt").string == "2")
         }
     }
 
@@ -94,7 +101,7 @@ import Testing
                 deadLetterWrites: { _, reason in [.hset(key: status, strings: [("status", "dead"), ("reason", reason)])] }
             ) { message in
                 await calls.append(message.attempt)
-                return .retry(reason: "upstream down", writes: [.hset(key: status, strings: [("status", "retrying")])])
+                return .retry(reason: "upstream down") { _ in [.hset(key: status, strings: [("status", "retrying")])] }
             }
             let promoter = RetryPromoter(streams: [keys], redis: pool, interval: .milliseconds(20), logger: testLogger)
             let run = RunningServices([consumer, promoter])
