@@ -184,8 +184,10 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Redis", "AppStore",
+                "Redis", "Pipeline", "Ledger", "AppStore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
@@ -253,7 +255,12 @@ let package = Package(
             path: "Tests/OperationsTests",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger"], path: "Tests/LedgerTests", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "LedgerTests", dependencies: ["Ledger", "Pipeline", "Redis", "TestSupport"], path: "Tests/LedgerTests",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TollctlTests", dependencies: ["Pipeline", "Redis", "TestSupport"], path: "Tests/TollctlTests",
+            swiftSettings: swiftSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], path: "Tests/RedisTests", swiftSettings: swiftSettings),
         .testTarget(name: "PipelineTests", dependencies: ["Core", "Pipeline", "Redis", "TestSupport"], path: "Tests/PipelineTests", swiftSettings: swiftSettings),
         .testTarget(

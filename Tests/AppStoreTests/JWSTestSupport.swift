@@ -2,17 +2,13 @@ import AppStore
 import AppStoreTesting
 @preconcurrency import Crypto
 import Foundation
+import TestSupport
 import X509
 
 /// Paths and helpers shared by the JWS, chain cache and tollctl tests.
 enum JWSTestSupport {
-    /// The repository root (`/work/main` here and in CI).
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// `../shared/vectors/apple-real`.
-    static let appleVectors = repositoryRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/vectors/apple-real")
+    static let appleVectors = Vectors.appleReal
 
     static var appleRootDER: Data {
         get throws { try Data(contentsOf: appleVectors.appendingPathComponent("apple-root-ca-g3.der")) }

@@ -1,12 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import AppStore
 
 /// The legacy fixtures in `../shared/vectors/legacy`.
 enum LegacyFixture {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/vectors/legacy")
+    static let directory = Vectors.legacy
 
     static let ios6 = "verifyreceipt-ios6-style-transaction-receipt.json"
     static let ios7 = "verifyreceipt-ios7-app-receipt-non-consumable.json"

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreTesting
 import Foundation
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -27,12 +28,9 @@ final class SimHarness: Sendable {
         configuration.port = 0
         configure(&configuration)
         let authority = try TestCertificateAuthority()
-        var logger = Logger(label: "appstore-sim-test")
-        // Cancelling the server at the end of a test logs "Waiting on child channel: CancellationError" at error level.
-        logger.logLevel = .critical
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = buildApplication(
-            configuration: configuration, authority: authority, logger: logger,
+            configuration: configuration, authority: authority, logger: testLogger,
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Redis
 import Testing
+import TestSupport
 
 extension TollgateSystemTests {
     /// What an attacker with a real but cheap (or someone else's) purchase cannot do.
@@ -161,7 +162,7 @@ extension TollgateSystemTests {
             let stranger = try TestCertificateAuthority().signer().sign(json: Data(#"{"notificationType":"TEST"}"#.utf8))
             let strangers = Data(#"{"signedPayload":"\#(stranger)"}"#.utf8)
 
-            let redis = RedisConnection(configuration: system.redis.configuration(), logger: Logger(label: "e2e"))
+            let redis = RedisConnection(configuration: system.redis.configuration(), logger: testLogger)
             try await redis.connect()
             defer { redis.close() }
             _ = try await ingest.postNotification(genuine.notificationBody)  // the simulator's own delivery may race it

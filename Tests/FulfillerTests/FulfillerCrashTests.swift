@@ -24,9 +24,8 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: fulfillerBinary != nil, "needs the fulfiller executable (swift build --product fulfiller)"))
-    func aSigkilledFulfillerProcessLeavesEveryTransactionAppliedExactlyOnce() async throws {
-        let binary = try #require(fulfillerBinary)
+    @Test func aSigkilledFulfillerProcessLeavesEveryTransactionAppliedExactlyOnce() async throws {
+        let binary = try ChildProcess.binaryURL("fulfiller")
         try await LedgerHarness.with { h in
             let users = (0..<40).map { "k\($0)" }
             let total = 4000

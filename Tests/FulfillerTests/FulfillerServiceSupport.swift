@@ -33,34 +33,9 @@ struct RunningFulfiller {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
 /// The sum of every user's coin balance.
 func totalCoins(_ h: LedgerHarness, users: [String]) async throws -> Int64 {
     var total: Int64 = 0
     for user in users { total += try await h.coins(user) }
     return total
 }
-
-/// The `fulfiller` executable built next to the test bundle (`swift build` puts both in `.build/<config>`).
-let fulfillerBinary: URL? = {
-    var folders: [URL] = []
-    if let executable = Bundle.main.executableURL { folders.append(executable.deletingLastPathComponent()) }
-    folders.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-    folders.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug"))
-    for folder in folders {
-        for candidate in [folder, folder.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("fulfiller")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-    }
-    return nil
-}()

@@ -4,6 +4,7 @@ import Ledger
 import Pipeline
 import Redis
 import Testing
+import TestSupport
 @testable import fulfiller
 
 @Suite struct FulfillerServiceTests {

@@ -18,7 +18,7 @@ import Verification
 
     @Test func everyLibraryLoadsAndRegistersWhatSwiftCalls() async throws {
         try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
             try await redis.connect()
             defer { redis.close() }
             for library in Self.libraries { try await library.load(on: redis) }

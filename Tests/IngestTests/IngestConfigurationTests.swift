@@ -51,7 +51,7 @@ import TestSupport
         configuration.port = 0
         let started = ContinuousClock.now
         do {
-            _ = try await buildApplication(configuration: configuration, logger: IngestHarness.logger)
+            _ = try await buildApplication(configuration: configuration, logger: testLogger)
             Issue.record("started without Redis")
         } catch let error as PipelineError {
             #expect(error.code == "redis_unavailable")

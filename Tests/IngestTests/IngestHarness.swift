@@ -26,12 +26,6 @@ enum IngestHarness {
         ])
     }
 
-    static var logger: Logger {
-        var logger = Logger(label: "ingest-tests")
-        logger.logLevel = .critical
-        return logger
-    }
-
     static func configuration(_ server: RedisServer) throws -> IngestConfiguration {
         var shared = SharedConfiguration(redis: server.configuration(commandTimeout: .seconds(2)))
         shared.keys = Keys(prefix: "tg")
@@ -51,13 +45,13 @@ enum IngestHarness {
     ) async throws {
         var configuration = try configuration(server)
         try configure(&configuration)
-        let app = try await buildApplication(configuration: configuration, logger: logger)
+        let app = try await buildApplication(configuration: configuration, logger: testLogger)
         try await app.test(framework) { client in try await body(client) }
     }
 
     /// A dedicated connection to the test server, for checks and the test "fulfiller".
     static func redis(_ server: RedisServer) async throws -> RedisConnection {
-        let connection = RedisConnection(configuration: server.configuration(), logger: logger)
+        let connection = RedisConnection(configuration: server.configuration(), logger: testLogger)
         try await connection.connect()
         return connection
     }
@@ -108,10 +102,7 @@ enum IngestHarness {
     }
 
     /// `../shared/vectors` next to the repository.
-    static var vectors: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/vectors")
-    }
+    static var vectors: URL { Vectors.directory }
 
     static func json(_ response: TestResponse) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]) ?? [:]

@@ -26,7 +26,7 @@ import Testing
 
     @Test func healthReadinessAndMetrics() async throws {
         try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration(), logger: Logger(label: "test"))
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
             try await redis.connect()
             defer { redis.close() }
             let endpoints = OperatorEndpoints(redis: redis, libraries: [Self.library], metrics: { Array("probe_total 3\n".utf8) })

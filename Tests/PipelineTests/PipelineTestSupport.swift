@@ -4,9 +4,6 @@ import Redis
 import ServiceLifecycle
 import TestSupport
 
-/// A logger that drops everything, so test output stays readable.
-let testLogger = Logger(label: "tollgate.pipeline.tests", factory: { _ in SwiftLogNoOpLogHandler() })
-
 /// A connected pool with the pipeline functions loaded, for one test's server.
 func connectedPool(_ server: RedisServer, size: Int = 4) async throws -> RedisPool {
     let pool = RedisPool(configuration: server.configuration(), size: size, logger: testLogger)
@@ -31,26 +28,6 @@ struct RunningServices {
         await group.triggerGracefulShutdown()
         try await task.value
     }
-}
-
-/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
-/// Polls `value` until it is not nil or `timeout` passes (then the last answer, nil).
-func eventuallyValue<T>(timeout: Duration = .seconds(10), _ value: () async throws -> T?) async rethrows -> T? {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if let result = try await value() { return result }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await value()
 }
 
 /// A shared list of values that handlers append to.

@@ -100,3 +100,17 @@ public final class SimProcess: Sendable {
         _ = try await URLSession.shared.data(for: request)
     }
 }
+
+/// Runs `body` with the real `appstore-sim` started on a free loopback port, and always stops it (and removes its
+/// directory) afterwards, even when `body` throws.
+public func withSim<T>(_ body: (SimProcess) async throws -> T) async throws -> T {
+    let sim = try await SimProcess.start()
+    do {
+        let result = try await body(sim)
+        sim.stop()
+        return result
+    } catch {
+        sim.stop()
+        throw error
+    }
+}

@@ -15,7 +15,7 @@ final class JobResultListener: Sendable {
     static func start(_ harness: VerifierHarness) async throws -> JobResultListener {
         let subscriber = RedisSubscriber(
             configuration: harness.redisServer.configuration(), channels: [harness.keys.jobResultsChannel],
-            logger: Logger(label: "test"))
+            logger: testLogger)
         subscriber.start()
         let listener = JobResultListener(subscriber: subscriber)
         guard case .subscribed = try await listener.next(timeout: .seconds(5)) else {

@@ -9,7 +9,7 @@ import Testing
 struct RateLimitTests {
     @Test func twoConcurrentLimitersNeverTakeMoreThanTheBucketAllows() async throws {
         try await withRedisServer { server in
-            let logger = Logger(label: "test")
+            let logger = testLogger
             let first = RedisConnection(configuration: server.configuration(), logger: logger)
             let second = RedisConnection(configuration: server.configuration(), logger: logger)
             try await first.connect()
@@ -61,7 +61,7 @@ struct RateLimitTests {
 
     @Test func limiterWaitsForATokenThenGivesUp() async throws {
         try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration(), logger: Logger(label: "test"))
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
             try await redis.connect()
             defer { redis.close() }
             try await RateLimitFunctions.library.load(on: redis)

@@ -10,7 +10,7 @@ import Testing
 struct ReconcileLeaseTests {
     @Test func onlyTheHolderRenewsWritesAndReleases() async throws {
         try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
             try await redis.connect()
             defer { redis.close() }
             try await ReconcileFunctions.library.load(on: redis)
@@ -66,7 +66,7 @@ struct ReconcileLeaseTests {
         _ body: (RedisConnection, ReconcileLease, Task<String, any Error>) async throws -> Void
     ) async throws {
         try await withRedisServer { server in
-            let redis = RedisConnection(configuration: server.configuration(), logger: .init(label: "test"))
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
             try await redis.connect()
             defer { redis.close() }
             try await ReconcileFunctions.library.load(on: redis)

@@ -39,13 +39,13 @@ struct ReconcileRecoveryTests {
             let (uuids, renewedUntil) = try await Self.undeliveredPurchases(harness)
             try await Support.withFulfiller(harness) {
                 try await harness.withVerifier(try Support.settings(harness)) { _ in
-                    let applied = try await Support.eventually {
+                    let applied = try await eventually {
                         try await Support.appliedNotifications(harness) == uuids
                     }
                     #expect(applied, "the ledger's notification set never held all three recovered UUIDs")
                     // Let the reconciler run several more passes over the same history.
                     let first = try await Support.nextPass(harness, after: 0)
-                    let repeated = try await Support.eventually {
+                    let repeated = try await eventually {
                         (try await Support.lastPass(harness) ?? 0) > first + 600
                     }
                     #expect(repeated, "the reconciler did not pass again")
@@ -63,7 +63,7 @@ struct ReconcileRecoveryTests {
             #expect(report.found == 3)
             #expect(report.applied == 3)
             #expect(report.enqueued == 0)
-            #expect(try await Support.jobCount(harness) == 3)
+            #expect(try await harness.jobCount() == 3)
             #expect(try await Support.account(harness)["coins"] == "100")
         }
     }
@@ -75,17 +75,17 @@ struct ReconcileRecoveryTests {
                 let settings = try Support.settings(harness, interval: "200ms")
                 try await harness.withVerifier(settings) { _ in
                     try await harness.withVerifier(settings) { _ in
-                        let applied = try await Support.eventually {
+                        let applied = try await eventually {
                             try await Support.appliedNotifications(harness) == uuids
                         }
                         #expect(applied)
                         let first = try await Support.nextPass(harness, after: 0)
-                        _ = try await Support.eventually { (try await Support.lastPass(harness) ?? 0) > first + 400 }
+                        _ = try await eventually { (try await Support.lastPass(harness) ?? 0) > first + 400 }
                     }
                 }
             }
             #expect(try await Support.account(harness)["coins"] == "100")
-            #expect(try await Support.jobCount(harness) == 3)
+            #expect(try await harness.jobCount() == 3)
             let seen = try await harness.redis.send("KEYS", "tg:{p0}:reconcile:seen:*").array ?? []
             #expect(seen.count == 3)
         }

@@ -20,7 +20,7 @@ enum ReconcileTestSupport {
 
     /// API key settings plus a fast reconciler (`interval`), no sweep grace.
     static func settings(_ harness: VerifierHarness, interval: String = "300ms", extra: [String: String] = [:]) throws -> [String: String] {
-        var settings = try VerifierKindsTests.apiSettings(harness)
+        var settings = try harness.apiSettings()
         settings["TOLLGATE_RECONCILE_INTERVAL"] = interval
         settings["TOLLGATE_RECONCILE_START_DELAY"] = "0ms"
         settings["TOLLGATE_RECONCILE_LEASE"] = "10s"
@@ -61,11 +61,6 @@ enum ReconcileTestSupport {
         try await harness.redis.hgetall(key)
     }
 
-    /// How many jobs exist (status hashes, kept for days; the janitor may already have trimmed the streams).
-    static func jobCount(_ harness: VerifierHarness) async throws -> Int {
-        (try await harness.redis.send("KEYS", harness.keys.job("*")).array ?? []).count
-    }
-
     /// The `state` of every job's status hash.
     static func jobStates(_ harness: VerifierHarness) async throws -> [String] {
         var states: [String] = []
@@ -73,16 +68,6 @@ enum ReconcileTestSupport {
             states.append(try await hash(harness, key)["state"] ?? "")
         }
         return states
-    }
-
-    /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-    static func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try await condition()
     }
 
     /// Waits for a successful pass that ended after `after`; returns its `pass.at` (0 if none came).

@@ -34,7 +34,7 @@ struct SweeperTests {
                     let renewedUntil = try #require(NotificationPeekTestView.expires(of: renewedSigned))
                     #expect(renewedUntil >= firstExpiry + 3_600_000)
 
-                    let extended = try await Support.eventually {
+                    let extended = try await eventually {
                         try await Support.account(harness)["ent:vip:expires"] == String(renewedUntil)
                     }
                     #expect(extended, "the sweeper never extended the membership")
@@ -71,7 +71,7 @@ struct SweeperTests {
             try await Support.withFulfiller(harness) {
                 try await harness.withVerifier(settings) { _ in
                     try await harness.enqueue(kind: .receipt, payload: receipt, user: Support.user)
-                    let applied = try await Support.eventually {
+                    let applied = try await eventually {
                         try await Support.account(harness)["ent:vip:expires"] != nil
                     }
                     try #require(applied, "the receipt was never applied")
@@ -81,7 +81,7 @@ struct SweeperTests {
 
                     try await harness.sim.post("/sim/events", [
                         "type": "DID_RENEW", "transactionId": vipID, "expiresInSeconds": 3600, "notify": false])
-                    let extended = try await Support.eventually {
+                    let extended = try await eventually {
                         (Int64(try await Support.account(harness)["ent:vip:expires"] ?? "") ?? 0) >= first + 3_600_000
                     }
                     #expect(extended, "the sweeper never extended the membership from the receipt")

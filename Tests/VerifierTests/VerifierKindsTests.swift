@@ -1,30 +1,23 @@
 import AppStore
 import AppStoreTesting
-import Crypto
 import Foundation
 import Pipeline
 import Redis
 import Testing
+import TestSupport
 @testable import Verification
 
 /// Each job kind's particular rules: StoreKit 2 confirmed with the API, `TEST`, `CONSUMPTION_REQUEST`,
 /// V1 notifications, Apple's `Retry-After`.
 @Suite(.serialized)
 struct VerifierKindsTests {
-    /// Settings for an App Store Server API key (the simulator accepts any well-formed token).
-    static func apiSettings(_ harness: VerifierHarness) throws -> [String: String] {
-        let path = harness.sim.directory.appendingPathComponent("api-key.p8")
-        try P256.Signing.PrivateKey().pemRepresentation.write(to: path, atomically: true, encoding: .utf8)
-        return ["TOLLGATE_API_KEY_ID": "KEY123", "TOLLGATE_API_ISSUER_ID": "issuer-1", "TOLLGATE_API_PRIVATE_KEY_PATH": path.path]
-    }
-
     @Test func storeKit2TransactionConfirmedWithTheAPISeesALaterRefund() async throws {
         try await VerifierHarness.with { harness in
             let purchase = try await harness.sim.purchase(["productId": "com.example.noads", "type": "Non-Consumable"])
             let signed = try #require(purchase["signedTransaction"] as? String)
             let transactionId = try #require(purchase["transactionId"] as? String)
             try await harness.sim.post("/sim/events", ["type": "REFUND", "transactionId": transactionId, "revocationReason": 1])
-            var settings = try Self.apiSettings(harness)
+            var settings = try harness.apiSettings()
             settings["TOLLGATE_CONFIRM_WITH_API"] = "true"
             try await harness.withVerifier(settings) { _ in
                 let jobID = try await harness.enqueue(kind: .transaction, payload: signed, order: "order-1")
@@ -57,7 +50,7 @@ struct VerifierKindsTests {
 
             let purchase = try await harness.sim.purchase()
             let transactionId = try #require(purchase["transactionId"] as? String)
-            var settings = try Self.apiSettings(harness)
+            var settings = try harness.apiSettings()
             settings["TOLLGATE_REFUND_PREFERENCE"] = "2"
             try await harness.withVerifier(settings) { _ in
                 let testJob = try await harness.enqueue(kind: .notificationV2, payload: testBody, user: nil)

@@ -20,7 +20,7 @@ struct VerifierTrustTests {
             let charge = try await harness.sim.post("/sim/events", ["type": "REFUND", "transactionId": transactionId])
             let refund = try #require(charge["signedPayload"] as? String)
             func body(_ payload: String, _ extra: Int) -> String { #"{"signedPayload":"\#(payload)","n":\#(extra)}"# }
-            try await harness.withVerifier(try VerifierKindsTests.apiSettings(harness)) { _ in
+            try await harness.withVerifier(try harness.apiSettings()) { _ in
                 let first = try await harness.enqueue(kind: .notificationV2, payload: body(consumption, 1), user: nil)
                 try await harness.waitForStatus(first) { $0["state"] == "fulfilled" }
                 let calls = try await harness.sim.requestCount("api.production")

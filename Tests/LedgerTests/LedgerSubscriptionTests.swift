@@ -2,6 +2,7 @@ import Ledger
 import Pipeline
 import Redis
 import Testing
+import TestSupport
 
 @Suite struct LedgerSubscriptionTests {
     func renewal(auto: Int? = 1, retry: Bool = false, grace: Int64? = nil, signed: Int64) -> PurchaseEventRenewal {

@@ -3,17 +3,7 @@ import TestSupport
 import Testing
 
 /// `tollctl verify` end to end: the built binary on real Apple vectors.
-@Suite struct TollctlVerifyTests {
-    /// The `tollctl` built next to the test bundle, or in the repository's `.build/debug`.
-    static let binary: URL? = {
-        let candidates = [
-            Bundle.main.bundleURL.appendingPathComponent("tollctl"),
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("tollctl"),
-            JWSTestSupport.repositoryRoot.appendingPathComponent(".build/debug/tollctl"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
-
+@Suite struct VerifyCommandTests {
     struct Run {
         var status: Int32
         var stdout: String
@@ -28,7 +18,7 @@ import Testing
         let err = directory.appendingPathComponent("stderr")
         try (stdin ?? Data()).write(to: input)
         let process = try SpawnedProcess.spawn(
-            try #require(binary, "tollctl is not built: run `swift build --product tollctl`"), arguments: arguments,
+            try ChildProcess.binaryURL("tollctl"), arguments: arguments,
             environment: ProcessInfo.processInfo.environment, input: input, output: .file(out), error: .file(err))
         process.waitUntilExit()
         return Run(
@@ -38,10 +28,10 @@ import Testing
         )
     }
 
-    static var root: String { JWSTestSupport.appleVectors.appendingPathComponent("apple-root-ca-g3.der").path }
-    static func vector(_ name: String) -> String { JWSTestSupport.appleVectors.appendingPathComponent(name).path }
+    static var root: String { Vectors.appleReal.appendingPathComponent("apple-root-ca-g3.der").path }
+    static func vector(_ name: String) -> String { Vectors.appleReal.appendingPathComponent(name).path }
 
-    @Test(.enabled(if: binary != nil, "tollctl is not built; run `swift build --product tollctl`"))
+    @Test
     func acceptedNotificationPrintsDecodedJSONWithNestedDataInPlace() throws {
         let run = try Self.run([
             "verify", "--root", Self.root, "--bundle-id", "com.loki-project.loki-messenger",
@@ -59,7 +49,7 @@ import Testing
         #expect(renewal["autoRenewProductId"] as? String == "com.getsession.org.pro_sub")
     }
 
-    @Test(.enabled(if: binary != nil, "tollctl is not built"))
+    @Test
     func acceptedTransactionFromStandardInputWithTheBuiltInRoot() throws {
         let jws = try Data(contentsOf: URL(fileURLWithPath: Self.vector("transaction-consumable-sandbox-1.jws")))
         let run = try Self.run(["verify", "--bundle-id", "com.goodheartapp", "--environment", "sandbox", "-"], stdin: jws)
@@ -68,7 +58,7 @@ import Testing
         #expect(run.stdout.contains("\"productId\" : \"gh_super_good_ticket_1\""))
     }
 
-    @Test(.enabled(if: binary != nil, "tollctl is not built"), arguments: [
+    @Test(arguments: [
         ("rejected-transaction-forged-leaf-selfsigned.jws", "invalid_chain"),
         ("rejected-transaction-payload-modified.jws", "invalid_signature"),
         ("rejected-real-notification-did_renew-no_signeddate-sandbox-1.jws", "certificate_expired"),
@@ -81,7 +71,7 @@ import Testing
         #expect(errorLine?.hasPrefix("tollctl: error: \(code):") == true, "\(run.stderr)")
     }
 
-    @Test(.enabled(if: binary != nil, "tollctl is not built"))
+    @Test
     func wrongBundleIdIsRejected() throws {
         let run = try Self.run([
             "verify", "--root", Self.root, "--bundle-id", "com.example.other", "--environment", "sandbox",

@@ -3,6 +3,7 @@ import Ledger
 import Pipeline
 import Redis
 import Testing
+import TestSupport
 
 /// DESIGN.md invariants 8 and 9, tried as an attacker would: Apple's word about a transaction already applied
 /// is never refused because of an order or another local record, and only Apple's word changes the ledger.

@@ -8,12 +8,13 @@ import TestSupport
     @Test func deliversAndResubscribesAfterARestart() async throws {
         try await withRedisServer { server in
             let subscriber = RedisSubscriber(configuration: server.configuration(), channels: ["c1", "c2"],
-                                             logger: IngestHarness.logger)
+                                             logger: testLogger)
             subscriber.start()
             defer { subscriber.close() }
             var events = subscriber.events.makeAsyncIterator()
             #expect(await events.next() == .subscribed)
-            let publisher = try await IngestHarness.redis(server)
+            let publisher = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            try await publisher.connect()
             defer { publisher.close() }
             #expect(try await publisher.send("PUBLISH", "c2", "hello").int == 1)
             #expect(await events.next() == .message(channel: "c2", payload: Array("hello".utf8)))
@@ -33,7 +34,7 @@ import TestSupport
 
     @Test func closeFinishesTheStream() async throws {
         try await withRedisServer { server in
-            let subscriber = RedisSubscriber(configuration: server.configuration(), channels: ["c"], logger: IngestHarness.logger)
+            let subscriber = RedisSubscriber(configuration: server.configuration(), channels: ["c"], logger: testLogger)
             subscriber.start()
             var events = subscriber.events.makeAsyncIterator()
             #expect(await events.next() == .subscribed)

@@ -2,6 +2,7 @@ import Ledger
 import Pipeline
 import Redis
 import Testing
+import TestSupport
 
 @Suite struct LedgerRefundTests {
     @Test func refundThenReversalThenRefundAgainNetsCorrectly() async throws {

@@ -2,6 +2,7 @@ import Ledger
 import Pipeline
 import Redis
 import Testing
+import TestSupport
 
 /// The reconciler's sweep index, kept by the apply function: an auto-renewable subscription is due for a
 /// look at Apple's status when its period (or grace) ends; news that settles it (billing retry, expiry with

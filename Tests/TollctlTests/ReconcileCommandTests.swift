@@ -1,19 +1,33 @@
-import AppStore
 import Foundation
 import Pipeline
 import Redis
 import TestSupport
 import Testing
-@testable import Verification
 
-/// `tollctl reconcile` (the real binary, which runs `verifier reconcile`): a dry run reports and changes
-/// nothing; a real run enqueues and corrects; the checkpoint moves only when every page is enqueued.
+/// `tollctl reconcile`, the real binary (which runs the `Verification` library's pass in-process): a dry run
+/// reports and changes nothing; a real run enqueues and corrects; a bad `--since` is refused.
 @Suite(.serialized)
 struct ReconcileCommandTests {
-    typealias Support = ReconcileTestSupport
+    /// API key settings and a reconciler that looks at everything at once.
+    static func settings(_ harness: StoreHarness) throws -> [String: String] {
+        try harness.apiSettings().merging([
+            "TOLLGATE_RECONCILE_START_DELAY": "0ms", "TOLLGATE_RECONCILE_LEASE": "10s", "TOLLGATE_SWEEP_GRACE": "0ms",
+        ]) { _, new in new }
+    }
+
+    /// A signed transaction's `expiresDate`, read without verifying (the simulator made it).
+    static func expires(of jws: String) -> Int64? {
+        let parts = jws.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return (object["expiresDate"] as? NSNumber)?.int64Value
+    }
 
     /// Every key with its `DUMP`, so that any change to any value shows.
-    static func snapshot(_ harness: VerifierHarness) async throws -> [String: [UInt8]] {
+    static func snapshot(_ harness: StoreHarness) async throws -> [String: [UInt8]] {
         var values: [String: [UInt8]] = [:]
         for key in (try await harness.redis.send("KEYS", "*").array ?? []).compactMap(\.string) {
             values[key] = try await harness.redis.send("DUMP", key).bytes ?? []
@@ -23,26 +37,26 @@ struct ReconcileCommandTests {
 
     /// A subscription the ledger believes ended, renewed silently at Apple: the sweep index, reference and
     /// transaction record as the fulfiller writes them.
-    static func staleSubscription(_ harness: VerifierHarness) async throws {
+    static func staleSubscription(_ harness: StoreHarness) async throws {
         let vip = try await harness.sim.purchase([
             "productId": "com.example.vip.month", "type": "Auto-Renewable Subscription", "expiresInSeconds": 3600])
         let id = try #require(vip["transactionId"] as? String)
         let signed = try #require(vip["signedTransaction"] as? String)
-        let expires = try #require(NotificationPeekTestView.expires(of: signed))
+        let expires = try #require(Self.expires(of: signed))
         try await harness.sim.post("/sim/events", ["type": "DID_RENEW", "transactionId": id, "notify": false])
         let member = #"["Production","vip","user-1"]"#
         _ = try await harness.redis.send("ZADD", harness.keys.subscriptionsDue, expires - 7_200_000, member)
         _ = try await harness.redis.send("HSET", harness.keys.subscriptionsDueReference, member, id)
-        _ = try await harness.redis.send("HSET", harness.keys.transaction(user: Support.user, transactionId: id),
+        _ = try await harness.redis.send("HSET", harness.keys.transaction(user: "user-1", transactionId: id),
                                          "otid", id, "expires", expires, "state", "applied")
     }
 
     @Test func dryRunChangesNothingAndARealRunEnqueuesAndCorrects() async throws {
-        try await VerifierHarness.with { harness in
+        try await StoreHarness.with { harness in
             let coins = try await harness.sim.purchase()
             let coinsUUID = try #require(coins["notificationUUID"] as? String)
             try await Self.staleSubscription(harness)
-            let environment = harness.environment(try Support.settings(harness))
+            let environment = harness.environment(try Self.settings(harness))
 
             let before = try await Self.snapshot(harness)
             let dry = try await ChildProcess.run("tollctl", arguments: ["reconcile", "--dry-run"], environment: environment)
@@ -57,7 +71,7 @@ struct ReconcileCommandTests {
             #expect(real.output.contains("enqueued notification \(coinsUUID)"))
             #expect(real.output.contains(" enqueued=2"))
             #expect(real.output.contains(" corrected=1"))
-            #expect(try await Support.jobCount(harness) == 3)
+            #expect(try await harness.jobCount() == 3)
             let events = try await harness.events()
             #expect(events.count == 1 && events.first?.source == .reconciler && events.first?.kind == .transaction)
 
@@ -65,43 +79,11 @@ struct ReconcileCommandTests {
             #expect(again.status == 0, "\(again.output)")
             #expect(again.output.contains("seen=2"))
             #expect(again.output.contains(" enqueued=0"))
-            #expect(try await Support.jobCount(harness) == 3)
+            #expect(try await harness.jobCount() == 3)
 
             let bad = try await ChildProcess.run("tollctl", arguments: ["reconcile", "--since", "yesterday"], environment: environment)
             #expect(bad.status == 1)
             #expect(bad.output.contains("tollctl: error: invalid_argument: --since"))
-        }
-    }
-
-    @Test func checkpointMovesOnlyWhenEveryPageIsEnqueued() async throws {
-        try await VerifierHarness.with { harness in
-            for _ in 0..<25 { try await harness.sim.purchase() }
-            let configuration = try VerifierConfiguration(environment: harness.environment(try Support.settings(harness)))
-            let cursor = harness.keys.reconcileCursor(environment: "Production")
-
-            try await harness.sim.post("/sim/faults", ["target": "api", "status": 503, "times": 1000])
-            await #expect(throws: ReconcileError.self) {
-                try await ReconcileOnce.run(configuration: configuration, arguments: .init(), logger: harness.logger)
-            }
-            let failed = try await Support.hash(harness, cursor)
-            #expect(failed["checkpoint"] == nil)
-            #expect(failed["window.start"] != nil)
-            #expect(try await Support.jobCount(harness) == 0)
-
-            try await harness.sim.clearFaults()
-            let report = try await ReconcileOnce.run(configuration: configuration, arguments: .init(), logger: harness.logger)
-            #expect(report.found == 25)
-            #expect(report.enqueued == 25)
-            let done = try await Support.hash(harness, cursor)
-            // The interrupted window was finished, then a fresh one ran to now.
-            #expect((Int64(done["checkpoint"] ?? "") ?? 0) >= (Int64(failed["window.end"] ?? "") ?? .max))
-            #expect(done["window.start"] == nil && done["page.token"] == nil)
-            #expect(try await Support.jobCount(harness) == 25)
-
-            let next = try await ReconcileOnce.run(configuration: configuration, arguments: .init(), logger: harness.logger)
-            #expect(next.enqueued == 0)
-            #expect(next.seen == 25)
-            #expect(try await Support.jobCount(harness) == 25)
         }
     }
 }
