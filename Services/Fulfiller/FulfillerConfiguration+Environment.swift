@@ -5,7 +5,7 @@ import Pipeline
 extension FulfillerConfiguration {
     /// Reads and validates the keys listed on ``FulfillerConfiguration`` by ``Core/EnvironmentReader``'s rules;
     /// a missing or invalid value throws a ``Core/ConfigurationError`` naming the variable.
-    public init(environment: [String: String]) throws(ConfigurationError) {
+    package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader)
         let path = try reader.required("TOLLGATE_CATALOG", "the path of the catalog JSON")

@@ -12,20 +12,20 @@ import Pipeline
 /// - `TOLLGATE_CLAIM_INTERVAL_MS` — how often idle entries are looked for (5000)
 /// - `TOLLGATE_EVENTS_RETENTION_HOURS` — outbound events older than this are trimmed from the events stream
 ///   (168 = 7 days; `0` keeps them forever — with `noeviction`, Redis then fills up and refuses writes)
-public struct FulfillerConfiguration: Sendable {
-    public var shared: SharedConfiguration
-    public var catalog: Catalog
-    public var clampRefunds = false
-    public var metricsHost = "0.0.0.0"
-    public var metricsPort = 9091
-    public var concurrency = 16
-    public var claimMinIdle: Duration = .seconds(30)
-    public var claimInterval: Duration = .seconds(5)
-    public var retry = RetryPolicy()
+package struct FulfillerConfiguration: Sendable {
+    package var shared: SharedConfiguration
+    package var catalog: Catalog
+    package var clampRefunds = false
+    package var metricsHost = "0.0.0.0"
+    package var metricsPort = 9091
+    package var concurrency = 16
+    package var claimMinIdle: Duration = .seconds(30)
+    package var claimInterval: Duration = .seconds(5)
+    package var retry = RetryPolicy()
     /// How long outbound events stay in the events stream; nil keeps them forever.
-    public var eventsRetention: Duration? = .seconds(7 * 24 * 3600)
+    package var eventsRetention: Duration? = .seconds(7 * 24 * 3600)
 
-    public init(shared: SharedConfiguration, catalog: Catalog) {
+    package init(shared: SharedConfiguration, catalog: Catalog) {
         self.shared = shared
         self.catalog = catalog
     }

@@ -7,7 +7,7 @@ import Pipeline
 extension IngestConfiguration {
     /// Reads and validates every key (see ``IngestConfiguration``) by ``Core/EnvironmentReader``'s rules; throws
     /// a ``Core/ConfigurationError`` naming the variable.
-    public init(environment: [String: String]) throws(ConfigurationError) {
+    package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader)
         var catalog = Catalog.empty

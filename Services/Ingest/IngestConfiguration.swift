@@ -56,50 +56,50 @@ import Pipeline
 /// - `TOLLGATE_REDIS_WAIT_TIMEOUT_MS` — how long `WAIT` may take (`1000`)
 /// - `TOLLGATE_REDIS_COMMAND_TIMEOUT_MS` — per-command timeout, short so that a dead Redis gives a quick `503`
 ///   (`2000`)
-public struct IngestConfiguration: Sendable {
-    public var shared: SharedConfiguration
-    public var host = "127.0.0.1"
-    public var port = 8080
-    public var catalog: Catalog
-    public var clientJWTSecret: String?
-    public var serviceKeys: [String] = []
-    public var clientJWTIssuer: String?
-    public var clientJWTAudience: String?
-    public var clientJWTMaxLifetime: Duration = .seconds(86_400)
+package struct IngestConfiguration: Sendable {
+    package var shared: SharedConfiguration
+    package var host = "127.0.0.1"
+    package var port = 8080
+    package var catalog: Catalog
+    package var clientJWTSecret: String?
+    package var serviceKeys: [String] = []
+    package var clientJWTIssuer: String?
+    package var clientJWTAudience: String?
+    package var clientJWTMaxLifetime: Duration = .seconds(86_400)
     /// The shared secret V1 notifications must carry; nil: V1 notifications are refused.
-    public var v1SharedSecret: String?
-    public var maxBacklog = 100_000
-    public var backlogBytesApple = 256 << 20
-    public var backlogBytesClient = 128 << 20
-    public var userMaxInFlight = 10
-    public var userRatePerSecond = 2.0
-    public var userBurst = 20
-    public var maxPendingOrders = 10
-    public var orderLifetime: Duration = .seconds(7 * 86_400)
-    public var maxReceiptBytes = 512 << 10
-    public var maxWaiters = 4096
-    public var userMaxWaiters = 4
-    public var idleTimeout: Duration = .seconds(30)
-    public var bodyTimeout: Duration = .seconds(10)
+    package var v1SharedSecret: String?
+    package var maxBacklog = 100_000
+    package var backlogBytesApple = 256 << 20
+    package var backlogBytesClient = 128 << 20
+    package var userMaxInFlight = 10
+    package var userRatePerSecond = 2.0
+    package var userBurst = 20
+    package var maxPendingOrders = 10
+    package var orderLifetime: Duration = .seconds(7 * 86_400)
+    package var maxReceiptBytes = 512 << 10
+    package var maxWaiters = 4096
+    package var userMaxWaiters = 4
+    package var idleTimeout: Duration = .seconds(30)
+    package var bodyTimeout: Duration = .seconds(10)
     /// Trusted roots (DER) of the signature check at the door.
-    public var rootCertificates: [Data] = [AppleRootCertificates.appleRootCAG3]
-    public var opsHost = "127.0.0.1"
+    package var rootCertificates: [Data] = [AppleRootCertificates.appleRootCAG3]
+    package var opsHost = "127.0.0.1"
     /// The operators' listener port; nil: `/healthz`, `/readyz`, `/metrics` are on the main listener.
-    public var opsPort: Int?
-    public var enqueueQueueLimit = 10_000
-    public var enqueueBatchSize = 256
-    public var enqueueBatchBytes = 16_384
-    public var enqueueRoundTrips = 64
+    package var opsPort: Int?
+    package var enqueueQueueLimit = 10_000
+    package var enqueueBatchSize = 256
+    package var enqueueBatchBytes = 16_384
+    package var enqueueRoundTrips = 64
     /// Enqueue round trips plus 4 connections for reads and readiness checks.
-    public var redisPoolSize: Int { enqueueRoundTrips + 4 }
-    public var waitReplicas = 0
-    public var waitTimeoutMilliseconds = 1000
+    package var redisPoolSize: Int { enqueueRoundTrips + 4 }
+    package var waitReplicas = 0
+    package var waitTimeoutMilliseconds = 1000
     /// Longest `?wait=` a client may ask for, in seconds.
-    public var maxWaitSeconds = 30
+    package var maxWaitSeconds = 30
     /// How often the jobs stream's backlog is sampled.
-    public var backlogSampleInterval: Duration = .milliseconds(500)
+    package var backlogSampleInterval: Duration = .milliseconds(500)
 
-    public init(shared: SharedConfiguration = SharedConfiguration(), catalog: Catalog) {
+    package init(shared: SharedConfiguration = SharedConfiguration(), catalog: Catalog) {
         self.shared = shared
         self.catalog = catalog
     }

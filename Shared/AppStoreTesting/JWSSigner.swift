@@ -4,42 +4,42 @@ import Foundation
 
 /// Signs payloads the way the App Store does: compact JWS with header
 /// `{"alg":"ES256","x5c":[leaf, intermediate, root]}` and a raw 64-byte r‖s P-256 signature.
-public struct JWSSigner: Sendable {
-    public let key: P256.Signing.PrivateKey
+package struct JWSSigner: Sendable {
+    package let key: P256.Signing.PrivateKey
     /// The chain placed in `x5c`, DER, leaf first.
-    public let x5cDER: [Data]
+    package let x5cDER: [Data]
 
-    public init(key: P256.Signing.PrivateKey, x5cDER: [Data]) {
+    package init(key: P256.Signing.PrivateKey, x5cDER: [Data]) {
         self.key = key
         self.x5cDER = x5cDER
     }
 
     /// The header this signer writes.
-    public var header: JWSHeader {
+    package var header: JWSHeader {
         JWSHeader(alg: "ES256", x5c: x5cDER.map { $0.base64EncodedString() })
     }
 
     /// Signs an Encodable payload (Apple's models encode as Apple's JSON).
-    public func sign(_ payload: some Encodable) throws -> String {
+    package func sign(_ payload: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try sign(json: try encoder.encode(payload))
     }
 
     /// Signs raw payload JSON as is.
-    public func sign(json: Data) throws -> String {
+    package func sign(json: Data) throws -> String {
         try sign(json: json, header: header)
     }
 
     /// Signs raw payload JSON under any header (tests use this for malformed headers).
-    public func sign(json: Data, header: JWSHeader) throws -> String {
+    package func sign(json: Data, header: JWSHeader) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try sign(json: json, headerJSON: try encoder.encode(header))
     }
 
     /// Signs raw payload JSON under raw header JSON.
-    public func sign(json: Data, headerJSON: Data) throws -> String {
+    package func sign(json: Data, headerJSON: Data) throws -> String {
         let signingInput = Base64URL.encode(headerJSON) + "." + Base64URL.encode(json)
         let signature = try key.signature(for: Data(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature.rawRepresentation)

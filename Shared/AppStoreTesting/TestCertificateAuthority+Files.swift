@@ -7,19 +7,19 @@ import X509
 extension TestCertificateAuthority {
     /// File names in an authority directory (`appstore-sim --ca-dir`): certificates as DER and PEM, keys
     /// as PKCS#8 PEM.
-    public enum FileName {
-        public static let rootCertificate = "root.der"
-        public static let rootCertificatePEM = "root.pem"
-        public static let rootKey = "root-key.pem"
-        public static let intermediateCertificate = "intermediate.der"
-        public static let intermediateKey = "intermediate-key.pem"
-        public static let leafCertificate = "leaf.der"
-        public static let leafKey = "leaf-key.pem"
+    package enum FileName {
+        package static let rootCertificate = "root.der"
+        package static let rootCertificatePEM = "root.pem"
+        package static let rootKey = "root-key.pem"
+        package static let intermediateCertificate = "intermediate.der"
+        package static let intermediateKey = "intermediate-key.pem"
+        package static let leafCertificate = "leaf.der"
+        package static let leafKey = "leaf-key.pem"
     }
 
     /// Writes the authority's certificates and keys into `directory` (created if missing). Key files
     /// are written readable by the owner only.
-    public func write(to directory: URL) throws {
+    package func write(to directory: URL) throws {
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
         func put(_ name: String, _ data: Data, secret: Bool = false) throws {
@@ -37,7 +37,7 @@ extension TestCertificateAuthority {
     }
 
     /// Reads an authority written by `write(to:)`.
-    public init(directory: URL) throws {
+    package init(directory: URL) throws {
         func read(_ name: String) throws -> Data {
             try Data(contentsOf: directory.appendingPathComponent(name))
         }
@@ -55,7 +55,7 @@ extension TestCertificateAuthority {
     }
 
     /// Reads the authority in `directory` if there is one, else generates one and writes it there.
-    public static func loadOrCreate(directory: URL, options: Options = Options()) throws -> TestCertificateAuthority {
+    package static func loadOrCreate(directory: URL, options: Options = Options()) throws -> TestCertificateAuthority {
         let rootPath = directory.appendingPathComponent(FileName.rootCertificate).path
         if FileManager.default.fileExists(atPath: rootPath) {
             return try TestCertificateAuthority(directory: directory)

@@ -6,21 +6,21 @@ import X509
 
 extension TestCertificateAuthority {
     /// How an authority's certificates are made; change fields to build broken variants.
-    public struct Options: Sendable {
-        public var namePrefix = "Tollgate Test"
-        public var rootValidity: ClosedRange<Date>
-        public var intermediateValidity: ClosedRange<Date>
-        public var leafValidity: ClosedRange<Date>
+    package struct Options: Sendable {
+        package var namePrefix = "Tollgate Test"
+        package var rootValidity: ClosedRange<Date>
+        package var intermediateValidity: ClosedRange<Date>
+        package var leafValidity: ClosedRange<Date>
         /// Put the Apple WWDR OID on the intermediate.
-        public var intermediateHasAppleOID = true
+        package var intermediateHasAppleOID = true
         /// Put the receipt-signing OID on the leaf.
-        public var leafHasAppleOID = true
+        package var leafHasAppleOID = true
         /// An OCSP responder URL written into the leaf's Authority Information Access, as Apple's
         /// certificates carry one; `nil` leaves it out.
-        public var ocspResponderURL: String?
+        package var ocspResponderURL: String?
 
         /// Root and intermediate valid 2015–2045; leaf valid from a year before `now` to two years after.
-        public init(now: Date = Date()) {
+        package init(now: Date = Date()) {
             let year: TimeInterval = 365 * 24 * 3600
             rootValidity = Date(timeIntervalSince1970: 1_420_070_400)...Date(timeIntervalSince1970: 2_366_841_600)
             intermediateValidity = rootValidity
@@ -80,7 +80,7 @@ extension TestCertificateAuthority {
 
     /// A self-signed P-256 certificate with the Apple leaf OID and Apple-like name: the classic forgery
     /// when presented as x5c[0].
-    public static func selfSignedLeaf(
+    package static func selfSignedLeaf(
         key: P256.Signing.PrivateKey, validity: ClosedRange<Date>
     ) throws -> Certificate {
         let publicKey = Certificate.PublicKey(key.publicKey)

@@ -9,16 +9,16 @@ import X509
 /// (1.2.840.113635.100.6.2.1) and a P-256 leaf carrying the receipt-signing OID
 /// (1.2.840.113635.100.6.11.1), with key usage, SKI and AKI. A verifier that trusts `rootDER` accepts
 /// what `signer()` signs. Never trusted in production: it is not Apple.
-public struct TestCertificateAuthority: Sendable {
-    public let rootKey: P384.Signing.PrivateKey
-    public let root: Certificate
-    public let intermediateKey: P384.Signing.PrivateKey
-    public let intermediate: Certificate
-    public let leafKey: P256.Signing.PrivateKey
-    public let leaf: Certificate
+package struct TestCertificateAuthority: Sendable {
+    package let rootKey: P384.Signing.PrivateKey
+    package let root: Certificate
+    package let intermediateKey: P384.Signing.PrivateKey
+    package let intermediate: Certificate
+    package let leafKey: P256.Signing.PrivateKey
+    package let leaf: Certificate
 
     /// Generates a fresh authority.
-    public init(options: Options = Options()) throws {
+    package init(options: Options = Options()) throws {
         let rootKey = P384.Signing.PrivateKey()
         let rootName = try Self.name(options.namePrefix + " Root CA")
         let root = try Certificate(
@@ -44,7 +44,7 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     /// An authority from existing material; with `leaf: nil` a new leaf is issued for `leafKey`.
-    public init(
+    package init(
         rootKey: P384.Signing.PrivateKey, root: Certificate,
         intermediateKey: P384.Signing.PrivateKey, intermediate: Certificate,
         leafKey: P256.Signing.PrivateKey, leaf: Certificate?, options: Options = Options()
@@ -63,7 +63,7 @@ public struct TestCertificateAuthority: Sendable {
 
     /// The same root and intermediate with a new leaf made with `options` (for example an expired leaf,
     /// or one without the Apple OID).
-    public func withNewLeaf(options: Options) throws -> TestCertificateAuthority {
+    package func withNewLeaf(options: Options) throws -> TestCertificateAuthority {
         try TestCertificateAuthority(
             rootKey: rootKey, root: root, intermediateKey: intermediateKey, intermediate: intermediate,
             leafKey: P256.Signing.PrivateKey(), leaf: nil, options: options
@@ -71,7 +71,7 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     /// The same root with a new intermediate (and leaf) made with `options`.
-    public func withNewIntermediate(options: Options) throws -> TestCertificateAuthority {
+    package func withNewIntermediate(options: Options) throws -> TestCertificateAuthority {
         let key = P384.Signing.PrivateKey()
         let intermediate = try Self.issueIntermediate(key: key, options: options, rootKey: rootKey, root: root)
         return try TestCertificateAuthority(
@@ -81,17 +81,17 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     /// The root certificate in DER: what a verifier should trust.
-    public var rootDER: Data { Self.der(root) }
-    public var intermediateDER: Data { Self.der(intermediate) }
-    public var leafDER: Data { Self.der(leaf) }
+    package var rootDER: Data { Self.der(root) }
+    package var intermediateDER: Data { Self.der(intermediate) }
+    package var leafDER: Data { Self.der(leaf) }
 
     /// A signer with this authority's leaf key and the chain [leaf, intermediate, root] in `x5c`.
-    public func signer() -> JWSSigner {
+    package func signer() -> JWSSigner {
         JWSSigner(key: leafKey, x5cDER: [leafDER, intermediateDER, rootDER])
     }
 
     /// A certificate's DER bytes.
-    public static func derEncoded(_ certificate: Certificate) -> Data { der(certificate) }
+    package static func derEncoded(_ certificate: Certificate) -> Data { der(certificate) }
 
     static func der(_ certificate: Certificate) -> Data {
         var serializer = DER.Serializer()

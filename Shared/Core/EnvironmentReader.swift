@@ -10,39 +10,39 @@ import Logging
 ///   `10m`, `1h`, `2d` or a number of seconds.
 /// - `LOG_LEVEL` is one of swift-log's levels, with `warn` for `warning`.
 /// - Anything else throws a ``ConfigurationError`` naming the variable and what it must be.
-public struct EnvironmentReader: Sendable {
-    public let environment: [String: String]
+package struct EnvironmentReader: Sendable {
+    package let environment: [String: String]
 
-    public init(_ environment: [String: String]) {
+    package init(_ environment: [String: String]) {
         self.environment = environment
     }
 
     /// The trimmed value, or `nil` when unset, empty or blank.
-    public func optional(_ name: String) -> String? {
+    package func optional(_ name: String) -> String? {
         guard let value = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
             return nil
         }
         return value
     }
 
-    public func required(_ name: String, _ what: String? = nil) throws(ConfigurationError) -> String {
+    package func required(_ name: String, _ what: String? = nil) throws(ConfigurationError) -> String {
         guard let value = optional(name) else {
             throw ConfigurationError(variable: name, problem: what.map { "is required (\($0))" } ?? "is required")
         }
         return value
     }
 
-    public func string(_ name: String, default fallback: String) -> String {
+    package func string(_ name: String, default fallback: String) -> String {
         optional(name) ?? fallback
     }
 
     /// A comma-separated list; items are trimmed and empty items dropped.
-    public func list(_ name: String) -> [String] {
+    package func list(_ name: String) -> [String] {
         (optional(name) ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
     }
 
-    public func bool(_ name: String, default fallback: Bool) throws(ConfigurationError) -> Bool {
+    package func bool(_ name: String, default fallback: Bool) throws(ConfigurationError) -> Bool {
         guard let value = optional(name)?.lowercased() else { return fallback }
         switch value {
         case "true", "1", "yes", "on": return true
@@ -51,7 +51,7 @@ public struct EnvironmentReader: Sendable {
         }
     }
 
-    public func int<Value: FixedWidthInteger & Sendable>(
+    package func int<Value: FixedWidthInteger & Sendable>(
         _ name: String, default fallback: Value, range: ClosedRange<Value>
     ) throws(ConfigurationError) -> Value {
         guard let text = optional(name) else { return fallback }
@@ -62,7 +62,7 @@ public struct EnvironmentReader: Sendable {
         return value
     }
 
-    public func double(_ name: String, default fallback: Double, range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+    package func double(_ name: String, default fallback: Double, range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
         guard let text = optional(name) else { return fallback }
         guard let value = Double(text), value.isFinite, range.contains(value) else {
             throw ConfigurationError(
@@ -71,12 +71,12 @@ public struct EnvironmentReader: Sendable {
         return value
     }
 
-    public func url(_ name: String, default fallback: URL) throws(ConfigurationError) -> URL {
+    package func url(_ name: String, default fallback: URL) throws(ConfigurationError) -> URL {
         try optionalURL(name) ?? fallback
     }
 
     /// An `http` or `https` URL with a host, or `nil` when unset.
-    public func optionalURL(_ name: String) throws(ConfigurationError) -> URL? {
+    package func optionalURL(_ name: String) throws(ConfigurationError) -> URL? {
         guard let text = optional(name) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               url.host != nil else {
@@ -86,7 +86,7 @@ public struct EnvironmentReader: Sendable {
     }
 
     /// A duration like `500ms`, `30s`, `10m`, `1h`, `2d` (or a number of seconds), at least `minimum`.
-    public func duration(_ name: String, default fallback: Duration, minimum: Duration) throws(ConfigurationError) -> Duration {
+    package func duration(_ name: String, default fallback: Duration, minimum: Duration) throws(ConfigurationError) -> Duration {
         guard let text = optional(name) else { return fallback }
         guard let value = Self.parseDuration(text), value >= minimum else {
             throw ConfigurationError(
@@ -96,12 +96,12 @@ public struct EnvironmentReader: Sendable {
     }
 
     /// A whole number of milliseconds in `range` (the `*_MS` settings), as a `Duration`.
-    public func milliseconds(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Duration {
+    package func milliseconds(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(ConfigurationError) -> Duration {
         .milliseconds(try int(name, default: fallback, range: range))
     }
 
     /// `LOG_LEVEL`-style: trace, debug, info, notice, warning (or warn), error, critical.
-    public func logLevel(_ name: String = "LOG_LEVEL", default fallback: Logger.Level = .info) throws(ConfigurationError) -> Logger.Level {
+    package func logLevel(_ name: String = "LOG_LEVEL", default fallback: Logger.Level = .info) throws(ConfigurationError) -> Logger.Level {
         guard let text = optional(name)?.lowercased() else { return fallback }
         guard let level = Logger.Level(rawValue: text == "warn" ? "warning" : text) else {
             throw ConfigurationError(
@@ -111,7 +111,7 @@ public struct EnvironmentReader: Sendable {
     }
 
     /// Parses `500ms`, `30s`, `10m`, `1h`, `2d` or a number of seconds.
-    public static func parseDuration(_ text: String) -> Duration? {
+    package static func parseDuration(_ text: String) -> Duration? {
         let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
         let lowered = text.lowercased()
         for (suffix, factor) in units where lowered.hasSuffix(suffix) {

@@ -3,7 +3,7 @@
 ///
 /// A module has one such type (``ConfigurationError`` here, `RedisError`, `PipelineError`, `LedgerError`,
 /// `VerificationFailure`, …). `code` is a `String` or a string-backed code type.
-public protocol TollgateError: Error, CustomStringConvertible {
+package protocol TollgateError: Error, CustomStringConvertible {
     associatedtype Code: CustomStringConvertible
     /// The stable machine code, e.g. `invalid_configuration`.
     var code: Code { get }
@@ -12,5 +12,5 @@ public protocol TollgateError: Error, CustomStringConvertible {
 }
 
 extension TollgateError {
-    public var description: String { "\(code): \(message)" }
+    package var description: String { "\(code): \(message)" }
 }

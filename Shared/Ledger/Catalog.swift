@@ -2,12 +2,12 @@ import Foundation
 
 /// The product catalog (`TOLLGATE_CATALOG`, JSON `{"products": [...]}`), validated when loaded so that a
 /// bad file stops a service at startup instead of mis-crediting purchases.
-public struct Catalog: Sendable, Hashable, Codable {
-    public private(set) var products: [Product]
+package struct Catalog: Sendable, Hashable, Codable {
+    package private(set) var products: [Product]
     private var byID: [String: Product]
 
     /// A catalog with no products (ingest started without `TOLLGATE_CATALOG`).
-    public static let empty = Catalog(checked: [], byID: [:])
+    package static let empty = Catalog(checked: [], byID: [:])
 
     private init(checked products: [Product], byID: [String: Product]) {
         self.products = products
@@ -16,7 +16,7 @@ public struct Catalog: Sendable, Hashable, Codable {
 
     /// Builds a catalog, checking every product: known type, no duplicate id, consumables with positive
     /// coins, the others with an entitlement, non-renewing passes with a positive `durationDays`.
-    public init(products: [Product]) throws(LedgerError) {
+    package init(products: [Product]) throws(LedgerError) {
         var byID: [String: Product] = [:]
         for (index, product) in products.enumerated() {
             let at = "products[\(index)] (\(product.productId))"
@@ -43,7 +43,7 @@ public struct Catalog: Sendable, Hashable, Codable {
     }
 
     /// Parses and validates catalog JSON. Unknown product types are an error naming the product.
-    public init(json: [UInt8]) throws(LedgerError) {
+    package init(json: [UInt8]) throws(LedgerError) {
         struct RawProduct: Decodable {
             var productId: String
             var type: String
@@ -71,7 +71,7 @@ public struct Catalog: Sendable, Hashable, Codable {
     }
 
     /// Loads and validates the catalog file at `path`.
-    public init(contentsOf path: String) throws(LedgerError) {
+    package init(contentsOf path: String) throws(LedgerError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .invalidCatalog("cannot read \(path)")
         }
@@ -79,9 +79,9 @@ public struct Catalog: Sendable, Hashable, Codable {
     }
 
     /// The product with this Apple product id, if the catalog has it.
-    public func product(_ productId: String) -> Product? { byID[productId] }
+    package func product(_ productId: String) -> Product? { byID[productId] }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         do {
             try self.init(products: try container.decode([Product].self, forKey: .products))
@@ -90,7 +90,7 @@ public struct Catalog: Sendable, Hashable, Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(products, forKey: .products)
     }

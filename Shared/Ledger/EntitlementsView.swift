@@ -11,23 +11,23 @@ import Foundation
 /// - `ent:<entitlement>:autorenew` — `1` when an auto-renewable subscription will renew, else `0` (absent = 0)
 ///
 /// Entitlement names are the catalog's `entitlement` values; they must not contain `:`.
-public struct EntitlementsView: Sendable, Hashable, Codable {
+package struct EntitlementsView: Sendable, Hashable, Codable {
     /// One entitlement's current state.
-    public struct Entitlement: Sendable, Hashable, Codable {
-        public var entitlement: String
-        public var state: String
+    package struct Entitlement: Sendable, Hashable, Codable {
+        package var entitlement: String
+        package var state: String
         /// ISO 8601 (UTC, milliseconds), or nil when it does not end.
-        public var expiresAt: String?
-        public var autoRenew: Bool
+        package var expiresAt: String?
+        package var autoRenew: Bool
 
-        public init(entitlement: String, state: String, expiresAt: String?, autoRenew: Bool) {
+        package init(entitlement: String, state: String, expiresAt: String?, autoRenew: Bool) {
             self.entitlement = entitlement
             self.state = state
             self.expiresAt = expiresAt
             self.autoRenew = autoRenew
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(entitlement, forKey: .entitlement)
             try container.encode(state, forKey: .state)
@@ -37,12 +37,12 @@ public struct EntitlementsView: Sendable, Hashable, Codable {
     }
 
     /// The states the fulfiller writes in `ent:<name>:state`.
-    public static let knownStates: Set<String> = ["active", "gracePeriod", "billingRetry", "expired", "revoked"]
+    package static let knownStates: Set<String> = ["active", "gracePeriod", "billingRetry", "expired", "revoked"]
 
-    public var coins: Int64
-    public var entitlements: [Entitlement]
+    package var coins: Int64
+    package var entitlements: [Entitlement]
 
-    public init(coins: Int64, entitlements: [Entitlement]) {
+    package init(coins: Int64, entitlements: [Entitlement]) {
         self.coins = coins
         self.entitlements = entitlements
     }
@@ -53,7 +53,7 @@ public struct EntitlementsView: Sendable, Hashable, Codable {
     /// The stored state is the one the last event left. With `nowMilliseconds`, an `active` entitlement whose
     /// `expires` has passed is shown as `expired`: when Apple's renewal notification is missing, granting
     /// access past the paid period would be wrong, and the next event (or a reconciliation) corrects it.
-    public init(hash: [String: String], nowMilliseconds: Int64? = nil) {
+    package init(hash: [String: String], nowMilliseconds: Int64? = nil) {
         coins = hash[Field.coins].flatMap { Int64($0) } ?? 0
         var list: [Entitlement] = []
         for (field, state) in hash where field.hasPrefix("ent:") && field.hasSuffix(":state") {
@@ -78,10 +78,10 @@ public struct EntitlementsView: Sendable, Hashable, Codable {
     }
 
     /// The account hash's field names.
-    public enum Field {
-        public static let coins = "coins"
-        public static func state(_ entitlement: String) -> String { "ent:\(entitlement):state" }
-        public static func expires(_ entitlement: String) -> String { "ent:\(entitlement):expires" }
-        public static func autoRenew(_ entitlement: String) -> String { "ent:\(entitlement):autorenew" }
+    package enum Field {
+        package static let coins = "coins"
+        package static func state(_ entitlement: String) -> String { "ent:\(entitlement):state" }
+        package static func expires(_ entitlement: String) -> String { "ent:\(entitlement):expires" }
+        package static func autoRenew(_ entitlement: String) -> String { "ent:\(entitlement):autorenew" }
     }
 }

@@ -17,33 +17,33 @@ import Pipeline
 /// None of these keys expire: orders are kept so that a purchase notified days later still finds its order.
 extension Keys {
     /// The hash tag of a user's ledger keys, e.g. `{u:42}`.
-    public func userTag(_ userID: String) -> String { "{u:\(userID)}" }
+    package func userTag(_ userID: String) -> String { "{u:\(userID)}" }
 
     /// An order of a user: `tg:{u:<userId>}:order:<orderNo>` (hash, fields in ``Order/Field``).
-    public func order(user userID: String, orderNo: String) -> String {
+    package func order(user userID: String, orderNo: String) -> String {
         "\(prefix):\(userTag(userID)):order:\(orderNo)"
     }
 
     /// The index of a user's orders: `tg:{u:<userId>}:orders` (zset of order numbers scored by creation ms).
-    public func orders(user userID: String) -> String {
+    package func orders(user userID: String) -> String {
         "\(prefix):\(userTag(userID)):orders"
     }
 
     /// A user's unpaid orders: `tg:{u:<userId>}:orders:pending` (zset of order numbers scored by when each
     /// expires, ms). Capped per user by ingest; the fulfiller removes an order once paid.
-    public func pendingOrders(user userID: String) -> String {
+    package func pendingOrders(user userID: String) -> String {
         "\(prefix):\(userTag(userID)):orders:pending"
     }
 
     /// Where an `appAccountToken` leads: `tg:{aat:<token>}:order` (hash: `user`, `order.no`). The token is the
     /// lower-case UUID string; look it up lower-cased, as StoreKit may report it in either case.
-    public func appAccountToken(_ token: String) -> String {
+    package func appAccountToken(_ token: String) -> String {
         "\(prefix):{aat:\(token.lowercased())}:order"
     }
 
     /// A user's balances and entitlements: `tg:{u:<userId>}:account` (hash, fields in
     /// ``EntitlementsView/Field``).
-    public func account(user userID: String) -> String {
+    package func account(user userID: String) -> String {
         "\(prefix):\(userTag(userID)):account"
     }
 }

@@ -21,35 +21,35 @@ import Pipeline
 /// a user's keys spans two slots: fine on one primary (the deployment DESIGN.md defaults to); on Redis Cluster
 /// the binding check would have to move to a separate step (see ``LedgerFunctions``).
 extension Keys {
-    public func transaction(user userID: String, transactionId: String) -> String {
+    package func transaction(user userID: String, transactionId: String) -> String {
         "\(prefix):\(userTag(userID)):tx:\(transactionId)"
     }
 
-    public func transactions(user userID: String) -> String { "\(prefix):\(userTag(userID)):txs" }
+    package func transactions(user userID: String) -> String { "\(prefix):\(userTag(userID)):txs" }
 
-    public func ledgerMeta(user userID: String) -> String { "\(prefix):\(userTag(userID)):ledger" }
+    package func ledgerMeta(user userID: String) -> String { "\(prefix):\(userTag(userID)):ledger" }
 
-    public func notifications(user userID: String) -> String { "\(prefix):\(userTag(userID)):notifications" }
+    package func notifications(user userID: String) -> String { "\(prefix):\(userTag(userID)):notifications" }
 
-    public func entitlement(user userID: String, name: String) -> String {
+    package func entitlement(user userID: String, name: String) -> String {
         "\(prefix):\(userTag(userID)):ent:\(name)"
     }
 
-    public func binding(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:owner" }
+    package func binding(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:owner" }
 
-    public func parked(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:parked" }
+    package func parked(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:parked" }
 
     /// The sweep index: auto-renewable subscriptions by when to ask Apple about them, `tg:{p0}:subs:due`.
-    public var subscriptionsDue: String { partitionKey(0, "subs", "due") }
+    package var subscriptionsDue: String { partitionKey(0, "subs", "due") }
 
     /// The latest transactionId per sweep-index member, `tg:{p0}:subs:ref`.
-    public var subscriptionsDueReference: String { partitionKey(0, "subs", "ref") }
+    package var subscriptionsDueReference: String { partitionKey(0, "subs", "ref") }
 
     /// `SCAN MATCH` pattern of every account hash.
-    public var accountPattern: String { "\(prefix):{u:*}:account" }
+    package var accountPattern: String { "\(prefix):{u:*}:account" }
 
     /// The user id of an account key, or nil when `key` is not one.
-    public func user(ofAccountKey key: String) -> String? {
+    package func user(ofAccountKey key: String) -> String? {
         let head = "\(prefix):{u:", tail = "}:account"
         guard key.hasPrefix(head), key.hasSuffix(tail), key.count > head.count + tail.count else { return nil }
         return String(key.dropFirst(head.count).dropLast(tail.count))

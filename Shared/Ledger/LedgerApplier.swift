@@ -5,18 +5,18 @@ import Redis
 /// Applies verified purchase events to the ledger: resolves the owner, then makes the one atomic
 /// function call that acks the verified-stream entry and writes every effect (or parks the event while no
 /// owner is known). Idempotent: replays, redeliveries and racing replicas change nothing twice.
-public struct LedgerApplier: Sendable {
-    public let redis: any RedisCommandExecutor
-    public let catalog: Catalog
-    public let keys: Keys
+package struct LedgerApplier: Sendable {
+    package let redis: any RedisCommandExecutor
+    package let catalog: Catalog
+    package let keys: Keys
     /// The verified stream's consumer group.
-    public let group: String
+    package let group: String
     /// Clamp balances at 0 on refunds (`TOLLGATE_CLAMP_REFUNDS`), recording the shortfall.
-    public let clampRefunds: Bool
+    package let clampRefunds: Bool
     /// Milliseconds since 1970; entitlement states are computed at this time.
-    public let now: @Sendable () -> Int64
+    package let now: @Sendable () -> Int64
 
-    public init(redis: any RedisCommandExecutor, catalog: Catalog, keys: Keys, group: String, clampRefunds: Bool,
+    package init(redis: any RedisCommandExecutor, catalog: Catalog, keys: Keys, group: String, clampRefunds: Bool,
                 now: @escaping @Sendable () -> Int64) {
         self.redis = redis
         self.catalog = catalog
@@ -28,7 +28,7 @@ public struct LedgerApplier: Sendable {
 
     /// Applies the event in `entry` (read from the verified stream by this group). Re-resolves the owner when
     /// a binding appeared between the lookup and the call.
-    public func apply(entry: StreamEntry) async throws -> LedgerOutcome {
+    package func apply(entry: StreamEntry) async throws -> LedgerOutcome {
         let delivery = try LedgerDelivery(entry: entry)
         let stream = keys.verified().stream
         for _ in 0..<4 {
@@ -52,7 +52,7 @@ public struct LedgerApplier: Sendable {
     /// theirs). For Apple's word (notifications, reconciliation, forwarded parts) first the user a purchase chain
     /// is already bound to — whoever was credited hears Apple's refund, revocation or renewal — then the
     /// `appAccountToken`'s order, else nobody yet (parked).
-    public func resolveOwner(_ event: PurchaseEvent) async throws -> OwnerResolution {
+    package func resolveOwner(_ event: PurchaseEvent) async throws -> OwnerResolution {
         let tokens = event.transactions.compactMap(\.appAccountToken)
         if let user = event.userId, !user.isEmpty {
             if event.orderNo == nil {

@@ -4,14 +4,14 @@ import Redis
 /// Recomputes every user's coin balance from their transaction records and compares it with the account
 /// hash: balance = Σ over records (`coins` credited − `debited` by a standing refund). The ledger function
 /// writes both in one atomic call, so any difference means a hand edit, a bug or data loss.
-public struct LedgerAudit: Sendable {
+package struct LedgerAudit: Sendable {
     /// One user whose stored balance differs from the recomputed one.
-    public struct Difference: Sendable, Hashable {
-        public var user: String
-        public var stored: Int64
-        public var recomputed: Int64
+    package struct Difference: Sendable, Hashable {
+        package var user: String
+        package var stored: Int64
+        package var recomputed: Int64
 
-        public init(user: String, stored: Int64, recomputed: Int64) {
+        package init(user: String, stored: Int64, recomputed: Int64) {
             self.user = user
             self.stored = stored
             self.recomputed = recomputed
@@ -19,22 +19,22 @@ public struct LedgerAudit: Sendable {
     }
 
     /// What an audit found.
-    public struct Report: Sendable, Hashable {
-        public var users = 0
-        public var transactions = 0
-        public var differences: [Difference] = []
+    package struct Report: Sendable, Hashable {
+        package var users = 0
+        package var transactions = 0
+        package var differences: [Difference] = []
     }
 
-    public let redis: any RedisCommandExecutor
-    public let keys: Keys
+    package let redis: any RedisCommandExecutor
+    package let keys: Keys
 
-    public init(redis: any RedisCommandExecutor, keys: Keys) {
+    package init(redis: any RedisCommandExecutor, keys: Keys) {
         self.redis = redis
         self.keys = keys
     }
 
     /// Audits every account (found with `SCAN MATCH tg:{u:*}:account`).
-    public func run() async throws -> Report {
+    package func run() async throws -> Report {
         var report = Report()
         var cursor = "0"
         repeat {
@@ -60,7 +60,7 @@ public struct LedgerAudit: Sendable {
     /// The balance and the records are read in one `MULTI`/`EXEC`, so a transaction the fulfiller applies
     /// meanwhile is either wholly in the snapshot or wholly out of it; when one was added between listing the
     /// records and reading them, the user is read again.
-    public func audit(user: String) async throws -> (Int, Difference?) {
+    package func audit(user: String) async throws -> (Int, Difference?) {
         for _ in 0..<5 {
             let ids = (try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? [])
                 .compactMap(\.string)

@@ -9,32 +9,32 @@ import Redis
 /// `ledger.hops`), and parked parts of them come back with `ledger.forwarded`. A forwarded part is Apple's word
 /// about those transactions only: it names no submitter and no order, and it never writes its job's status (the
 /// job belongs to whoever submitted the whole event).
-public struct LedgerDelivery: Sendable, Hashable {
+package struct LedgerDelivery: Sendable, Hashable {
     /// Verified-stream fields of a forwarded part.
-    public enum Field {
-        public static let only = "ledger.only"
-        public static let hops = "ledger.hops"
-        public static let forwarded = "ledger.forwarded"
+    package enum Field {
+        package static let only = "ledger.only"
+        package static let hops = "ledger.hops"
+        package static let forwarded = "ledger.forwarded"
     }
 
     /// The most units of one purchase the ledger credits (Apple sells at most 10 at a time).
-    public static let quantities = 1...100
+    package static let quantities = 1...100
 
-    public var event: PurchaseEvent
-    public var isForwarded: Bool
-    public var hops: Int
+    package var event: PurchaseEvent
+    package var isForwarded: Bool
+    package var hops: Int
 
     /// A client's own submission: the only kind of event an order may refuse.
-    public var isClientClaim: Bool { !isForwarded && event.source == .client && event.userId != nil }
+    package var isClientClaim: Bool { !isForwarded && event.source == .client && event.userId != nil }
 
-    public init(event: PurchaseEvent, isForwarded: Bool = false, hops: Int = 0) {
+    package init(event: PurchaseEvent, isForwarded: Bool = false, hops: Int = 0) {
         self.event = event
         self.isForwarded = isForwarded
         self.hops = hops
     }
 
     /// Decodes and checks a verified-stream entry; throws ``LedgerError/malformedEvent(_:)``.
-    public init(entry: StreamEntry) throws(LedgerError) {
+    package init(entry: StreamEntry) throws(LedgerError) {
         guard let bytes = entry.fields[PurchaseEvent.streamField], !bytes.isEmpty else {
             throw .malformedEvent("entry \(entry.id) has no \(PurchaseEvent.streamField) field")
         }

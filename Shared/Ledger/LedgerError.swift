@@ -1,7 +1,7 @@
 import Core
 
 /// Errors of the ledger module, each with a stable machine code.
-public enum LedgerError: TollgateError, Sendable, Hashable {
+package enum LedgerError: TollgateError, Sendable, Hashable {
     /// The catalog file cannot be read or is invalid; the message says where and why.
     case invalidCatalog(String)
     /// A verified-stream entry cannot be read as a purchase event (missing field, bad JSON).
@@ -9,7 +9,7 @@ public enum LedgerError: TollgateError, Sendable, Hashable {
     /// A ledger function answered something this code does not understand.
     case unexpectedReply(String)
 
-    public var code: String {
+    package var code: String {
         switch self {
         case .invalidCatalog: "invalid_catalog"
         case .malformedEvent: "malformed_event"
@@ -17,7 +17,7 @@ public enum LedgerError: TollgateError, Sendable, Hashable {
         }
     }
 
-    public var message: String {
+    package var message: String {
         switch self {
         case .invalidCatalog(let message): "invalid catalog: \(message)"
         case .malformedEvent(let message): "malformed purchase event: \(message)"

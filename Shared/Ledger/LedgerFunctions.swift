@@ -17,9 +17,9 @@ import Redis
 /// (`{otx:<originalTransactionId>}`). That is atomic on one primary, the default deployment. On a Cluster
 /// these calls would be refused as cross-slot: the events would have to be partitioned per user slot and the
 /// binding made a separate first step — not built.
-public enum LedgerFunctions {
+package enum LedgerFunctions {
     /// The library; a later contract gets a new version.
-    public static let library = RedisFunctionLibrary(
+    package static let library = RedisFunctionLibrary(
         "ledger", version: 2, functions: ["apply", "park"], parts: [SharedLua.common, PackageResources.ledger_lua])
 
     static func call(

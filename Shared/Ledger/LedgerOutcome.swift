@@ -1,31 +1,31 @@
 /// What one ledger function call did with one verified event (the function's JSON answer).
-public struct LedgerOutcome: Sendable, Hashable, Codable {
+package struct LedgerOutcome: Sendable, Hashable, Codable {
     /// One transaction's result.
-    public struct TransactionResult: Sendable, Hashable, Codable {
-        public var transactionId: String
-        public var productId: String
+    package struct TransactionResult: Sendable, Hashable, Codable {
+        package var transactionId: String
+        package var productId: String
         /// `applied`, `duplicate`, `updated`, `refunded`, `applied_refunded`, `refund_reversed`,
         /// `owned_by_another_user` or `unknown_product`.
-        public var result: String
+        package var result: String
     }
 
     /// `fulfilled`, `rejected`, `duplicate` (notification already applied), `parked` (owner unknown),
     /// `acked_elsewhere` (another consumer completed the entry first: nothing written) or `reresolve`
     /// (the owner changed since it was looked up: nothing written, look up again).
-    public var outcome: String
+    package var outcome: String
     /// The rejection reason: `product_mismatch`, `owned_by_another_user`, `unknown_product`, `unknown_order`,
     /// `wrong_order` (the transaction was bought with another of the user's orders' token),
     /// `transaction_already_used` (the transaction already paid another order).
-    public var reason: String?
+    package var reason: String?
     /// The user's coin balance after the call.
-    public var coins: Int64?
+    package var coins: Int64?
     /// Events moved back from the parked list to the verified stream by a new binding.
-    public var unparked: Int?
+    package var unparked: Int?
     /// 1 when transactions of other owners were forwarded to them as a new verified-stream entry.
-    public var forwarded: Int?
-    public var transactions: [TransactionResult]?
+    package var forwarded: Int?
+    package var transactions: [TransactionResult]?
 
-    public init(outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,
+    package init(outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,
                 forwarded: Int? = nil, transactions: [TransactionResult]? = nil) {
         self.outcome = outcome
         self.reason = reason

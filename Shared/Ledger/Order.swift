@@ -7,27 +7,27 @@ import Foundation
 /// ``Field``. Ingest writes `order.no`, `user`, `product`, `token`, `state` = `pending` and `created.at`;
 /// the fulfiller sets `state` = `paid`, `paid.at` and `transaction` when a transaction of the same product
 /// pays it (a transaction of another product is refused with `product_mismatch` and leaves it `pending`).
-public struct Order: Sendable, Hashable, Codable {
+package struct Order: Sendable, Hashable, Codable {
     /// Where an order is.
-    public enum State: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum State: String, Sendable, Hashable, Codable, CaseIterable {
         /// Created, not paid yet.
         case pending
         /// Paid by the transaction in `transactionId`.
         case paid
     }
 
-    public var orderNo: String
-    public var userID: String
-    public var productId: String
+    package var orderNo: String
+    package var userID: String
+    package var productId: String
     /// The `appAccountToken` (a lower-case UUID) the app passes to StoreKit.
-    public var appAccountToken: String
-    public var state: State
-    public var createdAtMilliseconds: Int64
-    public var paidAtMilliseconds: Int64?
+    package var appAccountToken: String
+    package var state: State
+    package var createdAtMilliseconds: Int64
+    package var paidAtMilliseconds: Int64?
     /// Apple's `transactionId` that paid the order.
-    public var transactionId: String?
+    package var transactionId: String?
 
-    public init(
+    package init(
         orderNo: String, userID: String, productId: String, appAccountToken: String, state: State = .pending,
         createdAtMilliseconds: Int64, paidAtMilliseconds: Int64? = nil, transactionId: String? = nil
     ) {
@@ -42,15 +42,15 @@ public struct Order: Sendable, Hashable, Codable {
     }
 
     /// A new order number: `ord_` and 24 random lower-case hex digits.
-    public static func newOrderNo() -> String {
+    package static func newOrderNo() -> String {
         "ord_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(24)
     }
 
     /// A new `appAccountToken`: a random UUID, lower-case.
-    public static func newAppAccountToken() -> String { UUID().uuidString.lowercased() }
+    package static func newAppAccountToken() -> String { UUID().uuidString.lowercased() }
 
     /// The hash fields of this order (absent optionals are not written).
-    public var fields: [(String, String)] {
+    package var fields: [(String, String)] {
         var fields: [(String, String)] = [
             (Field.orderNo, orderNo), (Field.user, userID), (Field.product, productId),
             (Field.token, appAccountToken), (Field.state, state.rawValue),
@@ -62,7 +62,7 @@ public struct Order: Sendable, Hashable, Codable {
     }
 
     /// Reads an order from `HGETALL` of its hash; nil when a required field is missing or invalid.
-    public init?(hash: [String: String]) {
+    package init?(hash: [String: String]) {
         guard let orderNo = hash[Field.orderNo], let userID = hash[Field.user], let productId = hash[Field.product],
               let token = hash[Field.token], let state = hash[Field.state].flatMap(State.init(rawValue:)),
               let created = hash[Field.createdAt].flatMap({ Int64($0) })
@@ -73,25 +73,25 @@ public struct Order: Sendable, Hashable, Codable {
     }
 
     /// The order hash's field names.
-    public enum Field {
-        public static let orderNo = "order.no"
-        public static let user = "user"
-        public static let product = "product"
+    package enum Field {
+        package static let orderNo = "order.no"
+        package static let user = "user"
+        package static let product = "product"
         /// The appAccountToken, lower-case UUID.
-        public static let token = "token"
+        package static let token = "token"
         /// ``Order/State`` raw value.
-        public static let state = "state"
+        package static let state = "state"
         /// Milliseconds since 1970.
-        public static let createdAt = "created.at"
+        package static let createdAt = "created.at"
         /// Milliseconds since 1970 (fulfiller).
-        public static let paidAt = "paid.at"
+        package static let paidAt = "paid.at"
         /// Apple `transactionId` that paid it (fulfiller).
-        public static let transaction = "transaction"
+        package static let transaction = "transaction"
     }
 
     /// The fields of the `appAccountToken` mapping hash (``Keys/appAccountToken(_:)``).
-    public enum TokenField {
-        public static let user = "user"
-        public static let orderNo = "order.no"
+    package enum TokenField {
+        package static let user = "user"
+        package static let orderNo = "order.no"
     }
 }

@@ -1,6 +1,6 @@
 /// Who a purchase event belongs to, found in DESIGN.md's order: the authenticated submitter, the
 /// `appAccountToken`'s order, an earlier binding of an `originalTransactionId` — or nobody yet.
-public enum OwnerResolution: Sendable, Hashable {
+package enum OwnerResolution: Sendable, Hashable {
     /// The authenticated user who submitted it (client jobs).
     case user(String)
     /// The user of the order the token maps to (`tg:{aat:<token>}:order`).
@@ -11,7 +11,7 @@ public enum OwnerResolution: Sendable, Hashable {
     case unknown
 
     /// The owner, when known.
-    public var user: String? {
+    package var user: String? {
         switch self {
         case .user(let user), .token(let user, _, _), .binding(let user, _): user
         case .unknown: nil

@@ -5,21 +5,21 @@
 /// `coins` (credited), `debited` (taken back by the standing refund), `shortfall` (not taken back because
 /// of clamping), `refunds` (revocations already applied, `,d<ms>,n<uuid>,`), `revoked` (ms), `family`
 /// (`1` Family Sharing), `ent`, `job` (first job), `created.at`, `updated.at`.
-public struct TransactionRecord: Sendable, Hashable, Codable {
-    public var transactionId: String
-    public var originalTransactionId: String
-    public var productId: String
-    public var type: String
-    public var environment: String
-    public var state: String
-    public var coins: Int64
-    public var debited: Int64
-    public var shortfall: Int64
-    public var purchaseDate: Int64
-    public var expiresDate: Int64?
+package struct TransactionRecord: Sendable, Hashable, Codable {
+    package var transactionId: String
+    package var originalTransactionId: String
+    package var productId: String
+    package var type: String
+    package var environment: String
+    package var state: String
+    package var coins: Int64
+    package var debited: Int64
+    package var shortfall: Int64
+    package var purchaseDate: Int64
+    package var expiresDate: Int64?
 
     /// Reads a record from `HGETALL`; nil when it has no `tid` or `state`.
-    public init?(hash: [String: String]) {
+    package init?(hash: [String: String]) {
         guard let tid = hash["tid"], let state = hash["state"] else { return nil }
         transactionId = tid
         originalTransactionId = hash["otid"] ?? tid

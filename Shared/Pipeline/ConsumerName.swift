@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// Consumer names unique per replica, so that two replicas never share a pending-entries list.
-public enum ConsumerName {
+package enum ConsumerName {
     /// `<hostname>-<pid>-<8 random hex digits>`, e.g. `verifier-7f9c-4242-1a2b3c4d`.
-    public static func unique() -> String {
+    package static func unique() -> String {
         "\(hostname())-\(getpid())-\(String(UInt32.random(in: .min ... .max), radix: 16))"
     }
 

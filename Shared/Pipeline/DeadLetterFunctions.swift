@@ -9,12 +9,12 @@ import Redis
 ///   and sets the job's status back to `queued` (clearing `reason`, `message`, `attempt`, `next.at`) — in
 ///   one atomic step. A job counted in its source's backlog (`job.bytes`) is counted again, since its dead
 ///   letter took it off. Returns the new entry id, or nil when the dead entry is gone (redriven already).
-public enum DeadLetterFunctions {
-    public static let library = RedisFunctionLibrary(
+package enum DeadLetterFunctions {
+    package static let library = RedisFunctionLibrary(
         "deadletter", version: 2, functions: ["redrive"], parts: [SharedLua.common, PackageResources.deadletter_lua])
 
     /// Redrives one dead entry of `keys`; returns the new jobs-stream id, or nil when it was gone.
-    public static func redrive(
+    package static func redrive(
         on redis: any RedisCommandExecutor, keys: StreamKeys, statusKey: String, backlogKey: String, deadID: String,
         jobID: String, nowMilliseconds: Int64
     ) async throws -> String? {

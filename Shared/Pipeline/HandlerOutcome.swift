@@ -1,5 +1,5 @@
 /// What a handler decided about one stream entry; the runtime applies it atomically with the ack.
-public enum HandlerOutcome: Sendable {
+package enum HandlerOutcome: Sendable {
     /// Done: acknowledge and apply `writes` (hand-off to the next stage, job status…) in one step.
     case complete(writes: [PipelineWrite])
     /// Try again later. The runtime alone decides when: the policy's backoff (full jitter), or `notBefore` when
@@ -17,5 +17,5 @@ public enum HandlerOutcome: Sendable {
     case acknowledged(duplicate: Bool)
 
     /// Acknowledge with no writes.
-    public static var complete: HandlerOutcome { .complete(writes: []) }
+    package static var complete: HandlerOutcome { .complete(writes: []) }
 }

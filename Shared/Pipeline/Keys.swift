@@ -3,51 +3,51 @@
 /// Every key starts with the prefix (`TOLLGATE_KEY_PREFIX`, default `tg`) and carries a hash tag, so that
 /// all keys one atomic step touches live in one Redis Cluster slot: job streams are tagged by partition
 /// (`tg:{p0}:jobs`), and a stream's derived keys share its tag (`tg:{p0}:jobs:retry`, `tg:{p0}:jobs:dead`).
-public struct Keys: Sendable, Hashable {
+package struct Keys: Sendable, Hashable {
     /// The stream names every deployment has.
-    public static let knownStreams = ["jobs", "verified", "events"]
+    package static let knownStreams = ["jobs", "verified", "events"]
 
     /// The prefix, without the trailing colon.
-    public let prefix: String
+    package let prefix: String
 
-    public init(prefix: String = "tg") {
+    package init(prefix: String = "tg") {
         self.prefix = prefix
     }
 
     /// The hash tag of a partition, e.g. `{p0}`.
-    public func tag(partition: Int) -> String {
+    package func tag(partition: Int) -> String {
         "{p\(partition)}"
     }
 
     /// A key in a partition's slot: `tg:{p0}:<parts joined by ':'>`.
-    public func partitionKey(_ partition: Int, _ parts: String...) -> String {
+    package func partitionKey(_ partition: Int, _ parts: String...) -> String {
         ([prefix, tag(partition: partition)] + parts).joined(separator: ":")
     }
 
     /// The keys of the stream `name` in `partition`.
-    public func stream(_ name: String, partition: Int = 0) -> StreamKeys {
+    package func stream(_ name: String, partition: Int = 0) -> StreamKeys {
         StreamKeys(stream: partitionKey(partition, name))
     }
 
     /// The job stream of a partition (`tg:{p0}:jobs`), consumed by the verifier.
-    public func jobs(partition: Int = 0) -> StreamKeys { stream("jobs", partition: partition) }
+    package func jobs(partition: Int = 0) -> StreamKeys { stream("jobs", partition: partition) }
 
     /// The verified-events stream of a partition (`tg:{p0}:verified`), consumed by the fulfiller.
-    public func verified(partition: Int = 0) -> StreamKeys { stream("verified", partition: partition) }
+    package func verified(partition: Int = 0) -> StreamKeys { stream("verified", partition: partition) }
 
     /// What each source's unfinished jobs hold in a partition, `tg:{p0}:backlog` (hash: `<source>.jobs`,
     /// `<source>.bytes`): raised by ingest's enqueue, lowered when the verifier finishes a job (completed or
     /// dead-lettered, atomically with its acknowledgement), checked against each source's budget.
-    public func backlog(partition: Int = 0) -> String { partitionKey(partition, "backlog") }
+    package func backlog(partition: Int = 0) -> String { partitionKey(partition, "backlog") }
 
     /// A user's unfinished client jobs, `tg:{p0}:inflight:<userId>` (zset: jobId scored by enqueue time, ms), in
     /// the jobs stream's slot: ingest's enqueue caps it.
-    public func inFlight(user userID: String, partition: Int = 0) -> String { partitionKey(partition, "inflight", userID) }
+    package func inFlight(user userID: String, partition: Int = 0) -> String { partitionKey(partition, "inflight", userID) }
 
     /// A user's fleet-wide submission token bucket (``TokenBucket``), `tg:{u:<userId>}:submit.rate`, in the user's
     /// slot; it expires once full again.
-    public func submissionBucket(user userID: String) -> String { "\(prefix):{u:\(userID)}:submit.rate" }
+    package func submissionBucket(user userID: String) -> String { "\(prefix):{u:\(userID)}:submit.rate" }
 
     /// The entitlement-change events stream of a partition (`tg:{p0}:events`), for the app's backend.
-    public func events(partition: Int = 0) -> StreamKeys { stream("events", partition: partition) }
+    package func events(partition: Int = 0) -> StreamKeys { stream("events", partition: partition) }
 }

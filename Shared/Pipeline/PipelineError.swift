@@ -5,7 +5,7 @@ import Core
 ///
 /// Startup errors name the environment variable to fix, so that an operator reading
 /// `ingest: error: redis_unavailable: TOLLGATE_REDIS_URL …` knows where to look.
-public enum PipelineError: TollgateError, Sendable, Hashable {
+package enum PipelineError: TollgateError, Sendable, Hashable {
     /// Redis could not be reached or refused the connection at startup.
     case redisUnavailable(variable: String, message: String)
     /// `FUNCTION LOAD` of a function library failed.
@@ -16,7 +16,7 @@ public enum PipelineError: TollgateError, Sendable, Hashable {
     case malformedEntry(id: String, message: String)
 
     /// A stable machine-readable code.
-    public var code: String {
+    package var code: String {
         switch self {
         case .redisUnavailable: "redis_unavailable"
         case .functionLoadFailed: "function_load_failed"
@@ -26,7 +26,7 @@ public enum PipelineError: TollgateError, Sendable, Hashable {
     }
 
     /// The human message, naming the variable where there is one.
-    public var message: String {
+    package var message: String {
         switch self {
         case .redisUnavailable(let variable, let message): "\(variable): \(message)"
         case .functionLoadFailed(let message): "cannot load the Redis functions: \(message)"

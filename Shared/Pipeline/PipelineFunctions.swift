@@ -13,20 +13,20 @@ import Redis
 ///   ARGV: group, id, reason, attempts, deadAtMs, writes…  → 1 / 0
 /// - `pipeline_v2_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
 /// - `pipeline_v2_prune_consumer`  KEYS: stream  ARGV: group, consumer, idle limit (ms)  → 1 deleted / 0
-public enum PipelineFunctions {
+package enum PipelineFunctions {
     /// The library; a later contract gets a new version.
-    public static let library = RedisFunctionLibrary(
+    package static let library = RedisFunctionLibrary(
         "pipeline", version: 2, functions: ["ack_write", "ack_retry", "ack_dead_letter", "promote", "prune_consumer"],
         parts: [SharedLua.common, PackageResources.pipeline_lua])
 
     /// The entry field carrying the attempt number of a retried entry (absent on the first attempt).
-    public static let attemptField = "pipeline.attempt"
+    package static let attemptField = "pipeline.attempt"
     /// The entry field carrying the last error of a retried entry.
-    public static let errorField = "pipeline.error"
+    package static let errorField = "pipeline.error"
 
     /// Acknowledges `id` in `group` and, only if it was still pending, applies `writes`.
     /// Returns whether it was applied (false: someone already acknowledged it).
-    public static func ackWrite(
+    package static func ackWrite(
         on redis: any RedisCommandExecutor, stream: String, group: String, id: String, writes: [PipelineWrite]
     ) async throws -> Bool {
         var call = FunctionCall(keys: [stream], arguments: [group, id])
@@ -36,7 +36,7 @@ public enum PipelineFunctions {
 
     /// Acknowledges `id` and, only if it was still pending, stores its fields with `nextAttempt` and `error`
     /// in the retry ZSET scored by `dueMilliseconds`, and applies `writes`.
-    public static func ackRetry(
+    package static func ackRetry(
         on redis: any RedisCommandExecutor, stream: StreamKeys, group: String, id: String,
         dueMilliseconds: Int64, nextAttempt: Int, error: String, writes: [PipelineWrite] = []
     ) async throws -> Bool {
@@ -50,7 +50,7 @@ public enum PipelineFunctions {
 
     /// Acknowledges `id` and, only if it was still pending, copies it to the dead-letter stream with
     /// `source.stream`, `source.id`, `reason`, `attempts` and `dead.at` (ms), and applies `writes`.
-    public static func ackDeadLetter(
+    package static func ackDeadLetter(
         on redis: any RedisCommandExecutor, stream: StreamKeys, group: String, id: String,
         reason: String, attempts: Int, deadAtMilliseconds: Int64, writes: [PipelineWrite] = []
     ) async throws -> Bool {
@@ -64,7 +64,7 @@ public enum PipelineFunctions {
 
     /// Deletes `consumer` from `group` when it holds nothing and has been idle for `idleLimit`, atomically;
     /// true when it was deleted.
-    public static func pruneConsumer(
+    package static func pruneConsumer(
         on redis: any RedisCommandExecutor, stream: String, group: String, consumer: String, idleLimit: Duration
     ) async throws -> Bool {
         let reply = try await library.call(
@@ -74,7 +74,7 @@ public enum PipelineFunctions {
     }
 
     /// Moves up to `limit` retries due at or before `nowMilliseconds` back onto the stream; returns how many.
-    public static func promote(
+    package static func promote(
         on redis: any RedisCommandExecutor, stream: StreamKeys, nowMilliseconds: Int64, limit: Int
     ) async throws -> Int {
         let reply = try await library.call(

@@ -1,6 +1,6 @@
 /// One write applied atomically together with the acknowledgement of an entry, and only if the entry was
 /// still pending (the `XACK` gate). Keys must share the consumed stream's hash tag (Redis Cluster).
-public enum PipelineWrite: Sendable {
+package enum PipelineWrite: Sendable {
     /// `XADD <stream> * field value …` — hands a job to the next stage. Needs at least one field.
     case xadd(stream: String, fields: [(String, [UInt8])])
     /// `HSET <key> field value …`, then `EXPIRE <key> <expireSeconds>` when given — e.g. a job status.
@@ -13,17 +13,17 @@ public enum PipelineWrite: Sendable {
     case shortenExpiry(key: String, seconds: Int)
 
     /// `XADD` with string values.
-    public static func xadd(stream: String, strings: [(String, String)]) -> PipelineWrite {
+    package static func xadd(stream: String, strings: [(String, String)]) -> PipelineWrite {
         .xadd(stream: stream, fields: strings.map { ($0.0, Array($0.1.utf8)) })
     }
 
     /// `HSET` with string values.
-    public static func hset(key: String, strings: [(String, String)], expireSeconds: Int? = nil) -> PipelineWrite {
+    package static func hset(key: String, strings: [(String, String)], expireSeconds: Int? = nil) -> PipelineWrite {
         .hset(key: key, fields: strings.map { ($0.0, Array($0.1.utf8)) }, expireSeconds: expireSeconds)
     }
 
     /// `PUBLISH` with a string message.
-    public static func publish(channel: String, string: String) -> PipelineWrite {
+    package static func publish(channel: String, string: String) -> PipelineWrite {
         .publish(channel: channel, message: Array(string.utf8))
     }
 }

@@ -6,15 +6,15 @@ import ServiceLifecycle
 ///
 /// Safe with any number of replicas: each move is one atomic `pipeline_v2_promote` call, so a member is
 /// promoted exactly once whoever runs it.
-public final class RetryPromoter: Service {
-    public let streams: [StreamKeys]
-    public let interval: Duration
-    public let batchSize: Int
+package final class RetryPromoter: Service {
+    package let streams: [StreamKeys]
+    package let interval: Duration
+    package let batchSize: Int
     let redis: any RedisCommandExecutor
     let clock: PipelineClock
     let logger: Logger
 
-    public init(
+    package init(
         streams: [StreamKeys], redis: any RedisCommandExecutor, interval: Duration = .milliseconds(500),
         batchSize: Int = 100, clock: PipelineClock = .system, logger: Logger
     ) {
@@ -28,7 +28,7 @@ public final class RetryPromoter: Service {
 
     /// Promotes everything due now on every stream (in batches); returns how many moved per stream.
     @discardableResult
-    public func promoteDue() async throws -> [String: Int] {
+    package func promoteDue() async throws -> [String: Int] {
         var moved: [String: Int] = [:]
         for keys in streams {
             var total = 0
@@ -48,7 +48,7 @@ public final class RetryPromoter: Service {
         return moved
     }
 
-    public func run() async throws {
+    package func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await promoteDue()

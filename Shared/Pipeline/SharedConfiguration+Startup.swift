@@ -10,7 +10,7 @@ extension SharedConfiguration {
     /// `TOLLGATE_REDIS_URL` within a few seconds (connect timeout ≤ 2 s, then one answer within 2 s).
     ///
     /// The caller runs the returned pool in its `ServiceGroup` (it closes its connections on shutdown).
-    public func connectRedis(poolSize: Int = 8, clientName: String, logger: Logger) async throws -> RedisPool {
+    package func connectRedis(poolSize: Int = 8, clientName: String, logger: Logger) async throws -> RedisPool {
         // Preflight on one connection with a short command timeout: reachability, AUTH, the library.
         let preflight = try await connectOne(clientName: clientName, logger: logger, commandTimeout: Self.startupCommandTimeout)
         defer { preflight.close() }
@@ -32,7 +32,7 @@ extension SharedConfiguration {
 
     /// Opens and connects one dedicated connection (for tools such as `tollctl`), failing fast like
     /// ``connectRedis(poolSize:clientName:logger:)`` with an error naming `TOLLGATE_REDIS_URL`.
-    public func connectOne(clientName: String, logger: Logger, commandTimeout: Duration? = nil) async throws -> RedisConnection {
+    package func connectOne(clientName: String, logger: Logger, commandTimeout: Duration? = nil) async throws -> RedisConnection {
         var configuration = redis
         configuration.clientName = clientName
         if let commandTimeout { configuration.commandTimeout = min(configuration.commandTimeout, commandTimeout) }
@@ -49,7 +49,7 @@ extension SharedConfiguration {
     /// A one-connection pool of its own for the operators' `/readyz` (never queued behind the service's work),
     /// failing fast like ``connectRedis(poolSize:clientName:logger:)``. Run it as a service (it closes on
     /// shutdown).
-    public func connectOperatorsPool(clientName: String, logger: Logger) async throws -> RedisPool {
+    package func connectOperatorsPool(clientName: String, logger: Logger) async throws -> RedisPool {
         var configuration = redis
         configuration.clientName = clientName
         let pool = RedisPool(configuration: configuration, size: 1, maxWaiters: 64, logger: logger)

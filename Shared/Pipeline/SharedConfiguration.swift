@@ -10,20 +10,20 @@ import Redis
 /// - `LOG_LEVEL` — trace, debug, info, notice, warning, error or critical (`info`)
 ///
 /// Invalid values throw a ``Core/ConfigurationError`` naming the variable.
-public struct SharedConfiguration: Sendable {
-    public static let redisURLVariable = "TOLLGATE_REDIS_URL"
-    public static let keyPrefixVariable = "TOLLGATE_KEY_PREFIX"
-    public static let logLevelVariable = "LOG_LEVEL"
-    public static let defaultRedisURL = "redis://127.0.0.1:6379"
+package struct SharedConfiguration: Sendable {
+    package static let redisURLVariable = "TOLLGATE_REDIS_URL"
+    package static let keyPrefixVariable = "TOLLGATE_KEY_PREFIX"
+    package static let logLevelVariable = "LOG_LEVEL"
+    package static let defaultRedisURL = "redis://127.0.0.1:6379"
 
     /// Where Redis is. Its connect timeout is kept short so that startup fails fast.
-    public var redis: RedisConfiguration
+    package var redis: RedisConfiguration
     /// Key naming under the configured prefix.
-    public var keys: Keys
+    package var keys: Keys
     /// The log level for every logger of the process.
-    public var logLevel: Logger.Level
+    package var logLevel: Logger.Level
 
-    public init(redis: RedisConfiguration = RedisConfiguration(), keys: Keys = Keys(), logLevel: Logger.Level = .info) {
+    package init(redis: RedisConfiguration = RedisConfiguration(), keys: Keys = Keys(), logLevel: Logger.Level = .info) {
         self.redis = redis
         self.keys = keys
         self.logLevel = logLevel
@@ -31,16 +31,16 @@ public struct SharedConfiguration: Sendable {
 
     /// What the shipped example settings (`compose/*.env`) hold in place of every secret; a process refuses to
     /// start while any `TOLLGATE_*` value still contains it.
-    public static let placeholderMarker = "replace-me"
+    package static let placeholderMarker = "replace-me"
 
     /// Reads and validates the shared settings (pass `ProcessInfo.processInfo.environment`), by
     /// ``Core/EnvironmentReader``'s rules. Refuses any `TOLLGATE_*` value that still holds a shipped placeholder
     /// (``placeholderMarker``).
-    public init(environment: [String: String]) throws(ConfigurationError) {
+    package init(environment: [String: String]) throws(ConfigurationError) {
         try self.init(reader: EnvironmentReader(environment))
     }
 
-    public init(reader: EnvironmentReader) throws(ConfigurationError) {
+    package init(reader: EnvironmentReader) throws(ConfigurationError) {
         for (name, value) in reader.environment.sorted(by: { $0.key < $1.key })
         where name.hasPrefix("TOLLGATE_") && value.lowercased().contains(Self.placeholderMarker) {
             throw ConfigurationError(

@@ -12,14 +12,14 @@ import ServiceLifecycle
 ///
 /// On graceful shutdown it stops reading, gives in-flight handlers `drainTimeout`, cancels the rest
 /// (their entries stay pending and are reclaimed later) and returns.
-public final class StreamConsumer: Service {
+package final class StreamConsumer: Service {
     /// Handles one entry. Throwing means "retry" with the error as reason; `CancellationError` means "abandon".
-    public typealias Handler = @Sendable (StreamMessage) async throws -> HandlerOutcome
+    package typealias Handler = @Sendable (StreamMessage) async throws -> HandlerOutcome
     /// Extra writes applied when the runtime dead-letters an entry on its own (poison, retries exhausted),
     /// e.g. a job status "dead". Gets the message and the reason.
-    public typealias DeadLetterWrites = @Sendable (StreamMessage, String) -> [PipelineWrite]
+    package typealias DeadLetterWrites = @Sendable (StreamMessage, String) -> [PipelineWrite]
 
-    public let configuration: StreamConsumerConfiguration
+    package let configuration: StreamConsumerConfiguration
     let redis: any RedisCommandExecutor
     let readerConfiguration: RedisConfiguration
     let handler: Handler
@@ -31,7 +31,7 @@ public final class StreamConsumer: Service {
     /// - Parameters:
     ///   - redis: the shared pool, for acks, claims and pending lookups.
     ///   - readerConfiguration: where to open the dedicated connection for the blocking reads.
-    public init(
+    package init(
         configuration: StreamConsumerConfiguration,
         redis: any RedisCommandExecutor,
         readerConfiguration: RedisConfiguration,
@@ -60,7 +60,7 @@ public final class StreamConsumer: Service {
         case drainDeadline
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try await createGroup()
         let reader = RedisConnection(configuration: readerConfiguration, logger: logger)
         defer { reader.close() }

@@ -1,32 +1,32 @@
 /// How a ``StreamConsumer`` reads, runs and retries. Defaults suit production; tests shorten the times.
-public struct StreamConsumerConfiguration: Sendable {
+package struct StreamConsumerConfiguration: Sendable {
     /// The stream to consume and its retry/dead-letter keys.
-    public var stream: StreamKeys
+    package var stream: StreamKeys
     /// The consumer group (one per stage, shared by all its replicas).
-    public var group: String
+    package var group: String
     /// This replica's consumer name; unique per process (see ``ConsumerName/unique()``).
-    public var consumer: String
+    package var consumer: String
     /// Handlers running at once (the bounded task group's width).
-    public var concurrency: Int
+    package var concurrency: Int
     /// `COUNT` of each read and claim.
-    public var readCount: Int
+    package var readCount: Int
     /// `BLOCK` of the reads for new entries; also bounds how long a shutdown waits for the reader.
-    public var block: Duration
+    package var block: Duration
     /// Entries idle longer than this are reclaimed from crashed consumers; keep it well above the slowest
     /// handler (Apple HTTP timeouts included), or a slow entry is handled twice (the ack gate keeps the
     /// outcome single, not the side effects outside Redis).
-    public var claimMinIdle: Duration
+    package var claimMinIdle: Duration
     /// How often `XAUTOCLAIM` runs.
-    public var claimInterval: Duration
+    package var claimInterval: Duration
     /// An entry delivered more than this many times is poison: dead-lettered without calling the handler.
-    public var maxDeliveries: Int
+    package var maxDeliveries: Int
     /// Backoff and attempt limit of `.retry` outcomes.
-    public var retry: RetryPolicy
+    package var retry: RetryPolicy
     /// On graceful shutdown, how long in-flight handlers may take before they are cancelled (and their
     /// entries left pending for another consumer).
-    public var drainTimeout: Duration
+    package var drainTimeout: Duration
 
-    public init(
+    package init(
         stream: StreamKeys,
         group: String,
         consumer: String = ConsumerName.unique(),

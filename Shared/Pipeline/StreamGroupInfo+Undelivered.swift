@@ -8,7 +8,7 @@ extension StreamGroupInfo {
     /// replicas, so after a restart (or on a replica after a full sync) the lag stays too high by every entry
     /// delivered since the last AOF rewrite or full sync, for good. `XLEN` always counts every undelivered
     /// entry (the janitor trims only below them).
-    public func undelivered(streamLength length: Int, lastEntry: StreamID?) -> Int {
+    package func undelivered(streamLength length: Int, lastEntry: StreamID?) -> Int {
         guard let lastEntry, length > 0 else { return 0 }
         if let delivered = StreamID(lastDeliveredID), delivered >= lastEntry { return 0 }
         return Swift.min(lag ?? length, length)
@@ -17,7 +17,7 @@ extension StreamGroupInfo {
 
 extension RedisCommandExecutor {
     /// The id of `stream`'s last entry (`XREVRANGE stream + - COUNT 1`), nil when it is empty or missing.
-    public func lastEntryID(of stream: String) async throws -> StreamID? {
+    package func lastEntryID(of stream: String) async throws -> StreamID? {
         let last = try await send(RedisCommand("XREVRANGE", stream, "+", "-", "COUNT", 1))
         return last.array?.first?.array?.first?.string.flatMap(StreamID.init)
     }

@@ -1,15 +1,15 @@
 /// A stream entry id `<ms>-<seq>`, ordered numerically (string order is wrong: `9-0` < `10-0`).
-public struct StreamID: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var milliseconds: UInt64
-    public var sequence: UInt64
+package struct StreamID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package var milliseconds: UInt64
+    package var sequence: UInt64
 
-    public init(milliseconds: UInt64, sequence: UInt64 = 0) {
+    package init(milliseconds: UInt64, sequence: UInt64 = 0) {
         self.milliseconds = milliseconds
         self.sequence = sequence
     }
 
     /// Parses `ms-seq` or `ms`; nil for anything else.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count <= 2, let ms = UInt64(parts[0]) else { return nil }
         milliseconds = ms
@@ -22,14 +22,14 @@ public struct StreamID: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     /// The smallest id greater than this one.
-    public var successor: StreamID {
+    package var successor: StreamID {
         sequence == .max ? StreamID(milliseconds: milliseconds + 1, sequence: 0)
             : StreamID(milliseconds: milliseconds, sequence: sequence + 1)
     }
 
-    public static func < (lhs: StreamID, rhs: StreamID) -> Bool {
+    package static func < (lhs: StreamID, rhs: StreamID) -> Bool {
         (lhs.milliseconds, lhs.sequence) < (rhs.milliseconds, rhs.sequence)
     }
 
-    public var description: String { "\(milliseconds)-\(sequence)" }
+    package var description: String { "\(milliseconds)-\(sequence)" }
 }

@@ -6,7 +6,7 @@ extension StreamJanitor {
     /// them for ever. Deleting a consumer that holds nothing loses nothing; a live one that is deleted is
     /// registered again by its next read. Needs the pipeline functions loaded. Returns how many were deleted.
     @discardableResult
-    public func pruneIdleConsumers(of stream: String, idleLimit: Duration) async throws -> Int {
+    package func pruneIdleConsumers(of stream: String, idleLimit: Duration) async throws -> Int {
         let groups: [StreamGroupInfo]
         do {
             groups = try await redis.xinfoGroups(stream)

@@ -9,18 +9,18 @@ import ServiceLifecycle
 /// groups, and, with a retention window, no later than `now - retention`. A stream without groups (the
 /// outbound events stream, read by the app's backend with plain `XREAD`) is trimmed only when a retention
 /// window is set, to `now - retention`; without one it is never trimmed.
-public final class StreamJanitor: Service {
-    public let streams: [StreamKeys]
-    public let interval: Duration
+package final class StreamJanitor: Service {
+    package let streams: [StreamKeys]
+    package let interval: Duration
     /// Entries younger than this are kept even when every group is done with them.
-    public let retention: Duration?
+    package let retention: Duration?
     /// Consumers holding nothing and idle this long are deleted from the groups (nil: never).
-    public let consumerIdleLimit: Duration?
+    package let consumerIdleLimit: Duration?
     let redis: any RedisCommandExecutor
     let clock: PipelineClock
     let logger: Logger
 
-    public init(
+    package init(
         streams: [StreamKeys], redis: any RedisCommandExecutor, interval: Duration = .seconds(30),
         retention: Duration? = nil, consumerIdleLimit: Duration? = .seconds(3600), clock: PipelineClock = .system,
         logger: Logger
@@ -35,7 +35,7 @@ public final class StreamJanitor: Service {
     }
 
     /// The id below which `stream` may be trimmed now, or nil when nothing may be trimmed.
-    public func trimPoint(of stream: String) async throws -> StreamID? {
+    package func trimPoint(of stream: String) async throws -> StreamID? {
         let groups: [StreamGroupInfo]
         do {
             groups = try await redis.xinfoGroups(stream)
@@ -66,7 +66,7 @@ public final class StreamJanitor: Service {
 
     /// Trims every stream once; returns how many entries each lost.
     @discardableResult
-    public func trimOnce() async throws -> [String: Int] {
+    package func trimOnce() async throws -> [String: Int] {
         var removed: [String: Int] = [:]
         for keys in streams {
             guard let point = try await trimPoint(of: keys.stream) else {
@@ -83,7 +83,7 @@ public final class StreamJanitor: Service {
         return removed
     }
 
-    public func run() async throws {
+    package func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await trimOnce()

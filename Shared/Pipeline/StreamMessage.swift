@@ -1,21 +1,21 @@
 import Redis
 
 /// One entry handed to a handler, with what the runtime knows about its history.
-public struct StreamMessage: Sendable {
+package struct StreamMessage: Sendable {
     /// The stream the entry was read from.
-    public var stream: String
+    package var stream: String
     /// The entry (id and fields; the runtime's `pipeline.*` fields included).
-    public var entry: StreamEntry
+    package var entry: StreamEntry
     /// The attempt number, 1 for the first; grows with each scheduled retry.
-    public var attempt: Int
+    package var attempt: Int
     /// How many times this entry id was delivered (grows with reclaims after crashes).
-    public var deliveryCount: Int
+    package var deliveryCount: Int
     /// The error of the previous attempt, when this is a retry.
-    public var lastError: String?
+    package var lastError: String?
     /// True when a `.retry` outcome would dead-letter the entry instead.
-    public var isLastAttempt: Bool
+    package var isLastAttempt: Bool
 
-    public init(stream: String, entry: StreamEntry, attempt: Int, deliveryCount: Int, lastError: String?, isLastAttempt: Bool) {
+    package init(stream: String, entry: StreamEntry, attempt: Int, deliveryCount: Int, lastError: String?, isLastAttempt: Bool) {
         self.stream = stream
         self.entry = entry
         self.attempt = attempt

@@ -1,11 +1,11 @@
 /// The rule for user ids, which end up inside Redis keys (`tg:{u:<userId>}:…`) and in authorization checks:
 /// 1–128 bytes of ASCII letters, digits, `-`, `_`, `.` and `@`, compared byte for byte (Swift's `String ==` is
 /// canonical equivalence: `"é"` and `"e\u{301}"` are equal strings but different users).
-public enum UserID {
-    public static let maxBytes = 128
+package enum UserID {
+    package static let maxBytes = 128
 
     /// Whether `id` is a usable user id.
-    public static func isValid(_ id: String) -> Bool {
+    package static func isValid(_ id: String) -> Bool {
         let bytes = id.utf8
         guard !bytes.isEmpty, bytes.count <= maxBytes else { return false }
         return bytes.allSatisfy { byte in
@@ -16,7 +16,7 @@ public enum UserID {
     }
 
     /// Whether two user ids are the same bytes.
-    public static func same(_ lhs: String, _ rhs: String) -> Bool {
+    package static func same(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.elementsEqual(rhs.utf8)
     }
 }

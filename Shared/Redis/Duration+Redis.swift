@@ -1,13 +1,13 @@
 /// Whole units of a `Duration`, as Redis arguments and timeouts take them (every module uses these).
 extension Duration {
     /// Whole microseconds (truncated).
-    public var microseconds: Int64 {
+    package var microseconds: Int64 {
         let parts = components
         return parts.seconds * 1_000_000 + parts.attoseconds / 1_000_000_000_000
     }
 
     /// Whole milliseconds (truncated), as Redis expects for BLOCK, IDLE and min-idle-time.
-    public var milliseconds: Int64 {
+    package var milliseconds: Int64 {
         let parts = components
         return parts.seconds * 1_000 + parts.attoseconds / 1_000_000_000_000_000
     }

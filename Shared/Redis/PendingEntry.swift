@@ -1,12 +1,12 @@
 /// One row of the extended form of `XPENDING`.
-public struct PendingEntry: Sendable {
-    public var id: String
-    public var consumer: String
+package struct PendingEntry: Sendable {
+    package var id: String
+    package var consumer: String
     /// Time since the entry was last delivered.
-    public var idle: Duration
-    public var deliveryCount: Int
+    package var idle: Duration
+    package var deliveryCount: Int
 
-    public init(id: String, consumer: String, idle: Duration, deliveryCount: Int) {
+    package init(id: String, consumer: String, idle: Duration, deliveryCount: Int) {
         self.id = id
         self.consumer = consumer
         self.idle = idle

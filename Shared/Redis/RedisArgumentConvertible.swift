@@ -1,33 +1,33 @@
 /// A value that can be one argument of a Redis command, as raw bytes (binary safe).
-public protocol RedisArgumentConvertible: Sendable {
+package protocol RedisArgumentConvertible: Sendable {
     var redisArgument: [UInt8] { get }
 }
 
 extension String: RedisArgumentConvertible {
-    public var redisArgument: [UInt8] { Array(utf8) }
+    package var redisArgument: [UInt8] { Array(utf8) }
 }
 
 extension Substring: RedisArgumentConvertible {
-    public var redisArgument: [UInt8] { Array(utf8) }
+    package var redisArgument: [UInt8] { Array(utf8) }
 }
 
 extension Array: RedisArgumentConvertible where Element == UInt8 {
-    public var redisArgument: [UInt8] { self }
+    package var redisArgument: [UInt8] { self }
 }
 
 extension Int: RedisArgumentConvertible {
-    public var redisArgument: [UInt8] { Array(String(self).utf8) }
+    package var redisArgument: [UInt8] { Array(String(self).utf8) }
 }
 
 extension Int64: RedisArgumentConvertible {
-    public var redisArgument: [UInt8] { Array(String(self).utf8) }
+    package var redisArgument: [UInt8] { Array(String(self).utf8) }
 }
 
 extension UInt64: RedisArgumentConvertible {
-    public var redisArgument: [UInt8] { Array(String(self).utf8) }
+    package var redisArgument: [UInt8] { Array(String(self).utf8) }
 }
 
 extension Double: RedisArgumentConvertible {
     /// Redis reads `inf`, `-inf` and decimal notation, which is what `description` produces.
-    public var redisArgument: [UInt8] { Array(description.utf8) }
+    package var redisArgument: [UInt8] { Array(description.utf8) }
 }

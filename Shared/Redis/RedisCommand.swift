@@ -1,16 +1,16 @@
 /// One command as an argument vector (name first), binary safe.
-public struct RedisCommand: Sendable, Hashable {
-    public var arguments: [[UInt8]]
+package struct RedisCommand: Sendable, Hashable {
+    package var arguments: [[UInt8]]
 
-    public init(_ name: String, _ arguments: any RedisArgumentConvertible...) {
+    package init(_ name: String, _ arguments: any RedisArgumentConvertible...) {
         self.init(name, arguments: arguments)
     }
 
-    public init(_ name: String, arguments: [any RedisArgumentConvertible]) {
+    package init(_ name: String, arguments: [any RedisArgumentConvertible]) {
         self.arguments = [Array(name.utf8)] + arguments.map(\.redisArgument)
     }
 
-    public init(arguments: [[UInt8]]) {
+    package init(arguments: [[UInt8]]) {
         self.arguments = arguments
     }
 

@@ -1,6 +1,6 @@
 extension RedisCommandExecutor {
     /// `FUNCTION LOAD REPLACE <source>`; returns the library name.
-    public func functionLoad(_ source: String) async throws -> String {
+    package func functionLoad(_ source: String) async throws -> String {
         let reply = try await send(RedisCommand("FUNCTION", "LOAD", "REPLACE", source))
         guard let name = reply.string else {
             throw RedisError.protocolError("FUNCTION LOAD returned \(reply)")
@@ -9,7 +9,7 @@ extension RedisCommandExecutor {
     }
 
     /// `FCALL name numkeys keys… args…`.
-    public func fcall(
+    package func fcall(
         _ function: String,
         keys: [any RedisArgumentConvertible],
         arguments: [any RedisArgumentConvertible]

@@ -1,7 +1,7 @@
 extension RedisCommandExecutor {
     /// `XADD stream [NOMKSTREAM] id field value…`; returns the entry ID, or nil when `noMakeStream` is set
     /// and the stream does not exist.
-    public func xadd(
+    package func xadd(
         _ stream: String, id: String = "*", fields: [(String, [UInt8])], noMakeStream: Bool = false
     ) async throws -> String? {
         var arguments: [any RedisArgumentConvertible] = [stream]
@@ -18,7 +18,7 @@ extension RedisCommandExecutor {
     }
 
     /// `XGROUP CREATE stream group startID [MKSTREAM]`; returns false if the group already exists (BUSYGROUP).
-    public func xgroupCreate(
+    package func xgroupCreate(
         _ stream: String, group: String, startID: String = "0", makeStream: Bool = true
     ) async throws -> Bool {
         var arguments: [any RedisArgumentConvertible] = ["CREATE", stream, group, startID]
@@ -34,7 +34,7 @@ extension RedisCommandExecutor {
     /// `XREADGROUP GROUP g c COUNT n [BLOCK ms] STREAMS s id`. The socket timeout for this call is
     /// `block + commandTimeout` (`BLOCK 0` waits forever). Returns [] on timeout (nil reply).
     /// Use id `>` for new entries, `0` for this consumer's own pending ones.
-    public func xreadgroup(
+    package func xreadgroup(
         group: String, consumer: String, stream: String, id: String = ">", count: Int, block: Duration?
     ) async throws -> [StreamEntry] {
         var arguments: [any RedisArgumentConvertible] = ["GROUP", group, consumer, "COUNT", count]
@@ -58,13 +58,13 @@ extension RedisCommandExecutor {
     }
 
     /// `XACK stream group id…`; returns how many were acknowledged (0 without sending if `ids` is empty).
-    public func xack(_ stream: String, group: String, ids: [String]) async throws -> Int {
+    package func xack(_ stream: String, group: String, ids: [String]) async throws -> Int {
         if ids.isEmpty { return 0 }
         return try await integer(RedisCommand("XACK", arguments: [stream, group] + ids))
     }
 
     /// `XAUTOCLAIM stream group consumer min-idle start COUNT n` (Redis 7 three-element reply).
-    public func xautoclaim(
+    package func xautoclaim(
         _ stream: String, group: String, consumer: String, minIdle: Duration, start: String = "0-0", count: Int
     ) async throws -> AutoClaimResult {
         let reply = try await send(RedisCommand(
@@ -79,7 +79,7 @@ extension RedisCommandExecutor {
     }
 
     /// The summary form `XPENDING stream group`.
-    public func xpendingSummary(_ stream: String, group: String) async throws -> PendingSummary {
+    package func xpendingSummary(_ stream: String, group: String) async throws -> PendingSummary {
         let reply = try await send(RedisCommand("XPENDING", stream, group))
         guard let parts = reply.array, parts.count == 4, let count = parts[0].int else {
             throw RedisError.protocolError("XPENDING summary returned \(reply)")
@@ -96,7 +96,7 @@ extension RedisCommandExecutor {
     }
 
     /// The extended form `XPENDING stream group [IDLE ms] start end count [consumer]`.
-    public func xpending(
+    package func xpending(
         _ stream: String, group: String, start: String = "-", end: String = "+", count: Int,
         consumer: String? = nil, minIdle: Duration? = nil
     ) async throws -> [PendingEntry] {
@@ -117,19 +117,19 @@ extension RedisCommandExecutor {
     }
 
     /// `XINFO GROUPS stream`.
-    public func xinfoGroups(_ stream: String) async throws -> [StreamGroupInfo] {
+    package func xinfoGroups(_ stream: String) async throws -> [StreamGroupInfo] {
         let reply = try await send(RedisCommand("XINFO", "GROUPS", stream))
         guard let groups = reply.array else { throw RedisError.protocolError("XINFO GROUPS returned \(reply)") }
         return try groups.map(StreamGroupInfo.init(reply:))
     }
 
     /// `XTRIM stream MINID [~] minID`; returns how many entries were removed.
-    public func xtrimMinID(_ stream: String, minID: String, approximate: Bool = false) async throws -> Int {
+    package func xtrimMinID(_ stream: String, minID: String, approximate: Bool = false) async throws -> Int {
         try await integer(RedisCommand("XTRIM", stream, "MINID", approximate ? "~" : "=", minID))
     }
 
     /// `XRANGE stream start end [COUNT n]`.
-    public func xrange(
+    package func xrange(
         _ stream: String, start: String = "-", end: String = "+", count: Int? = nil
     ) async throws -> [StreamEntry] {
         var arguments: [any RedisArgumentConvertible] = [stream, start, end]
@@ -138,7 +138,7 @@ extension RedisCommandExecutor {
     }
 
     /// `XLEN stream`.
-    public func xlen(_ stream: String) async throws -> Int {
+    package func xlen(_ stream: String) async throws -> Int {
         try await integer(RedisCommand("XLEN", stream))
     }
 

@@ -1,5 +1,5 @@
 /// Anything that can run commands: a ``RedisPool``, or one dedicated ``RedisConnection``.
-public protocol RedisCommandExecutor: Sendable {
+package protocol RedisCommandExecutor: Sendable {
     /// Runs one command. Error replies are thrown as ``RedisError/server(code:message:)``.
     ///
     /// `timeout` overrides the socket timeout for this call only (blocking reads need one longer than their
@@ -15,15 +15,15 @@ public protocol RedisCommandExecutor: Sendable {
 }
 
 extension RedisCommandExecutor {
-    public var commandTimeout: Duration { .seconds(5) }
+    package var commandTimeout: Duration { .seconds(5) }
 
     /// Runs one command with the configured command timeout.
-    public func send(_ command: RedisCommand) async throws -> RedisReply {
+    package func send(_ command: RedisCommand) async throws -> RedisReply {
         try await send(command, timeout: nil)
     }
 
     /// Runs `name arguments…` with the configured command timeout.
-    public func send(_ name: String, _ arguments: any RedisArgumentConvertible...) async throws -> RedisReply {
+    package func send(_ name: String, _ arguments: any RedisArgumentConvertible...) async throws -> RedisReply {
         try await send(RedisCommand(name, arguments: arguments), timeout: nil)
     }
 }

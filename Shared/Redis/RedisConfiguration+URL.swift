@@ -3,7 +3,7 @@ extension RedisConfiguration {
     ///
     /// User and password may be percent-encoded; an IPv6 host goes in brackets (`redis://[::1]:6379`).
     /// Throws ``RedisError/invalidURL(_:)`` naming what is wrong; `rediss://` is rejected (no TLS support).
-    public init(url: String) throws {
+    package init(url: String) throws {
         self.init()
         var rest = Substring(url)
         guard let schemeEnd = rest.range(of: "://") else {

@@ -1,23 +1,23 @@
 /// Where and how to connect to Redis.
 ///
 /// Build it in code or from a URL with ``init(url:)``. `description` never shows the password.
-public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
+package struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
     /// ACL user name (`redis://user:pass@host`); nil uses the default user.
-    public var username: String?
+    package var username: String?
     /// Password sent with AUTH after every (re)connect.
-    public var password: String?
+    package var password: String?
     /// Database selected with SELECT after every (re)connect.
-    public var database: Int
+    package var database: Int
     /// How long establishing the TCP connection may take.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// Socket read/write timeout for each command (overridable per call for blocking commands).
-    public var commandTimeout: Duration
+    package var commandTimeout: Duration
     /// Sent with CLIENT SETNAME on every (re)connect.
-    public var clientName: String?
+    package var clientName: String?
 
-    public init(
+    package init(
         host: String = "127.0.0.1",
         port: Int = 6379,
         username: String? = nil,
@@ -37,7 +37,7 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
         self.clientName = clientName
     }
 
-    public var description: String {
+    package var description: String {
         var text = "redis://"
         if username != nil || password != nil {
             text += (username ?? "") + (password == nil ? "" : ":***") + "@"

@@ -8,11 +8,11 @@ import Logging
 /// any I/O error or timeout (the command then fails with ``RedisError/unknownOutcome(_:)``), and recreated by
 /// the next command after a capped, jittered backoff; `redisSetTimeout`, TCP keepalive, AUTH, SELECT and
 /// CLIENT SETNAME are applied after every connect and reconnect.
-public final class RedisConnection: RedisCommandExecutor {
-    public let configuration: RedisConfiguration
+package final class RedisConnection: RedisCommandExecutor {
+    package let configuration: RedisConfiguration
     private let mailbox = ConnectionMailbox()
 
-    public init(configuration: RedisConfiguration, logger: Logger) {
+    package init(configuration: RedisConfiguration, logger: Logger) {
         self.configuration = configuration
         let thread = Thread { [mailbox] in
             // The session lives and dies on this thread only.
@@ -28,29 +28,29 @@ public final class RedisConnection: RedisCommandExecutor {
 
     deinit { mailbox.close() }
 
-    public var commandTimeout: Duration { configuration.commandTimeout }
+    package var commandTimeout: Duration { configuration.commandTimeout }
 
     /// Connects now and checks the server answers PING, to fail fast at startup: throws
     /// ``RedisError/connectionFailed(_:)`` (also when PING times out), or
     /// ``RedisError/server(code:message:)`` if AUTH, SELECT or CLIENT SETNAME is refused.
-    public func connect() async throws {
+    package func connect() async throws {
         _ = try await submit(.connect)
     }
 
-    public func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
+    package func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
         let replies = try await submit(.command(command, timeout: timeout))
         guard let reply = replies.first else { throw RedisError.protocolError("no reply") }
         return reply
     }
 
-    public func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
+    package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
         if commands.isEmpty { return [] }
         return try await submit(.pipeline(commands))
     }
 
     /// Stops the thread. A command in flight is interrupted (it fails with ``RedisError/unknownOutcome(_:)``,
     /// so a blocking read does not hold shutdown up); queued and later calls throw ``RedisError/closed``.
-    public func close() {
+    package func close() {
         mailbox.close()
     }
 

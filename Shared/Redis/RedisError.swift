@@ -4,7 +4,7 @@ import Core
 ///
 /// The difference between `connectionFailed` and `unknownOutcome` matters to callers: the first means the
 /// command was never sent (safe to retry), the second means it may or may not have run on the server.
-public enum RedisError: TollgateError, Sendable, Hashable {
+package enum RedisError: TollgateError, Sendable, Hashable {
     /// The Redis URL is malformed; the message says what is wrong.
     case invalidURL(String)
     /// The server replied with an error, e.g. `-NOGROUP No such key…` has code `NOGROUP`. The connection is kept.
@@ -19,7 +19,7 @@ public enum RedisError: TollgateError, Sendable, Hashable {
     case closed
 
     /// A stable machine-readable code.
-    public var code: String {
+    package var code: String {
         switch self {
         case .invalidURL: "invalid_url"
         case .server: "server"
@@ -31,7 +31,7 @@ public enum RedisError: TollgateError, Sendable, Hashable {
     }
 
     /// What went wrong, for a person.
-    public var message: String {
+    package var message: String {
         switch self {
         case .invalidURL(let message): "invalid Redis URL: \(message)"
         case .server(_, let message): "Redis server error: \(message)"

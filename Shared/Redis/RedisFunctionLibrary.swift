@@ -7,22 +7,22 @@
 /// load and call it (a call that finds the library missing — Redis restarted without its data — loads it again and
 /// retries once). `FunctionLibraryTests` loads every library into a real Redis and checks `FUNCTION LIST` against
 /// ``functions``.
-public struct RedisFunctionLibrary: Sendable {
+package struct RedisFunctionLibrary: Sendable {
     /// `tollgate_<name>_v<n>`.
-    public let name: String
+    package let name: String
     /// `<name>_v<n>_`.
-    public let prefix: String
+    package let prefix: String
     /// The functions the library registers, without the prefix.
-    public let functions: [String]
+    package let functions: [String]
     /// What `FUNCTION LOAD` receives.
-    public let source: String
+    package let source: String
 
     /// - Parameters:
     ///   - base: the library's short name (`pipeline`, `ledger`, …), also the start of its function names.
     ///   - version: bumped whenever a function's contract changes.
     ///   - functions: the names it registers (without the prefix).
     ///   - parts: Lua sources, joined in order (the shared parts first).
-    public init(_ base: String, version: Int, functions: [String], parts: [[UInt8]]) {
+    package init(_ base: String, version: Int, functions: [String], parts: [[UInt8]]) {
         name = "tollgate_\(base)_v\(version)"
         prefix = "\(base)_v\(version)_"
         self.functions = functions
@@ -31,20 +31,20 @@ public struct RedisFunctionLibrary: Sendable {
     }
 
     /// The full name of one of ``functions``.
-    public func function(_ short: String) -> String {
+    package func function(_ short: String) -> String {
         assert(functions.contains(short), "\(name) registers no function \(short)")
         return prefix + short
     }
 
     /// `FUNCTION LOAD REPLACE` of ``source``; throws ``RedisError/protocolError(_:)`` when Redis names the library
     /// otherwise.
-    public func load(on redis: any RedisCommandExecutor) async throws {
+    package func load(on redis: any RedisCommandExecutor) async throws {
         let loaded = try await redis.functionLoad(source)
         guard loaded == name else { throw RedisError.protocolError("loaded library is named \(loaded), expected \(name)") }
     }
 
     /// `FCALL` of one of ``functions``, loading the library again (once) when Redis does not have it.
-    public func call(
+    package func call(
         _ short: String, on redis: any RedisCommandExecutor, keys: [any RedisArgumentConvertible],
         arguments: [any RedisArgumentConvertible]
     ) async throws -> RedisReply {
@@ -57,18 +57,18 @@ public struct RedisFunctionLibrary: Sendable {
     }
 
     /// The `FCALL` of one of ``functions`` as a command, for pipelines (see ``isMissingFunction(_:)``).
-    public func command(_ short: String, keys: [[UInt8]], arguments: [[UInt8]]) -> RedisCommand {
+    package func command(_ short: String, keys: [[UInt8]], arguments: [[UInt8]]) -> RedisCommand {
         RedisCommand(arguments: [Array("FCALL".utf8), Array(function(short).utf8), Array(String(keys.count).utf8)] + keys + arguments)
     }
 
     /// Whether an error says the called function (so its library) is not loaded.
-    public static func isMissingFunction(_ error: RedisError) -> Bool {
+    package static func isMissingFunction(_ error: RedisError) -> Bool {
         guard case .server(_, let message) = error else { return false }
         return isMissingFunction(message)
     }
 
     /// Whether an error reply's text says the called function is not loaded.
-    public static func isMissingFunction(_ text: String) -> Bool {
+    package static func isMissingFunction(_ text: String) -> Bool {
         text.lowercased().contains("function not found")
     }
 }

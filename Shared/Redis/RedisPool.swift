@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// A call leases one connection for its duration; callers beyond `size` wait in FIFO order, at most
 /// `maxWaiters` of them (more throw ``RedisError/connectionFailed(_:)`` "pool exhausted"). As a
 /// `ServiceLifecycle.Service`, `run()` waits for graceful shutdown, then closes every connection.
-public final class RedisPool: RedisCommandExecutor, Service {
+package final class RedisPool: RedisCommandExecutor, Service {
     private struct Waiter {
         let id: UInt64
         let continuation: CheckedContinuation<RedisConnection, any Error>
@@ -19,14 +19,14 @@ public final class RedisPool: RedisCommandExecutor, Service {
         var closed = false
     }
 
-    public let configuration: RedisConfiguration
-    public let size: Int
+    package let configuration: RedisConfiguration
+    package let size: Int
     private let maxWaiters: Int
     private let connections: [RedisConnection]
     private let state: LockedState<State>
     private let logger: Logger
 
-    public init(configuration: RedisConfiguration, size: Int, maxWaiters: Int = 10_000, logger: Logger) {
+    package init(configuration: RedisConfiguration, size: Int, maxWaiters: Int = 10_000, logger: Logger) {
         self.configuration = configuration
         self.size = max(size, 1)
         self.maxWaiters = max(maxWaiters, 0)
@@ -35,10 +35,10 @@ public final class RedisPool: RedisCommandExecutor, Service {
         state = LockedState(State(idle: connections))
     }
 
-    public var commandTimeout: Duration { configuration.commandTimeout }
+    package var commandTimeout: Duration { configuration.commandTimeout }
 
     /// Connects every connection now, to fail fast at startup (see ``RedisConnection/connect()``).
-    public func connect() async throws {
+    package func connect() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for connection in connections {
                 group.addTask { try await connection.connect() }
@@ -47,17 +47,17 @@ public final class RedisPool: RedisCommandExecutor, Service {
         }
     }
 
-    public func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
+    package func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
         try await withConnection { try await $0.send(command, timeout: timeout) }
     }
 
-    public func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
+    package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
         if commands.isEmpty { return [] }
         return try await withConnection { try await $0.pipeline(commands) }
     }
 
     /// Leases one connection for `body` (e.g. for several commands in order, or a long blocking read).
-    public func withConnection<Result: Sendable>(
+    package func withConnection<Result: Sendable>(
         _ body: (RedisConnection) async throws -> Result
     ) async throws -> Result {
         let connection = try await acquire()
@@ -66,7 +66,7 @@ public final class RedisPool: RedisCommandExecutor, Service {
     }
 
     /// Refuses new calls, fails waiting callers with ``RedisError/closed`` and closes every connection.
-    public func close() {
+    package func close() {
         let waiters = state.withLock { state in
             state.closed = true
             state.idle.removeAll()
@@ -81,7 +81,7 @@ public final class RedisPool: RedisCommandExecutor, Service {
         }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         logger.info("closing redis pool")
         close()

@@ -1,5 +1,5 @@
 /// One decoded Redis (RESP2) reply. Bulk strings stay bytes, so binary payloads round-trip exactly.
-public enum RedisReply: Sendable, Hashable {
+package enum RedisReply: Sendable, Hashable {
     /// A status reply such as `+OK`.
     case status(String)
     /// An error reply; only appears inside pipeline results or nested arrays (top-level errors are thrown).
@@ -12,7 +12,7 @@ public enum RedisReply: Sendable, Hashable {
     case array([RedisReply])
 
     /// The status text, or the bulk bytes decoded as UTF-8 (invalid sequences are repaired).
-    public var string: String? {
+    package var string: String? {
         switch self {
         case .status(let text): text
         case .bulk(let bytes): String(decoding: bytes, as: UTF8.self)
@@ -21,7 +21,7 @@ public enum RedisReply: Sendable, Hashable {
     }
 
     /// The bulk bytes, or the status text as UTF-8 bytes.
-    public var bytes: [UInt8]? {
+    package var bytes: [UInt8]? {
         switch self {
         case .bulk(let bytes): bytes
         case .status(let text): Array(text.utf8)
@@ -30,7 +30,7 @@ public enum RedisReply: Sendable, Hashable {
     }
 
     /// An integer reply, or a bulk/status reply that parses as a decimal integer.
-    public var int: Int64? {
+    package var int: Int64? {
         switch self {
         case .integer(let value): value
         case .bulk, .status: string.flatMap { Int64($0) }
@@ -38,12 +38,12 @@ public enum RedisReply: Sendable, Hashable {
         }
     }
 
-    public var array: [RedisReply]? {
+    package var array: [RedisReply]? {
         if case .array(let elements) = self { return elements }
         return nil
     }
 
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }

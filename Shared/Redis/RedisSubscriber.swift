@@ -18,9 +18,9 @@ import Darwin
 /// away are lost (pub/sub keeps nothing), so a consumer should re-check what it waits for on that event.
 /// An idle connection is probed with `PING` every `pingInterval`; no answer within another interval counts as
 /// a lost connection. ``close()`` ends the thread within ~100 ms and finishes the stream.
-public final class RedisSubscriber: Sendable {
+package final class RedisSubscriber: Sendable {
     /// What the subscription delivers.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// Every channel is (again) subscribed; anything published before is not delivered.
         case subscribed
         /// A message published on a subscribed channel.
@@ -28,7 +28,7 @@ public final class RedisSubscriber: Sendable {
     }
 
     /// The subscription's events, in order; finishes after ``close()``.
-    public let events: AsyncStream<Event>
+    package let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
     private let closed = LockedState(false)
     private let configuration: RedisConfiguration
@@ -36,7 +36,7 @@ public final class RedisSubscriber: Sendable {
     private let logger: Logger
     private let pingInterval: Duration
 
-    public init(configuration: RedisConfiguration, channels: [String], pingInterval: Duration = .seconds(15),
+    package init(configuration: RedisConfiguration, channels: [String], pingInterval: Duration = .seconds(15),
                 logger: Logger) {
         self.configuration = configuration
         self.channels = channels
@@ -46,7 +46,7 @@ public final class RedisSubscriber: Sendable {
     }
 
     /// Starts the subscription thread (call once).
-    public func start() {
+    package func start() {
         let thread = Thread { [self] in
             var loop = SubscriberLoop(configuration: configuration, channels: channels, logger: logger,
                                       pingInterval: pingInterval, isClosed: { self.isClosed },
@@ -59,7 +59,7 @@ public final class RedisSubscriber: Sendable {
     }
 
     /// Stops the thread and finishes ``events``.
-    public func close() {
+    package func close() {
         closed.withLock { $0 = true }
     }
 

@@ -1,15 +1,15 @@
 /// One stream entry: its ID and field values (bytes, binary safe).
-public struct StreamEntry: Sendable, Hashable {
-    public var id: String
-    public var fields: [String: [UInt8]]
+package struct StreamEntry: Sendable, Hashable {
+    package var id: String
+    package var fields: [String: [UInt8]]
 
-    public init(id: String, fields: [String: [UInt8]]) {
+    package init(id: String, fields: [String: [UInt8]]) {
         self.id = id
         self.fields = fields
     }
 
     /// A field's value decoded as UTF-8.
-    public func string(_ field: String) -> String? {
+    package func string(_ field: String) -> String? {
         fields[field].map { String(decoding: $0, as: UTF8.self) }
     }
 

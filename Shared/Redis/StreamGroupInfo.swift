@@ -1,15 +1,15 @@
 /// One consumer group as reported by `XINFO GROUPS`.
-public struct StreamGroupInfo: Sendable {
-    public var name: String
-    public var consumers: Int
-    public var pending: Int
-    public var lastDeliveredID: String
+package struct StreamGroupInfo: Sendable {
+    package var name: String
+    package var consumers: Int
+    package var pending: Int
+    package var lastDeliveredID: String
     /// Redis 7: entries read by the group; nil when Redis cannot tell.
-    public var entriesRead: Int?
+    package var entriesRead: Int?
     /// Redis 7: entries not yet delivered to the group; nil when Redis cannot tell.
-    public var lag: Int?
+    package var lag: Int?
 
-    public init(name: String, consumers: Int, pending: Int, lastDeliveredID: String, entriesRead: Int?, lag: Int?) {
+    package init(name: String, consumers: Int, pending: Int, lastDeliveredID: String, entriesRead: Int?, lag: Int?) {
         self.name = name
         self.consumers = consumers
         self.pending = pending

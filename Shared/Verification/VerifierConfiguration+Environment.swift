@@ -7,7 +7,7 @@ extension VerifierConfiguration {
     /// Reads and validates every key listed on ``VerifierConfiguration`` from `environment` by
     /// ``Core/EnvironmentReader``'s rules; a missing or invalid value throws a ``Core/ConfigurationError``
     /// naming the variable.
-    public init(environment: [String: String]) throws(ConfigurationError) {
+    package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader)
         let bundleId = try reader.required("TOLLGATE_BUNDLE_ID")

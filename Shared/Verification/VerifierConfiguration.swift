@@ -30,40 +30,40 @@ import Pipeline
 /// - `TOLLGATE_CLAIM_INTERVAL_MS` — how often idle entries are looked for [`5000`]
 /// - `TOLLGATE_HEARTBEAT_MS` — how often a job in flight resets its idle time [claim min-idle / 4]
 /// - the reconciler's `TOLLGATE_RECONCILE_*` and `TOLLGATE_SWEEP_*` keys, listed on ``ReconcilerConfiguration``
-public struct VerifierConfiguration: Sendable {
-    public var shared: SharedConfiguration
-    public var bundleId: String
-    public var appAppleId: Int64?
-    public var environment: AppStoreEnvironment
-    public var acceptSandbox: Bool
-    public var sharedSecret: String?
-    public var rootCertificates: [Data]
-    public var verifyReceiptURL: URL
-    public var verifyReceiptSandboxURL: URL
-    public var apiURL: URL
-    public var apiSandboxURL: URL
-    public var apiKey: APIKey?
-    public var confirmWithAPI: Bool
-    public var refundPreference: Int
-    public var apiRateScale: Double
-    public var metricsHost: String
-    public var metricsPort: Int
-    public var concurrency: Int
-    public var retry: RetryPolicy
-    public var appleTimeout: Duration
-    public var claimMinIdle: Duration
-    public var claimInterval: Duration
-    public var heartbeatInterval: Duration
+package struct VerifierConfiguration: Sendable {
+    package var shared: SharedConfiguration
+    package var bundleId: String
+    package var appAppleId: Int64?
+    package var environment: AppStoreEnvironment
+    package var acceptSandbox: Bool
+    package var sharedSecret: String?
+    package var rootCertificates: [Data]
+    package var verifyReceiptURL: URL
+    package var verifyReceiptSandboxURL: URL
+    package var apiURL: URL
+    package var apiSandboxURL: URL
+    package var apiKey: APIKey?
+    package var confirmWithAPI: Bool
+    package var refundPreference: Int
+    package var apiRateScale: Double
+    package var metricsHost: String
+    package var metricsPort: Int
+    package var concurrency: Int
+    package var retry: RetryPolicy
+    package var appleTimeout: Duration
+    package var claimMinIdle: Duration
+    package var claimInterval: Duration
+    package var heartbeatInterval: Duration
     /// Gap repair: the notification reconciler and the subscription sweeper.
-    public var reconcile: ReconcilerConfiguration
+    package var reconcile: ReconcilerConfiguration
 
     /// An App Store Server API key (`.p8` contents).
-    public struct APIKey: Sendable {
-        public var keyId: String
-        public var issuerId: String
-        public var privateKeyPEM: String
+    package struct APIKey: Sendable {
+        package var keyId: String
+        package var issuerId: String
+        package var privateKeyPEM: String
 
-        public init(keyId: String, issuerId: String, privateKeyPEM: String) {
+        package init(keyId: String, issuerId: String, privateKeyPEM: String) {
             self.keyId = keyId
             self.issuerId = issuerId
             self.privateKeyPEM = privateKeyPEM
@@ -71,7 +71,7 @@ public struct VerifierConfiguration: Sendable {
     }
 
     /// Settings with defaults for everything but the app's identity (for tests and embedding).
-    public init(shared: SharedConfiguration = SharedConfiguration(), bundleId: String, appAppleId: Int64? = nil,
+    package init(shared: SharedConfiguration = SharedConfiguration(), bundleId: String, appAppleId: Int64? = nil,
                 environment: AppStoreEnvironment = .sandbox) {
         self.shared = shared
         self.bundleId = bundleId
@@ -100,10 +100,10 @@ public struct VerifierConfiguration: Sendable {
     }
 
     /// Whether data from `dataEnvironment` is accepted by this deployment.
-    public func accepts(_ dataEnvironment: AppStoreEnvironment) -> Bool {
+    package func accepts(_ dataEnvironment: AppStoreEnvironment) -> Bool {
         dataEnvironment == environment || (environment == .production && acceptSandbox && dataEnvironment == .sandbox)
     }
 
     /// Whether sandbox data can reach this deployment.
-    public var allowsSandbox: Bool { environment == .sandbox || acceptSandbox }
+    package var allowsSandbox: Bool { environment == .sandbox || acceptSandbox }
 }

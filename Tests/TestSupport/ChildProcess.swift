@@ -5,23 +5,23 @@ import Glibc
 
 /// A built executable of this package run as a child process by a test (`appstore-sim`, `verifier`,
 /// `tollctl`), found next to the test bundle or in `.build/debug`.
-public final class ChildProcess: Sendable {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-        public init(description: String) { self.description = description }
+package final class ChildProcess: Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+        package init(description: String) { self.description = description }
     }
 
     /// The running child (spawned with ``SpawnedProcess``, not Foundation's `Process`: see there why).
-    public let process: SpawnedProcess
+    package let process: SpawnedProcess
 
     private init(process: SpawnedProcess) {
         self.process = process
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    package var pid: Int32 { process.processIdentifier }
 
     /// The directory holding the package's built executables.
-    public static func binaryURL(_ name: String) throws -> URL {
+    package static func binaryURL(_ name: String) throws -> URL {
         var candidates: [URL] = []
         let runner = URL(fileURLWithPath: CommandLine.arguments.first ?? "")
         candidates.append(runner.deletingLastPathComponent())
@@ -42,7 +42,7 @@ public final class ChildProcess: Sendable {
 
     /// Starts `name` with `arguments` and `environment` (added to this process's environment); its output
     /// goes to `log` when given.
-    public static func start(_ name: String, arguments: [String] = [], environment: [String: String], log: URL? = nil) throws -> ChildProcess {
+    package static func start(_ name: String, arguments: [String] = [], environment: [String: String], log: URL? = nil) throws -> ChildProcess {
         let process = try SpawnedProcess.spawn(
             try binaryURL(name), arguments: arguments, environment: merged(environment), output: log.map { .file($0) } ?? .null)
         return ChildProcess(process: process)
@@ -50,7 +50,7 @@ public final class ChildProcess: Sendable {
 
     /// Runs `name` to completion (input from the file `input` when given); returns its exit status and its
     /// standard output and error together.
-    public static func run(_ name: String, arguments: [String], environment: [String: String], input: URL? = nil)
+    package static func run(_ name: String, arguments: [String], environment: [String: String], input: URL? = nil)
         async throws -> (status: Int32, output: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-run-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
@@ -66,19 +66,19 @@ public final class ChildProcess: Sendable {
     }
 
     /// SIGTERM; true when the process exited within `timeout`.
-    public func terminate(timeout: Duration) async -> Bool {
+    package func terminate(timeout: Duration) async -> Bool {
         process.send(SIGTERM)
         return await process.waitForExit(timeout: timeout)
     }
 
     /// SIGKILL, then waits for the exit.
-    public func kill() {
+    package func kill() {
         process.send(SIGKILL)
         process.waitUntilExit()
     }
 
     /// A free TCP port on 127.0.0.1 (bind to 0, read it back, close).
-    public static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         try RedisServer.freeLoopbackPort()
     }
 }

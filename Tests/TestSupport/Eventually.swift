@@ -1,6 +1,6 @@
 /// Polls `condition` every `interval` until it holds or `timeout` passes; returns whether it held (asked once
 /// more at the deadline).
-public func eventually(
+package func eventually(
     timeout: Duration = .seconds(20), interval: Duration = .milliseconds(20), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
@@ -12,7 +12,7 @@ public func eventually(
 }
 
 /// Polls `value` every `interval` until it is not nil or `timeout` passes.
-public func eventuallyValue<T>(
+package func eventuallyValue<T>(
     timeout: Duration = .seconds(20), interval: Duration = .milliseconds(20), _ value: () async throws -> T?
 ) async rethrows -> T? {
     let deadline = ContinuousClock.now + timeout

@@ -6,7 +6,7 @@ import Redis
 
 /// The catalog of the tests: 1-, 100- and 2000-coin packs, a monthly VIP subscription, an unlock and a
 /// 90-day pass.
-public let testCatalog: Catalog = {
+package let testCatalog: Catalog = {
     let json = #"""
     {"products": [
       {"productId": "coins1", "type": "consumable", "coins": 1},
@@ -20,20 +20,20 @@ public let testCatalog: Catalog = {
     do { return try Catalog(json: Array(json.utf8)) } catch { preconditionFailure("test catalog: \(error)") }
 }()
 
-public let day: Int64 = 86_400_000
+package let day: Int64 = 86_400_000
 /// "Now" for the tests: 2026-01-01T00:00:00Z.
-public let testNow: Int64 = 1_767_225_600_000
+package let testNow: Int64 = 1_767_225_600_000
 
 /// A real redis-server with both function libraries, the `fulfillers` group on the verified stream, and a
 /// ledger applier reading as consumer `t`.
-public struct LedgerHarness: Sendable {
-    public let server: RedisServer
-    public let redis: RedisPool
-    public let keys = Keys(prefix: "tg")
-    public let applier: LedgerApplier
-    public static let group = "fulfillers"
+package struct LedgerHarness: Sendable {
+    package let server: RedisServer
+    package let redis: RedisPool
+    package let keys = Keys(prefix: "tg")
+    package let applier: LedgerApplier
+    package static let group = "fulfillers"
 
-    public static func with<T>(clamp: Bool = false, now: Int64 = testNow, _ body: (LedgerHarness) async throws -> T) async throws -> T {
+    package static func with<T>(clamp: Bool = false, now: Int64 = testNow, _ body: (LedgerHarness) async throws -> T) async throws -> T {
         try await withRedisServer { server in
             let pool = RedisPool(configuration: server.configuration(), size: 8, logger: testLogger)
             try await pool.connect()
@@ -50,7 +50,7 @@ public struct LedgerHarness: Sendable {
 
     /// Adds the event to the verified stream; returns the entry id.
     @discardableResult
-    public func submit(_ event: PurchaseEvent) async throws -> String {
+    package func submit(_ event: PurchaseEvent) async throws -> String {
         guard let id = try await redis.xadd(keys.verified().stream, fields: try event.streamFields()) else {
             throw LedgerError.unexpectedReply("XADD returned nil")
         }
@@ -58,14 +58,14 @@ public struct LedgerHarness: Sendable {
     }
 
     /// Reads the next new entries as consumer `consumer` (no ack).
-    public func read(_ consumer: String = "t", count: Int = 100) async throws -> [StreamEntry] {
+    package func read(_ consumer: String = "t", count: Int = 100) async throws -> [StreamEntry] {
         try await redis.xreadgroup(group: Self.group, consumer: consumer, stream: keys.verified().stream, id: ">",
                                    count: count, block: nil)
     }
 
     /// Submits the event, reads it and applies it.
     @discardableResult
-    public func deliver(_ event: PurchaseEvent) async throws -> LedgerOutcome {
+    package func deliver(_ event: PurchaseEvent) async throws -> LedgerOutcome {
         try await submit(event)
         var last = LedgerOutcome(outcome: "none")
         for entry in try await read() { last = try await applier.apply(entry: entry) }
@@ -73,47 +73,47 @@ public struct LedgerHarness: Sendable {
     }
 
     /// Applies whatever is new on the stream (e.g. unparked events); returns the outcomes.
-    public func drain() async throws -> [LedgerOutcome] {
+    package func drain() async throws -> [LedgerOutcome] {
         var outcomes: [LedgerOutcome] = []
         for entry in try await read() { outcomes.append(try await applier.apply(entry: entry)) }
         return outcomes
     }
 
-    public func account(_ user: String) async throws -> EntitlementsView {
+    package func account(_ user: String) async throws -> EntitlementsView {
         EntitlementsView(hash: try await hash(keys.account(user: user)))
     }
 
-    public func coins(_ user: String) async throws -> Int64 { try await account(user).coins }
+    package func coins(_ user: String) async throws -> Int64 { try await account(user).coins }
 
-    public func entitlement(_ user: String, _ name: String) async throws -> EntitlementsView.Entitlement? {
+    package func entitlement(_ user: String, _ name: String) async throws -> EntitlementsView.Entitlement? {
         try await account(user).entitlements.first { $0.entitlement == name }
     }
 
-    public func hash(_ key: String) async throws -> [String: String] {
+    package func hash(_ key: String) async throws -> [String: String] {
         try await redis.hgetall(key)
     }
 
-    public func job(_ jobID: String) async throws -> JobStatus? {
+    package func job(_ jobID: String) async throws -> JobStatus? {
         JobStatus(jobID: jobID, hash: try await hash(keys.job(jobID)))
     }
 
     /// The outbound events for `user`.
-    public func events(_ user: String) async throws -> [StreamEntry] {
+    package func events(_ user: String) async throws -> [StreamEntry] {
         try await redis.xrange(keys.events().stream).filter { $0.string("user") == user }
     }
 
-    public func pendingCount() async throws -> Int {
+    package func pendingCount() async throws -> Int {
         try await redis.xpendingSummary(keys.verified().stream, group: Self.group).count
     }
 
-    public func audit() async throws -> LedgerAudit.Report {
+    package func audit() async throws -> LedgerAudit.Report {
         try await LedgerAudit(redis: redis, keys: keys).run()
     }
 }
 
 /// Event builders.
-public enum Fixture {
-    public static func transaction(
+package enum Fixture {
+    package static func transaction(
         _ tid: String, product: String, otid: String? = nil, quantity: Int = 1, purchase: Int64 = testNow - day,
         expires: Int64? = nil, revoked: Int64? = nil, family: Bool = false, token: String? = nil, signed: Int64? = nil
     ) -> PurchaseEventTransaction {
@@ -124,14 +124,14 @@ public enum Fixture {
     }
 
     /// A client submission by `user` (optionally paying `order`).
-    public static func client(_ user: String, _ transactions: [PurchaseEventTransaction], order: String? = nil,
+    package static func client(_ user: String, _ transactions: [PurchaseEventTransaction], order: String? = nil,
                        job: String = Job.newID(), environment: String = "Sandbox") -> PurchaseEvent {
         PurchaseEvent(jobId: job, kind: .transaction, source: .client, userId: user, orderNo: order,
                       environment: environment, verifiedAt: testNow, transactions: transactions)
     }
 
     /// An Apple V2 notification.
-    public static func notification(
+    package static func notification(
         _ type: String, subtype: String? = nil, _ transactions: [PurchaseEventTransaction],
         renewals: [PurchaseEventRenewal] = [], uuid: String = UUID().uuidString, signed: Int64 = testNow,
         job: String = Job.newID()
@@ -143,7 +143,7 @@ public enum Fixture {
     }
 
     /// Writes an order as ingest does (order hash + token mapping).
-    public static func order(_ harness: LedgerHarness, user: String, product: String) async throws -> Order {
+    package static func order(_ harness: LedgerHarness, user: String, product: String) async throws -> Order {
         let order = Order(orderNo: Order.newOrderNo(), userID: user, productId: product,
                           appAccountToken: Order.newAppAccountToken(), createdAtMilliseconds: testNow - 2 * day)
         var args: [any RedisArgumentConvertible] = [harness.keys.order(user: user, orderNo: order.orderNo)]

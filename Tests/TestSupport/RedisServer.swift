@@ -12,23 +12,23 @@ import Darwin
 ///
 /// `restart()` reuses the same port and directory, so data written before a `kill()` survives through the
 /// AOF. Prefer ``withRedisServer(_:)``, which always stops the server and removes its directory.
-public final class RedisServer: Sendable {
+package final class RedisServer: Sendable {
     /// Thrown when redis-server cannot be found or does not come up.
-    public struct StartError: Error, CustomStringConvertible {
-        public let description: String
+    package struct StartError: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    public let port: Int
+    package let port: Int
     /// The server's working directory (AOF files, `redis.log`).
-    public let directory: URL
+    package let directory: URL
     private let executable: URL
     private let process: ServerProcess
 
     /// `redis://127.0.0.1:<port>`.
-    public var url: String { "redis://127.0.0.1:\(port)" }
+    package var url: String { "redis://127.0.0.1:\(port)" }
 
     /// A client configuration for this server (short timeouts suit tests).
-    public func configuration(
+    package func configuration(
         commandTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(1)
     ) -> RedisConfiguration {
         RedisConfiguration(port: port, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
@@ -42,7 +42,7 @@ public final class RedisServer: Sendable {
     }
 
     /// Starts a server on a free port and waits until it answers PING.
-    public static func start() async throws -> RedisServer {
+    package static func start() async throws -> RedisServer {
         let executable = try findExecutable()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("tollgate-redis-\(UUID().uuidString)", isDirectory: true)
@@ -65,10 +65,10 @@ public final class RedisServer: Sendable {
     }
 
     /// Whether the redis-server process is running.
-    public var isRunning: Bool { process.runningPID() != nil }
+    package var isRunning: Bool { process.runningPID() != nil }
 
     /// Stops the server gracefully (SIGTERM), escalating to SIGKILL after 5 s.
-    public func stop() async {
+    package func stop() async {
         guard let pid = process.runningPID() else { return }
         Glibc.kill(pid, SIGTERM)
         if await process.waitForExit(timeout: .seconds(5)) { return }
@@ -76,20 +76,20 @@ public final class RedisServer: Sendable {
     }
 
     /// Kills the server abruptly (SIGKILL), like a crash.
-    public func kill() async {
+    package func kill() async {
         guard let pid = process.runningPID() else { return }
         Glibc.kill(pid, SIGKILL)
         _ = await process.waitForExit(timeout: .seconds(5))
     }
 
     /// Starts the server again on the same port and directory (stopping it first if it still runs).
-    public func restart() async throws {
+    package func restart() async throws {
         await stop()
         try await launch()
     }
 
     /// Stops the server and deletes its directory.
-    public func shutdown() async {
+    package func shutdown() async {
         await stop()
         try? FileManager.default.removeItem(at: directory)
     }
@@ -125,7 +125,7 @@ public final class RedisServer: Sendable {
 }
 
 /// Runs `body` with a fresh server and always shuts it down afterwards, even when `body` throws.
-public func withRedisServer<T>(_ body: (RedisServer) async throws -> T) async throws -> T {
+package func withRedisServer<T>(_ body: (RedisServer) async throws -> T) async throws -> T {
     let server = try await RedisServer.start()
     do {
         let result = try await body(server)

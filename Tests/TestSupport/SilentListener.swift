@@ -5,13 +5,13 @@ import Darwin
 #endif
 
 /// A loopback TCP socket that listens but never accepts or answers, like a hung server.
-public struct SilentListener: Sendable {
-    public struct Failure: Error {}
+package struct SilentListener: Sendable {
+    package struct Failure: Error {}
 
-    public let port: Int
+    package let port: Int
     private let descriptor: Int32
 
-    public init() throws {
+    package init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure() }
         var address = sockaddr_in()
@@ -31,7 +31,7 @@ public struct SilentListener: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    public func close() {
+    package func close() {
         Glibc.close(descriptor)
     }
 }

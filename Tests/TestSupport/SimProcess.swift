@@ -6,11 +6,11 @@ import FoundationNetworking
 
 /// The real `appstore-sim` binary on a free loopback port, with its CA in a temporary directory (whose
 /// `root.der` the verifier trusts through `TOLLGATE_ROOT_CERTS`).
-public final class SimProcess: Sendable {
-    public let port: Int
-    public let directory: URL
-    public let child: ChildProcess
-    public let transport = URLSessionTransport()
+package final class SimProcess: Sendable {
+    package let port: Int
+    package let directory: URL
+    package let child: ChildProcess
+    package let transport = URLSessionTransport()
 
     private init(port: Int, directory: URL, child: ChildProcess) {
         self.port = port
@@ -18,7 +18,7 @@ public final class SimProcess: Sendable {
         self.child = child
     }
 
-    public static func start() async throws -> SimProcess {
+    package static func start() async throws -> SimProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-sim-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for _ in 0..<3 {
@@ -40,16 +40,16 @@ public final class SimProcess: Sendable {
         throw ChildProcess.Failure(description: "appstore-sim did not start; see \(directory.path)/sim.log")
     }
 
-    public func stop() {
+    package func stop() {
         child.kill()
         try? FileManager.default.removeItem(at: directory)
     }
 
-    public var rootCertificatePath: String { directory.appendingPathComponent("ca/root.der").path }
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var rootCertificatePath: String { directory.appendingPathComponent("ca/root.der").path }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// The verifier settings that point at this simulator.
-    public var environment: [String: String] {
+    package var environment: [String: String] {
         [
             "TOLLGATE_ROOT_CERTS": rootCertificatePath,
             "TOLLGATE_VERIFY_RECEIPT_URL": "\(baseURL)/verifyReceipt",
@@ -62,7 +62,7 @@ public final class SimProcess: Sendable {
         ]
     }
 
-    public func send(_ method: HTTPTransportRequest.Method, _ path: String, json: Any? = nil, timeout: Duration = .seconds(10)) async throws -> HTTPTransportResponse {
+    package func send(_ method: HTTPTransportRequest.Method, _ path: String, json: Any? = nil, timeout: Duration = .seconds(10)) async throws -> HTTPTransportResponse {
         let body = try json.map { try JSONSerialization.data(withJSONObject: $0) }
         let url = URL(string: baseURL + path) ?? URL(fileURLWithPath: "/")
         return try await transport.send(HTTPTransportRequest(
@@ -71,7 +71,7 @@ public final class SimProcess: Sendable {
 
     /// POSTs JSON; returns the JSON object answered, throwing unless the status is 2xx.
     @discardableResult
-    public func post(_ path: String, _ json: [String: Any]) async throws -> [String: Any] {
+    package func post(_ path: String, _ json: [String: Any]) async throws -> [String: Any] {
         let response = try await send(.post, path, json: json)
         guard (200..<300).contains(response.status) else {
             throw ChildProcess.Failure(description: "POST \(path) answered \(response.status)")
@@ -81,20 +81,20 @@ public final class SimProcess: Sendable {
 
     /// Buys a product; returns the simulator's answer (transactionId, receipt, signedTransaction, signedPayload…).
     @discardableResult
-    public func purchase(_ extra: [String: Any] = [:]) async throws -> [String: Any] {
+    package func purchase(_ extra: [String: Any] = [:]) async throws -> [String: Any] {
         var body: [String: Any] = ["productId": "com.example.coins100", "type": "Consumable", "environment": "Production"]
         body.merge(extra) { _, new in new }
         return try await post("/sim/purchases", body)
     }
 
     /// The simulator's request counter `name` (e.g. `verifyReceipt.production`).
-    public func requestCount(_ name: String) async throws -> Int {
+    package func requestCount(_ name: String) async throws -> Int {
         let response = try await send(.get, "/sim/faults")
         let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
         return ((json?["requests"] as? [String: Any])?[name] as? Int) ?? 0
     }
 
-    public func clearFaults() async throws {
+    package func clearFaults() async throws {
         var request = URLRequest(url: URL(string: baseURL + "/sim/faults") ?? URL(fileURLWithPath: "/"))
         request.httpMethod = "DELETE"
         _ = try await URLSession.shared.data(for: request)
@@ -103,7 +103,7 @@ public final class SimProcess: Sendable {
 
 /// Runs `body` with the real `appstore-sim` started on a free loopback port, and always stops it (and removes its
 /// directory) afterwards, even when `body` throws.
-public func withSim<T>(_ body: (SimProcess) async throws -> T) async throws -> T {
+package func withSim<T>(_ body: (SimProcess) async throws -> T) async throws -> T {
     let sim = try await SimProcess.start()
     do {
         let result = try await body(sim)

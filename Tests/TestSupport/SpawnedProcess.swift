@@ -17,19 +17,19 @@ import Darwin
 ///
 /// `@unchecked Sendable` is safe: `pid` never changes, and `exitStatus` is only read or written while holding
 /// `lock`; the child is reaped with `waitpid` on its own PID under that lock, so exactly once.
-public final class SpawnedProcess: @unchecked Sendable {
+package final class SpawnedProcess: @unchecked Sendable {
     /// Where one of the child's standard streams goes.
-    public enum Stream: Sendable {
+    package enum Stream: Sendable {
         case null
         /// Truncated, then written by the child.
         case file(URL)
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    public let processIdentifier: pid_t
+    package let processIdentifier: pid_t
     private let lock = NSLock()
     private var exitStatus: Int32?
 
@@ -39,7 +39,7 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments` and exactly `environment`; standard input is `/dev/null` or
     /// the file `input`, standard output goes to `output`, standard error to `error` (nil: with the output).
-    public static func spawn(
+    package static func spawn(
         _ executable: URL, arguments: [String], environment: [String: String], input: URL? = nil,
         output: Stream = .null, error: Stream? = nil
     ) throws -> SpawnedProcess {
@@ -90,7 +90,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     }()
 
     /// True until the child has exited (reaping it then).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         lock.withLock {
             guard exitStatus == nil else { return false }
             var status: Int32 = 0
@@ -102,7 +102,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     }
 
     /// Polls until the child has exited; false when `timeout` passed first.
-    public func waitForExit(timeout: Duration = .seconds(120)) async -> Bool {
+    package func waitForExit(timeout: Duration = .seconds(120)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while isRunning {
             if ContinuousClock.now >= deadline { return false }
@@ -112,7 +112,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     }
 
     /// Blocks this thread until the child has exited.
-    public func waitUntilExit() {
+    package func waitUntilExit() {
         lock.withLock {
             guard exitStatus == nil else { return }
             var status: Int32 = 0
@@ -125,21 +125,21 @@ public final class SpawnedProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` while the child runs.
-    public func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         guard isRunning else { return }
         kill(processIdentifier, signal)
     }
 
     /// The exit code, or the signal number when a signal ended the child (like Foundation's `Process`);
     /// -1 while it runs.
-    public var terminationStatus: Int32 {
+    package var terminationStatus: Int32 {
         guard !isRunning, let status = lock.withLock({ exitStatus }) else { return -1 }
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : signal
     }
 
     /// True when a signal ended the child.
-    public var terminatedBySignal: Bool {
+    package var terminatedBySignal: Bool {
         guard !isRunning, let status = lock.withLock({ exitStatus }) else { return false }
         let signal = status & 0x7f
         return signal != 0 && signal != 0x7f

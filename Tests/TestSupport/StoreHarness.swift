@@ -7,13 +7,13 @@ import Redis
 /// A real redis-server and the real `appstore-sim` binary, whose CA the services trust through
 /// `TOLLGATE_ROOT_CERTS`: what the verifier's, reconciler's and tollctl's tests run against. ``with(_:)`` always
 /// stops both.
-public final class StoreHarness: Sendable {
-    public let redisServer: RedisServer
-    public let sim: SimProcess
+package final class StoreHarness: Sendable {
+    package let redisServer: RedisServer
+    package let sim: SimProcess
     /// A connection of the test's own, for setting up and checking.
-    public let redis: RedisConnection
-    public let keys = Keys()
-    public let logger = testLogger
+    package let redis: RedisConnection
+    package let keys = Keys()
+    package let logger = testLogger
 
     private init(redisServer: RedisServer, sim: SimProcess, redis: RedisConnection) {
         self.redisServer = redisServer
@@ -22,7 +22,7 @@ public final class StoreHarness: Sendable {
     }
 
     /// Runs `body` with a fresh Redis and simulator, always stopping both.
-    public static func with(_ body: (StoreHarness) async throws -> Void) async throws {
+    package static func with(_ body: (StoreHarness) async throws -> Void) async throws {
         try await withRedisServer { server in
             try await withSim { sim in
                 let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
@@ -34,7 +34,7 @@ public final class StoreHarness: Sendable {
     }
 
     /// The services' environment: Redis, the simulator, fast retries, `extra` last.
-    public func environment(_ extra: [String: String] = [:]) -> [String: String] {
+    package func environment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = sim.environment
         environment["TOLLGATE_REDIS_URL"] = redisServer.url
         environment["TOLLGATE_METRICS_PORT"] = "0"
@@ -50,7 +50,7 @@ public final class StoreHarness: Sendable {
 
     /// App Store Server API key settings: a fresh P-256 key in the simulator's directory (the simulator accepts
     /// any key unless `SIM_API_PUBLIC_KEY` is set).
-    public func apiSettings() throws -> [String: String] {
+    package func apiSettings() throws -> [String: String] {
         let path = sim.directory.appendingPathComponent("api-key.p8")
         try P256.Signing.PrivateKey().pemRepresentation.write(to: path, atomically: true, encoding: .utf8)
         return ["TOLLGATE_API_KEY_ID": "KEY123", "TOLLGATE_API_ISSUER_ID": "issuer-1", "TOLLGATE_API_PRIVATE_KEY_PATH": path.path]
@@ -58,7 +58,7 @@ public final class StoreHarness: Sendable {
 
     /// Puts a job on the jobs stream, as ingest does.
     @discardableResult
-    public func enqueue(kind: JobKind, payload: String, user: String? = "user-1", order: String? = nil) async throws -> String {
+    package func enqueue(kind: JobKind, payload: String, user: String? = "user-1", order: String? = nil) async throws -> String {
         let job = Job(id: Job.newID(), kind: kind, payload: Array(payload.utf8), source: kind == .receipt || kind == .transaction ? .client : .apple,
                       userID: user, orderNo: order, receivedAtMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
         _ = try await redis.xadd(keys.jobs().stream, fields: job.fields)
@@ -66,13 +66,13 @@ public final class StoreHarness: Sendable {
     }
 
     /// The job's status hash.
-    public func status(_ jobID: String) async throws -> [String: String] {
+    package func status(_ jobID: String) async throws -> [String: String] {
         try await redis.hgetall(keys.job(jobID))
     }
 
     /// Polls until `condition` holds on the status, or fails after `timeout`.
     @discardableResult
-    public func waitForStatus(
+    package func waitForStatus(
         _ jobID: String, timeout: Duration = .seconds(15), _ condition: ([String: String]) -> Bool
     ) async throws -> [String: String] {
         let found = try await eventuallyValue(timeout: timeout, interval: .milliseconds(25)) {
@@ -86,19 +86,19 @@ public final class StoreHarness: Sendable {
     }
 
     /// How many jobs exist (status hashes, kept for days; the janitor may already have trimmed the streams).
-    public func jobCount() async throws -> Int {
+    package func jobCount() async throws -> Int {
         (try await redis.send("KEYS", keys.job("*")).array ?? []).count
     }
 
     /// The events on the verified stream.
-    public func events() async throws -> [PurchaseEvent] {
+    package func events() async throws -> [PurchaseEvent] {
         try await redis.xrange(keys.verified().stream).map { entry in
             try PurchaseEvent.decode(entry.fields[PurchaseEvent.streamField] ?? [])
         }
     }
 
     /// Polls until the verified stream holds `count` entries.
-    public func waitForEvents(_ count: Int, timeout: Duration = .seconds(15)) async throws -> [PurchaseEvent] {
+    package func waitForEvents(_ count: Int, timeout: Duration = .seconds(15)) async throws -> [PurchaseEvent] {
         let found = try await eventuallyValue(timeout: timeout, interval: .milliseconds(25)) {
             let events = try await events()
             return events.count >= count ? events : nil

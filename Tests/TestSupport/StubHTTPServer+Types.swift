@@ -1,14 +1,14 @@
 import Foundation
 
 /// One scripted answer of a ``StubHTTPServer``.
-public struct StubResponse: Sendable {
-    public var status: Int
-    public var headers: [String: String]
-    public var body: Data
+package struct StubResponse: Sendable {
+    package var status: Int
+    package var headers: [String: String]
+    package var body: Data
     /// Wait this long before answering (to provoke client timeouts).
-    public var delay: Duration?
+    package var delay: Duration?
 
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data(), delay: Duration? = nil) {
+    package init(status: Int, headers: [String: String] = [:], body: Data = Data(), delay: Duration? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -16,38 +16,38 @@ public struct StubResponse: Sendable {
     }
 
     /// A JSON answer.
-    public static func json(_ text: String, status: Int = 200, headers: [String: String] = [:], delay: Duration? = nil) -> StubResponse {
+    package static func json(_ text: String, status: Int = 200, headers: [String: String] = [:], delay: Duration? = nil) -> StubResponse {
         var headers = headers
         headers["Content-Type"] = "application/json"
         return StubResponse(status: status, headers: headers, body: Data(text.utf8), delay: delay)
     }
 
     /// A JSON answer from an `Encodable` value.
-    public static func json(encoding value: some Encodable, status: Int = 200) -> StubResponse {
+    package static func json(encoding value: some Encodable, status: Int = 200) -> StubResponse {
         let body = (try? JSONEncoder().encode(value)) ?? Data()
         return StubResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
 }
 
 /// One request a ``StubHTTPServer`` received.
-public struct StubRecordedRequest: Sendable {
-    public var method: String
-    public var path: String
+package struct StubRecordedRequest: Sendable {
+    package var method: String
+    package var path: String
     /// The raw query string, without `?`.
-    public var query: String?
+    package var query: String?
     /// Header values by lowercased name.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// The client's TCP port: equal for requests sent over one kept-alive connection.
-    public var remotePort: Int?
-    public var body: Data
+    package var remotePort: Int?
+    package var body: Data
 
     /// The value of a query parameter.
-    public func queryItem(_ name: String) -> String? {
+    package func queryItem(_ name: String) -> String? {
         URLComponents(string: "http://stub/?\(query ?? "")")?.queryItems?.first { $0.name == name }?.value
     }
 
     /// The body decoded as a JSON object, or `nil`.
-    public func jsonBody() -> [String: Any]? {
+    package func jsonBody() -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
     }
 }

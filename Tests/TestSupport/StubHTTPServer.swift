@@ -13,9 +13,9 @@ import ServiceLifecycle
 /// defer { Task { await server.stop() } }
 /// await server.respond(to: "/verifyReceipt", with: [.json(#"{"status": 0}"#)])
 /// ```
-public final class StubHTTPServer: Sendable {
+package final class StubHTTPServer: Sendable {
     /// The port the server listens on.
-    public let port: Int
+    package let port: Int
     private let routes: StubRoutes
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
@@ -28,7 +28,7 @@ public final class StubHTTPServer: Sendable {
     }
 
     /// Starts a server on `127.0.0.1` and a port chosen by the kernel.
-    public static func start() async throws -> StubHTTPServer {
+    package static func start() async throws -> StubHTTPServer {
         let routes = StubRoutes()
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let responder = CallbackResponder<StubRequestContext> { request, context in
@@ -57,38 +57,38 @@ public final class StubHTTPServer: Sendable {
 
     /// Stops the server (gracefully: requests in progress are answered) and waits until it has closed its
     /// socket.
-    public func stop() async {
+    package func stop() async {
         await group.triggerGracefulShutdown()
         _ = try? await task.value
     }
 
     /// `http://127.0.0.1:<port><path>`.
-    public func url(_ path: String) -> URL {
+    package func url(_ path: String) -> URL {
         URL(string: "http://127.0.0.1:\(port)\(path)") ?? URL(fileURLWithPath: "/")
     }
 
     /// Answers requests to `path` (any method, any query) with `responses` in order; the last repeats.
-    public func respond(to path: String, with responses: [StubResponse]) async {
+    package func respond(to path: String, with responses: [StubResponse]) async {
         await routes.set(path, .queue(responses))
     }
 
     /// Answers requests to `path` with whatever `handler` returns for each one.
-    public func respond(to path: String, handler: @escaping @Sendable (StubRecordedRequest) -> StubResponse) async {
+    package func respond(to path: String, handler: @escaping @Sendable (StubRecordedRequest) -> StubResponse) async {
         await routes.set(path, .handler(handler))
     }
 
     /// The requests received for `path`, oldest first.
-    public func requests(to path: String) async -> [StubRecordedRequest] {
+    package func requests(to path: String) async -> [StubRecordedRequest] {
         await routes.recorded.filter { $0.path == path }
     }
 
     /// Every request received, oldest first.
-    public func allRequests() async -> [StubRecordedRequest] {
+    package func allRequests() async -> [StubRecordedRequest] {
         await routes.recorded
     }
 
     /// A URL on `127.0.0.1` where nothing listens (a server was started there and stopped).
-    public static func closedPortURL(path: String = "/") async throws -> URL {
+    package static func closedPortURL(path: String = "/") async throws -> URL {
         let server = try await start()
         let url = server.url(path)
         await server.stop()
@@ -97,9 +97,9 @@ public final class StubHTTPServer: Sendable {
 }
 
 /// The stub server failed to start.
-public struct StubHTTPServerError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct StubHTTPServerError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }
 
 /// The scripted routes and the request log of one ``StubHTTPServer``.

@@ -2,4 +2,4 @@ import Logging
 
 /// The one logger tests hand to the code under test: it drops everything, so a test's output is its own.
 /// (Processes a test starts log to files of their own.)
-public let testLogger = Logger(label: "tollgate.tests", factory: { _ in SwiftLogNoOpLogHandler() })
+package let testLogger = Logger(label: "tollgate.tests", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -2,17 +2,17 @@ import Foundation
 
 /// `../shared/vectors` beside the repository: data Apple signed (`apple-real`, with its `manifest.json`) and the
 /// legacy `verifyReceipt`/V1 fixtures (`legacy`).
-public enum Vectors {
+package enum Vectors {
     /// The repository root (found from this file's path, so any checkout works).
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+    package static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    public static let directory = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors")
-    public static let appleReal = directory.appendingPathComponent("apple-real")
-    public static let legacy = directory.appendingPathComponent("legacy")
+    package static let directory = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors")
+    package static let appleReal = directory.appendingPathComponent("apple-real")
+    package static let legacy = directory.appendingPathComponent("legacy")
 
     /// The trimmed text of `apple-real/<name>`.
-    public static func appleReal(_ name: String) throws -> String {
+    package static func appleReal(_ name: String) throws -> String {
         try String(contentsOf: appleReal.appendingPathComponent(name), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -6,6 +6,6 @@
 /// A transport returns every HTTP response, whatever its status; it throws ``HTTPTransportError`` only
 /// when no response arrived (timeout, connection failure) and `CancellationError` when the task was
 /// cancelled.
-public protocol HTTPTransport: Sendable {
+package protocol HTTPTransport: Sendable {
     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse
 }

@@ -2,9 +2,9 @@ import Core
 
 /// Why an HTTP request got no response: a stable ``Code`` (timeouts and connection failures are told
 /// apart) and a human message. HTTP error statuses are responses, not ``HTTPTransportError``s.
-public struct HTTPTransportError: TollgateError, Sendable, Hashable {
+package struct HTTPTransportError: TollgateError, Sendable, Hashable {
     /// Stable machine codes.
-    public enum Code: String, Sendable, Hashable, CustomStringConvertible {
+    package enum Code: String, Sendable, Hashable, CustomStringConvertible {
         /// The request did not complete within its timeout.
         case timeout = "timeout"
         /// No connection could be made or it broke (refused, DNS failure, reset, lost).
@@ -16,13 +16,13 @@ public struct HTTPTransportError: TollgateError, Sendable, Hashable {
         /// Any other transport failure.
         case failed = "transport_failed"
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

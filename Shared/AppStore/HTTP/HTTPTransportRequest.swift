@@ -2,23 +2,23 @@ import Foundation
 
 /// One outgoing HTTP request: method, absolute URL, headers, optional body and a timeout for the whole
 /// exchange.
-public struct HTTPTransportRequest: Sendable {
+package struct HTTPTransportRequest: Sendable {
     /// The HTTP methods Apple's endpoints use.
-    public enum Method: String, Sendable {
+    package enum Method: String, Sendable {
         case get = "GET"
         case post = "POST"
         case put = "PUT"
     }
 
-    public var method: Method
-    public var url: URL
+    package var method: Method
+    package var url: URL
     /// Header names and values, sent as given (names are case-insensitive on the wire).
-    public var headers: [String: String]
-    public var body: Data?
+    package var headers: [String: String]
+    package var body: Data?
     /// How long the whole request may take before it fails with ``HTTPTransportError/Code/timeout``.
-    public var timeout: Duration
+    package var timeout: Duration
 
-    public init(
+    package init(
         method: Method,
         url: URL,
         headers: [String: String] = [:],

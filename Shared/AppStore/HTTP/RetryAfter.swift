@@ -4,12 +4,12 @@ import Foundation
 ///
 /// The delay is clamped to ``maximum``: a server (or anything pretending to be one) asking for days would
 /// otherwise park a job, and its client's `?wait`, far beyond any retry schedule.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The longest delay honoured.
-    public static let maximum: Duration = .seconds(3600)
+    package static let maximum: Duration = .seconds(3600)
 
     /// The delay the value asks for, never negative, at most ``maximum``; `nil` when the value is neither form.
-    public static func parse(_ value: String, now: Date = Date()) -> Duration? {
+    package static func parse(_ value: String, now: Date = Date()) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         let limit = maximum.components.seconds
         if let seconds = Int64(trimmed) {

@@ -9,11 +9,11 @@ import FoundationNetworking
 ///
 /// Each request has a hard deadline: when it passes, the request is cancelled and the call throws
 /// ``HTTPTransportError`` with code `.timeout`, whatever libcurl's own timers do.
-public final class URLSessionTransport: HTTPTransport {
+package final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
     /// - Parameter maximumConnectionsPerHost: how many parallel connections to one host the session keeps.
-    public init(maximumConnectionsPerHost: Int = 16) {
+    package init(maximumConnectionsPerHost: Int = 16) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
@@ -27,7 +27,7 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
-    public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+    package func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         // Our own deadline (PendingExchange) is exact; libcurl's timer rounds to whole seconds and fires at

@@ -2,7 +2,7 @@ import Foundation
 
 /// Base64url (RFC 4648 §5) without padding, as JWS uses it: a table-driven decoder that works on raw
 /// bytes without intermediate strings, and an encoder.
-public enum Base64URL {
+package enum Base64URL {
     /// Decoding table: 0...63 for alphabet bytes, 0xFF for anything else.
     private static let table: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -15,7 +15,7 @@ public enum Base64URL {
 
     /// Decodes unpadded base64url bytes; `nil` for any byte outside the alphabet, padding, or an
     /// impossible length.
-    public static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    package static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = input.count
         if count % 4 == 1 { return nil }
         let outputCount = count / 4 * 3 + max(0, count % 4 - 1)
@@ -61,13 +61,13 @@ public enum Base64URL {
     }
 
     /// Decodes an unpadded base64url string.
-    public static func decode(_ string: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ string: some StringProtocol) -> [UInt8]? {
         var bytes = Array(string.utf8)
         return bytes.withUnsafeMutableBufferPointer { decode(UnsafeBufferPointer($0)) }
     }
 
     /// Encodes bytes as unpadded base64url.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
         var output = [UInt8]()
         output.reserveCapacity((input.count + 2) / 3 * 4)

@@ -3,21 +3,21 @@ import Foundation
 /// A JWS in compact serialization (`header.payload.signature`), split into its segments without
 /// decoding them. The segments are ranges into one byte array, so the signing input
 /// (`header.payload`) needs no copy.
-public struct CompactJWS: Sendable {
+package struct CompactJWS: Sendable {
     /// The whole JWS as bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The header segment (base64url).
-    public let header: Range<Int>
+    package let header: Range<Int>
     /// The payload segment (base64url).
-    public let payload: Range<Int>
+    package let payload: Range<Int>
     /// The signature segment (base64url).
-    public let signature: Range<Int>
+    package let signature: Range<Int>
 
     /// The bytes the signature covers: `header.payload`.
-    public var signingInput: Range<Int> { header.lowerBound..<payload.upperBound }
+    package var signingInput: Range<Int> { header.lowerBound..<payload.upperBound }
 
     /// Splits `jws`; `nil` unless it has exactly three segments with a non-empty header and payload.
-    public init?(_ jws: some StringProtocol) {
+    package init?(_ jws: some StringProtocol) {
         var bytes = Array(jws.utf8)
         // Tolerate surrounding whitespace (files often end with a newline), nothing else.
         while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 { bytes.removeLast() }
@@ -52,7 +52,7 @@ public struct CompactJWS: Sendable {
     }
 
     /// Decodes one segment from base64url; `nil` if it is not valid base64url.
-    public func decode(_ segment: Range<Int>) -> [UInt8]? {
+    package func decode(_ segment: Range<Int>) -> [UInt8]? {
         bytes.withUnsafeBufferPointer { buffer in
             Base64URL.decode(UnsafeBufferPointer(rebasing: buffer[segment]))
         }

@@ -2,13 +2,13 @@ import Foundation
 
 /// What a JWS payload says about itself, read WITHOUT verifying anything. Only for choosing defaults in
 /// operator tools (`tollctl verify` without `--environment`); never a basis for trust.
-public struct UnverifiedClaims: Sendable, Hashable {
-    public var environment: AppStoreEnvironment?
-    public var bundleId: String?
-    public var appAppleId: Int64?
+package struct UnverifiedClaims: Sendable, Hashable {
+    package var environment: AppStoreEnvironment?
+    package var bundleId: String?
+    package var appAppleId: Int64?
 
     /// Reads the claims of `jws`; `nil` when it is not a readable JWS.
-    public init?(jws: String) {
+    package init?(jws: String) {
         guard let compact = CompactJWS(jws), let payload = compact.decode(compact.payload),
               let probe = try? JSONDecoder().decode(Probe.self, from: Data(payload)) else { return nil }
         environment = probe.environment ?? probe.receiptType ?? probe.data?.environment ?? probe.summary?.environment

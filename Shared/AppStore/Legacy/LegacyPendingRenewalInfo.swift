@@ -2,21 +2,21 @@ import Foundation
 
 /// The renewal state of one auto-renewable subscription in a legacy receipt response: Apple's
 /// `responseBody.Pending_renewal_info`. Read leniently; unknown fields are ignored.
-public struct LegacyPendingRenewalInfo: Decodable, Sendable, Hashable {
-    public var originalTransactionId: String?
-    public var productId: String?
-    public var autoRenewProductId: String?
+package struct LegacyPendingRenewalInfo: Decodable, Sendable, Hashable {
+    package var originalTransactionId: String?
+    package var productId: String?
+    package var autoRenewProductId: String?
     /// `1` renews at the end of the period, `0` the customer turned renewal off.
-    public var autoRenewStatus: Int?
+    package var autoRenewStatus: Int?
     /// Why the subscription expired (`1` cancelled … `5` other).
-    public var expirationIntent: Int?
-    public var isInBillingRetryPeriod: Bool?
-    public var gracePeriodExpiresDate: Date?
-    public var priceConsentStatus: Int?
-    public var offerCodeRefName: String?
-    public var promotionalOfferId: String?
+    package var expirationIntent: Int?
+    package var isInBillingRetryPeriod: Bool?
+    package var gracePeriodExpiresDate: Date?
+    package var priceConsentStatus: Int?
+    package var offerCodeRefName: String?
+    package var promotionalOfferId: String?
 
-    public init() {}
+    package init() {}
 
     enum CodingKeys: String, CodingKey {
         case originalTransactionId = "original_transaction_id"
@@ -32,7 +32,7 @@ public struct LegacyPendingRenewalInfo: Decodable, Sendable, Hashable {
         case promotionalOfferId = "promotional_offer_id"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         originalTransactionId = container.legacyString(.originalTransactionId)
         productId = container.legacyString(.productId)

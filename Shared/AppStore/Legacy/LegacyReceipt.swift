@@ -5,33 +5,33 @@ import Foundation
 /// Two shapes exist. iOS 7 app receipts carry `bundle_id`, `application_version` and the purchases in
 /// `in_app`. iOS 6 transaction receipts carry one purchase's fields at the top level next to `bid`,
 /// `bvrs` and `item_id`; that purchase is ``transaction``.
-public struct LegacyReceipt: Decodable, Sendable, Hashable {
+package struct LegacyReceipt: Decodable, Sendable, Hashable {
     // iOS 7 app receipt
-    public var bundleId: String?
-    public var applicationVersion: String?
-    public var originalApplicationVersion: String?
-    public var receiptType: String?
-    public var adamId: Int?
-    public var appItemId: Int?
-    public var receiptCreationDate: Date?
-    public var requestDate: Date?
-    public var originalPurchaseDate: Date?
-    public var inApp: [LegacyTransaction]
+    package var bundleId: String?
+    package var applicationVersion: String?
+    package var originalApplicationVersion: String?
+    package var receiptType: String?
+    package var adamId: Int?
+    package var appItemId: Int?
+    package var receiptCreationDate: Date?
+    package var requestDate: Date?
+    package var originalPurchaseDate: Date?
+    package var inApp: [LegacyTransaction]
 
     // iOS 6 transaction receipt
     /// The app's bundle identifier (iOS 6).
-    public var bid: String?
+    package var bid: String?
     /// The app's version (iOS 6).
-    public var bvrs: String?
+    package var bvrs: String?
     /// The App Store's identifier of the product (iOS 6).
-    public var itemId: String?
+    package var itemId: String?
     /// The purchase whose fields are at the top of an iOS 6 receipt; `nil` for iOS 7 receipts.
-    public var transaction: LegacyTransaction?
+    package var transaction: LegacyTransaction?
 
     /// The bundle identifier from either shape.
-    public var effectiveBundleId: String? { bundleId ?? bid }
+    package var effectiveBundleId: String? { bundleId ?? bid }
 
-    public init() { inApp = [] }
+    package init() { inApp = [] }
 
     enum CodingKeys: String, CodingKey {
         case bundleId = "bundle_id"
@@ -49,7 +49,7 @@ public struct LegacyReceipt: Decodable, Sendable, Hashable {
         case transactionId = "transaction_id"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         bundleId = container.legacyString(.bundleId)
         applicationVersion = container.legacyString(.applicationVersion)

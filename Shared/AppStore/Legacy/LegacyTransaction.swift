@@ -3,30 +3,30 @@ import Foundation
 /// One in-app purchase in a legacy receipt: Apple's `responseBody.Receipt.In_app` and
 /// `responseBody.Latest_receipt_info` (also the transaction fields at the top of an iOS 6 receipt).
 /// Every field is optional and read leniently; unknown fields are ignored.
-public struct LegacyTransaction: Decodable, Sendable, Hashable {
-    public var transactionId: String?
-    public var originalTransactionId: String?
-    public var productId: String?
-    public var quantity: Int?
-    public var purchaseDate: Date?
-    public var originalPurchaseDate: Date?
-    public var expiresDate: Date?
+package struct LegacyTransaction: Decodable, Sendable, Hashable {
+    package var transactionId: String?
+    package var originalTransactionId: String?
+    package var productId: String?
+    package var quantity: Int?
+    package var purchaseDate: Date?
+    package var originalPurchaseDate: Date?
+    package var expiresDate: Date?
     /// When Apple customer support refunded the purchase, or the customer upgraded away from it.
-    public var cancellationDate: Date?
+    package var cancellationDate: Date?
     /// `0` another reason, `1` an issue in the app.
-    public var cancellationReason: Int?
-    public var webOrderLineItemId: String?
-    public var isTrialPeriod: Bool?
-    public var isInIntroOfferPeriod: Bool?
-    public var isUpgraded: Bool?
+    package var cancellationReason: Int?
+    package var webOrderLineItemId: String?
+    package var isTrialPeriod: Bool?
+    package var isInIntroOfferPeriod: Bool?
+    package var isUpgraded: Bool?
     /// `PURCHASED` or `FAMILY_SHARED`.
-    public var inAppOwnershipType: String?
-    public var subscriptionGroupIdentifier: String?
-    public var promotionalOfferId: String?
-    public var offerCodeRefName: String?
-    public var appAccountToken: String?
+    package var inAppOwnershipType: String?
+    package var subscriptionGroupIdentifier: String?
+    package var promotionalOfferId: String?
+    package var offerCodeRefName: String?
+    package var appAccountToken: String?
 
-    public init() {}
+    package init() {}
 
     enum CodingKeys: String, CodingKey {
         case transactionId = "transaction_id"
@@ -50,7 +50,7 @@ public struct LegacyTransaction: Decodable, Sendable, Hashable {
         case appAccountToken = "app_account_token"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         transactionId = container.legacyString(.transactionId)
         originalTransactionId = container.legacyString(.originalTransactionId)

@@ -9,17 +9,17 @@ import Foundation
 /// meaning. A verified receipt is normalized (``ReceiptNormalizer``) and checked against the bundle ID.
 ///
 /// The client holds one transport (one `URLSession`) for its whole life; share the client.
-public struct ReceiptClient: Sendable {
-    public let configuration: ReceiptClientConfiguration
+package struct ReceiptClient: Sendable {
+    package let configuration: ReceiptClientConfiguration
     private let transport: any HTTPTransport
 
-    public init(configuration: ReceiptClientConfiguration, transport: any HTTPTransport = URLSessionTransport()) {
+    package init(configuration: ReceiptClientConfiguration, transport: any HTTPTransport = URLSessionTransport()) {
         self.configuration = configuration
         self.transport = transport
     }
 
     /// Verifies a base64 receipt. Never throws: infrastructure failures are retryable outcomes.
-    public func verify(_ receiptData: String) async -> ReceiptVerification {
+    package func verify(_ receiptData: String) async -> ReceiptVerification {
         let receipt: String
         switch ReceiptData.sanitize(receiptData, maximumLength: configuration.maximumReceiptLength) {
         case .success(let cleaned): receipt = cleaned

@@ -3,33 +3,33 @@ import Foundation
 /// Settings of the ``ReceiptClient``. Services read them from `TOLLGATE_VERIFY_RECEIPT_URL`,
 /// `TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL`, `TOLLGATE_SHARED_SECRET`, `TOLLGATE_BUNDLE_ID` and
 /// `TOLLGATE_ACCEPT_SANDBOX` / `TOLLGATE_ENVIRONMENT`.
-public struct ReceiptClientConfiguration: Sendable {
+package struct ReceiptClientConfiguration: Sendable {
     /// Apple's production endpoint.
-    public static let appleProductionURL = URL(string: "https://buy.itunes.apple.com/verifyReceipt")!
+    package static let appleProductionURL = URL(string: "https://buy.itunes.apple.com/verifyReceipt")!
     /// Apple's sandbox endpoint.
-    public static let appleSandboxURL = URL(string: "https://sandbox.itunes.apple.com/verifyReceipt")!
+    package static let appleSandboxURL = URL(string: "https://sandbox.itunes.apple.com/verifyReceipt")!
 
     /// The app's bundle ID; receipts for another app are rejected with `wrong_bundle_id`.
-    public var bundleId: String
+    package var bundleId: String
     /// The app's shared secret (`password`); required for auto-renewable subscriptions.
-    public var sharedSecret: String?
-    public var productionURL: URL
-    public var sandboxURL: URL
+    package var sharedSecret: String?
+    package var productionURL: URL
+    package var sandboxURL: URL
     /// Whether a sandbox receipt (`21007` from production) is followed to the sandbox endpoint and
     /// accepted. Otherwise it is rejected with `sandbox_not_allowed`.
-    public var allowSandbox: Bool
+    package var allowSandbox: Bool
     /// Ask the sandbox endpoint first (for a sandbox-only deployment); `21008` then leads to production.
     /// Requires ``allowSandbox``.
-    public var startInSandbox: Bool
+    package var startInSandbox: Bool
     /// Apple's `exclude-old-transactions`: only the latest renewal of each subscription in
     /// `latest_receipt_info`.
-    public var excludeOldTransactions: Bool
+    package var excludeOldTransactions: Bool
     /// Time allowed for each call to Apple.
-    public var timeout: Duration
+    package var timeout: Duration
     /// The largest receipt accepted before any call, in base64 characters.
-    public var maximumReceiptLength: Int
+    package var maximumReceiptLength: Int
 
-    public init(
+    package init(
         bundleId: String,
         sharedSecret: String? = nil,
         productionURL: URL = ReceiptClientConfiguration.appleProductionURL,

@@ -2,10 +2,10 @@ import Foundation
 
 /// Cleans up a base64 receipt as apps and form encodings deliver it: whitespace and line breaks are
 /// removed and spaces that were once `+` (URL form decoding) are turned back into `+`.
-public enum ReceiptData {
+package enum ReceiptData {
     /// The cleaned receipt, or a failure with code `invalid_receipt` when it is empty, too long or not
     /// standard base64.
-    public static func sanitize(_ raw: String, maximumLength: Int) -> Result<String, VerificationFailure> {
+    package static func sanitize(_ raw: String, maximumLength: Int) -> Result<String, VerificationFailure> {
         var cleaned = String.UnicodeScalarView()
         cleaned.reserveCapacity(raw.unicodeScalars.count)
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -3,7 +3,7 @@ import Foundation
 /// Turns legacy receipt data — a `verifyReceipt` response of either shape, or a V1 notification's
 /// `unified_receipt` — into one deduplicated list of canonical ``ReceiptTransaction``s, after checking
 /// that it belongs to the configured app.
-public enum ReceiptNormalizer {
+package enum ReceiptNormalizer {
     /// Normalizes a successful (`0` or `21006`) `verifyReceipt` response. A response without a `receipt`
     /// is Apple misbehaving: retryable `apple_bad_response`.
     ///
@@ -11,7 +11,7 @@ public enum ReceiptNormalizer {
     ///   - answeredBy: the environment whose endpoint returned the response.
     ///   - expectedBundleId: the app's bundle ID; `receipt.bundle_id` (iOS 7) or `receipt.bid` (iOS 6) must
     ///     equal it, else the result is rejected with `wrong_bundle_id`.
-    public static func normalize(
+    package static func normalize(
         response: VerifyReceiptResponse,
         answeredBy: AppStoreEnvironment,
         expectedBundleId: String
@@ -44,7 +44,7 @@ public enum ReceiptNormalizer {
     /// the other one records a cancellation — with the renewal state attached to subscription periods,
     /// ordered by purchase date then transaction ID. Entries without an ID, product or purchase date are
     /// dropped.
-    public static func transactions(
+    package static func transactions(
         purchases: [LegacyTransaction],
         latest: [LegacyTransaction],
         renewals: [ReceiptRenewalState],

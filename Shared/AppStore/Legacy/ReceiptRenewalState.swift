@@ -2,19 +2,19 @@ import Foundation
 
 /// The renewal state of one auto-renewable subscription, taken from a legacy response's
 /// `pending_renewal_info` and keyed by the subscription's original transaction ID.
-public struct ReceiptRenewalState: Codable, Sendable, Hashable {
-    public var originalTransactionId: String
+package struct ReceiptRenewalState: Codable, Sendable, Hashable {
+    package var originalTransactionId: String
     /// The product currently subscribed to.
-    public var productId: String?
-    public var autoRenewStatus: AutoRenewStatus?
+    package var productId: String?
+    package var autoRenewStatus: AutoRenewStatus?
     /// The product that renews next (differs from ``productId`` after an up- or downgrade).
-    public var autoRenewProductId: String?
-    public var expirationIntent: ExpirationIntent?
-    public var isInBillingRetryPeriod: Bool
+    package var autoRenewProductId: String?
+    package var expirationIntent: ExpirationIntent?
+    package var isInBillingRetryPeriod: Bool
     /// The end of the billing grace period, when the subscription is in one.
-    public var gracePeriodExpiresDate: Date?
+    package var gracePeriodExpiresDate: Date?
 
-    public init(
+    package init(
         originalTransactionId: String,
         productId: String? = nil,
         autoRenewStatus: AutoRenewStatus? = nil,
@@ -33,7 +33,7 @@ public struct ReceiptRenewalState: Codable, Sendable, Hashable {
     }
 
     /// The canonical state of one `pending_renewal_info` entry; `nil` without an original transaction ID.
-    public init?(_ info: LegacyPendingRenewalInfo) {
+    package init?(_ info: LegacyPendingRenewalInfo) {
         guard let originalTransactionId = info.originalTransactionId, !originalTransactionId.isEmpty else { return nil }
         self.init(
             originalTransactionId: originalTransactionId,

@@ -1,20 +1,20 @@
 /// Apple's `verifyReceipt` status codes, what they mean, and how Tollgate treats each one.
-public enum ReceiptStatus {
-    public static let valid = 0
-    public static let subscriptionExpired = 21006
+package enum ReceiptStatus {
+    package static let valid = 0
+    package static let subscriptionExpired = 21006
     /// A sandbox receipt was sent to production.
-    public static let sandboxReceipt = 21007
+    package static let sandboxReceipt = 21007
     /// A production receipt was sent to sandbox.
-    public static let productionReceipt = 21008
+    package static let productionReceipt = 21008
 
     /// How a status other than `0`, `21006`, `21007` and `21008` is treated.
-    public enum Treatment: Sendable, Hashable {
+    package enum Treatment: Sendable, Hashable {
         case permanent(VerificationFailure)
         case retryable(VerificationFailure)
     }
 
     /// Apple's meaning of a status code.
-    public static func meaning(of status: Int) -> String {
+    package static func meaning(of status: Int) -> String {
         switch status {
         case 0: return "The receipt is valid."
         case 21000: return "The request to the App Store was not made using the HTTP POST request method."
@@ -35,7 +35,7 @@ public enum ReceiptStatus {
 
     /// The treatment of an error status. `isRetryable` is Apple's `is-retryable` flag, which makes any
     /// error retryable when it is `true`.
-    public static func treatment(of status: Int, isRetryable: Bool? = nil) -> Treatment {
+    package static func treatment(of status: Int, isRetryable: Bool? = nil) -> Treatment {
         let message = "Apple status \(status): \(meaning(of: status))"
         switch status {
         case 21005, 21009, 21100...21199:

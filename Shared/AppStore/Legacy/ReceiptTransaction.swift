@@ -2,37 +2,37 @@ import Foundation
 
 /// One purchase from a legacy receipt (`in_app`, `latest_receipt_info`, an iOS 6 receipt or a V1
 /// notification's `unified_receipt`) in Tollgate's canonical form, named like the V2 transaction fields.
-public struct ReceiptTransaction: Codable, Sendable, Hashable {
-    public var transactionId: String
-    public var originalTransactionId: String
-    public var productId: String
+package struct ReceiptTransaction: Codable, Sendable, Hashable {
+    package var transactionId: String
+    package var originalTransactionId: String
+    package var productId: String
     /// Number of items bought; `1` when Apple omits it.
-    public var quantity: Int
-    public var purchaseDate: Date
-    public var originalPurchaseDate: Date?
+    package var quantity: Int
+    package var purchaseDate: Date
+    package var originalPurchaseDate: Date?
     /// Set for subscriptions: the end of the period this transaction paid for.
-    public var expiresDate: Date?
+    package var expiresDate: Date?
     /// Apple's `cancellation_date`: when the purchase was refunded or revoked.
-    public var revocationDate: Date?
+    package var revocationDate: Date?
     /// Apple's `cancellation_reason`.
-    public var revocationReason: RevocationReason?
-    public var webOrderLineItemId: String?
-    public var isTrialPeriod: Bool
-    public var isInIntroOfferPeriod: Bool
+    package var revocationReason: RevocationReason?
+    package var webOrderLineItemId: String?
+    package var isTrialPeriod: Bool
+    package var isInIntroOfferPeriod: Bool
     /// The subscription was replaced by an upgrade; it no longer grants anything.
-    public var isUpgraded: Bool
-    public var inAppOwnershipType: InAppOwnershipType?
-    public var subscriptionGroupIdentifier: String?
-    public var appAccountToken: String?
+    package var isUpgraded: Bool
+    package var inAppOwnershipType: InAppOwnershipType?
+    package var subscriptionGroupIdentifier: String?
+    package var appAccountToken: String?
     /// The environment that answered for this receipt.
-    public var environment: AppStoreEnvironment
+    package var environment: AppStoreEnvironment
     /// For subscriptions, the renewal state from `pending_renewal_info` for ``originalTransactionId``.
-    public var renewal: ReceiptRenewalState?
+    package var renewal: ReceiptRenewalState?
 
     /// Whether this is a subscription period (it has an expiry date).
-    public var isSubscription: Bool { expiresDate != nil }
+    package var isSubscription: Bool { expiresDate != nil }
 
-    public init(
+    package init(
         transactionId: String, originalTransactionId: String, productId: String, quantity: Int = 1,
         purchaseDate: Date, originalPurchaseDate: Date? = nil, expiresDate: Date? = nil,
         revocationDate: Date? = nil, revocationReason: RevocationReason? = nil, webOrderLineItemId: String? = nil,
@@ -62,7 +62,7 @@ public struct ReceiptTransaction: Codable, Sendable, Hashable {
 
     /// The canonical form of a legacy transaction; `nil` when it lacks a transaction ID, product ID or
     /// purchase date (nothing could be credited for it).
-    public init?(_ legacy: LegacyTransaction, environment: AppStoreEnvironment) {
+    package init?(_ legacy: LegacyTransaction, environment: AppStoreEnvironment) {
         guard let transactionId = legacy.transactionId, !transactionId.isEmpty,
               let productId = legacy.productId, !productId.isEmpty,
               let purchaseDate = legacy.purchaseDate

@@ -1,13 +1,13 @@
 /// What ``ReceiptClient/verify(_:)`` found: the outcome, plus what a retry scheduler and an operator need.
-public struct ReceiptVerification: Sendable {
+package struct ReceiptVerification: Sendable {
     /// The verified, normalized receipt; or why not (permanent), or why not yet (retryable).
-    public var result: VerificationResult<VerifiedReceipt>
+    package var result: VerificationResult<VerifiedReceipt>
     /// For a retryable outcome caused by HTTP 429: the delay Apple asked for with `Retry-After`.
-    public var retryAfter: Duration?
+    package var retryAfter: Duration?
     /// The endpoints called, in order (e.g. `[production, sandbox]` after a `21007`).
-    public var environmentsCalled: [AppStoreEnvironment]
+    package var environmentsCalled: [AppStoreEnvironment]
 
-    public init(
+    package init(
         result: VerificationResult<VerifiedReceipt>,
         retryAfter: Duration? = nil,
         environmentsCalled: [AppStoreEnvironment] = []

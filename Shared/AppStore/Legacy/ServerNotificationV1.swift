@@ -5,33 +5,33 @@ import Foundation
 /// V1 notifications are not signed, and the shared secret in ``password`` is known to everyone with App Store
 /// Connect access (some apps even ship it). So a V1 notification is a trigger, never evidence: Tollgate asks
 /// Apple about its ``latestReceipt`` and credits what Apple answers, never the notification's own fields.
-public struct ServerNotificationV1: Decodable, Sendable, Hashable {
+package struct ServerNotificationV1: Decodable, Sendable, Hashable {
     /// Apple's `notification_type`, e.g. `INITIAL_BUY`, `DID_RENEW`, `CANCEL`, `REFUND`.
-    public var notificationType: String
-    public var password: String?
+    package var notificationType: String
+    package var password: String?
     /// `PROD` or `Sandbox` in Apple's spelling, read as an ``AppStoreEnvironment``.
-    public var environment: AppStoreEnvironment?
+    package var environment: AppStoreEnvironment?
     /// `true` or `false` (Apple sends the text).
-    public var autoRenewStatus: Bool?
-    public var autoRenewProductId: String?
-    public var autoRenewStatusChangeDate: Date?
-    public var expirationIntent: Int?
+    package var autoRenewStatus: Bool?
+    package var autoRenewProductId: String?
+    package var autoRenewStatusChangeDate: Date?
+    package var expirationIntent: Int?
     /// The app's bundle identifier.
-    public var bid: String?
+    package var bid: String?
     /// The app's version.
-    public var bvrs: String?
-    public var originalTransactionId: String?
-    public var unifiedReceipt: UnifiedReceipt?
+    package var bvrs: String?
+    package var originalTransactionId: String?
+    package var unifiedReceipt: UnifiedReceipt?
     /// The top-level `latest_receipt` of notifications older than `unified_receipt`.
-    public var topLevelLatestReceipt: String?
+    package var topLevelLatestReceipt: String?
 
     /// The receipt to ask Apple about: `unified_receipt.latest_receipt`, else the older top-level one.
-    public var latestReceipt: String? {
+    package var latestReceipt: String? {
         if let receipt = unifiedReceipt?.latestReceipt, !receipt.isEmpty { return receipt }
         return topLevelLatestReceipt.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    public init(notificationType: String) {
+    package init(notificationType: String) {
         self.notificationType = notificationType
     }
 
@@ -48,7 +48,7 @@ public struct ServerNotificationV1: Decodable, Sendable, Hashable {
         case topLevelLatestReceipt = "latest_receipt"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard let type = container.legacyString(.notificationType) else {
             throw DecodingError.dataCorruptedError(

@@ -1,14 +1,14 @@
 import Foundation
 
 /// The receipt summary inside a V1 server notification: Apple's `unified_receipt`.
-public struct UnifiedReceipt: Decodable, Sendable, Hashable {
-    public var status: Int?
-    public var environment: AppStoreEnvironment?
-    public var latestReceipt: String?
-    public var latestReceiptInfo: [LegacyTransaction]
-    public var pendingRenewalInfo: [LegacyPendingRenewalInfo]
+package struct UnifiedReceipt: Decodable, Sendable, Hashable {
+    package var status: Int?
+    package var environment: AppStoreEnvironment?
+    package var latestReceipt: String?
+    package var latestReceiptInfo: [LegacyTransaction]
+    package var pendingRenewalInfo: [LegacyPendingRenewalInfo]
 
-    public init() {
+    package init() {
         latestReceiptInfo = []
         pendingRenewalInfo = []
     }
@@ -20,7 +20,7 @@ public struct UnifiedReceipt: Decodable, Sendable, Hashable {
         case pendingRenewalInfo = "pending_renewal_info"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         status = container.legacyInt(.status)
         environment = container.legacyString(.environment).map(AppStoreEnvironment.init(legacyValue:))

@@ -2,23 +2,23 @@ import Foundation
 
 /// The JSON answer of Apple's `verifyReceipt` endpoint: Apple's `responseBody`.
 /// Read leniently: unknown fields are ignored, numbers sent as strings are accepted.
-public struct VerifyReceiptResponse: Decodable, Sendable, Hashable {
+package struct VerifyReceiptResponse: Decodable, Sendable, Hashable {
     /// `0` valid, `21006` valid with an expired subscription, `21xxx` an error (see ``ReceiptStatus``).
-    public var status: Int
+    package var status: Int
     /// `Production` or `Sandbox`.
-    public var environment: AppStoreEnvironment?
-    public var receipt: LegacyReceipt?
+    package var environment: AppStoreEnvironment?
+    package var receipt: LegacyReceipt?
     /// The latest transactions of auto-renewable subscriptions (and, in iOS 7 responses, all purchases).
-    public var latestReceiptInfo: [LegacyTransaction]
+    package var latestReceiptInfo: [LegacyTransaction]
     /// iOS 6 only: the last transaction of an expired subscription (status `21006`).
-    public var latestExpiredReceiptInfo: LegacyTransaction?
-    public var pendingRenewalInfo: [LegacyPendingRenewalInfo]
+    package var latestExpiredReceiptInfo: LegacyTransaction?
+    package var pendingRenewalInfo: [LegacyPendingRenewalInfo]
     /// The latest base64 receipt; may be stored and verified again later.
-    public var latestReceipt: String?
+    package var latestReceipt: String?
     /// Apple's `is-retryable`: the error was temporary.
-    public var isRetryable: Bool?
+    package var isRetryable: Bool?
 
-    public init(status: Int) {
+    package init(status: Int) {
         self.status = status
         latestReceiptInfo = []
         pendingRenewalInfo = []
@@ -34,7 +34,7 @@ public struct VerifyReceiptResponse: Decodable, Sendable, Hashable {
         case isRetryableUnderscore = "is_retryable"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard let status = container.legacyInt(.status) else {
             throw DecodingError.dataCorruptedError(

@@ -1,13 +1,13 @@
 /// The App Store environment a piece of data belongs to (Apple's `Environment`: `Production`, `Sandbox`,
 /// `Xcode`, `LocalTesting`). Unknown values decode as `.unknown(raw)` rather than failing.
-public enum AppStoreEnvironment: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum AppStoreEnvironment: Sendable, Hashable, Codable, CustomStringConvertible {
     case production
     case sandbox
     case xcode
     case localTesting
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "Production": self = .production
         case "Sandbox": self = .sandbox
@@ -18,7 +18,7 @@ public enum AppStoreEnvironment: Sendable, Hashable, Codable, CustomStringConver
     }
 
     /// Apple's spelling.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .production: return "Production"
         case .sandbox: return "Sandbox"
@@ -28,13 +28,13 @@ public enum AppStoreEnvironment: Sendable, Hashable, Codable, CustomStringConver
         }
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }

@@ -1,22 +1,22 @@
 /// The signed record of a customer's purchase of the app itself (Apple's `AppTransaction`).
 /// Its environment is in `receiptType`.
-public struct AppTransaction: SignedPayload, Codable, Hashable {
-    public var receiptType: AppStoreEnvironment?
-    public var appAppleId: Int64?
-    public var bundleId: String?
-    public var applicationVersion: String?
-    public var versionExternalIdentifier: Int64?
-    public var receiptCreationDate: Int64?
-    public var originalPurchaseDate: Int64?
-    public var originalApplicationVersion: String?
-    public var deviceVerification: String?
-    public var deviceVerificationNonce: String?
-    public var preorderDate: Int64?
-    public var appTransactionId: String?
-    public var originalPlatform: PurchasePlatform?
-    public var signedDate: Int64?
+package struct AppTransaction: SignedPayload, Codable, Hashable {
+    package var receiptType: AppStoreEnvironment?
+    package var appAppleId: Int64?
+    package var bundleId: String?
+    package var applicationVersion: String?
+    package var versionExternalIdentifier: Int64?
+    package var receiptCreationDate: Int64?
+    package var originalPurchaseDate: Int64?
+    package var originalApplicationVersion: String?
+    package var deviceVerification: String?
+    package var deviceVerificationNonce: String?
+    package var preorderDate: Int64?
+    package var appTransactionId: String?
+    package var originalPlatform: PurchasePlatform?
+    package var signedDate: Int64?
 
-    public init(
+    package init(
         receiptType: AppStoreEnvironment? = nil, appAppleId: Int64? = nil, bundleId: String? = nil,
         applicationVersion: String? = nil, originalPurchaseDate: Int64? = nil, appTransactionId: String? = nil,
         signedDate: Int64? = nil

@@ -1,11 +1,11 @@
 /// Whether an auto-renewable subscription will renew (Apple's `AutoRenewStatus`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum AutoRenewStatus: LenientEnum {
+package enum AutoRenewStatus: LenientEnum {
     case off
     case on
     case unknown(Int)
 
-    public init(rawValue: Int) {
+    package init(rawValue: Int) {
         switch rawValue {
         case 0: self = .off
         case 1: self = .on
@@ -14,7 +14,7 @@ public enum AutoRenewStatus: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: Int {
+    package var rawValue: Int {
         switch self {
         case .off: return 0
         case .on: return 1

@@ -1,6 +1,6 @@
 /// Why the customer asked for a refund of a consumable (Apple's `ConsumptionRequestReason`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum ConsumptionRequestReason: LenientEnum {
+package enum ConsumptionRequestReason: LenientEnum {
     case unintendedPurchase
     case fulfillmentIssue
     case unsatisfiedWithPurchase
@@ -8,7 +8,7 @@ public enum ConsumptionRequestReason: LenientEnum {
     case other
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "UNINTENDED_PURCHASE": self = .unintendedPurchase
         case "FULFILLMENT_ISSUE": self = .fulfillmentIssue
@@ -20,7 +20,7 @@ public enum ConsumptionRequestReason: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .unintendedPurchase: return "UNINTENDED_PURCHASE"
         case .fulfillmentIssue: return "FULFILLMENT_ISSUE"

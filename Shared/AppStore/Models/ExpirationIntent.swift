@@ -1,6 +1,6 @@
 /// Why a subscription expired (Apple's `ExpirationIntent`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum ExpirationIntent: LenientEnum {
+package enum ExpirationIntent: LenientEnum {
     case customerCancelled
     case billingError
     case customerDidNotConsentToPriceIncrease
@@ -8,7 +8,7 @@ public enum ExpirationIntent: LenientEnum {
     case other
     case unknown(Int)
 
-    public init(rawValue: Int) {
+    package init(rawValue: Int) {
         switch rawValue {
         case 1: self = .customerCancelled
         case 2: self = .billingError
@@ -20,7 +20,7 @@ public enum ExpirationIntent: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: Int {
+    package var rawValue: Int {
         switch self {
         case .customerCancelled: return 1
         case .billingError: return 2

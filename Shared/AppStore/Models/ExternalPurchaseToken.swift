@@ -1,12 +1,12 @@
 /// A token for a purchase made outside the App Store (Apple's `ExternalPurchaseToken`). A sandbox
 /// token's `externalPurchaseId` starts with `SANDBOX`.
-public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
-    public var externalPurchaseId: String?
-    public var tokenCreationDate: Int64?
-    public var appAppleId: Int64?
-    public var bundleId: String?
+package struct ExternalPurchaseToken: Codable, Hashable, Sendable {
+    package var externalPurchaseId: String?
+    package var tokenCreationDate: Int64?
+    package var appAppleId: Int64?
+    package var bundleId: String?
 
-    public init(externalPurchaseId: String? = nil, tokenCreationDate: Int64? = nil, appAppleId: Int64? = nil, bundleId: String? = nil) {
+    package init(externalPurchaseId: String? = nil, tokenCreationDate: Int64? = nil, appAppleId: Int64? = nil, bundleId: String? = nil) {
         self.externalPurchaseId = externalPurchaseId
         self.tokenCreationDate = tokenCreationDate
         self.appAppleId = appAppleId
@@ -14,7 +14,7 @@ public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
     }
 
     /// The environment Apple's token implies.
-    public var environment: AppStoreEnvironment {
+    package var environment: AppStoreEnvironment {
         (externalPurchaseId ?? "").hasPrefix("SANDBOX") ? .sandbox : .production
     }
 }

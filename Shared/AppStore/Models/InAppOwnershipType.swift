@@ -1,11 +1,11 @@
 /// Whether the customer bought the product or has it through Family Sharing (Apple's `InAppOwnershipType`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum InAppOwnershipType: LenientEnum {
+package enum InAppOwnershipType: LenientEnum {
     case familyShared
     case purchased
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "FAMILY_SHARED": self = .familyShared
         case "PURCHASED": self = .purchased
@@ -14,7 +14,7 @@ public enum InAppOwnershipType: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .familyShared: return "FAMILY_SHARED"
         case .purchased: return "PURCHASED"

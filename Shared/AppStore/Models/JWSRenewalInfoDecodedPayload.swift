@@ -1,29 +1,29 @@
 /// The renewal state of an auto-renewable subscription, signed by the App Store
 /// (Apple's `JWSRenewalInfoDecodedPayload`). It carries no bundle ID.
-public struct JWSRenewalInfoDecodedPayload: SignedPayload, Codable, Hashable {
-    public var expirationIntent: ExpirationIntent?
-    public var originalTransactionId: String?
-    public var autoRenewProductId: String?
-    public var productId: String?
-    public var autoRenewStatus: AutoRenewStatus?
-    public var isInBillingRetryPeriod: Bool?
-    public var priceIncreaseStatus: PriceIncreaseStatus?
-    public var gracePeriodExpiresDate: Int64?
-    public var offerType: OfferType?
-    public var offerIdentifier: String?
-    public var offerDiscountType: OfferDiscountType?
-    public var offerPeriod: String?
-    public var signedDate: Int64?
-    public var environment: AppStoreEnvironment?
-    public var recentSubscriptionStartDate: Int64?
-    public var renewalDate: Int64?
-    public var currency: String?
-    public var renewalPrice: Int64?
-    public var eligibleWinBackOfferIds: [String]?
-    public var appAccountToken: String?
-    public var appTransactionId: String?
+package struct JWSRenewalInfoDecodedPayload: SignedPayload, Codable, Hashable {
+    package var expirationIntent: ExpirationIntent?
+    package var originalTransactionId: String?
+    package var autoRenewProductId: String?
+    package var productId: String?
+    package var autoRenewStatus: AutoRenewStatus?
+    package var isInBillingRetryPeriod: Bool?
+    package var priceIncreaseStatus: PriceIncreaseStatus?
+    package var gracePeriodExpiresDate: Int64?
+    package var offerType: OfferType?
+    package var offerIdentifier: String?
+    package var offerDiscountType: OfferDiscountType?
+    package var offerPeriod: String?
+    package var signedDate: Int64?
+    package var environment: AppStoreEnvironment?
+    package var recentSubscriptionStartDate: Int64?
+    package var renewalDate: Int64?
+    package var currency: String?
+    package var renewalPrice: Int64?
+    package var eligibleWinBackOfferIds: [String]?
+    package var appAccountToken: String?
+    package var appTransactionId: String?
 
-    public init(
+    package init(
         originalTransactionId: String? = nil, autoRenewProductId: String? = nil, productId: String? = nil,
         autoRenewStatus: AutoRenewStatus? = nil, expirationIntent: ExpirationIntent? = nil,
         isInBillingRetryPeriod: Bool? = nil, gracePeriodExpiresDate: Int64? = nil, signedDate: Int64? = nil,

@@ -2,39 +2,39 @@
 ///
 /// Dates are Apple's milliseconds since 1970; prices are in milliunits of `currency`. Unknown fields are
 /// ignored; the verifier keeps the original JSON next to this value.
-public struct JWSTransactionDecodedPayload: SignedPayload, Codable, Hashable {
-    public var originalTransactionId: String?
-    public var transactionId: String?
-    public var webOrderLineItemId: String?
-    public var bundleId: String?
-    public var productId: String?
-    public var subscriptionGroupIdentifier: String?
-    public var purchaseDate: Int64?
-    public var originalPurchaseDate: Int64?
-    public var expiresDate: Int64?
-    public var quantity: Int?
-    public var type: ProductType?
-    public var appAccountToken: String?
-    public var inAppOwnershipType: InAppOwnershipType?
-    public var signedDate: Int64?
-    public var revocationReason: RevocationReason?
-    public var revocationDate: Int64?
-    public var revocationType: RevocationType?
-    public var revocationPercentage: Int?
-    public var isUpgraded: Bool?
-    public var offerType: OfferType?
-    public var offerIdentifier: String?
-    public var offerDiscountType: OfferDiscountType?
-    public var offerPeriod: String?
-    public var environment: AppStoreEnvironment?
-    public var storefront: String?
-    public var storefrontId: String?
-    public var transactionReason: TransactionReason?
-    public var currency: String?
-    public var price: Int64?
-    public var appTransactionId: String?
+package struct JWSTransactionDecodedPayload: SignedPayload, Codable, Hashable {
+    package var originalTransactionId: String?
+    package var transactionId: String?
+    package var webOrderLineItemId: String?
+    package var bundleId: String?
+    package var productId: String?
+    package var subscriptionGroupIdentifier: String?
+    package var purchaseDate: Int64?
+    package var originalPurchaseDate: Int64?
+    package var expiresDate: Int64?
+    package var quantity: Int?
+    package var type: ProductType?
+    package var appAccountToken: String?
+    package var inAppOwnershipType: InAppOwnershipType?
+    package var signedDate: Int64?
+    package var revocationReason: RevocationReason?
+    package var revocationDate: Int64?
+    package var revocationType: RevocationType?
+    package var revocationPercentage: Int?
+    package var isUpgraded: Bool?
+    package var offerType: OfferType?
+    package var offerIdentifier: String?
+    package var offerDiscountType: OfferDiscountType?
+    package var offerPeriod: String?
+    package var environment: AppStoreEnvironment?
+    package var storefront: String?
+    package var storefrontId: String?
+    package var transactionReason: TransactionReason?
+    package var currency: String?
+    package var price: Int64?
+    package var appTransactionId: String?
 
-    public init(
+    package init(
         originalTransactionId: String? = nil, transactionId: String? = nil, webOrderLineItemId: String? = nil,
         bundleId: String? = nil, productId: String? = nil, subscriptionGroupIdentifier: String? = nil,
         purchaseDate: Int64? = nil, originalPurchaseDate: Int64? = nil, expiresDate: Int64? = nil,

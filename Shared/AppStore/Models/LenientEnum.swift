@@ -3,21 +3,21 @@
 ///
 /// Conforming types provide `init(rawValue:)` (never failing) and `rawValue`; decoding and encoding come
 /// from this protocol's extension, so the original value is written back unchanged.
-public protocol LenientEnum: Codable, Hashable, Sendable, CustomStringConvertible {
+package protocol LenientEnum: Codable, Hashable, Sendable, CustomStringConvertible {
     associatedtype RawValue: Codable & Hashable & Sendable
     init(rawValue: RawValue)
     var rawValue: RawValue { get }
 }
 
 extension LenientEnum {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(RawValue.self))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 
-    public var description: String { "\(rawValue)" }
+    package var description: String { "\(rawValue)" }
 }

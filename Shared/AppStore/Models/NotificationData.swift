@@ -1,15 +1,15 @@
 /// The app and signed transaction data of a V2 notification (Apple's `Data`).
-public struct NotificationData: Codable, Hashable, Sendable {
-    public var appAppleId: Int64?
-    public var bundleId: String?
-    public var bundleVersion: String?
-    public var environment: AppStoreEnvironment?
-    public var signedTransactionInfo: String?
-    public var signedRenewalInfo: String?
-    public var status: SubscriptionStatus?
-    public var consumptionRequestReason: ConsumptionRequestReason?
+package struct NotificationData: Codable, Hashable, Sendable {
+    package var appAppleId: Int64?
+    package var bundleId: String?
+    package var bundleVersion: String?
+    package var environment: AppStoreEnvironment?
+    package var signedTransactionInfo: String?
+    package var signedRenewalInfo: String?
+    package var status: SubscriptionStatus?
+    package var consumptionRequestReason: ConsumptionRequestReason?
 
-    public init(
+    package init(
         appAppleId: Int64? = nil, bundleId: String? = nil, bundleVersion: String? = nil,
         environment: AppStoreEnvironment? = nil, signedTransactionInfo: String? = nil,
         signedRenewalInfo: String? = nil, status: SubscriptionStatus? = nil,

@@ -1,6 +1,6 @@
 /// Details of a V2 notification's kind (Apple's `Subtype`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum NotificationSubtype: LenientEnum {
+package enum NotificationSubtype: LenientEnum {
     case initialBuy
     case resubscribe
     case downgrade
@@ -21,7 +21,7 @@ public enum NotificationSubtype: LenientEnum {
     case created
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "INITIAL_BUY": self = .initialBuy
         case "RESUBSCRIBE": self = .resubscribe
@@ -46,7 +46,7 @@ public enum NotificationSubtype: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .initialBuy: return "INITIAL_BUY"
         case .resubscribe: return "RESUBSCRIBE"

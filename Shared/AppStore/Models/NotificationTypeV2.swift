@@ -1,6 +1,6 @@
 /// The kind of an App Store Server Notification V2 (Apple's `notificationType`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum NotificationTypeV2: LenientEnum {
+package enum NotificationTypeV2: LenientEnum {
     case subscribed
     case didChangeRenewalPref
     case didChangeRenewalStatus
@@ -26,7 +26,7 @@ public enum NotificationTypeV2: LenientEnum {
     case rescindConsent
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "SUBSCRIBED": self = .subscribed
         case "DID_CHANGE_RENEWAL_PREF": self = .didChangeRenewalPref
@@ -56,7 +56,7 @@ public enum NotificationTypeV2: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .subscribed: return "SUBSCRIBED"
         case .didChangeRenewalPref: return "DID_CHANGE_RENEWAL_PREF"

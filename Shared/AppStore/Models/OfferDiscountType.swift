@@ -1,13 +1,13 @@
 /// The payment mode of a subscription offer (Apple's `OfferDiscountType`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum OfferDiscountType: LenientEnum {
+package enum OfferDiscountType: LenientEnum {
     case freeTrial
     case payAsYouGo
     case payUpFront
     case oneTime
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "FREE_TRIAL": self = .freeTrial
         case "PAY_AS_YOU_GO": self = .payAsYouGo
@@ -18,7 +18,7 @@ public enum OfferDiscountType: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .freeTrial: return "FREE_TRIAL"
         case .payAsYouGo: return "PAY_AS_YOU_GO"

@@ -1,13 +1,13 @@
 /// The kind of subscription offer applied (Apple's `OfferType`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum OfferType: LenientEnum {
+package enum OfferType: LenientEnum {
     case introductoryOffer
     case promotionalOffer
     case subscriptionOfferCode
     case winBackOffer
     case unknown(Int)
 
-    public init(rawValue: Int) {
+    package init(rawValue: Int) {
         switch rawValue {
         case 1: self = .introductoryOffer
         case 2: self = .promotionalOffer
@@ -18,7 +18,7 @@ public enum OfferType: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: Int {
+    package var rawValue: Int {
         switch self {
         case .introductoryOffer: return 1
         case .promotionalOffer: return 2

@@ -1,11 +1,11 @@
 /// Whether the customer consented to a subscription price increase (Apple's `PriceIncreaseStatus`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum PriceIncreaseStatus: LenientEnum {
+package enum PriceIncreaseStatus: LenientEnum {
     case customerHasNotResponded
     case customerConsentedOrWasNotifiedWithoutNeedingConsent
     case unknown(Int)
 
-    public init(rawValue: Int) {
+    package init(rawValue: Int) {
         switch rawValue {
         case 0: self = .customerHasNotResponded
         case 1: self = .customerConsentedOrWasNotifiedWithoutNeedingConsent
@@ -14,7 +14,7 @@ public enum PriceIncreaseStatus: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: Int {
+    package var rawValue: Int {
         switch self {
         case .customerHasNotResponded: return 0
         case .customerConsentedOrWasNotifiedWithoutNeedingConsent: return 1

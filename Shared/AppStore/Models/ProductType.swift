@@ -1,13 +1,13 @@
 /// The type of an in-app purchase product (Apple's `Type`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum ProductType: LenientEnum {
+package enum ProductType: LenientEnum {
     case autoRenewableSubscription
     case nonConsumable
     case consumable
     case nonRenewingSubscription
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "Auto-Renewable Subscription": self = .autoRenewableSubscription
         case "Non-Consumable": self = .nonConsumable
@@ -18,7 +18,7 @@ public enum ProductType: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .autoRenewableSubscription: return "Auto-Renewable Subscription"
         case .nonConsumable: return "Non-Consumable"

@@ -1,13 +1,13 @@
 /// The platform on which the customer first bought the app (Apple's `PurchasePlatform`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum PurchasePlatform: LenientEnum {
+package enum PurchasePlatform: LenientEnum {
     case iOS
     case macOS
     case tvOS
     case visionOS
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "iOS": self = .iOS
         case "macOS": self = .macOS
@@ -18,7 +18,7 @@ public enum PurchasePlatform: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .iOS: return "iOS"
         case .macOS: return "macOS"

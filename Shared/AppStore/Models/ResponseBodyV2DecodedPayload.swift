@@ -1,17 +1,17 @@
 /// An App Store Server Notification V2, decoded from its `signedPayload`
 /// (Apple's `ResponseBodyV2DecodedPayload`). Exactly one of `data`, `summary` and
 /// `externalPurchaseToken` is normally present.
-public struct ResponseBodyV2DecodedPayload: SignedPayload, Codable, Hashable {
-    public var notificationType: NotificationTypeV2?
-    public var subtype: NotificationSubtype?
-    public var notificationUUID: String?
-    public var data: NotificationData?
-    public var summary: NotificationSummary?
-    public var externalPurchaseToken: ExternalPurchaseToken?
-    public var version: String?
-    public var signedDate: Int64?
+package struct ResponseBodyV2DecodedPayload: SignedPayload, Codable, Hashable {
+    package var notificationType: NotificationTypeV2?
+    package var subtype: NotificationSubtype?
+    package var notificationUUID: String?
+    package var data: NotificationData?
+    package var summary: NotificationSummary?
+    package var externalPurchaseToken: ExternalPurchaseToken?
+    package var version: String?
+    package var signedDate: Int64?
 
-    public init(
+    package init(
         notificationType: NotificationTypeV2? = nil, subtype: NotificationSubtype? = nil,
         notificationUUID: String? = nil, data: NotificationData? = nil, summary: NotificationSummary? = nil,
         externalPurchaseToken: ExternalPurchaseToken? = nil, version: String? = "2.0", signedDate: Int64? = nil
@@ -27,17 +27,17 @@ public struct ResponseBodyV2DecodedPayload: SignedPayload, Codable, Hashable {
     }
 
     /// The environment the notification declares, from whichever of its parts is present.
-    public var declaredEnvironment: AppStoreEnvironment? {
+    package var declaredEnvironment: AppStoreEnvironment? {
         data?.environment ?? summary?.environment ?? externalPurchaseToken?.environment
     }
 
     /// The bundle ID the notification declares.
-    public var declaredBundleId: String? {
+    package var declaredBundleId: String? {
         data?.bundleId ?? summary?.bundleId ?? externalPurchaseToken?.bundleId
     }
 
     /// The app Apple ID the notification declares.
-    public var declaredAppAppleId: Int64? {
+    package var declaredAppAppleId: Int64? {
         data?.appAppleId ?? summary?.appAppleId ?? externalPurchaseToken?.appAppleId
     }
 }

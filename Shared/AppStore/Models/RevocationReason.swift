@@ -1,11 +1,11 @@
 /// Why the App Store refunded or revoked a transaction (Apple's `RevocationReason`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum RevocationReason: LenientEnum {
+package enum RevocationReason: LenientEnum {
     case other
     case appIssue
     case unknown(Int)
 
-    public init(rawValue: Int) {
+    package init(rawValue: Int) {
         switch rawValue {
         case 0: self = .other
         case 1: self = .appIssue
@@ -14,7 +14,7 @@ public enum RevocationReason: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: Int {
+    package var rawValue: Int {
         switch self {
         case .other: return 0
         case .appIssue: return 1

@@ -1,12 +1,12 @@
 /// How a refund was granted (Apple's `RevocationType`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum RevocationType: LenientEnum {
+package enum RevocationType: LenientEnum {
     case refundFull
     case refundProrated
     case familyRevoke
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "REFUND_FULL": self = .refundFull
         case "REFUND_PRORATED": self = .refundProrated
@@ -16,7 +16,7 @@ public enum RevocationType: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .refundFull: return "REFUND_FULL"
         case .refundProrated: return "REFUND_PRORATED"

@@ -2,6 +2,6 @@
 ///
 /// The verifier checks the certificate chain at this time in offline mode; a payload without it is
 /// checked at the current time.
-public protocol SignedPayload: Decodable, Sendable {
+package protocol SignedPayload: Decodable, Sendable {
     var signedDate: Int64? { get }
 }

@@ -1,6 +1,6 @@
 /// The state of an auto-renewable subscription (Apple's `Status`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum SubscriptionStatus: LenientEnum {
+package enum SubscriptionStatus: LenientEnum {
     case active
     case expired
     case billingRetry
@@ -8,7 +8,7 @@ public enum SubscriptionStatus: LenientEnum {
     case revoked
     case unknown(Int)
 
-    public init(rawValue: Int) {
+    package init(rawValue: Int) {
         switch rawValue {
         case 1: self = .active
         case 2: self = .expired
@@ -20,7 +20,7 @@ public enum SubscriptionStatus: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: Int {
+    package var rawValue: Int {
         switch self {
         case .active: return 1
         case .expired: return 2

@@ -1,11 +1,11 @@
 /// Whether a transaction is a customer's purchase or an automatic renewal (Apple's `TransactionReason`).
 /// Unknown values decode as `.unknown(raw)`.
-public enum TransactionReason: LenientEnum {
+package enum TransactionReason: LenientEnum {
     case purchase
     case renewal
     case unknown(String)
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         switch rawValue {
         case "PURCHASE": self = .purchase
         case "RENEWAL": self = .renewal
@@ -14,7 +14,7 @@ public enum TransactionReason: LenientEnum {
     }
 
     /// Apple's value.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .purchase: return "PURCHASE"
         case .renewal: return "RENEWAL"

@@ -2,48 +2,48 @@ import Core
 
 /// A failed App Store Server API call: a stable ``Code``, whether trying again later may succeed, the
 /// delay Apple asked for, and Apple's own `errorCode`/`errorMessage` when the body carried them.
-public struct AppStoreAPIError: TollgateError, Sendable, Hashable {
+package struct AppStoreAPIError: TollgateError, Sendable, Hashable {
     /// Stable machine codes.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+    package struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package var description: String { rawValue }
 
         /// HTTP 429: too many requests; see ``AppStoreAPIError/retryAfter``. Retryable.
-        public static let rateLimited = Code(rawValue: "api_rate_limited")
+        package static let rateLimited = Code(rawValue: "api_rate_limited")
         /// HTTP 5xx (with ``AppStoreAPIError/retryAfter`` when Apple sent `Retry-After`). Retryable.
-        public static let unavailable = Code(rawValue: "api_unavailable")
+        package static let unavailable = Code(rawValue: "api_unavailable")
         /// No answer within the timeout. Retryable.
-        public static let timeout = Code(rawValue: "api_timeout")
+        package static let timeout = Code(rawValue: "api_timeout")
         /// No connection could be made. Retryable.
-        public static let unreachable = Code(rawValue: "api_unreachable")
+        package static let unreachable = Code(rawValue: "api_unreachable")
         /// An answer that is not what the endpoint documents. Retryable.
-        public static let badResponse = Code(rawValue: "api_bad_response")
+        package static let badResponse = Code(rawValue: "api_bad_response")
         /// HTTP 401: the JWT was refused (wrong key, issuer, bundle ID or clock). Permanent until fixed.
-        public static let unauthorized = Code(rawValue: "api_unauthorized")
+        package static let unauthorized = Code(rawValue: "api_unauthorized")
         /// HTTP 404: the transaction, order or token does not exist. Permanent.
-        public static let notFound = Code(rawValue: "api_not_found")
+        package static let notFound = Code(rawValue: "api_not_found")
         /// Any other 4xx: Apple refused the request; see ``AppStoreAPIError/appleErrorCode``. Permanent.
-        public static let requestRejected = Code(rawValue: "api_request_rejected")
+        package static let requestRejected = Code(rawValue: "api_request_rejected")
         /// The client's configuration (key, URLs) is unusable. Permanent.
-        public static let invalidConfiguration = Code(rawValue: "api_invalid_configuration")
+        package static let invalidConfiguration = Code(rawValue: "api_invalid_configuration")
         /// The arguments of a call are invalid (empty ID, bad date range). Permanent.
-        public static let invalidRequest = Code(rawValue: "api_invalid_request")
+        package static let invalidRequest = Code(rawValue: "api_invalid_request")
     }
 
-    public var code: Code
-    public var message: String
-    public var isRetryable: Bool
+    package var code: Code
+    package var message: String
+    package var isRetryable: Bool
     /// The delay asked for by `Retry-After` (HTTP 429).
-    public var retryAfter: Duration?
+    package var retryAfter: Duration?
     /// The HTTP status, when Apple answered.
-    public var httpStatus: Int?
+    package var httpStatus: Int?
     /// Apple's `errorCode` from the error body, e.g. `4040010` (transaction ID not found).
-    public var appleErrorCode: Int?
+    package var appleErrorCode: Int?
     /// Apple's `errorMessage` from the error body.
-    public var appleErrorMessage: String?
+    package var appleErrorMessage: String?
 
-    public init(
+    package init(
         _ code: Code, _ message: String, isRetryable: Bool, retryAfter: Duration? = nil, httpStatus: Int? = nil,
         appleErrorCode: Int? = nil, appleErrorMessage: String? = nil
     ) {

@@ -3,7 +3,7 @@ import Foundation
 extension AppStoreServerAPIClient {
     /// Get Notification History, every page: `POST /inApps/v1/notifications/history?paginationToken=…`.
     /// Apple keeps 180 days; `startDate` must be before `endDate`.
-    public func getNotificationHistory(_ request: NotificationHistoryRequest) async throws -> [NotificationHistoryResponseItem] {
+    package func getNotificationHistory(_ request: NotificationHistoryRequest) async throws -> [NotificationHistoryResponseItem] {
         try await collectRevisions("notification history") { token in
             let page = try await self.getNotificationHistoryPage(request, paginationToken: token)
             return (page.notificationHistory ?? [], page.hasMore ?? false, page.paginationToken)
@@ -11,7 +11,7 @@ extension AppStoreServerAPIClient {
     }
 
     /// One page of Get Notification History.
-    public func getNotificationHistoryPage(
+    package func getNotificationHistoryPage(
         _ request: NotificationHistoryRequest, paginationToken: String? = nil
     ) async throws -> NotificationHistoryResponse {
         guard request.startDate < request.endDate else {
@@ -24,19 +24,19 @@ extension AppStoreServerAPIClient {
     }
 
     /// Request a Test Notification: `POST /inApps/v1/notifications/test`.
-    public func requestTestNotification() async throws -> SendTestNotificationResponse {
+    package func requestTestNotification() async throws -> SendTestNotificationResponse {
         try await call(.post, "/inApps/v1/notifications/test", as: SendTestNotificationResponse.self)
     }
 
     /// Get Test Notification Status: `GET /inApps/v1/notifications/test/{testNotificationToken}`.
-    public func getTestNotificationStatus(token: String) async throws -> CheckTestNotificationResponse {
+    package func getTestNotificationStatus(token: String) async throws -> CheckTestNotificationResponse {
         let id = try segment(token, "test notification token")
         return try await call(.get, "/inApps/v1/notifications/test/\(id)", as: CheckTestNotificationResponse.self)
     }
 
     /// Send Consumption Information: `PUT /inApps/v1/transactions/consumption/{transactionId}`; Apple
     /// answers `202 Accepted` with no body.
-    public func sendConsumptionInformation(transactionId: String, _ request: ConsumptionRequest) async throws {
+    package func sendConsumptionInformation(transactionId: String, _ request: ConsumptionRequest) async throws {
         let id = try segment(transactionId, "transaction ID")
         try await send(.put, "/inApps/v1/transactions/consumption/\(id)", body: try encode(request))
     }

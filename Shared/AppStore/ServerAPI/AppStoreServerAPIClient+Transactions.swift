@@ -2,14 +2,14 @@ import Foundation
 
 extension AppStoreServerAPIClient {
     /// Get Transaction Info: `GET /inApps/v1/transactions/{transactionId}`.
-    public func getTransactionInfo(transactionId: String) async throws -> TransactionInfoResponse {
+    package func getTransactionInfo(transactionId: String) async throws -> TransactionInfoResponse {
         let id = try segment(transactionId, "transaction ID")
         return try await call(.get, "/inApps/v1/transactions/\(id)", as: TransactionInfoResponse.self)
     }
 
     /// Get Transaction History (v2), every page: the signed transactions of the customer who owns
     /// `transactionId`, in the order Apple returns them.
-    public func getTransactionHistory(
+    package func getTransactionHistory(
         transactionId: String, query: TransactionHistoryQuery = TransactionHistoryQuery()
     ) async throws -> [String] {
         try await collectRevisions("transaction history") { revision in
@@ -19,7 +19,7 @@ extension AppStoreServerAPIClient {
     }
 
     /// One page of Get Transaction History (v2): `GET /inApps/v2/history/{transactionId}?revision=…`.
-    public func getTransactionHistoryPage(
+    package func getTransactionHistoryPage(
         transactionId: String, query: TransactionHistoryQuery = TransactionHistoryQuery(), revision: String? = nil
     ) async throws -> HistoryResponse {
         let id = try segment(transactionId, "transaction ID")
@@ -30,7 +30,7 @@ extension AppStoreServerAPIClient {
 
     /// Get All Subscription Statuses: `GET /inApps/v1/subscriptions/{transactionId}`, optionally only
     /// subscriptions in the given statuses.
-    public func getAllSubscriptionStatuses(
+    package func getAllSubscriptionStatuses(
         transactionId: String, statuses: [SubscriptionStatus] = []
     ) async throws -> StatusResponse {
         let id = try segment(transactionId, "transaction ID")
@@ -39,14 +39,14 @@ extension AppStoreServerAPIClient {
     }
 
     /// Look Up Order ID: `GET /inApps/v1/lookup/{orderId}` (the order ID from the customer's receipt email).
-    public func lookUpOrderId(_ orderId: String) async throws -> OrderLookupResponse {
+    package func lookUpOrderId(_ orderId: String) async throws -> OrderLookupResponse {
         let id = try segment(orderId, "order ID")
         return try await call(.get, "/inApps/v1/lookup/\(id)", as: OrderLookupResponse.self)
     }
 
     /// Get Refund History (v2), every page: the signed transactions Apple refunded for the customer who
     /// owns `transactionId`.
-    public func getRefundHistory(transactionId: String) async throws -> [String] {
+    package func getRefundHistory(transactionId: String) async throws -> [String] {
         try await collectRevisions("refund history") { revision in
             let page = try await self.getRefundHistoryPage(transactionId: transactionId, revision: revision)
             return (page.signedTransactions ?? [], page.hasMore ?? false, page.revision)
@@ -54,7 +54,7 @@ extension AppStoreServerAPIClient {
     }
 
     /// One page of Get Refund History (v2): `GET /inApps/v2/refund/lookup/{transactionId}?revision=…`.
-    public func getRefundHistoryPage(transactionId: String, revision: String? = nil) async throws -> RefundHistoryResponse {
+    package func getRefundHistoryPage(transactionId: String, revision: String? = nil) async throws -> RefundHistoryResponse {
         let id = try segment(transactionId, "transaction ID")
         let items = revision.map { [URLQueryItem(name: "revision", value: $0)] } ?? []
         return try await call(.get, "/inApps/v2/refund/lookup/\(id)", query: items, as: RefundHistoryResponse.self)

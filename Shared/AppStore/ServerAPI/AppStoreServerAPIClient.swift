@@ -9,15 +9,15 @@ import Foundation
 /// `api_unauthorized`; other 4xx carry Apple's `errorCode` and `errorMessage`.
 ///
 /// The client holds one transport (one `URLSession`) and one token for its whole life; share it.
-public final class AppStoreServerAPIClient: Sendable {
-    public let configuration: AppStoreServerAPIConfiguration
+package final class AppStoreServerAPIClient: Sendable {
+    package let configuration: AppStoreServerAPIConfiguration
     let transport: any HTTPTransport
     let tokens: APITokenProvider
     let now: @Sendable () -> Date
 
     /// - Throws: ``AppStoreAPIError`` with code `api_invalid_configuration` when the key does not parse,
     ///   an identifier is empty, or the environment has no server API (Xcode, local testing).
-    public init(
+    package init(
         configuration: AppStoreServerAPIConfiguration,
         transport: any HTTPTransport = URLSessionTransport(),
         now: @escaping @Sendable () -> Date = { Date() }

@@ -3,33 +3,33 @@ import Foundation
 /// Settings of the ``AppStoreServerAPIClient``. Services read them from `TOLLGATE_API_ISSUER_ID`,
 /// `TOLLGATE_API_KEY_ID`, `TOLLGATE_API_PRIVATE_KEY_PATH`, `TOLLGATE_BUNDLE_ID`, `TOLLGATE_ENVIRONMENT`,
 /// `TOLLGATE_APPSTORE_API_URL` and `TOLLGATE_APPSTORE_API_SANDBOX_URL`.
-public struct AppStoreServerAPIConfiguration: Sendable {
+package struct AppStoreServerAPIConfiguration: Sendable {
     /// Apple's production base URL.
-    public static let appleProductionURL = URL(string: "https://api.storekit.itunes.apple.com")!
+    package static let appleProductionURL = URL(string: "https://api.storekit.itunes.apple.com")!
     /// Apple's sandbox base URL.
-    public static let appleSandboxURL = URL(string: "https://api.storekit-sandbox.itunes.apple.com")!
+    package static let appleSandboxURL = URL(string: "https://api.storekit-sandbox.itunes.apple.com")!
 
     /// The issuer ID of the API key (App Store Connect, Users and Access, Integrations).
-    public var issuerId: String
+    package var issuerId: String
     /// The key ID of the API key.
-    public var keyId: String
+    package var keyId: String
     /// The key's `.p8` file contents (PEM, `-----BEGIN PRIVATE KEY-----`).
-    public var privateKeyPEM: String
-    public var bundleId: String
+    package var privateKeyPEM: String
+    package var bundleId: String
     /// Which base URL is called: ``productionURL`` for `.production`, ``sandboxURL`` for `.sandbox`.
-    public var environment: AppStoreEnvironment
-    public var productionURL: URL
-    public var sandboxURL: URL
+    package var environment: AppStoreEnvironment
+    package var productionURL: URL
+    package var sandboxURL: URL
     /// Time allowed for each HTTP call.
-    public var timeout: Duration
+    package var timeout: Duration
     /// The lifetime of each JWT (Apple allows at most 60 minutes).
-    public var tokenLifetime: Duration
+    package var tokenLifetime: Duration
     /// A token is replaced this long before it expires.
-    public var tokenRefreshMargin: Duration
+    package var tokenRefreshMargin: Duration
     /// A guard against endless paging: the most pages one call follows.
-    public var maximumPages: Int
+    package var maximumPages: Int
 
-    public init(
+    package init(
         issuerId: String,
         keyId: String,
         privateKeyPEM: String,
@@ -56,7 +56,7 @@ public struct AppStoreServerAPIConfiguration: Sendable {
     }
 
     /// The base URL for ``environment``.
-    public var baseURL: URL {
+    package var baseURL: URL {
         environment == .production ? productionURL : sandboxURL
     }
 }

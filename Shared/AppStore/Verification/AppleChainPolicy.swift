@@ -4,17 +4,17 @@ import X509
 /// Apple's own rule on top of RFC 5280: the leaf carries the receipt-signing OID
 /// (1.2.840.113635.100.6.11.1) and the intermediate the Apple WWDR OID (1.2.840.113635.100.6.2.1).
 /// Chains are exactly leaf → intermediate → root.
-public struct AppleChainPolicy: VerifierPolicy, Sendable {
+package struct AppleChainPolicy: VerifierPolicy, Sendable {
     /// Marks a certificate as Apple's App Store receipt-signing leaf.
-    public static let leafOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
+    package static let leafOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
     /// Marks a certificate as Apple's Worldwide Developer Relations intermediate.
-    public static let intermediateOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
+    package static let intermediateOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
 
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [Self.leafOID, Self.intermediateOID]
+    package let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [Self.leafOID, Self.intermediateOID]
 
-    public init() {}
+    package init() {}
 
-    public func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) -> PolicyEvaluationResult {
+    package func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) -> PolicyEvaluationResult {
         guard chain.count == 3 else {
             return .failsToMeetPolicy(reason: "chain must be leaf, intermediate and root; got \(chain.count) certificates")
         }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Apple's root certificates that App Store data chains to.
-public enum AppleRootCertificates {
+package enum AppleRootCertificates {
     /// Apple Root CA - G3 (DER), SHA-256 fingerprint
     /// 63343ABFB89A6A03EBB57E9B3F5FA7BE7C4F5C756F3017B3A8C488C3653E9179. Valid until 2039.
-    public static let appleRootCAG3: Data = {
+    package static let appleRootCAG3: Data = {
         let base64 = [
             "MIICQzCCAcmgAwIBAgIILcX8iNLFS5UwCgYIKoZIzj0EAwMwZzEbMBkGA1UEAwwSQXBwbGUgUm9vdCBDQSAtIEczMSYwJAYDVQQL",
             "DB1BcHBsZSBDZXJ0aWZpY2F0aW9uIEF1dGhvcml0eTETMBEGA1UECgwKQXBwbGUgSW5jLjELMAkGA1UEBhMCVVMwHhcNMTQwNDMw",

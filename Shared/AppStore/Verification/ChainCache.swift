@@ -14,40 +14,40 @@ import Foundation
 /// chain signatures: what is left per JWS is one P-256 verification and the validity-window check at the
 /// validation time, which the entry keeps because it depends on each JWS's `signedDate`. Bounded; the least
 /// recently used entry goes first. Entries hold nothing secret.
-public final class ChainCache: @unchecked Sendable {
+package final class ChainCache: @unchecked Sendable {
     // @unchecked Sendable: all mutable state (`entries`, `tick`, counters) is only touched while `lock`
     // is held; the stored entries themselves are immutable Sendable values.
 
     /// What a proven chain leaves behind.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// The leaf's key, which signs the JWS.
-        public let leafKey: P256.Signing.PublicKey
+        package let leafKey: P256.Signing.PublicKey
         /// Validity windows of the leaf, the intermediate and the root, in ms since 1970.
-        public let windows: [ValidityWindow]
+        package let windows: [ValidityWindow]
         /// When the chain was proven (ms since 1970); online mode re-proves after a while.
-        public let provenAt: Int64
+        package let provenAt: Int64
     }
 
     /// One certificate's validity period, in milliseconds since 1970, both ends inclusive.
-    public struct ValidityWindow: Sendable, Hashable {
-        public let role: String
-        public let notBefore: Int64
-        public let notAfter: Int64
+    package struct ValidityWindow: Sendable, Hashable {
+        package let role: String
+        package let notBefore: Int64
+        package let notAfter: Int64
     }
 
     /// Hit, miss and eviction counts since creation.
-    public struct Statistics: Sendable, Hashable {
-        public var hits = 0
-        public var misses = 0
-        public var evictions = 0
-        public var count = 0
+    package struct Statistics: Sendable, Hashable {
+        package var hits = 0
+        package var misses = 0
+        package var evictions = 0
+        package var count = 0
     }
 
     /// The SHA-256 of a chain's certificates (each DER, length-prefixed, leaf first).
-    public struct Key: Sendable, Hashable {
+    package struct Key: Sendable, Hashable {
         let digest: [UInt8]
 
-        public init(certificates: [[UInt8]]) {
+        package init(certificates: [[UInt8]]) {
             var hasher = SHA256()
             for der in certificates {
                 withUnsafeBytes(of: UInt32(der.count).bigEndian) { hasher.update(bufferPointer: $0) }
@@ -63,7 +63,7 @@ public final class ChainCache: @unchecked Sendable {
     }
 
     /// How many chains are kept at most; 0 disables caching.
-    public let capacity: Int
+    package let capacity: Int
     private let lock = NSLock()
     private var slots: [Key: Slot] = [:]
     /// Chains proven valid only under JWS whose signatures failed (never evicting `slots`).
@@ -73,7 +73,7 @@ public final class ChainCache: @unchecked Sendable {
     private var tick: UInt64 = 0
     private var stats = Statistics()
 
-    public init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         self.capacity = max(0, capacity)
     }
 
@@ -182,7 +182,7 @@ public final class ChainCache: @unchecked Sendable {
     }
 
     /// Current counters.
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         lock.lock()
         defer { lock.unlock() }
         var copy = stats

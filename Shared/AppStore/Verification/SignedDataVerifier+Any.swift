@@ -5,7 +5,7 @@ extension SignedDataVerifier {
     /// notification, `transactionId` → transaction, `receiptType`/`applicationVersion` → app transaction,
     /// `autoRenewStatus`/`autoRenewProductId` → renewal info. The payload is only looked at after its
     /// signature and chain have verified.
-    public func verifyAny(_ jws: String) async -> VerificationResult<VerifiedSignedData> {
+    package func verifyAny(_ jws: String) async -> VerificationResult<VerifiedSignedData> {
         let envelope: Envelope
         switch await verifySignature(jws) {
         case .verified(let value): envelope = value

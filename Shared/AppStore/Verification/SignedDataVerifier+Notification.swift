@@ -3,7 +3,7 @@ extension SignedDataVerifier {
     /// `signedTransactionInfo` and `signedRenewalInfo`: a forged nested JWS inside a genuine notification
     /// rejects the whole notification, and nested data must name the notification's bundle and
     /// environment.
-    public func verifyNotification(_ jws: String) async -> VerificationResult<VerifiedNotification> {
+    package func verifyNotification(_ jws: String) async -> VerificationResult<VerifiedNotification> {
         switch await verifySignature(jws) {
         case .verified(let envelope): return await verifyNotification(envelope)
         case .rejected(let failure): return .rejected(failure)

@@ -10,10 +10,10 @@ import X509
 ///
 /// Bad input never throws: every method returns a `VerificationResult`. Proven chains are cached
 /// (`ChainCache`), so a repeat chain costs one P-256 verification. Safe to share between tasks.
-public final class SignedDataVerifier: Sendable {
-    public let configuration: SignedDataVerifierConfiguration
+package final class SignedDataVerifier: Sendable {
+    package let configuration: SignedDataVerifierConfiguration
     /// Proven chains; its `statistics` show hits and misses.
-    public let chainCache: ChainCache
+    package let chainCache: ChainCache
     let chainValidator: CertificateChainValidator
     /// The trusted roots' DER: a chain whose `x5c[2]` is none of them is refused before any parsing.
     let trustedRootsDER: Set<[UInt8]>
@@ -22,7 +22,7 @@ public final class SignedDataVerifier: Sendable {
 
     /// Creates a verifier; throws when the configuration cannot work (unreadable root, production
     /// without an app Apple ID).
-    public init(
+    package init(
         configuration: SignedDataVerifierConfiguration,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(SignedDataVerifierConfigurationError) {
@@ -52,7 +52,7 @@ public final class SignedDataVerifier: Sendable {
 
     /// Whether `jws` is signed by a leaf that chains to a trusted root with Apple's OIDs — nothing about its
     /// payload (no claims, no validity window). What ingest checks before storing anything anonymous.
-    public func checkSignature(_ jws: String) async -> VerificationResult<Void> {
+    package func checkSignature(_ jws: String) async -> VerificationResult<Void> {
         switch await verifySignature(jws) {
         case .verified: return .verified(())
         case .rejected(let failure): return .rejected(failure)
@@ -61,32 +61,32 @@ public final class SignedDataVerifier: Sendable {
     }
 
     /// Verifies a signed transaction (`signedTransactionInfo`, StoreKit 2 `jwsRepresentation`).
-    public func verifyTransaction(_ jws: String) async -> VerificationResult<JWSTransactionDecodedPayload> {
+    package func verifyTransaction(_ jws: String) async -> VerificationResult<JWSTransactionDecodedPayload> {
         await verifyTransactionDocument(jws).map(\.payload)
     }
 
     /// Verifies signed renewal info (`signedRenewalInfo`). It has no bundle ID; environment is checked.
-    public func verifyRenewalInfo(_ jws: String) async -> VerificationResult<JWSRenewalInfoDecodedPayload> {
+    package func verifyRenewalInfo(_ jws: String) async -> VerificationResult<JWSRenewalInfoDecodedPayload> {
         await verifyRenewalInfoDocument(jws).map(\.payload)
     }
 
     /// Verifies a signed app transaction (`AppTransaction`).
-    public func verifyAppTransaction(_ jws: String) async -> VerificationResult<AppTransaction> {
+    package func verifyAppTransaction(_ jws: String) async -> VerificationResult<AppTransaction> {
         await verifyAppTransactionDocument(jws).map(\.payload)
     }
 
     /// Verifies a transaction and keeps its decoded JSON.
-    public func verifyTransactionDocument(_ jws: String) async -> VerificationResult<VerifiedDocument<JWSTransactionDecodedPayload>> {
+    package func verifyTransactionDocument(_ jws: String) async -> VerificationResult<VerifiedDocument<JWSTransactionDecodedPayload>> {
         await verify(jws, as: JWSTransactionDecodedPayload.self) { checkTransactionClaims($0) }
     }
 
     /// Verifies renewal info and keeps its decoded JSON.
-    public func verifyRenewalInfoDocument(_ jws: String) async -> VerificationResult<VerifiedDocument<JWSRenewalInfoDecodedPayload>> {
+    package func verifyRenewalInfoDocument(_ jws: String) async -> VerificationResult<VerifiedDocument<JWSRenewalInfoDecodedPayload>> {
         await verify(jws, as: JWSRenewalInfoDecodedPayload.self) { checkEnvironment($0.environment) }
     }
 
     /// Verifies an app transaction and keeps its decoded JSON.
-    public func verifyAppTransactionDocument(_ jws: String) async -> VerificationResult<VerifiedDocument<AppTransaction>> {
+    package func verifyAppTransactionDocument(_ jws: String) async -> VerificationResult<VerifiedDocument<AppTransaction>> {
         await verify(jws, as: AppTransaction.self) {
             checkApp(bundleId: $0.bundleId, environment: $0.receiptType, appAppleId: $0.appAppleId)
         }

@@ -6,35 +6,35 @@ import X509
 ///
 /// `bundleId`, `environment` and `appAppleId` set to `nil` switch that check off — meant for operator
 /// tools such as `tollctl verify`, never for the verifier service, which sets all three.
-public struct SignedDataVerifierConfiguration: Sendable {
+package struct SignedDataVerifierConfiguration: Sendable {
     /// Trusted root certificates (DER). Default: Apple Root CA - G3.
-    public var rootCertificates: [Data]
+    package var rootCertificates: [Data]
     /// The app's bundle ID; `nil` skips the check.
-    public var bundleId: String?
+    package var bundleId: String?
     /// The environment data must come from; `nil` skips the check.
-    public var environment: AppStoreEnvironment?
+    package var environment: AppStoreEnvironment?
     /// The app's Apple ID, checked on production notifications and app transactions. Required when
     /// `environment` is production unless `allowsMissingAppAppleId` is set.
-    public var appAppleId: Int64?
+    package var appAppleId: Int64?
     /// Tools only: accept production data without an app Apple ID to check against.
-    public var allowsMissingAppAppleId: Bool
+    package var allowsMissingAppAppleId: Bool
     /// In production, also accept sandbox data (App Review buys in sandbox).
-    public var acceptsSandbox: Bool
+    package var acceptsSandbox: Bool
     /// Online mode: validate at the current time instead of the payload's `signedDate`, and ask OCSP
     /// when `checksRevocation` is set.
-    public var onlineChecks: Bool
+    package var onlineChecks: Bool
     /// Online mode only: ask the certificates' OCSP responders (verified "revoked" →
     /// `certificate_revoked`; no answer → retryable `retryable_ocsp`).
-    public var checksRevocation: Bool
+    package var checksRevocation: Bool
     /// The OCSP transport; `nil` uses `URLSessionOCSPRequester`.
-    public var ocspRequester: (any OCSPRequester)?
+    package var ocspRequester: (any OCSPRequester)?
     /// Online mode only: how long a proven (and revocation-checked) chain is reused before being checked
     /// again.
-    public var onlineChainLifetime: TimeInterval
+    package var onlineChainLifetime: TimeInterval
     /// How many proven chains to keep (0 disables the cache).
-    public var chainCacheCapacity: Int
+    package var chainCacheCapacity: Int
 
-    public init(
+    package init(
         rootCertificates: [Data] = [AppleRootCertificates.appleRootCAG3],
         bundleId: String?,
         environment: AppStoreEnvironment?,
@@ -62,7 +62,7 @@ public struct SignedDataVerifierConfiguration: Sendable {
 }
 
 /// A configuration the verifier refuses at startup.
-public struct SignedDataVerifierConfigurationError: TollgateError, Sendable {
-    public var message: String
-    public var code: String { "invalid_trust_configuration" }
+package struct SignedDataVerifierConfigurationError: TollgateError, Sendable {
+    package var message: String
+    package var code: String { "invalid_trust_configuration" }
 }

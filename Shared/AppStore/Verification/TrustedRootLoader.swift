@@ -4,10 +4,10 @@ import X509
 
 /// Reads trusted root certificates from files (DER or PEM), for `TOLLGATE_ROOT_CERTS` and
 /// `tollctl verify --root`.
-public enum TrustedRootLoader {
+package enum TrustedRootLoader {
     /// The DER bytes of every certificate in the file at `path` (one DER certificate, or one or more
     /// PEM blocks).
-    public static func load(path: String) throws(SignedDataVerifierConfigurationError) -> [Data] {
+    package static func load(path: String) throws(SignedDataVerifierConfigurationError) -> [Data] {
         guard let contents = FileManager.default.contents(atPath: path) else {
             throw SignedDataVerifierConfigurationError(message: "cannot read root certificate file \(path)")
         }
@@ -31,7 +31,7 @@ public enum TrustedRootLoader {
     }
 
     /// The certificates of every file in a comma-separated list of paths (`TOLLGATE_ROOT_CERTS`); at least one.
-    public static func load(list: String) throws(SignedDataVerifierConfigurationError) -> [Data] {
+    package static func load(list: String) throws(SignedDataVerifierConfigurationError) -> [Data] {
         var roots: [Data] = []
         for path in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !path.isEmpty {
             roots += try load(path: path)

@@ -8,18 +8,18 @@ import FoundationNetworking
 /// Asks OCSP responders over HTTP POST (`application/ocsp-request`) with `URLSession` (libcurl on
 /// Linux). Any transport failure or non-200 answer is a terminal error, which the verifier reports as
 /// `retryable_ocsp`: the answer is unknown, not negative. The policy bounds the time per query.
-public struct URLSessionOCSPRequester: OCSPRequester {
-    public struct QueryError: Error, CustomStringConvertible {
-        public var description: String
+package struct URLSessionOCSPRequester: OCSPRequester {
+    package struct QueryError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     private let timeout: TimeInterval
 
-    public init(timeout: TimeInterval = 10) {
+    package init(timeout: TimeInterval = 10) {
         self.timeout = timeout
     }
 
-    public func query(request: [UInt8], uri: String) async -> OCSPRequesterQueryResult {
+    package func query(request: [UInt8], uri: String) async -> OCSPRequesterQueryResult {
         guard let url = URL(string: uri), url.scheme == "http" || url.scheme == "https" else {
             return .terminalError(QueryError(description: "OCSP responder URI is not HTTP: \(uri)"))
         }

@@ -4,19 +4,19 @@ import Core
 /// be (permanent), or the answer is not known yet and asking again later may change it (retryable).
 ///
 /// Verification returns this value rather than throwing; throwing is kept for infrastructure faults.
-public enum VerificationResult<Value: Sendable>: Sendable {
+package enum VerificationResult<Value: Sendable>: Sendable {
     case verified(Value)
     case rejected(VerificationFailure)
     case retryable(VerificationFailure)
 
     /// The verified value, or `nil`.
-    public var value: Value? {
+    package var value: Value? {
         if case .verified(let value) = self { return value }
         return nil
     }
 
     /// The failure of a rejected or retryable outcome, or `nil` when verified.
-    public var failure: VerificationFailure? {
+    package var failure: VerificationFailure? {
         switch self {
         case .verified: return nil
         case .rejected(let failure), .retryable(let failure): return failure
@@ -24,7 +24,7 @@ public enum VerificationResult<Value: Sendable>: Sendable {
     }
 
     /// Transforms the verified value, keeping failures as they are.
-    public func map<Other: Sendable>(_ transform: (Value) throws -> Other) rethrows -> VerificationResult<Other> {
+    package func map<Other: Sendable>(_ transform: (Value) throws -> Other) rethrows -> VerificationResult<Other> {
         switch self {
         case .verified(let value): return .verified(try transform(value))
         case .rejected(let failure): return .rejected(failure)
@@ -34,11 +34,11 @@ public enum VerificationResult<Value: Sendable>: Sendable {
 }
 
 /// Why Apple data was not accepted: a stable machine code and a human message.
-public struct VerificationFailure: TollgateError, Sendable, Hashable {
-    public var code: FailureCode
-    public var message: String
+package struct VerificationFailure: TollgateError, Sendable, Hashable {
+    package var code: FailureCode
+    package var message: String
 
-    public init(_ code: FailureCode, _ message: String) {
+    package init(_ code: FailureCode, _ message: String) {
         self.code = code
         self.message = message
     }

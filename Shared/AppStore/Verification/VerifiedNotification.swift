@@ -1,17 +1,17 @@
 import Foundation
 
 /// A verified V2 notification with its nested signed data, each verified with the same rules.
-public struct VerifiedNotification: Sendable {
+package struct VerifiedNotification: Sendable {
     /// The notification payload; its `data.signedTransactionInfo`/`signedRenewalInfo` are the raw JWS.
-    public let payload: ResponseBodyV2DecodedPayload
+    package let payload: ResponseBodyV2DecodedPayload
     /// The notification's JSON as signed.
-    public let json: Data
+    package let json: Data
     /// The verified `data.signedTransactionInfo`, when present.
-    public let transaction: VerifiedDocument<JWSTransactionDecodedPayload>?
+    package let transaction: VerifiedDocument<JWSTransactionDecodedPayload>?
     /// The verified `data.signedRenewalInfo`, when present.
-    public let renewalInfo: VerifiedDocument<JWSRenewalInfoDecodedPayload>?
+    package let renewalInfo: VerifiedDocument<JWSRenewalInfoDecodedPayload>?
 
-    public init(
+    package init(
         payload: ResponseBodyV2DecodedPayload,
         json: Data,
         transaction: VerifiedDocument<JWSTransactionDecodedPayload>?,

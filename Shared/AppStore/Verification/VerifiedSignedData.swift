@@ -1,14 +1,14 @@
 import Foundation
 
 /// Any kind of App Store signed data, verified; what `SignedDataVerifier.verifyAny` returns.
-public enum VerifiedSignedData: Sendable {
+package enum VerifiedSignedData: Sendable {
     case notification(VerifiedNotification)
     case transaction(VerifiedDocument<JWSTransactionDecodedPayload>)
     case renewalInfo(VerifiedDocument<JWSRenewalInfoDecodedPayload>)
     case appTransaction(VerifiedDocument<AppTransaction>)
 
     /// `notification`, `transaction`, `renewalInfo` or `appTransaction`.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .notification: return "notification"
         case .transaction: return "transaction"
@@ -19,7 +19,7 @@ public enum VerifiedSignedData: Sendable {
 
     /// The decoded JSON, pretty-printed with sorted keys. In a notification, `data.signedTransactionInfo`
     /// and `data.signedRenewalInfo` are replaced in place by their decoded JSON objects.
-    public func decodedJSON() throws -> Data {
+    package func decodedJSON() throws -> Data {
         let object: Any
         switch self {
         case .transaction(let document): object = try JSONSerialization.jsonObject(with: document.json)

@@ -29,29 +29,29 @@ import Foundation
 ///   `originalTransactionId`, when Apple sent them (`pending_renewal_info`, `signedRenewalInfo`).
 /// - `notification` — for notification jobs, see ``PurchaseEventNotification``: type, subtype, UUID,
 ///   signed date.
-public struct PurchaseEvent: Codable, Sendable, Hashable {
+package struct PurchaseEvent: Codable, Sendable, Hashable {
     /// The version this code writes.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
     /// The verified-stream field holding the event's JSON.
-    public static let streamField = "event"
+    package static let streamField = "event"
     /// The verified-stream field holding the job id (so that the entry can be traced without decoding).
-    public static let jobIDField = "job.id"
+    package static let jobIDField = "job.id"
     /// The verified-stream field holding the event version.
-    public static let versionField = "event.version"
+    package static let versionField = "event.version"
 
-    public var version: Int
-    public var jobId: String
-    public var kind: JobKind
-    public var source: Job.Source
-    public var userId: String?
-    public var orderNo: String?
-    public var environment: String
-    public var verifiedAt: Int64
-    public var transactions: [PurchaseEventTransaction]
-    public var renewals: [PurchaseEventRenewal]
-    public var notification: PurchaseEventNotification?
+    package var version: Int
+    package var jobId: String
+    package var kind: JobKind
+    package var source: Job.Source
+    package var userId: String?
+    package var orderNo: String?
+    package var environment: String
+    package var verifiedAt: Int64
+    package var transactions: [PurchaseEventTransaction]
+    package var renewals: [PurchaseEventRenewal]
+    package var notification: PurchaseEventNotification?
 
-    public init(
+    package init(
         version: Int = PurchaseEvent.currentVersion, jobId: String, kind: JobKind, source: Job.Source,
         userId: String? = nil, orderNo: String? = nil, environment: String, verifiedAt: Int64,
         transactions: [PurchaseEventTransaction], renewals: [PurchaseEventRenewal] = [],
@@ -72,7 +72,7 @@ public struct PurchaseEvent: Codable, Sendable, Hashable {
 
     /// The event's identity fields taken from a job (id, kind, source, user, order); the verifier adds
     /// what it verified.
-    public init(job: Job, environment: String, verifiedAt: Int64, transactions: [PurchaseEventTransaction],
+    package init(job: Job, environment: String, verifiedAt: Int64, transactions: [PurchaseEventTransaction],
                 renewals: [PurchaseEventRenewal] = [], notification: PurchaseEventNotification? = nil) {
         self.init(jobId: job.id, kind: job.kind, source: job.source, userId: job.userID, orderNo: job.orderNo,
                   environment: environment, verifiedAt: verifiedAt, transactions: transactions,
@@ -80,19 +80,19 @@ public struct PurchaseEvent: Codable, Sendable, Hashable {
     }
 
     /// The JSON encoding (sorted keys, so equal events encode equally).
-    public func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(self))
     }
 
     /// Decodes an event from its JSON.
-    public static func decode(_ bytes: [UInt8]) throws -> PurchaseEvent {
+    package static func decode(_ bytes: [UInt8]) throws -> PurchaseEvent {
         try JSONDecoder().decode(PurchaseEvent.self, from: Data(bytes))
     }
 
     /// The verified-stream fields of this event: `job.id`, `event.version`, `event` (JSON).
-    public func streamFields() throws -> [(String, [UInt8])] {
+    package func streamFields() throws -> [(String, [UInt8])] {
         [
             (Self.jobIDField, Array(jobId.utf8)),
             (Self.versionField, Array(String(version).utf8)),

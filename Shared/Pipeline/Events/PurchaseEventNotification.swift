@@ -7,14 +7,14 @@
 /// - `notificationUUID` — V2 only: Apple's id of the notification (the same across Apple's retries).
 /// - `signedDate` — V2 only: when Apple signed it, milliseconds since 1970.
 /// - `version` — `2` for App Store Server Notifications V2, `1` for V1.
-public struct PurchaseEventNotification: Codable, Sendable, Hashable {
-    public var type: String
-    public var subtype: String?
-    public var notificationUUID: String?
-    public var signedDate: Int64?
-    public var version: Int
+package struct PurchaseEventNotification: Codable, Sendable, Hashable {
+    package var type: String
+    package var subtype: String?
+    package var notificationUUID: String?
+    package var signedDate: Int64?
+    package var version: Int
 
-    public init(type: String, subtype: String? = nil, notificationUUID: String? = nil, signedDate: Int64? = nil, version: Int) {
+    package init(type: String, subtype: String? = nil, notificationUUID: String? = nil, signedDate: Int64? = nil, version: Int) {
         self.type = type
         self.subtype = subtype
         self.notificationUUID = notificationUUID

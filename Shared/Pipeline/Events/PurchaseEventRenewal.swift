@@ -11,17 +11,17 @@
 /// - `isInBillingRetryPeriod` — Apple is still trying to bill.
 /// - `gracePeriodExpiresDate` — end of the billing grace period, while in one (entitlement continues).
 /// - `signedDate` — when Apple signed it (JWS sources only).
-public struct PurchaseEventRenewal: Codable, Sendable, Hashable {
-    public var originalTransactionId: String
-    public var productId: String?
-    public var autoRenewStatus: Int?
-    public var autoRenewProductId: String?
-    public var expirationIntent: Int?
-    public var isInBillingRetryPeriod: Bool?
-    public var gracePeriodExpiresDate: Int64?
-    public var signedDate: Int64?
+package struct PurchaseEventRenewal: Codable, Sendable, Hashable {
+    package var originalTransactionId: String
+    package var productId: String?
+    package var autoRenewStatus: Int?
+    package var autoRenewProductId: String?
+    package var expirationIntent: Int?
+    package var isInBillingRetryPeriod: Bool?
+    package var gracePeriodExpiresDate: Int64?
+    package var signedDate: Int64?
 
-    public init(
+    package init(
         originalTransactionId: String, productId: String? = nil, autoRenewStatus: Int? = nil,
         autoRenewProductId: String? = nil, expirationIntent: Int? = nil, isInBillingRetryPeriod: Bool? = nil,
         gracePeriodExpiresDate: Int64? = nil, signedDate: Int64? = nil

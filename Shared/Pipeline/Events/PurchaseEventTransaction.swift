@@ -19,25 +19,25 @@
 /// - `signedDate` — when Apple signed it (JWS sources only).
 /// - `isUpgraded` — the subscription was replaced by an upgrade and grants nothing.
 /// - `offerType` — `1` introductory, `2` promotional, `3` offer code, `4` win-back.
-public struct PurchaseEventTransaction: Codable, Sendable, Hashable {
-    public var transactionId: String
-    public var originalTransactionId: String
-    public var productId: String
-    public var productType: String?
-    public var quantity: Int
-    public var purchaseDate: Int64
-    public var originalPurchaseDate: Int64?
-    public var expiresDate: Int64?
-    public var revocationDate: Int64?
-    public var revocationReason: Int?
-    public var inAppOwnershipType: String?
-    public var appAccountToken: String?
-    public var webOrderLineItemId: String?
-    public var signedDate: Int64?
-    public var isUpgraded: Bool?
-    public var offerType: Int?
+package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
+    package var transactionId: String
+    package var originalTransactionId: String
+    package var productId: String
+    package var productType: String?
+    package var quantity: Int
+    package var purchaseDate: Int64
+    package var originalPurchaseDate: Int64?
+    package var expiresDate: Int64?
+    package var revocationDate: Int64?
+    package var revocationReason: Int?
+    package var inAppOwnershipType: String?
+    package var appAccountToken: String?
+    package var webOrderLineItemId: String?
+    package var signedDate: Int64?
+    package var isUpgraded: Bool?
+    package var offerType: Int?
 
-    public init(
+    package init(
         transactionId: String, originalTransactionId: String, productId: String, productType: String? = nil,
         quantity: Int = 1, purchaseDate: Int64, originalPurchaseDate: Int64? = nil, expiresDate: Int64? = nil,
         revocationDate: Int64? = nil, revocationReason: Int? = nil, inAppOwnershipType: String? = nil,

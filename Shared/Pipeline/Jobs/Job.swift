@@ -17,27 +17,27 @@ import Redis
 ///   takes it off again when it finishes the job (absent: not counted, e.g. reconciler jobs)
 /// - `job.dedupe` — the dedupe key that maps the submission to this job (ingest's jobs), so that a rejected
 ///   anonymous job's key can be made short-lived with it
-public struct Job: Sendable, Hashable {
-    public enum Source: String, Sendable, Hashable, Codable {
+package struct Job: Sendable, Hashable {
+    package enum Source: String, Sendable, Hashable, Codable {
         case client
         case apple
         /// Recovered from Apple's Notification History or subscription statuses by the verifier's reconciler.
         case reconciler
     }
 
-    public var id: String
-    public var kind: JobKind
-    public var payload: [UInt8]
-    public var source: Source
-    public var userID: String?
-    public var orderNo: String?
-    public var receivedAtMilliseconds: Int64
+    package var id: String
+    package var kind: JobKind
+    package var payload: [UInt8]
+    package var source: Source
+    package var userID: String?
+    package var orderNo: String?
+    package var receivedAtMilliseconds: Int64
     /// The bytes this job counts in its source's backlog, when counted.
-    public var countedBytes: Int?
+    package var countedBytes: Int?
     /// The dedupe key pointing at this job, when there is one.
-    public var dedupeKey: String?
+    package var dedupeKey: String?
 
-    public init(
+    package init(
         id: String, kind: JobKind, payload: [UInt8], source: Source,
         userID: String? = nil, orderNo: String? = nil, receivedAtMilliseconds: Int64,
         countedBytes: Int? = nil, dedupeKey: String? = nil
@@ -54,12 +54,12 @@ public struct Job: Sendable, Hashable {
     }
 
     /// A new random job id (a UUID without dashes, lowercase).
-    public static func newID() -> String {
+    package static func newID() -> String {
         UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
     }
 
     /// The stream fields of this job, in a fixed order.
-    public var fields: [(String, [UInt8])] {
+    package var fields: [(String, [UInt8])] {
         var fields: [(String, [UInt8])] = [
             (Field.id, Array(id.utf8)),
             (Field.kind, Array(kind.rawValue.utf8)),
@@ -76,7 +76,7 @@ public struct Job: Sendable, Hashable {
 
     /// Reads a job back from a stream entry; throws ``PipelineError/malformedEntry(id:message:)`` when a
     /// required field is missing or invalid.
-    public init(entry: StreamEntry) throws(PipelineError) {
+    package init(entry: StreamEntry) throws(PipelineError) {
         func require(_ name: String) throws(PipelineError) -> String {
             guard let value = entry.string(name), !value.isEmpty else {
                 throw .malformedEntry(id: entry.id, message: "missing field \(name)")
@@ -111,7 +111,7 @@ public struct Job: Sendable, Hashable {
     /// The writes that take a finished job off its source's backlog counters (``Keys/backlog(partition:)``): none
     /// when it was never counted. Applied with the job's final acknowledgement (completion or dead letter), never
     /// with a retry, so each counted job is taken off exactly once.
-    public static func backlogRelease(of entry: StreamEntry, keys: Keys) -> [PipelineWrite] {
+    package static func backlogRelease(of entry: StreamEntry, keys: Keys) -> [PipelineWrite] {
         guard let bytes = entry.string(Field.bytes).flatMap({ Int64($0) }), let source = entry.string(Field.source) else {
             return []
         }
@@ -120,15 +120,15 @@ public struct Job: Sendable, Hashable {
     }
 
     /// The stream field names.
-    public enum Field {
-        public static let id = "job.id"
-        public static let kind = "job.kind"
-        public static let payload = "job.payload"
-        public static let source = "job.source"
-        public static let user = "job.user"
-        public static let order = "job.order"
-        public static let received = "job.received"
-        public static let bytes = "job.bytes"
-        public static let dedupe = "job.dedupe"
+    package enum Field {
+        package static let id = "job.id"
+        package static let kind = "job.kind"
+        package static let payload = "job.payload"
+        package static let source = "job.source"
+        package static let user = "job.user"
+        package static let order = "job.order"
+        package static let received = "job.received"
+        package static let bytes = "job.bytes"
+        package static let dedupe = "job.dedupe"
     }
 }

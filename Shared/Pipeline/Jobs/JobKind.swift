@@ -1,5 +1,5 @@
 /// What a job carries, and so how the verifier checks it.
-public enum JobKind: String, Sendable, Hashable, Codable, CaseIterable {
+package enum JobKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// A legacy app receipt (base64), checked with Apple's `verifyReceipt`.
     case receipt
     /// A StoreKit 2 signed transaction (JWS).

@@ -1,5 +1,5 @@
 /// Where a job is in the pipeline, as `GET /v1/jobs/{id}` reports it.
-public enum JobState: String, Sendable, Hashable, Codable, CaseIterable {
+package enum JobState: String, Sendable, Hashable, Codable, CaseIterable {
     /// Durably enqueued by ingest, not yet picked up.
     case queued
     /// A verifier holds it (calling Apple, checking signatures).
@@ -14,7 +14,7 @@ public enum JobState: String, Sendable, Hashable, Codable, CaseIterable {
     case dead
 
     /// True when the job will not change state again by itself.
-    public var isFinal: Bool {
+    package var isFinal: Bool {
         switch self {
         case .fulfilled, .rejected, .dead: return true
         case .queued, .verifying, .retrying: return false

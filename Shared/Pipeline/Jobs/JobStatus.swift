@@ -5,26 +5,26 @@ import Redis
 ///
 /// Hash fields: `state`, `kind`, `user`, `reason` (a stable code), `message`, `attempt`, `next.at` (ms),
 /// `updated.at` (ms), `result` (JSON of the final outcome, e.g. what was credited).
-public struct JobStatus: Sendable, Hashable {
-    public var jobID: String
-    public var state: JobState
-    public var kind: JobKind?
-    public var userID: String?
-    public var reason: String?
-    public var message: String?
-    public var attempt: Int?
-    public var nextAttemptAtMilliseconds: Int64?
-    public var updatedAtMilliseconds: Int64
-    public var resultJSON: String?
+package struct JobStatus: Sendable, Hashable {
+    package var jobID: String
+    package var state: JobState
+    package var kind: JobKind?
+    package var userID: String?
+    package var reason: String?
+    package var message: String?
+    package var attempt: Int?
+    package var nextAttemptAtMilliseconds: Int64?
+    package var updatedAtMilliseconds: Int64
+    package var resultJSON: String?
 
     /// How long a job's status is kept after its last change.
-    public static let retentionSeconds = 7 * 24 * 3600
+    package static let retentionSeconds = 7 * 24 * 3600
     /// How long a job Apple did not vouch for (rejected by the verifier: a forged or junk submission) is kept,
     /// with its dedupe key: anonymous input leaves no lasting state unless it is genuinely from Apple, and what a
     /// user can leave behind is their submission rate times an hour.
-    public static let rejectionRetentionSeconds = 3600
+    package static let rejectionRetentionSeconds = 3600
 
-    public init(
+    package init(
         jobID: String, state: JobState, kind: JobKind? = nil, userID: String? = nil, reason: String? = nil,
         message: String? = nil, attempt: Int? = nil, nextAttemptAtMilliseconds: Int64? = nil,
         updatedAtMilliseconds: Int64, resultJSON: String? = nil
@@ -43,7 +43,7 @@ public struct JobStatus: Sendable, Hashable {
 
     /// The hash fields this status sets (absent optionals are not written, so an update keeps earlier values
     /// such as `user` and `kind`).
-    public var fields: [(String, String)] {
+    package var fields: [(String, String)] {
         var fields: [(String, String)] = [
             ("state", state.rawValue),
             ("updated.at", String(updatedAtMilliseconds)),
@@ -60,17 +60,17 @@ public struct JobStatus: Sendable, Hashable {
 
     /// The `HSET` (with retention, ``retentionSeconds`` unless given) that records this status, to pass to an ack
     /// function.
-    public func write(keys: Keys, expireSeconds: Int = JobStatus.retentionSeconds) -> PipelineWrite {
+    package func write(keys: Keys, expireSeconds: Int = JobStatus.retentionSeconds) -> PipelineWrite {
         .hset(key: keys.job(jobID), strings: fields, expireSeconds: expireSeconds)
     }
 
     /// The `PUBLISH` that wakes `?wait=` requests when the state is final.
-    public func announcement(keys: Keys) -> PipelineWrite {
+    package func announcement(keys: Keys) -> PipelineWrite {
         .publish(channel: keys.jobResultsChannel, string: jobID)
     }
 
     /// Reads a status from `HGETALL` of its hash; nil when the hash is empty or has no valid state.
-    public init?(jobID: String, hash: [String: String]) {
+    package init?(jobID: String, hash: [String: String]) {
         guard let stateText = hash["state"], let state = JobState(rawValue: stateText) else { return nil }
         self.jobID = jobID
         self.state = state

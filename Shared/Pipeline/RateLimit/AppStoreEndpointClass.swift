@@ -2,7 +2,7 @@
 ///
 /// Defaults: 50 requests per second for each class in production (the rate DESIGN.md takes from Apple's
 /// published limits for the transaction and history endpoints), and 10 % of that in sandbox.
-public enum AppStoreEndpointClass: String, Sendable, Hashable, CaseIterable {
+package enum AppStoreEndpointClass: String, Sendable, Hashable, CaseIterable {
     /// Get Transaction Info.
     case transactionInfo
     /// Get Transaction History.
@@ -17,14 +17,14 @@ public enum AppStoreEndpointClass: String, Sendable, Hashable, CaseIterable {
     case other
 
     /// Apple's production rate for this class, requests per second.
-    public var productionRatePerSecond: Double { 50 }
+    package var productionRatePerSecond: Double { 50 }
 
     /// The sandbox share of the production rate.
-    public static let sandboxShare = 0.1
+    package static let sandboxShare = 0.1
 
     /// The default bucket of this class: its key under `prefix`, its rate for the environment (`sandbox`
     /// gets 10 %), one second of burst.
-    public func bucket(prefix: String, sandbox: Bool, rateScale: Double = 1) -> TokenBucket {
+    package func bucket(prefix: String, sandbox: Bool, rateScale: Double = 1) -> TokenBucket {
         let rate = productionRatePerSecond * (sandbox ? Self.sandboxShare : 1) * rateScale
         return TokenBucket(
             key: "\(prefix):{rl:\(rawValue)}:\(sandbox ? "sandbox" : "production")",

@@ -5,13 +5,13 @@ import Redis
 ///
 /// - `ratelimit_v2_take`  KEYS: bucket  ARGV: ratePerSecond, capacity, requested
 ///   → `[granted (1/0), waitMilliseconds]`: on a refusal, how long until enough tokens are there.
-public enum RateLimitFunctions {
-    public static let library = RedisFunctionLibrary(
+package enum RateLimitFunctions {
+    package static let library = RedisFunctionLibrary(
         "ratelimit", version: 2, functions: ["take"], parts: [SharedLua.common, PackageResources.ratelimit_lua])
 
     /// Takes `requested` tokens from `bucket` if it holds them; returns whether it did and, if not, how
     /// long to wait.
-    public static func take(
+    package static func take(
         on redis: any RedisCommandExecutor, bucket: TokenBucket, requested: Double = 1
     ) async throws -> (granted: Bool, wait: Duration) {
         let reply = try await library.call(

@@ -17,23 +17,23 @@ import Core
 /// - `TOLLGATE_SWEEP_GRACE` — how long after a subscription's period ended without news it is looked up [`1h`]
 /// - `TOLLGATE_SWEEP_RECHECK` — when Apple's answer changed nothing, the next look is this much later [`24h`]
 /// - `TOLLGATE_SWEEP_BATCH` — subscriptions looked up per pass at most [`500`]
-public struct ReconcilerConfiguration: Sendable {
-    public var enabled = true
-    public var interval: Duration = .seconds(3600)
-    public var startDelay: Duration = .seconds(60)
-    public var onlyFailures = false
-    public var lookback: Duration = .seconds(180 * 86_400)
-    public var overlap: Duration = .seconds(600)
-    public var lease: Duration = .seconds(60)
-    public var sweepGrace: Duration = .seconds(3600)
-    public var sweepRecheck: Duration = .seconds(86_400)
-    public var sweepBatch = 500
+package struct ReconcilerConfiguration: Sendable {
+    package var enabled = true
+    package var interval: Duration = .seconds(3600)
+    package var startDelay: Duration = .seconds(60)
+    package var onlyFailures = false
+    package var lookback: Duration = .seconds(180 * 86_400)
+    package var overlap: Duration = .seconds(600)
+    package var lease: Duration = .seconds(60)
+    package var sweepGrace: Duration = .seconds(3600)
+    package var sweepRecheck: Duration = .seconds(86_400)
+    package var sweepBatch = 500
     /// How long a recovered notification's seen-marker stays (longer than any retry schedule).
-    public var seenTTLSeconds = 30 * 86_400
+    package var seenTTLSeconds = 30 * 86_400
     /// Apple keeps notification history this long.
-    public static let historyLimit: Duration = .seconds(180 * 86_400)
+    package static let historyLimit: Duration = .seconds(180 * 86_400)
 
-    public init() {}
+    package init() {}
 }
 
 extension ReconcilerConfiguration {

@@ -1,10 +1,10 @@
 /// The answer of Get Test Notification Status: Apple's `CheckTestNotificationResponse`.
-public struct CheckTestNotificationResponse: Codable, Sendable, Hashable {
+package struct CheckTestNotificationResponse: Codable, Sendable, Hashable {
     /// The test notification as a JWS, not yet verified.
-    public var signedPayload: String?
-    public var sendAttempts: [SendAttemptItem]?
+    package var signedPayload: String?
+    package var sendAttempts: [SendAttemptItem]?
 
-    public init(signedPayload: String? = nil, sendAttempts: [SendAttemptItem]? = nil) {
+    package init(signedPayload: String? = nil, sendAttempts: [SendAttemptItem]? = nil) {
         self.signedPayload = signedPayload
         self.sendAttempts = sendAttempts
     }

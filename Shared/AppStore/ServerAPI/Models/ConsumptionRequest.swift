@@ -1,26 +1,26 @@
 /// The body of Send Consumption Information (v1): Apple's `ConsumptionRequest` (now `ConsumptionRequestV1`),
 /// answering a `CONSUMPTION_REQUEST` notification within 12 hours. Values are Apple's integer codes.
-public struct ConsumptionRequest: Codable, Sendable, Hashable {
+package struct ConsumptionRequest: Codable, Sendable, Hashable {
     /// Must be `true`: the customer consented to sharing consumption data.
-    public var customerConsented: Bool
+    package var customerConsented: Bool
     /// `0` undeclared, `1` not consumed, `2` partially consumed, `3` fully consumed.
-    public var consumptionStatus: Int?
+    package var consumptionStatus: Int?
     /// `0` undeclared, `1` Apple, `2` non-Apple.
-    public var platform: Int?
-    public var sampleContentProvided: Bool?
+    package var platform: Int?
+    package var sampleContentProvided: Bool?
     /// `0` delivered and working, `1`–`5` not delivered for a reason.
-    public var deliveryStatus: Int?
+    package var deliveryStatus: Int?
     /// The purchase's app account token (UUID), or an empty string.
-    public var appAccountToken: String
-    public var accountTenure: Int?
-    public var playTime: Int?
-    public var lifetimeDollarsRefunded: Int?
-    public var lifetimeDollarsPurchased: Int?
-    public var userStatus: Int?
+    package var appAccountToken: String
+    package var accountTenure: Int?
+    package var playTime: Int?
+    package var lifetimeDollarsRefunded: Int?
+    package var lifetimeDollarsPurchased: Int?
+    package var userStatus: Int?
     /// `0` undeclared, `1` prefer grant, `2` prefer decline, `3` no preference.
-    public var refundPreference: Int?
+    package var refundPreference: Int?
 
-    public init(
+    package init(
         customerConsented: Bool = true, consumptionStatus: Int? = nil, platform: Int? = nil,
         sampleContentProvided: Bool? = nil, deliveryStatus: Int? = nil, appAccountToken: String = "",
         accountTenure: Int? = nil, playTime: Int? = nil, lifetimeDollarsRefunded: Int? = nil,

@@ -1,15 +1,15 @@
 /// The status of one subscription and its latest signed transaction and renewal info: Apple's
 /// `LastTransactionsItem`.
-public struct LastTransactionsItem: Codable, Sendable, Hashable {
+package struct LastTransactionsItem: Codable, Sendable, Hashable {
     /// `1` active, `2` expired, `3` billing retry, `4` grace period, `5` revoked.
-    public var status: SubscriptionStatus?
-    public var originalTransactionId: String?
+    package var status: SubscriptionStatus?
+    package var originalTransactionId: String?
     /// JWS, not yet verified.
-    public var signedTransactionInfo: String?
+    package var signedTransactionInfo: String?
     /// JWS, not yet verified.
-    public var signedRenewalInfo: String?
+    package var signedRenewalInfo: String?
 
-    public init(
+    package init(
         status: SubscriptionStatus? = nil, originalTransactionId: String? = nil, signedTransactionInfo: String? = nil,
         signedRenewalInfo: String? = nil
     ) {

@@ -2,18 +2,18 @@ import Foundation
 
 /// The body of Get Notification History: Apple's `NotificationHistoryRequest`. Apple keeps 180 days of
 /// history; `startDate` must be before `endDate`.
-public struct NotificationHistoryRequest: Sendable, Hashable, Encodable {
-    public var startDate: Date
-    public var endDate: Date
+package struct NotificationHistoryRequest: Sendable, Hashable, Encodable {
+    package var startDate: Date
+    package var endDate: Date
     /// Only notifications of this type (Apple's `notificationType`).
-    public var notificationType: NotificationTypeV2?
-    public var notificationSubtype: NotificationSubtype?
+    package var notificationType: NotificationTypeV2?
+    package var notificationSubtype: NotificationSubtype?
     /// Only notifications whose delivery to the server failed.
-    public var onlyFailures: Bool?
+    package var onlyFailures: Bool?
     /// Only notifications about this transaction's customer.
-    public var transactionId: String?
+    package var transactionId: String?
 
-    public init(
+    package init(
         startDate: Date, endDate: Date, notificationType: NotificationTypeV2? = nil,
         notificationSubtype: NotificationSubtype? = nil, onlyFailures: Bool? = nil, transactionId: String? = nil
     ) {
@@ -29,7 +29,7 @@ public struct NotificationHistoryRequest: Sendable, Hashable, Encodable {
         case startDate, endDate, notificationType, notificationSubtype, onlyFailures, transactionId
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(TransactionHistoryQuery.millis(startDate), forKey: .startDate)
         try container.encode(TransactionHistoryQuery.millis(endDate), forKey: .endDate)

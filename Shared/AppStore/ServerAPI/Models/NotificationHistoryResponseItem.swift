@@ -1,10 +1,10 @@
 /// One past notification and its delivery attempts: Apple's `NotificationHistoryResponseItem`.
-public struct NotificationHistoryResponseItem: Codable, Sendable, Hashable {
+package struct NotificationHistoryResponseItem: Codable, Sendable, Hashable {
     /// The V2 notification as a JWS (`signedPayload`), not yet verified.
-    public var signedPayload: String?
-    public var sendAttempts: [SendAttemptItem]?
+    package var signedPayload: String?
+    package var sendAttempts: [SendAttemptItem]?
 
-    public init(signedPayload: String? = nil, sendAttempts: [SendAttemptItem]? = nil) {
+    package init(signedPayload: String? = nil, sendAttempts: [SendAttemptItem]? = nil) {
         self.signedPayload = signedPayload
         self.sendAttempts = sendAttempts
     }

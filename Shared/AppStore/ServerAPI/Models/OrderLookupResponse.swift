@@ -1,14 +1,14 @@
 /// The answer of Look Up Order ID: Apple's `OrderLookupResponse`.
-public struct OrderLookupResponse: Codable, Sendable, Hashable {
+package struct OrderLookupResponse: Codable, Sendable, Hashable {
     /// `0` the order ID is valid, `1` it is not.
-    public var status: Int
+    package var status: Int
     /// The order's transactions as JWS strings, not yet verified.
-    public var signedTransactions: [String]?
+    package var signedTransactions: [String]?
 
     /// Apple found the order.
-    public var isValid: Bool { status == 0 }
+    package var isValid: Bool { status == 0 }
 
-    public init(status: Int, signedTransactions: [String]? = nil) {
+    package init(status: Int, signedTransactions: [String]? = nil) {
         self.status = status
         self.signedTransactions = signedTransactions
     }

@@ -1,9 +1,9 @@
 /// The answer of Request a Test Notification: Apple's `SendTestNotificationResponse`.
-public struct SendTestNotificationResponse: Codable, Sendable, Hashable {
+package struct SendTestNotificationResponse: Codable, Sendable, Hashable {
     /// Identifies the test notification for Get Test Notification Status.
-    public var testNotificationToken: String
+    package var testNotificationToken: String
 
-    public init(testNotificationToken: String) {
+    package init(testNotificationToken: String) {
         self.testNotificationToken = testNotificationToken
     }
 }

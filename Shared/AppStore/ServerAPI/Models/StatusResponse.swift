@@ -1,12 +1,12 @@
 /// The answer of Get All Subscription Statuses: Apple's `StatusResponse`.
-public struct StatusResponse: Codable, Sendable, Hashable {
-    public var environment: AppStoreEnvironment?
-    public var bundleId: String?
-    public var appAppleId: Int64?
+package struct StatusResponse: Codable, Sendable, Hashable {
+    package var environment: AppStoreEnvironment?
+    package var bundleId: String?
+    package var appAppleId: Int64?
     /// One entry per subscription group.
-    public var data: [SubscriptionGroupIdentifierItem]?
+    package var data: [SubscriptionGroupIdentifierItem]?
 
-    public init(
+    package init(
         environment: AppStoreEnvironment? = nil, bundleId: String? = nil, appAppleId: Int64? = nil,
         data: [SubscriptionGroupIdentifierItem]? = nil
     ) {

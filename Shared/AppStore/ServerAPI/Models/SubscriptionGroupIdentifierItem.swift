@@ -1,9 +1,9 @@
 /// The latest transactions of one subscription group: Apple's `SubscriptionGroupIdentifierItem`.
-public struct SubscriptionGroupIdentifierItem: Codable, Sendable, Hashable {
-    public var subscriptionGroupIdentifier: String?
-    public var lastTransactions: [LastTransactionsItem]?
+package struct SubscriptionGroupIdentifierItem: Codable, Sendable, Hashable {
+    package var subscriptionGroupIdentifier: String?
+    package var lastTransactions: [LastTransactionsItem]?
 
-    public init(subscriptionGroupIdentifier: String? = nil, lastTransactions: [LastTransactionsItem]? = nil) {
+    package init(subscriptionGroupIdentifier: String? = nil, lastTransactions: [LastTransactionsItem]? = nil) {
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
         self.lastTransactions = lastTransactions
     }

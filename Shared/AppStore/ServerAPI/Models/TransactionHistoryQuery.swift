@@ -2,31 +2,31 @@ import Foundation
 
 /// Optional filters of Get Transaction History (Apple's `TransactionHistoryRequest`), sent as query
 /// parameters. The `revision` paging parameter is handled by the client.
-public struct TransactionHistoryQuery: Sendable, Hashable {
+package struct TransactionHistoryQuery: Sendable, Hashable {
     /// Apple's `sort`.
-    public enum Order: String, Sendable, Hashable {
+    package enum Order: String, Sendable, Hashable {
         case ascending = "ASCENDING"
         case descending = "DESCENDING"
     }
 
     /// Apple's `productType` query values.
-    public enum ProductKind: String, Sendable, Hashable {
+    package enum ProductKind: String, Sendable, Hashable {
         case autoRenewable = "AUTO_RENEWABLE"
         case nonRenewable = "NON_RENEWABLE"
         case consumable = "CONSUMABLE"
         case nonConsumable = "NON_CONSUMABLE"
     }
 
-    public var sort: Order?
-    public var productTypes: [ProductKind]
-    public var productIds: [String]
-    public var startDate: Date?
-    public var endDate: Date?
-    public var subscriptionGroupIdentifiers: [String]
-    public var inAppOwnershipType: InAppOwnershipType?
-    public var revoked: Bool?
+    package var sort: Order?
+    package var productTypes: [ProductKind]
+    package var productIds: [String]
+    package var startDate: Date?
+    package var endDate: Date?
+    package var subscriptionGroupIdentifiers: [String]
+    package var inAppOwnershipType: InAppOwnershipType?
+    package var revoked: Bool?
 
-    public init(
+    package init(
         sort: Order? = nil, productTypes: [ProductKind] = [], productIds: [String] = [], startDate: Date? = nil,
         endDate: Date? = nil, subscriptionGroupIdentifiers: [String] = [], inAppOwnershipType: InAppOwnershipType? = nil,
         revoked: Bool? = nil

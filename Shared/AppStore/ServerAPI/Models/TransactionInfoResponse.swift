@@ -1,9 +1,9 @@
 /// The answer of Get Transaction Info: Apple's `TransactionInfoResponse`.
-public struct TransactionInfoResponse: Codable, Sendable, Hashable {
+package struct TransactionInfoResponse: Codable, Sendable, Hashable {
     /// The transaction as a JWS (`JWSTransaction`), not yet verified.
-    public var signedTransactionInfo: String
+    package var signedTransactionInfo: String
 
-    public init(signedTransactionInfo: String) {
+    package init(signedTransactionInfo: String) {
         self.signedTransactionInfo = signedTransactionInfo
     }
 }
