@@ -41,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // Shared libraries
@@ -95,11 +96,9 @@ let package = Package(
             dependencies: [
                 "Core",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/AppStore",
             swiftSettings: swiftSettings
@@ -131,10 +130,7 @@ let package = Package(
         ),
         .target(
             name: "Ledger",
-            dependencies: [
-                "Core", "Redis", "Pipeline",
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["Core", "Redis", "Pipeline"],
             path: "Shared/Ledger",
             resources: lua("ledger"),
             swiftSettings: swiftSettings
@@ -144,11 +140,13 @@ let package = Package(
         serviceTarget("ingest", folder: "Ingest", dependencies: [
             "Core", "Redis", "Pipeline", "Ledger", "AppStore", "Operations",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ], lua: ["ingest"]),
         serviceTarget("verifier", folder: "Verifier", dependencies: [
@@ -177,6 +175,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
 
@@ -187,7 +186,9 @@ let package = Package(
                 "Redis", "Pipeline", "Ledger", "AppStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
@@ -195,10 +196,12 @@ let package = Package(
         .testTarget(
             name: "IngestTests",
             dependencies: [
-                "ingest", "Pipeline", "Redis", "Ledger", "AppStore", "AppStoreTesting", "TestSupport",
+                "ingest", "Core", "Pipeline", "Redis", "Ledger", "AppStore", "AppStoreTesting", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/IngestTests",
             swiftSettings: swiftSettings
@@ -207,8 +210,8 @@ let package = Package(
             name: "VerifierTests",
             dependencies: [
                 "Core", "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/VerifierTests",
             swiftSettings: swiftSettings
@@ -216,15 +219,17 @@ let package = Package(
         .testTarget(
             name: "FulfillerTests",
             dependencies: [
-                "fulfiller", "Pipeline", "Redis", "Ledger", "TestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "fulfiller", "Core", "Pipeline", "Redis", "Ledger", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/FulfillerTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
+            dependencies: ["Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
+                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Tests/EndToEndTests",
             swiftSettings: swiftSettings
@@ -261,8 +266,14 @@ let package = Package(
         .testTarget(
             name: "TollctlTests", dependencies: ["Pipeline", "Redis", "TestSupport"], path: "Tests/TollctlTests",
             swiftSettings: swiftSettings),
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], path: "Tests/RedisTests", swiftSettings: swiftSettings),
-        .testTarget(name: "PipelineTests", dependencies: ["Core", "Pipeline", "Redis", "TestSupport"], path: "Tests/PipelineTests", swiftSettings: swiftSettings),
+        .testTarget(name: "RedisTests", dependencies: [
+            "Redis", "TestSupport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], path: "Tests/RedisTests", swiftSettings: swiftSettings),
+        .testTarget(name: "PipelineTests", dependencies: [
+            "Core", "Pipeline", "Redis", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], path: "Tests/PipelineTests", swiftSettings: swiftSettings),
         .testTarget(
             name: "AppStoreTests",
             dependencies: [
@@ -270,7 +281,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Tests/AppStoreTests",
             swiftSettings: swiftSettings
@@ -281,7 +291,8 @@ let package = Package(
                 "appstore-sim", "AppStore", "AppStoreTesting", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/AppstoreSimTests",
             swiftSettings: swiftSettings

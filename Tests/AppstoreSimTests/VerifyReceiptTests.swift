@@ -5,11 +5,12 @@ import Testing
 
 @Suite("verifyReceipt")
 struct VerifyReceiptTests {
+    /// A client of the simulator's `verifyReceipt`; its timeout is generous, CI machines being slow and shared.
     func client(_ sim: SimHarness, allowSandbox: Bool = true, startInSandbox: Bool = false, secret: String? = nil) -> ReceiptClient {
         ReceiptClient(configuration: ReceiptClientConfiguration(
             bundleId: "com.example.app", sharedSecret: secret,
             productionURL: sim.url("/verifyReceipt"), sandboxURL: sim.url("/sandbox/verifyReceipt"),
-            allowSandbox: allowSandbox, startInSandbox: startInSandbox, timeout: .seconds(20)))  // generous: CI machines are slow and shared
+            allowSandbox: allowSandbox, startInSandbox: startInSandbox, timeout: .seconds(20)))
     }
 
     @Test func productionPurchaseVerifiesAtProduction() async throws {

@@ -71,9 +71,9 @@ package final class SpawnedProcess: @unchecked Sendable {
         if let closeFrom = Self.closeFrom { _ = closeFrom(&files, 3) }
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
+        defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0
         let status = posix_spawn(&child, executable.path, &files, &attributes, argv, envp)
         guard status == 0 else {

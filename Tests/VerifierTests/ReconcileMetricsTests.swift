@@ -28,7 +28,7 @@ struct ReconcileMetricsTests {
             #expect(seen)
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/metrics"))
             var text = ""
-            _ = try await eventually(timeout: .seconds(10)) {
+            _ = await eventually(timeout: .seconds(10)) {
                 let response = try? await harness.sim.transport.send(HTTPTransportRequest(method: .get, url: url))
                 text = response.map { String(decoding: $0.body, as: UTF8.self) } ?? ""
                 return text.contains("tollgate_reconcile_last_success_timestamp_seconds")

@@ -3,7 +3,7 @@
 Each flood sends raw requests (no retries: a flood does not back off) and tallies the answers by status and
 error code, so that the run can check that every one of them got the refusal the design promises.
 """
-import base64, http.client, json, os, random, socket, threading, time
+import base64, http.client, json, os, socket, threading, time
 from collections import Counter
 from chaoslib.cluster import JWT_SECRET
 from chaoslib.net import user_token
