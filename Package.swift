@@ -132,7 +132,7 @@ let package = Package(
             name: "Ledger",
             dependencies: ["Core", "Redis", "Pipeline"],
             path: "Shared/Ledger",
-            resources: lua("ledger"),
+            resources: lua("ledger_records", "ledger_transactions", "ledger"),
             swiftSettings: swiftSettings
         ),
 

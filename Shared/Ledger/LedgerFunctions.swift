@@ -2,7 +2,9 @@ import Foundation
 import Pipeline
 import Redis
 
-/// Typed calls of the `tollgate_ledger_v2` Redis Function library (`Lua/ledger.lua`).
+/// Typed calls of the `tollgate_ledger_v2` Redis Function library: `Lua/ledger_records.lua` (records, events,
+/// entitlements, refunds), `Lua/ledger_transactions.lua` (one transaction, renewals, validation, forwarding) and
+/// `Lua/ledger.lua` (the functions), joined in that order after the shared part.
 ///
 /// - `ledger_v2_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
 ///   transactions zset, notifications set, plan keys…  ARGV: group, entry id, plan JSON → outcome JSON.
@@ -20,7 +22,11 @@ import Redis
 package enum LedgerFunctions {
     /// The library; a later contract gets a new version.
     package static let library = RedisFunctionLibrary(
-        "ledger", version: 2, functions: ["apply", "park"], parts: [SharedLua.common, PackageResources.ledger_lua])
+        "ledger", version: 2, functions: ["apply", "park"],
+        parts: [
+            SharedLua.common, PackageResources.ledger_records_lua, PackageResources.ledger_transactions_lua,
+            PackageResources.ledger_lua,
+        ])
 
     static func call(
         _ function: String, on redis: any RedisCommandExecutor, keys: [String], group: String, id: String,

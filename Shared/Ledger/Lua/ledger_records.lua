@@ -1,0 +1,154 @@
+-- The ledger's records (first part of the ledger library, LedgerFunctions.swift): reading the plan's keys, the
+-- job status, outbound events, coin changes, entitlement values and their recompute, refunds and reversals.
+-- Every key is passed in KEYS; the plan (ARGV[3], JSON) refers to keys by their index in KEYS.
+
+local function key_at(keys, index)
+  local k = keys[tonumber(index) or -1]
+  if k == nil then fail('key index ' .. tostring(index) .. ' out of range') end
+  return k
+end
+
+local function num(v, default)
+  local n = tonumber(v)
+  if n == nil then return default end
+  return n
+end
+
+-- Job status (hash, retention, PUBLISH when final), as JobStatus writes it.
+local function job_status(keys, plan, state, reason, message, result)
+  local jk = key_at(keys, 2)
+  local cmd = { 'HSET', jk, 'state', state, 'updated.at', n2s(plan.now), 'kind', plan.kind,
+                'result', cjson.encode(result) }
+  if plan.user then cmd[#cmd + 1] = 'user'; cmd[#cmd + 1] = plan.user end
+  if reason then
+    cmd[#cmd + 1] = 'reason'; cmd[#cmd + 1] = reason
+    cmd[#cmd + 1] = 'message'; cmd[#cmd + 1] = message or reason
+  else
+    redis.call('HDEL', jk, 'reason', 'message')
+  end
+  redis.call(unpack(cmd))
+  redis.call('EXPIRE', jk, plan.retention)
+  redis.call('PUBLISH', plan.channel, plan.jobId)
+end
+
+local function emit(keys, plan, fields)
+  local cmd = { 'XADD', key_at(keys, 3), '*', 'user', plan.user }
+  for i = 1, #fields do cmd[#cmd + 1] = fields[i] end
+  cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env
+  cmd[#cmd + 1] = 'at'; cmd[#cmd + 1] = n2s(plan.now)
+  redis.call(unpack(cmd))
+end
+
+local function coins_change(keys, plan, delta, tid, reason, extra)
+  if delta == 0 then return end
+  local balance = redis.call('HINCRBY', key_at(keys, 4), 'coins', n2s(delta))
+  local fields = { 'kind', 'coins', 'delta', n2s(delta), 'balance', n2s(balance), 'transactionId', tid,
+                   'reason', reason }
+  if extra then for i = 1, #extra do fields[#fields + 1] = extra[i] end end
+  emit(keys, plan, fields)
+end
+
+-- Entitlement hash value per transaction: "<active 1|0>,<purchase ms>,<expires ms or 0>,<upgraded 1|0>".
+local function ent_value(active, tx)
+  return (active and '1' or '0') .. ',' .. n2s(tx.purchase or 0) .. ',' .. n2s(tx.expires or 0) .. ','
+    .. ((tx.upgraded and '1') or '0')
+end
+
+-- Sweep index (plan.due zset, plan.dueRef hash, member JSON [env, ent, user]; Keys+LedgerRecords): active or
+-- expired-with-auto-renew → due at period end, grace → at grace end, else removed; GT keeps sweeper re-checks.
+local function index_due(keys, plan, ent, state, expires, auto, tid)
+  if not (plan.due and plan.dueRef) then return end
+  local member = cjson.encode({ plan.env, ent.name, plan.user })
+  local dk, rk = key_at(keys, plan.due), key_at(keys, plan.dueRef)
+  if tid and expires and (state == 'active' or state == 'gracePeriod' or (state == 'expired' and auto == '1')) then
+    redis.call('ZADD', dk, 'GT', expires, member); redis.call('HSET', rk, member, tid)
+  else redis.call('ZREM', dk, member); redis.call('HDEL', rk, member) end
+end
+
+-- Recomputes one entitlement from its transactions and renewal state; writes the account fields and
+-- emits an event when state, expiry or auto-renew changed.
+local function recompute(keys, plan, ent, tid, reason)
+  local entries = redis.call('HGETALL', key_at(keys, ent.key))
+  local rows, any_active, any_revoked = {}, false, false
+  for i = 1, #entries, 2 do
+    local a, p, e, u = string.match(entries[i + 1], '^(%d),(%d+),(%d+),(%d)$')
+    if a == '1' then
+      if u ~= '1' then any_active = true; rows[#rows + 1] = { p = tonumber(p), e = tonumber(e), t = entries[i] } end
+    elseif a == '0' then
+      any_revoked = true
+    end
+  end
+  local meta = key_at(keys, 5)
+  local state
+  local expires, auto = nil, '0'
+  if ent.type == 'nonConsumable' then
+    state = any_active and 'active' or 'revoked'
+  elseif ent.type == 'nonRenewing' then
+    table.sort(rows, function(x, y) return x.p < y.p end)
+    local finish = 0
+    for _, r in ipairs(rows) do finish = math.max(r.p, finish) + ent.days * 86400000 end
+    if #rows > 0 then expires = finish; state = (finish > plan.now) and 'active' or 'expired'
+    else state = any_revoked and 'revoked' or 'expired' end
+  else
+    local latest, latest_tid = 0, nil
+    for _, r in ipairs(rows) do if r.e > latest then latest = r.e; latest_tid = r.t end end
+    local r = redis.call('HMGET', meta, 'r:' .. ent.name .. ':auto', 'r:' .. ent.name .. ':retry',
+                         'r:' .. ent.name .. ':grace')
+    local grace = num(r[3], 0)
+    if #rows == 0 then
+      state = any_revoked and 'revoked' or 'expired'
+      if latest > 0 then expires = latest end
+    else
+      expires = latest
+      if latest > plan.now then state = 'active'
+      elseif grace > plan.now then state = 'gracePeriod'; expires = grace
+      elseif r[2] == '1' then state = 'billingRetry'
+      else state = 'expired' end
+      if r[1] == '1' then auto = '1' end
+    end
+    index_due(keys, plan, ent, state, expires, auto, latest_tid)
+  end
+  local account = key_at(keys, 4)
+  local field = 'ent:' .. ent.name .. ':'
+  local fs, fe, fa = field .. 'state', field .. 'expires', field .. 'autorenew'
+  local old = redis.call('HMGET', account, fs, fe, fa)
+  local new_expires = expires and n2s(expires) or false
+  if old[1] == state and old[2] == new_expires and (old[3] or '0') == auto then return end
+  redis.call('HSET', account, fs, state, fa, auto)
+  if new_expires then redis.call('HSET', account, fe, new_expires) else redis.call('HDEL', account, fe) end
+  local fields = { 'kind', 'entitlement', 'entitlement', ent.name, 'state', state, 'autoRenew', auto,
+                   'transactionId', tid or '', 'reason', reason }
+  if new_expires then fields[#fields + 1] = 'expiresAt'; fields[#fields + 1] = new_expires end
+  emit(keys, plan, fields)
+end
+
+local function refund_key(tx, note)
+  if tx.revoked then return 'd' .. n2s(tx.revoked) end
+  if note and note.uuid then return 'n' .. note.uuid end
+  return 'x'
+end
+
+-- Reverses an applied transaction once: debits what it credited (clamped at 0 when plan.clamp) and
+-- revokes what it granted.
+local function refund(keys, plan, tx, rec, rkey)
+  local credited = num(rec.coins, 0)
+  local debit, shortfall = credited, 0
+  if plan.clamp and credited > 0 then
+    local balance = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0)
+    debit = math.min(credited, math.max(balance, 0))
+    shortfall = credited - debit
+  end
+  redis.call('HSET', key_at(keys, tx.rec), 'state', 'refunded', 'debited', n2s(debit), 'shortfall', n2s(shortfall),
+             'refunds', (rec.refunds or ',') .. rkey .. ',', 'revoked', n2s(tx.revoked or plan.now),
+             'updated.at', n2s(plan.now))
+  if shortfall > 0 then redis.call('HINCRBY', key_at(keys, 5), 'shortfall', n2s(shortfall)) end
+  coins_change(keys, plan, -debit, tx.tid, 'refund', shortfall > 0 and { 'shortfall', n2s(shortfall) } or nil)
+end
+
+local function reverse(keys, plan, tx, rec)
+  local debited = num(rec.debited, 0)
+  redis.call('HSET', key_at(keys, tx.rec), 'state', 'applied', 'debited', '0', 'shortfall', '0',
+             'updated.at', n2s(plan.now))
+  redis.call('HDEL', key_at(keys, tx.rec), 'revoked')
+  coins_change(keys, plan, debited, tx.tid, 'refund_reversed')
+end
