@@ -5,6 +5,7 @@ import Core
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// `appstore-sim`: a local App Store for development, tests and load runs. Flags here; the `SIM_*`
 /// environment variables are listed on ``SimConfiguration``.
@@ -40,6 +41,8 @@ struct App: AsyncParsableCommand {
             "notify": "\(configuration.notifyURL?.absoluteString ?? "off")", "legacy_ios6": "\(legacyIOS6)",
         ])
         let app = buildApplication(configuration: configuration, authority: authority, logger: logger)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.shutdownGrace
+        try await ServiceGroup(configuration: group).run()
     }
 }

@@ -23,6 +23,7 @@ extension SimConfiguration {
         appAppleId = try reader.int("SIM_APP_APPLE_ID", default: appAppleId, range: 1...Int64.max)
         pageSize = try reader.int("SIM_PAGE_SIZE", default: pageSize, range: 1...200)
         logLevel = try reader.logLevel(default: logLevel)
+        shutdownGrace = try reader.duration("SIM_SHUTDOWN_GRACE", default: shutdownGrace, minimum: .seconds(1))
     }
 
     /// A P-256 public key from inline PEM or from a file holding PEM (a public key, or a `.p8` private key

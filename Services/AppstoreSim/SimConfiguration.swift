@@ -15,6 +15,8 @@ import Logging
 /// - `SIM_BUNDLE_ID` (`com.example.app`): the bundle ID of purchases that name none.
 /// - `SIM_APP_APPLE_ID` (`1234567890`): the app Apple ID put in notifications and receipts.
 /// - `SIM_PAGE_SIZE` (`20`): page size of transaction history and notification history.
+/// - `SIM_SHUTDOWN_GRACE` (`10s`): after SIGTERM, how long requests in progress may take before they are
+///   cancelled (below compose's `stop_grace_period` of 15 s).
 /// - `LOG_LEVEL` (`info`).
 struct SimConfiguration: Sendable {
     var host = "127.0.0.1"
@@ -28,6 +30,7 @@ struct SimConfiguration: Sendable {
     var appAppleId: Int64 = 1_234_567_890
     var pageSize = 20
     var logLevel: Logger.Level = .info
+    var shutdownGrace: Duration = .seconds(10)
     /// `--legacy-ios6`: `verifyReceipt` answers in the iOS 6 shape.
     var legacyIOS6 = false
     /// `--ca-dir`: where the test CA is loaded from or saved to.

@@ -63,9 +63,6 @@ extension App {
         services.append(endpoints.application(
             host: configuration.metricsHost, port: configuration.metricsPort, serverName: "fulfiller",
             onServerRunning: onMetricsServerRunning, logger: logger))
-        return ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services,
-            gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [],
-            logger: logger))
+        return configuration.shared.serviceGroup(services: services, handlesSignals: handlesSignals, logger: logger)
     }
 }

@@ -3,7 +3,7 @@ import Pipeline
 
 /// The fulfiller's settings, read from the environment by ``init(environment:)``.
 ///
-/// Keys (besides the shared `TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`, `LOG_LEVEL`):
+/// Keys (besides the shared `TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`, `LOG_LEVEL`, `TOLLGATE_SHUTDOWN_GRACE`):
 /// - `TOLLGATE_CATALOG` — path of the catalog JSON (required), validated at startup
 /// - `TOLLGATE_CLAMP_REFUNDS` — `true` clamps balances at 0 on refunds and records the shortfall (`false`)
 /// - `TOLLGATE_METRICS_HOST` / `TOLLGATE_METRICS_PORT` — `/metrics` and `/healthz` listener (`0.0.0.0`, 9091)

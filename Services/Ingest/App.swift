@@ -13,7 +13,7 @@ struct App {
             let configuration = try IngestConfiguration(environment: ProcessInfo.processInfo.environment)
             configuration.shared.bootstrapLogging()
             let app = try await buildApplication(configuration: configuration, logger: Logger(label: "ingest"))
-            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            try await configuration.shared.serviceGroup(services: [app], logger: app.logger).run()
         } catch {
             Fatal.exit(tool: "ingest", error: error)
         }

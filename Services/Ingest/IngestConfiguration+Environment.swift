@@ -9,7 +9,7 @@ extension IngestConfiguration {
     /// a ``Core/ConfigurationError`` naming the variable.
     package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
-        let shared = try SharedConfiguration(reader: reader)
+        let shared = try SharedConfiguration(reader: reader, defaultShutdownGrace: Self.defaultShutdownGrace)
         var catalog = Catalog.empty
         if let path = reader.optional("TOLLGATE_CATALOG") {
             do {

@@ -5,7 +5,8 @@ import Pipeline
 
 /// The settings of `ingest`, read from the environment by ``init(environment:)`` and validated at startup.
 ///
-/// Keys (besides ``SharedConfiguration``'s `TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`, `LOG_LEVEL`):
+/// Keys (besides ``SharedConfiguration``'s `TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`, `LOG_LEVEL` and
+/// `TOLLGATE_SHUTDOWN_GRACE`, here `40s` by default: ``defaultShutdownGrace``):
 /// - `TOLLGATE_HTTP_HOST` — address to listen on (`127.0.0.1`)
 /// - `TOLLGATE_HTTP_PORT` — port to listen on, 0–65535 (`8080`)
 /// - `TOLLGATE_CATALOG` — catalog JSON path; unset serves an empty catalog and refuses every order with
@@ -96,6 +97,9 @@ package struct IngestConfiguration: Sendable {
     package var waitTimeoutMilliseconds = 1000
     /// Longest `?wait=` a client may ask for, in seconds.
     package var maxWaitSeconds = 30
+    /// Ingest's default `TOLLGATE_SHUTDOWN_GRACE`: the longest `?wait=` (30 s) with room to answer, below
+    /// compose's `stop_grace_period` of 45 s.
+    package static let defaultShutdownGrace = Duration.seconds(40)
     /// How often the jobs stream's backlog is sampled.
     package var backlogSampleInterval: Duration = .milliseconds(500)
 

@@ -145,16 +145,19 @@ extension IngestRoutes {
         }
     }
 
+    /// The final status once there is one; else, at the deadline or when the request's task is cancelled (a
+    /// shutdown past its grace), `202` with the last status read.
     private func pollUntilFinal(jobID: String, waiter id: UInt64, deadline: ContinuousClock.Instant) async throws -> Response {
         while true {
             let status = try await redisRead { try await readStatus(jobID) }
             if let status, status.state.isFinal { return jsonResponse(.ok, JobStatusBody.object(status)) }
             let remaining = deadline - ContinuousClock.now
-            if remaining <= .zero || Task.isCancelled {
-                guard let status else { return jsonResponse(.accepted, ["jobId": jobID, "status": "queued"]) }
-                return jsonResponse(.accepted, JobStatusBody.object(status))
+            if remaining > .zero, !Task.isCancelled {
+                await waiters.nextSignal(jobID: jobID, id: id, timeout: remaining)
+                if !Task.isCancelled { continue }
             }
-            await waiters.nextSignal(jobID: jobID, id: id, timeout: remaining)
+            guard let status else { return jsonResponse(.accepted, ["jobId": jobID, "status": "queued"]) }
+            return jsonResponse(.accepted, JobStatusBody.object(status))
         }
     }
 

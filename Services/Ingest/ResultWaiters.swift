@@ -47,7 +47,8 @@ actor ResultWaiters {
         perUser[waiter.user] = left > 0 ? left : nil
     }
 
-    /// Returns at the next signal (at once if one arrived since the last call) or after `timeout`.
+    /// Returns at the next signal (at once if one arrived since the last call), after `timeout`, or when the
+    /// calling task is cancelled (a shutdown that overran its grace: the request then answers `202` at once).
     func nextSignal(jobID: String, id: UInt64, timeout: Duration) async {
         guard let waiter = byJob[jobID]?[id] else { return }
         if waiter.signalled {
@@ -58,8 +59,12 @@ actor ResultWaiters {
             try? await Task.sleep(for: timeout)
             await self?.wake(jobID: jobID, id: id)
         }
-        await withCheckedContinuation { continuation in
-            byJob[jobID]?[id]?.continuation = continuation
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                byJob[jobID]?[id]?.continuation = continuation
+            }
+        } onCancel: {
+            Task { await self.wake(jobID: jobID, id: id, remember: true) }
         }
         timer.cancel()
     }

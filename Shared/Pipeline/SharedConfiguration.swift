@@ -1,6 +1,7 @@
 import Core
 import Logging
 import Redis
+import ServiceLifecycle
 
 /// The settings every Tollgate service shares, read from the environment and validated at startup.
 ///
@@ -8,12 +9,18 @@ import Redis
 /// - `TOLLGATE_REDIS_URL` — `redis://[[user]:password@]host[:port][/db]` (`redis://127.0.0.1:6379`)
 /// - `TOLLGATE_KEY_PREFIX` — prefix of every Redis key, letters, digits, `_`, `-`, `.` (`tg`)
 /// - `LOG_LEVEL` — trace, debug, info, notice, warning, error or critical (`info`)
+/// - `TOLLGATE_SHUTDOWN_GRACE` — after SIGTERM, how long the process may finish what it accepted before its
+///   tasks are cancelled (`25s`; ingest `40s`, to let a `?wait` of up to 30 s answer). Keep it below the
+///   orchestrator's kill timeout (compose's `stop_grace_period`: 30 s, ingest 45 s), so that the process, not
+///   SIGKILL, decides what is cut off.
 ///
 /// Invalid values throw a ``Core/ConfigurationError`` naming the variable.
 package struct SharedConfiguration: Sendable {
     package static let redisURLVariable = "TOLLGATE_REDIS_URL"
     package static let keyPrefixVariable = "TOLLGATE_KEY_PREFIX"
     package static let logLevelVariable = "LOG_LEVEL"
+    package static let shutdownGraceVariable = "TOLLGATE_SHUTDOWN_GRACE"
+    package static let defaultShutdownGrace = Duration.seconds(25)
     package static let defaultRedisURL = "redis://127.0.0.1:6379"
 
     /// Where Redis is. Its connect timeout is kept short so that startup fails fast.
@@ -22,11 +29,26 @@ package struct SharedConfiguration: Sendable {
     package var keys: Keys
     /// The log level for every logger of the process.
     package var logLevel: Logger.Level
+    /// How long graceful shutdown may take before the process's tasks are cancelled.
+    package var shutdownGrace: Duration
 
-    package init(redis: RedisConfiguration = RedisConfiguration(), keys: Keys = Keys(), logLevel: Logger.Level = .info) {
+    package init(
+        redis: RedisConfiguration = RedisConfiguration(), keys: Keys = Keys(), logLevel: Logger.Level = .info,
+        shutdownGrace: Duration = Self.defaultShutdownGrace
+    ) {
         self.redis = redis
         self.keys = keys
         self.logLevel = logLevel
+        self.shutdownGrace = shutdownGrace
+    }
+
+    /// The service group of a process: `services` run until SIGTERM or SIGINT (when `handlesSignals`), then
+    /// shut down gracefully for at most ``shutdownGrace``, after which what is still running is cancelled.
+    package func serviceGroup(services: [any Service], handlesSignals: Bool = true, logger: Logger) -> ServiceGroup {
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [], logger: logger)
+        configuration.maximumGracefulShutdownDuration = shutdownGrace
+        return ServiceGroup(configuration: configuration)
     }
 
     /// What the shipped example settings (`compose/*.env`) hold in place of every secret; a process refuses to
@@ -40,7 +62,8 @@ package struct SharedConfiguration: Sendable {
         try self.init(reader: EnvironmentReader(environment))
     }
 
-    package init(reader: EnvironmentReader) throws(ConfigurationError) {
+    /// - Parameter defaultShutdownGrace: the service's own default for `TOLLGATE_SHUTDOWN_GRACE`.
+    package init(reader: EnvironmentReader, defaultShutdownGrace: Duration = Self.defaultShutdownGrace) throws(ConfigurationError) {
         for (name, value) in reader.environment.sorted(by: { $0.key < $1.key })
         where name.hasPrefix("TOLLGATE_") && value.lowercased().contains(Self.placeholderMarker) {
             throw ConfigurationError(
@@ -72,5 +95,6 @@ package struct SharedConfiguration: Sendable {
         }
         keys = Keys(prefix: prefix)
         logLevel = try reader.logLevel(Self.logLevelVariable)
+        shutdownGrace = try reader.duration(Self.shutdownGraceVariable, default: defaultShutdownGrace, minimum: .seconds(1))
     }
 }

@@ -5,7 +5,7 @@ import Pipeline
 /// The verifier's settings, read from the environment by ``init(environment:)`` and validated at startup.
 ///
 /// Keys (defaults in brackets), besides ``SharedConfiguration``'s `TOLLGATE_REDIS_URL`,
-/// `TOLLGATE_KEY_PREFIX` and `LOG_LEVEL`:
+/// `TOLLGATE_KEY_PREFIX`, `LOG_LEVEL` and `TOLLGATE_SHUTDOWN_GRACE`:
 /// - `TOLLGATE_BUNDLE_ID` — the app's bundle ID (required)
 /// - `TOLLGATE_APP_APPLE_ID` — the app's Apple ID (required when the environment is production)
 /// - `TOLLGATE_ENVIRONMENT` — `production` or `sandbox` [`sandbox`]

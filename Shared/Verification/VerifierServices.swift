@@ -82,10 +82,7 @@ package enum VerifierServices {
             logger.notice(
                 "Reconciler off: it needs an App Store Server API key (TOLLGATE_API_KEY_ID …) or, for receipts, TOLLGATE_SHARED_SECRET")
         }
-        return ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services,
-            gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [],
-            logger: logger))
+        return configuration.shared.serviceGroup(services: services, handlesSignals: handlesSignals, logger: logger)
     }
 
     /// The JWS verifier, the `verifyReceipt` client and the API clients, sharing one instrumented transport.

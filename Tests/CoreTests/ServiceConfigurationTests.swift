@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Logging
+import TestSupport
 import Testing
 @testable import Verification
 @testable import appstore_sim
@@ -60,14 +61,15 @@ import Testing
                             level: configuration.shared.logLevel, duration: configuration.reconcile.interval)
         },
         Service(name: "fulfiller", base: ["TOLLGATE_CATALOG": catalog], number: "TOLLGATE_FULFILLER_CONCURRENCY",
-                flag: "TOLLGATE_CLAMP_REFUNDS", duration: nil) { environment in
+                flag: "TOLLGATE_CLAMP_REFUNDS", duration: "TOLLGATE_SHUTDOWN_GRACE") { environment in
             let configuration = try FulfillerConfiguration(environment: environment)
             return Readback(number: configuration.concurrency, flag: configuration.clampRefunds,
-                            level: configuration.shared.logLevel)
+                            level: configuration.shared.logLevel, duration: configuration.shared.shutdownGrace)
         },
-        Service(name: "appstore-sim", base: [:], number: "SIM_PORT", flag: nil, duration: nil) { environment in
+        Service(name: "appstore-sim", base: [:], number: "SIM_PORT", flag: nil, duration: "SIM_SHUTDOWN_GRACE") { environment in
             let configuration = try SimConfiguration(environment: environment)
-            return Readback(number: configuration.port, level: configuration.logLevel)
+            return Readback(number: configuration.port, level: configuration.logLevel,
+                            duration: configuration.shutdownGrace)
         },
     ]
 
@@ -138,5 +140,51 @@ import Testing
             checked += 1
         }
         #expect(checked >= 12)
+    }
+    /// Every service's graceful shutdown ends before the orchestrator kills it (compose's `stop_grace_period`,
+    /// read from `compose/docker-compose.yml`), with at least 5 s to spare; ingest's lets the longest `?wait`
+    /// answer.
+    @Test func shutdownGraceDefaultsEndBeforeComposeKills() throws {
+        let kills = try Self.composeStopGracePeriods()
+        let ingest = try IngestConfiguration(environment: [:])
+        let defaults: [String: Duration] = [
+            "ingest": ingest.shared.shutdownGrace,
+            "verifier": try VerifierConfiguration(environment: ["TOLLGATE_BUNDLE_ID": "com.example.app"]).shared.shutdownGrace,
+            "fulfiller": try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": Self.catalog]).shared.shutdownGrace,
+            "appstore-sim": try SimConfiguration(environment: [:]).shutdownGrace,
+        ]
+        for (service, grace) in defaults.sorted(by: { $0.key < $1.key }) {
+            let kill = try #require(kills[service], "compose gives \(service) no stop_grace_period")
+            #expect(grace + .seconds(5) <= kill, "\(service): grace \(grace), compose kills after \(kill)")
+        }
+        #expect(ingest.shared.shutdownGrace >= .seconds(ingest.maxWaitSeconds + 5))
+        #expect(try IngestConfiguration(environment: ["TOLLGATE_SHUTDOWN_GRACE": "5s"]).shared.shutdownGrace == .seconds(5))
+        do {
+            _ = try IngestConfiguration(environment: ["TOLLGATE_SHUTDOWN_GRACE": "0s"])
+            Issue.record("a zero shutdown grace was accepted")
+        } catch {
+            #expect(error.variable == "TOLLGATE_SHUTDOWN_GRACE")
+        }
+    }
+
+    /// Each compose service's `stop_grace_period` (whole seconds).
+    static func composeStopGracePeriods() throws -> [String: Duration] {
+        let compose = try String(
+            contentsOf: Vectors.repositoryRoot.appendingPathComponent("compose/docker-compose.yml"), encoding: .utf8)
+        var periods: [String: Duration] = [:]
+        var service: String?
+        for line in compose.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  "), !line.hasPrefix("   "), line.hasSuffix(":") {
+                service = String(line.dropFirst(2).dropLast())
+            } else if !line.hasPrefix(" "), !line.isEmpty {
+                service = nil
+            }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if let service, trimmed.hasPrefix("stop_grace_period:"),
+               let seconds = Int(trimmed.dropFirst("stop_grace_period:".count).trimmingCharacters(in: .whitespaces).dropLast()) {
+                periods[service] = .seconds(seconds)
+            }
+        }
+        return periods
     }
 }
