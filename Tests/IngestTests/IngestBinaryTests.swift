@@ -14,44 +14,9 @@ import Glibc
 /// its logs, at the most verbose level, never carry a secret, a token, a receipt or a JWS.
 @Suite(.serialized)
 struct IngestBinaryTests {
-    /// A running `ingest` process, its base URL and its log file.
-    private struct Running {
-        let process: ChildProcess
-        let base: String
-        let port: Int
-        let log: URL
-        let http = URLSessionTransport()
-
-        func send(_ method: HTTPTransportRequest.Method, _ path: String, headers: [String: String] = [:],
-                  body: Data? = nil) async throws -> HTTPTransportResponse {
-            try await http.send(HTTPTransportRequest(
-                method: method, url: try #require(URL(string: base + path)),
-                headers: body == nil ? headers : headers.merging(["Content-Type": "application/json"]) { old, _ in old },
-                body: body, timeout: .seconds(40)))
-        }
-
-        var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-    }
-
-    private func withIngest(redisURL: String, environment: [String: String] = [:], _ body: (Running) async throws -> Void) async throws {
-        let port = try ChildProcess.freePort()
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-ingest-\(UUID().uuidString).log")
-        defer { try? FileManager.default.removeItem(at: log) }
-        let process = try ChildProcess.start("ingest", environment: [
-            "TOLLGATE_REDIS_URL": redisURL, "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
-            "TOLLGATE_CLIENT_JWT_SECRET": IngestHarness.secret, "TOLLGATE_SERVICE_KEYS": IngestHarness.serviceKey,
-            "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",
-            "TOLLGATE_ROOT_CERTS": try Self.rootsFile().path,
-        ].merging(environment) { _, new in new }, log: log)
-        defer { if process.process.isRunning { process.kill() } }
-        let running = Running(process: process, base: "http://127.0.0.1:\(port)", port: port, log: log)
-        try await waitUntilReady(running, readiness: environment["TOLLGATE_OPS_PORT"].map { "http://127.0.0.1:\($0)" } ?? running.base)
-        try await body(running)
-    }
-
     @Test func sigtermFinishesAcceptedRequestsThenExits() async throws {
         try await withRedisServer { server in
-            try await withIngest(redisURL: server.url) { running in
+            try await IngestProcess.withIngest(redisURL: server.url) { running in
                 let ingest = running.process
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
@@ -62,7 +27,7 @@ struct IngestBinaryTests {
                     try await running.send(.post, "/v1/receipts?wait=25", headers: ["Authorization": "Bearer \(token)"],
                                            body: Data(#"{"receipt":"AAAA"}"#.utf8))
                 }
-                let submitted = try await firstJobID(redis)
+                let submitted = try await redis.firstJobID()
 
                 // 2. An Apple notification whose enqueue Redis holds up (writes paused for 4 s): in flight once
                 //    Redis counts a blocked client.
@@ -70,12 +35,12 @@ struct IngestBinaryTests {
                 let notification = Task {
                     try await running.send(.post, "/v1/apple/notifications", body: Data(try IngestHarness.notificationBody()))
                 }
-                try await waitForBlockedClient(redis)
+                try await redis.waitForBlockedClients()
                 #expect(try await redis.xlen("tg:{p0}:jobs") == 1, "the paused enqueue must not have landed yet")
 
                 // 3. SIGTERM: the listener closes while both requests are still open.
                 ingest.process.send(SIGTERM)
-                #expect(await refusesConnections(port: running.port, within: .seconds(10)), "ingest kept accepting after SIGTERM")
+                #expect(await running.refusesConnections(within: .seconds(10)), "ingest kept accepting after SIGTERM")
                 #expect(ingest.process.isRunning, "ingest exited with requests in flight")
 
                 // The paused enqueue completes once Redis takes writes again: 200, and the job is in the stream.
@@ -105,13 +70,39 @@ struct IngestBinaryTests {
         }
     }
 
+    /// A shutdown that overruns `TOLLGATE_SHUTDOWN_GRACE` is ended by the process itself, before any
+    /// orchestrator's SIGKILL: with a `?wait=25` submission open and a 1 s grace, ingest is gone within
+    /// seconds of SIGTERM (not 25), and the job it accepted is in the stream.
+    @Test func shutdownEndsAtItsGraceEvenWithARequestOpen() async throws {
+        try await withRedisServer { server in
+            try await IngestProcess.withIngest(redisURL: server.url, environment: ["TOLLGATE_SHUTDOWN_GRACE": "1s"]) { running in
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let token = try await IngestHarness.token(user: "alice")
+                let waiting = Task {
+                    try? await running.send(.post, "/v1/receipts?wait=25", headers: ["Authorization": "Bearer \(token)"],
+                                            body: Data(#"{"receipt":"AAAA"}"#.utf8))
+                }
+                let submitted = try await redis.firstJobID()
+                let signalled = ContinuousClock.now
+                running.process.process.send(SIGTERM)
+                #expect(await running.process.process.waitForExit(timeout: .seconds(15)), "ingest outlived its shutdown grace")
+                let took = ContinuousClock.now - signalled
+                #expect(took < .seconds(10), "ingest took \(took) to stop with a 1 s grace")
+                let answer = await waiting.value
+                #expect(answer?.status != 200, "the open ?wait was answered as if its job had finished")
+                #expect(try await redis.xrange("tg:{p0}:jobs").compactMap { $0.string(Job.Field.id) } == [submitted])
+            }
+        }
+    }
+
     @Test func logsNeverCarrySecretsTokensReceiptsOrJWS() async throws {
         try await withRedisServer { server in
             let admin = try await IngestHarness.redis(server)
             defer { admin.close() }
             let password = "redis-password-\(UUID().uuidString)"
             _ = try await admin.send("CONFIG", "SET", "requirepass", password)  // this connection stays authenticated
-            try await withIngest(redisURL: "redis://:\(password)@127.0.0.1:\(server.port)",
+            try await IngestProcess.withIngest(redisURL: "redis://:\(password)@127.0.0.1:\(server.port)",
                                  environment: ["LOG_LEVEL": "trace"]) { ingest in
                 let token = try await IngestHarness.token(user: "alice")
                 let forged = try await IngestHarness.token(user: "alice", secret: "another-secret-0123456789abcdefghijkl")
@@ -165,26 +156,12 @@ struct IngestBinaryTests {
         }
     }
 
-    private func waitUntilReady(_ running: Running, readiness base: String) async throws {
-        for _ in 0..<300 {
-            if let response = try? await running.http.send(HTTPTransportRequest(
-                method: .get, url: try #require(URL(string: base + "/readyz")), timeout: .seconds(2))),
-               response.status == 200 {
-                return
-            }
-            guard running.process.process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("ingest did not become ready: \(running.output.suffix(2000))")
-        throw ChildProcess.Failure(description: "ingest not ready")
-    }
-
     /// Slow senders cannot hold connections (issue 13, item 6): a body that does not arrive within
     /// `TOLLGATE_HTTP_BODY_TIMEOUT` gets `408`, a connection that sends nothing (or headers byte by byte, slower
     /// than the idle timeout) is closed; nothing is stored.
     @Test func slowSendersAreCutOff() async throws {
         try await withRedisServer { server in
-            try await withIngest(redisURL: server.url, environment: [
+            try await IngestProcess.withIngest(redisURL: server.url, environment: [
                 "TOLLGATE_HTTP_IDLE_TIMEOUT": "2s", "TOLLGATE_HTTP_BODY_TIMEOUT": "1s",
             ]) { running in
                 let started = ContinuousClock.now
@@ -213,10 +190,10 @@ struct IngestBinaryTests {
     @Test func operatorEndpointsListenApartAndReadinessDoesNotQueueBehindEnqueues() async throws {
         try await withRedisServer { server in
             let opsPort = try ChildProcess.freePort()
-            try await withIngest(redisURL: server.url, environment: [
+            try await IngestProcess.withIngest(redisURL: server.url, environment: [
                 "TOLLGATE_OPS_PORT": String(opsPort), "TOLLGATE_ENQUEUE_ROUND_TRIPS": "2",
             ]) { running in
-                let ops = Running(process: running.process, base: "http://127.0.0.1:\(opsPort)", port: opsPort, log: running.log)
+                let ops = running.on(port: opsPort)
                 #expect(try await ops.send(.get, "/metrics").status == 200)
                 #expect(try await ops.send(.get, "/healthz").status == 200)
                 #expect(try await running.send(.get, "/metrics").status == 404)
@@ -234,116 +211,12 @@ struct IngestBinaryTests {
                                                body: Data(#"{"receipt":"\#(Data("held \(index)".utf8).base64EncodedString())"}"#.utf8))
                     })
                 }
-                try await waitForBlockedClient(redis, count: 6)
+                try await redis.waitForBlockedClients(6)
                 let asked = ContinuousClock.now
                 #expect(try await ops.send(.get, "/readyz").status == 200)
                 #expect(ContinuousClock.now - asked < .seconds(1), "readiness waited behind the paused enqueues")
                 for request in held { _ = try? await request.value }
             }
         }
-    }
-
-    /// Returns once Redis holds `count` clients' commands back (`INFO clients`: `blocked_clients`).
-    private func waitForBlockedClient(_ redis: RedisConnection, count wanted: Int = 1) async throws {
-        for _ in 0..<300 {
-            let info = try await redis.send("INFO", "clients").string ?? ""
-            let blocked = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("blocked_clients:") }
-            if let blocked, let count = Int(blocked.dropFirst("blocked_clients:".count)), count >= wanted { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw ChildProcess.Failure(description: "the notification's enqueue never reached Redis")
-    }
-
-    /// The id of the first job in the stream, once there is one.
-    private func firstJobID(_ redis: RedisConnection) async throws -> String {
-        for _ in 0..<500 {
-            if let id = try await redis.xrange("tg:{p0}:jobs").first?.string(Job.Field.id) { return id }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw ChildProcess.Failure(description: "the submission never reached the jobs stream")
-    }
-
-    /// True once a new TCP connection to `port` is refused (checked with a plain `connect`, so that no
-    /// client library reuses a kept-alive connection).
-    private func refusesConnections(port: Int, within timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if !Self.connects(port: port) { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
-    }
-
-    private static func connects(port: Int) -> Bool {
-        RawConnection(port: port) != nil
-    }
-
-    /// A PEM file of Apple's root and the test CA's (for ``IngestHarness/distinctNotificationBody(_:)``).
-    private static func rootsFile() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-ingest-roots-\(getpid()).pem")
-        if FileManager.default.fileExists(atPath: url.path) { return url }
-        let pem = [AppleRootCertificates.appleRootCAG3, try IngestHarness.testAuthority.get().rootDER].map { der in
-            "-----BEGIN CERTIFICATE-----\n" + der.base64EncodedString(options: .lineLength64Characters) + "\n-----END CERTIFICATE-----\n"
-        }.joined()
-        try Data(pem.utf8).write(to: url)
-        return url
-    }
-}
-
-/// A plain TCP connection for speaking HTTP by hand (slow senders).
-private final class RawConnection {
-    let descriptor: Int32
-
-    init?(port: Int) {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            close(descriptor)
-            return nil
-        }
-    }
-
-    deinit { close(descriptor) }
-
-    func send(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    }
-
-    /// What arrives before the peer closes or `timeout` passes.
-    func receive(timeout: Duration) -> String {
-        var received: [UInt8] = []
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer[0..<count]
-            if String(decoding: received, as: UTF8.self).contains("\r\n\r\n") { break }
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
-
-    /// True once the peer closes the connection within `timeout`.
-    func waitForClose(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            if recv(descriptor, &buffer, buffer.count, 0) <= 0 { return true }
-        }
-        return false
     }
 }

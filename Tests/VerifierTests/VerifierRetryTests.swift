@@ -112,11 +112,13 @@ struct VerifierRetryTests {
     @Test func verifierKilledMidCallLosesNothingAndAnotherFinishesOnce() async throws {
         try await VerifierHarness.with { harness in
             let receipt = try #require(try await harness.sim.purchase()["receipt"] as? String)
-            try await harness.sim.post("/sim/faults", ["target": "verifyReceipt", "delayMs": 7000, "times": 1])
+            // Apple holds the first call far longer than the test needs (a loaded machine may take seconds to
+            // start the second verifier): the first verifier must still be inside that call when it is killed.
+            try await harness.sim.post("/sim/faults", ["target": "verifyReceipt", "delayMs": 60_000, "times": 1])
             // The first verifier never looks for idle entries itself (its own reclaim would also reset the
             // idle time); only its heartbeat keeps the second from taking the job while it is alive.
             let settings = [
-                "TOLLGATE_CLAIM_MIN_IDLE_MS": "1500", "TOLLGATE_HEARTBEAT_MS": "300", "TOLLGATE_APPLE_TIMEOUT_MS": "15000",
+                "TOLLGATE_CLAIM_MIN_IDLE_MS": "1500", "TOLLGATE_HEARTBEAT_MS": "300", "TOLLGATE_APPLE_TIMEOUT_MS": "90000",
             ]
             var firstSettings = settings
             firstSettings["TOLLGATE_CLAIM_INTERVAL_MS"] = "600000"
