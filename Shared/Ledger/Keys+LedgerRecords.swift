@@ -14,8 +14,9 @@ import Pipeline
 /// | `tg:{p0}:subs:due` | zset | member `["<environment>","<entitlement>","<userId>"]` (JSON), score = when to ask Apple (ms) |
 /// | `tg:{p0}:subs:ref` | hash | same member → the latest transactionId of that subscription |
 ///
-/// The two `subs` keys are the verifier's sweep index (Services/Verifier/README.md): written by the apply
-/// function in the verified stream's slot, which that call already touches, so no new slot is involved.
+/// The two `subs` keys are the verifier's sweep index (`Shared/Verification/Sweep`, Services/Verifier/README.md):
+/// written by the apply function in the verified stream's slot, which that call already touches, so no new slot
+/// is involved.
 ///
 /// The binding and parked keys are tagged by the originalTransactionId, so a Redis Function touching them and
 /// a user's keys spans two slots: fine on one primary (the deployment DESIGN.md defaults to); on Redis Cluster

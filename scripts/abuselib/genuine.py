@@ -6,12 +6,24 @@ the signed transaction with the orderNo and `?wait`. Some consumables are refund
 through the simulator (Apple's REFUND / DID_RENEW notifications). The app retries 503 and 429 like a real one
 (scripts/chaoslib/net.Http); every answer is counted so the run can show what the floods cost genuine users.
 """
-import random, threading, time
+import random, threading
 from chaoslib.cluster import JWT_SECRET
 from chaoslib.net import GaveUp, user_token
 
 COINS = {"com.example.coins100": 100, "com.example.coins2000": 2000}
 VIP = "com.example.vip.month"
+
+
+def template(ingest, sim):
+    """A genuine purchase whose notification and receipt the floods copy (Apple's real header and signature)."""
+    user = "abuse-template"
+    headers = {"Authorization": f"Bearer {user_token(JWT_SECRET, user)}"}
+    status, order = ingest.request("POST", "/v1/orders", {"productId": "com.example.coins100"}, headers)
+    _, bought = sim.request("POST", "/sim/purchases", {"productId": "com.example.coins100", "type": "consumable",
+                                                       "appAccountToken": order["appAccountToken"], "environment": "Production"})
+    ingest.request("POST", "/v1/transactions?wait=20", {"signedTransaction": bought["signedTransaction"],
+                                                        "orderNo": order["orderNo"]}, headers)
+    return bought["signedPayload"], bought["receipt"]
 
 
 class Genuine:

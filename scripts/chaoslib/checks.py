@@ -9,6 +9,27 @@ FINAL = ("fulfilled", "rejected", "dead")
 STREAMS = (("tg:{p0}:jobs", "verifiers"), ("tg:{p0}:verified", "fulfillers"))
 
 
+def pipeline_busy(redis):
+    """What each stage still holds: pending, retrying and undelivered entries per stream (the run is quiet at 0)."""
+    busy = {}
+    for stream, group in STREAMS:
+        try:
+            pending = redis.call("XPENDING", stream, group)[0]
+        except RuntimeError:
+            pending = 0
+        busy[f"{stream} pending"] = pending
+        busy[f"{stream} retrying"] = redis.call("ZCARD", stream + ":retry")
+        groups = redis.call("XINFO", "GROUPS", stream) if redis.call("EXISTS", stream) else []
+        for info in groups:
+            fields = dict(zip(info[0::2], info[1::2]))
+            if fields.get("name") == group:
+                # Not XINFO's `lag`: Redis 7.0 overstates it after a restart (entries-read is not in
+                # the AOF); count the entries after the group's last-delivered id instead.
+                after = redis.call("XRANGE", stream, "(" + fields["last-delivered-id"], "+", "COUNT", 1000)
+                busy[f"{stream} undelivered"] = len(after)
+    return busy
+
+
 def _iso_ms(text):
     return int(datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
 
@@ -20,25 +41,6 @@ class Checker:
         self.statuses = {}  # job id -> last status answer
 
     # -- quiescence ----------------------------------------------------------------------------------
-
-    def _pipeline_busy(self, redis):
-        busy = {}
-        for stream, group in STREAMS:
-            try:
-                pending = redis.call("XPENDING", stream, group)[0]
-            except RuntimeError:
-                pending = 0
-            busy[f"{stream} pending"] = pending
-            busy[f"{stream} retrying"] = redis.call("ZCARD", stream + ":retry")
-            groups = redis.call("XINFO", "GROUPS", stream) if redis.call("EXISTS", stream) else []
-            for info in groups:
-                fields = dict(zip(info[0::2], info[1::2]))
-                if fields.get("name") == group:
-                    # Not XINFO's `lag`: Redis 7.0 overstates it after a restart (entries-read is not in
-                    # the AOF); count the entries after the group's last-delivered id instead.
-                    after = redis.call("XRANGE", stream, "(" + fields["last-delivered-id"], "+", "COUNT", 1000)
-                    busy[f"{stream} undelivered"] = len(after)
-        return busy
 
     def _refresh_jobs(self, pool):
         open_jobs = [j for j, *_ in self.load.expect.jobs if self.statuses.get(j, {}).get("status") not in FINAL]
@@ -78,7 +80,7 @@ class Checker:
                 undelivered = self._notifications_pending(pool, delivery)
                 try:
                     redis = Redis(self.cluster.redis_port)
-                    busy = self._pipeline_busy(redis)
+                    busy = pipeline_busy(redis)
                     redis.close()
                 except (OSError, RuntimeError) as error:
                     busy = {"redis": str(error)}
@@ -217,7 +219,7 @@ class Checker:
 
     def _streams(self):
         redis = Redis(self.cluster.redis_port)
-        busy = self._pipeline_busy(redis)
+        busy = pipeline_busy(redis)
         redis.close()
         self.check("consumer-group pending lists and retry sets empty", all(v == 0 for v in busy.values()),
                    ", ".join(f"{k}={v}" for k, v in busy.items()))

@@ -68,6 +68,20 @@ class Service:
             return "(no log)"
 
 
+def bin_dir(a, repo, log):
+    """The directory of the executables: `--bin`, or `swift build` (unless `--no-build`) with `--release` and
+    `--scratch-path` and its `--show-bin-path`."""
+    if a.bin:
+        return a.bin
+    swift = ["swift", "build", "-c", "release" if a.release else "debug"]
+    if a.scratch_path:
+        swift += ["--scratch-path", a.scratch_path]
+    if not a.no_build:
+        log(f"building: {' '.join(swift)}")
+        subprocess.run(swift, cwd=repo, check=True, stdout=subprocess.DEVNULL)
+    return subprocess.run(swift + ["--show-bin-path"], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
 def http_ok(port, path):
     status, _ = Http(port).once("GET", path)
     return status == 200

@@ -1,0 +1,107 @@
+"""The whole system for a benchmark: a payments-configured redis-server (compose/redis.conf: AOF `appendfsync
+always`, noeviction), `appstore-sim`, `ingest`, and verifier and fulfiller replicas, release builds on loopback
+with free ports, as a production deployment of `com.example.app`, in a temporary directory.
+"""
+import http.client, os, shutil, signal, subprocess, sys, tempfile, time
+
+from benchlib.measure import cpu_seconds, request
+from chaoslib.cluster import http_ok
+from chaoslib.net import free_port
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+SECRET = "bench-client-jwt-secret-0123456789abcdef"
+BUNDLE = "com.example.app"
+APP_APPLE_ID = "1234567890"
+
+
+class System:
+    """redis-server, appstore-sim, ingest, verifier(s) and fulfiller(s) in a temporary directory."""
+
+    def __init__(self, bindir, replicas, notify):
+        self.dir = tempfile.mkdtemp(prefix="bench-e2e-")
+        self.procs = {}
+        self.redis_port, self.sim_port, self.http_port = free_port(), free_port(), free_port()
+        self.bindir, self.replicas, self.notify = bindir, replicas, notify
+
+    def start(self, name, argv, env=None):
+        log = open(os.path.join(self.dir, f"{name}.log"), "w")
+        self.procs[name] = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+    def wait_for(self, what, check, seconds=60):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            try:
+                if check():
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        sys.exit(f"error: {what} did not come up (logs were in {self.dir})")
+
+    def up(self):
+        self.start("redis", ["redis-server", os.path.join(ROOT, "compose/redis.conf"), "--port", str(self.redis_port),
+                             "--bind", "127.0.0.1", "--dir", self.dir, "--daemonize", "no", "--protected-mode", "no"])
+        self.wait_for("redis-server", lambda: subprocess.run(
+            ["redis-cli", "-p", str(self.redis_port), "ping"], capture_output=True, text=True).stdout.strip() == "PONG")
+        sim = f"http://127.0.0.1:{self.sim_port}"
+        env = dict(os.environ, LOG_LEVEL="warning", SIM_PORT=str(self.sim_port), SIM_BUNDLE_ID=BUNDLE,
+                   SIM_APP_APPLE_ID=APP_APPLE_ID, SIM_RETRY_SCALE="3600")
+        env.pop("SIM_NOTIFY_URL", None)
+        if self.notify:
+            env["SIM_NOTIFY_URL"] = f"http://127.0.0.1:{self.http_port}/v1/apple/notifications"
+        ca = os.path.join(self.dir, "sim-ca")
+        self.start("appstore-sim", [os.path.join(self.bindir, "appstore-sim"), "--ca-dir", ca], env)
+        self.wait_for("appstore-sim", lambda: os.path.getsize(os.path.join(ca, "root.der")) > 0
+                      and http_ok(self.sim_port, "/sim/health"))
+        env = dict(os.environ, LOG_LEVEL="warning", TOLLGATE_REDIS_URL=f"redis://127.0.0.1:{self.redis_port}",
+                   TOLLGATE_HTTP_PORT=str(self.http_port), TOLLGATE_BUNDLE_ID=BUNDLE, TOLLGATE_APP_APPLE_ID=APP_APPLE_ID,
+                   TOLLGATE_ENVIRONMENT="production", TOLLGATE_CATALOG=os.path.join(ROOT, "compose/catalog.json"),
+                   TOLLGATE_CLIENT_JWT_SECRET=SECRET, TOLLGATE_SERVICE_KEYS="bench-service-key-0123456789abcdefghij",
+                   TOLLGATE_ROOT_CERTS=os.path.join(ca, "root.der"),
+                   TOLLGATE_VERIFY_RECEIPT_URL=f"{sim}/verifyReceipt",
+                   TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL=f"{sim}/sandbox/verifyReceipt",
+                   TOLLGATE_APPSTORE_API_URL=sim, TOLLGATE_APPSTORE_API_SANDBOX_URL=f"{sim}/sandbox",
+                   TOLLGATE_METRICS_HOST="127.0.0.1")
+        self.start("ingest", [os.path.join(self.bindir, "ingest")], env)
+        self.metrics, self.worker_names = [], []
+        for role in ("verifier", "fulfiller"):
+            for i in range(self.replicas):
+                port = free_port()
+                self.metrics.append(port)
+                self.worker_names.append(f"{role}-{i + 1}")
+                self.start(f"{role}-{i + 1}", [os.path.join(self.bindir, role)], dict(env, TOLLGATE_METRICS_PORT=str(port)))
+        self.wait_for("ingest", lambda: http_ok(self.http_port, "/readyz"))
+        for port in self.metrics:
+            self.wait_for("a worker", lambda port=port: http_ok(port, "/healthz"))
+
+    def stage_means(self):
+        """Mean seconds per handled entry of each worker kind, and per Apple call, from /metrics."""
+        means = {}
+        for name, port in zip(self.worker_names, self.metrics):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                text = request(conn, "GET", "/metrics")[1].decode()
+            finally:
+                conn.close()
+            for metric, label in (("tollgate_handler_duration_seconds", name.split("-")[0]),
+                                  ("tollgate_apple_request_duration_seconds", "apple call")):
+                sums = [float(l.split()[-1]) for l in text.splitlines() if l.startswith(metric + "_sum")]
+                counts = [float(l.split()[-1]) for l in text.splitlines() if l.startswith(metric + "_count")]
+                if counts and sum(counts) > 0:
+                    means[label] = sum(sums) / sum(counts)
+        return means
+
+    def cpu(self):
+        return {name: cpu_seconds(p.pid) for name, p in self.procs.items()}
+
+    def stop(self):
+        for p in self.procs.values():
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in self.procs.values():
+            try:
+                p.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
