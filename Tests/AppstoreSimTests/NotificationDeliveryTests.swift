@@ -69,10 +69,10 @@ struct NotificationDeliveryTests {
 
     @Test func slowReceiverTimesOutAndHistoryPages() async throws {
         let receiver = try await StubHTTPServer.start()
-        await receiver.respond(to: "/slow", with: [.json("{}", delay: .seconds(2)), .json("{}")])
+        await receiver.respond(to: "/slow", with: [.json("{}", delay: .seconds(6)), .json("{}")])
         let sim = try await SimHarness.start {
             $0.notifyURL = receiver.url("/slow")
-            $0.notifyTimeout = .milliseconds(300)
+            $0.notifyTimeout = .milliseconds(1500)
             $0.retryScale = 36_000
             $0.pageSize = 1
         }

@@ -143,7 +143,7 @@ import TestSupport
                 }
                 let started = ContinuousClock.now
                 let response = try await client.execute(
-                    uri: "/v1/receipts?wait=10", method: .post, headers: headers, body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
+                    uri: "/v1/receipts?wait=30", method: .post, headers: headers, body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
                 let elapsed = ContinuousClock.now - started
                 let jobID = try await fulfiller.value
                 #expect(response.status == .ok)
@@ -151,7 +151,7 @@ import TestSupport
                 #expect(json["jobId"] as? String == jobID)
                 #expect(json["status"] as? String == "fulfilled")
                 #expect((json["result"] as? [String: Any])?["coins"] as? Int == 100)
-                #expect(elapsed < .seconds(5))
+                #expect(elapsed < .seconds(15), "answered after \(elapsed): at the 30 s deadline, not at the result")
             }
         }
     }

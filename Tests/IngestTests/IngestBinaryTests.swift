@@ -30,12 +30,13 @@ struct IngestBinaryTests {
                 let submitted = try await redis.firstJobID()
 
                 // 2. An Apple notification whose enqueue Redis holds up (writes paused for 4 s): in flight once
-                //    Redis counts a blocked client.
+                //    Redis holds a command carrying the notification's payload.
                 _ = try await redis.send("CLIENT", "PAUSE", "4000", "WRITE")
+                let body = try IngestHarness.notificationBody()
                 let notification = Task {
-                    try await running.send(.post, "/v1/apple/notifications", body: Data(try IngestHarness.notificationBody()))
+                    try await running.send(.post, "/v1/apple/notifications", body: Data(body))
                 }
-                try await redis.waitForBlockedClients()
+                try await redis.waitForBlockedClients(argumentBytes: body.count / 2)
                 #expect(try await redis.xlen("tg:{p0}:jobs") == 1, "the paused enqueue must not have landed yet")
 
                 // 3. SIGTERM: the listener closes while both requests are still open.
@@ -167,17 +168,17 @@ struct IngestBinaryTests {
                 let started = ContinuousClock.now
                 let slowBody = try #require(RawConnection(port: running.port))
                 slowBody.send("POST /v1/apple/notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"sig")
-                let answer = slowBody.receive(timeout: .seconds(5))
+                let answer = await slowBody.receive(timeout: .seconds(5))
                 #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(80))")
                 #expect(ContinuousClock.now - started < .seconds(4))
 
                 let silent = try #require(RawConnection(port: running.port))
-                #expect(silent.waitForClose(timeout: .seconds(5)), "an idle connection was kept open")
+                #expect(await silent.waitForClose(timeout: .seconds(5)), "an idle connection was kept open")
                 let trickle = try #require(RawConnection(port: running.port))
                 trickle.send("GET /healthz HTTP/1.1\r\n")
                 try await Task.sleep(for: .milliseconds(600))
                 trickle.send("Host: x\r\n")
-                #expect(trickle.waitForClose(timeout: .seconds(5)), "headers trickling in kept the connection open")
+                #expect(await trickle.waitForClose(timeout: .seconds(5)), "headers trickling in kept the connection open")
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 #expect(try await redis.xlen("tg:{p0}:jobs") == 0)
@@ -201,7 +202,7 @@ struct IngestBinaryTests {
 
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
-                _ = try await redis.send("CLIENT", "PAUSE", "3000", "WRITE")
+                _ = try await redis.send("CLIENT", "PAUSE", "20000", "WRITE")
                 // Eight submissions: each holds a pooled connection in a write Redis holds back (the pool has 2 + 4).
                 var held: [Task<HTTPTransportResponse, any Error>] = []
                 for index in 0..<8 {
@@ -214,7 +215,8 @@ struct IngestBinaryTests {
                 try await redis.waitForBlockedClients(6)
                 let asked = ContinuousClock.now
                 #expect(try await ops.send(.get, "/readyz").status == 200)
-                #expect(ContinuousClock.now - asked < .seconds(1), "readiness waited behind the paused enqueues")
+                #expect(ContinuousClock.now - asked < .seconds(5), "readiness waited behind the paused enqueues")
+                _ = try await redis.send("CLIENT", "UNPAUSE")
                 for request in held { _ = try? await request.value }
             }
         }

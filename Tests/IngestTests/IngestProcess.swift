@@ -88,12 +88,20 @@ struct IngestProcess {
 
 /// Redis as the binary tests watch it.
 extension RedisConnection {
-    /// Returns once Redis holds `count` clients' commands back (`INFO clients`: `blocked_clients`).
-    func waitForBlockedClients(_ wanted: Int = 1) async throws {
-        for _ in 0..<300 {
-            let info = try await send("INFO", "clients").string ?? ""
-            let blocked = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("blocked_clients:") }
-            if let blocked, let count = Int(blocked.dropFirst("blocked_clients:".count)), count >= wanted { return }
+    /// Returns once Redis holds back `wanted` clients' commands whose arguments take at least `bytes`
+    /// (`CLIENT LIST`: flag `b`, `argv-mem`). With a size, only an enqueue of that payload counts, not the
+    /// small write ingest's backlog monitor makes every 500 ms (also held up while writes are paused).
+    func waitForBlockedClients(_ wanted: Int = 1, argumentBytes bytes: Int = 0) async throws {
+        for _ in 0..<500 {
+            let clients = try await send("CLIENT", "LIST").string ?? ""
+            let blocked = clients.split(whereSeparator: \.isNewline).filter { line in
+                let fields = Dictionary(line.split(separator: " ").compactMap { field -> (Substring, Substring)? in
+                    guard let equals = field.firstIndex(of: "=") else { return nil }
+                    return (field[..<equals], field[field.index(after: equals)...])
+                }) { first, _ in first }
+                return fields["flags"]?.contains("b") == true && Int(fields["argv-mem"] ?? "") ?? 0 >= bytes
+            }
+            if blocked.count >= wanted { return }
             try await Task.sleep(for: .milliseconds(10))
         }
         throw ChildProcess.Failure(description: "no enqueue was ever held up by Redis")

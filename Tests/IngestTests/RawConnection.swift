@@ -33,31 +33,47 @@ final class RawConnection {
         _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    /// What arrives before the peer closes or `timeout` passes.
-    func receive(timeout: Duration) -> String {
+    /// What arrives before the peer closes or `timeout` passes. Polls without blocking, sleeping between
+    /// polls, so that no thread of the shared pool is held while the peer is slow.
+    func receive(timeout: Duration) async -> String {
         var received: [UInt8] = []
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer[0..<count]
-            if String(decoding: received, as: UTF8.self).contains("\r\n\r\n") { break }
+            switch read() {
+            case .closed: return String(decoding: received, as: UTF8.self)
+            case .bytes(let bytes):
+                received += bytes
+                if String(decoding: received, as: UTF8.self).contains("\r\n\r\n") { return String(decoding: received, as: UTF8.self) }
+            case .nothing: try? await Task.sleep(for: .milliseconds(20))
+            }
         }
         return String(decoding: received, as: UTF8.self)
     }
 
     /// True once the peer closes the connection within `timeout`.
-    func waitForClose(timeout: Duration) -> Bool {
+    func waitForClose(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            if recv(descriptor, &buffer, buffer.count, 0) <= 0 { return true }
+            switch read() {
+            case .closed: return true
+            case .bytes: continue
+            case .nothing: try? await Task.sleep(for: .milliseconds(20))
+            }
         }
         return false
+    }
+
+    private enum Read {
+        case nothing, closed
+        case bytes([UInt8])
+    }
+
+    /// One non-blocking look at the socket.
+    private func read() -> Read {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 0) > 0 else { return .nothing }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        return count <= 0 ? .closed : .bytes(Array(buffer[0..<count]))
     }
 }

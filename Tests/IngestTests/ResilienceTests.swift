@@ -62,12 +62,15 @@ import TestSupport
                 let alice = try await IngestHarness.userHeaders("alice")
                 let submit = { try await client.execute(uri: "/v1/receipts", method: .post, headers: alice,
                                                         body: ByteBuffer(string: #"{"receipt":"QUJDRA=="}"#)) }
-                _ = try await redis.send("CLIENT", "PAUSE", "3000", "WRITE")
+                // Paused far longer than the test needs (a loaded machine may be slow to send the request), then
+                // taken back once the 503 is seen.
+                _ = try await redis.send("CLIENT", "PAUSE", "30000", "WRITE")
                 let slow = try await submit()
                 #expect(slow.status == .serviceUnavailable)
                 #expect(IngestHarness.errorCode(slow) == "redis_unavailable")
                 #expect(slow.headers[.retryAfter] != nil)
                 #expect(try await redis.xlen("tg:{p0}:jobs") == 0, "the 503 should come while Redis still holds the write")
+                _ = try await redis.send("CLIENT", "UNPAUSE")
 
                 // The app retries the same receipt until it is accepted (ingest reconnects meanwhile).
                 var retried: String?

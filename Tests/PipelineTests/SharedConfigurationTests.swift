@@ -77,6 +77,8 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(5))
     }
 
+    /// A Redis that accepts the connection and never answers stops startup (at the 2 s startup bound on connect
+    /// timeouts, checked above) instead of hanging; the bound here leaves a loaded machine room.
     @Test func silentRedisFailsFastNamingTheVariable() async throws {
         let endpoint = try SilentListener()
         defer { endpoint.close() }
@@ -88,7 +90,7 @@ import Testing
             guard let error = error as? PipelineError, case .redisUnavailable = error else { return false }
             return error.message.contains("TOLLGATE_REDIS_URL")
         }
-        #expect(ContinuousClock.now - started < .seconds(6))
+        #expect(ContinuousClock.now - started < .seconds(12))
     }
 
     @Test func reachableRedisGetsTheFunctionLibrary() async throws {

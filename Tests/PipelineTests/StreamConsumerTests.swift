@@ -86,7 +86,7 @@ func testConsumer(
 
             let clock = ContinuousClock()
             let elapsed = try await clock.measure { try await run.shutdown() }
-            #expect(elapsed < .seconds(6))  // the slow handler would hold shutdown for 30 s
+            #expect(elapsed < .seconds(15), "shutdown took \(elapsed)")  // the slow handler would hold it for 30 s
             // The quick handler finished within the drain time; the slow one was cancelled, un-acked.
             #expect(try await pool.xrange(output).map { $0["job"] } == ["quick"])
             let pending = try await pool.xpending(keys.stream, group: "workers", count: 10)

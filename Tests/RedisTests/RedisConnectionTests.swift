@@ -132,23 +132,33 @@ struct RedisConnectionTests {
         await #expect(throws: RedisError.self) { _ = try await redis.send("PING") }
     }
 
+    /// A socket that listens but never answers (TCP connects, Redis never replies): `connect()` fails at the
+    /// configured command timeout. Timed side by side with a connection configured 4 s longer, started at the same
+    /// moment, so that a loaded machine delays both alike.
     @Test func silentServerFailsConnectWithinCommandTimeout() async throws {
-        // A socket that listens but never answers: TCP connects, Redis never replies.
         let listener = try SilentListener()
         defer { listener.close() }
-        let configuration = RedisConfiguration(port: listener.port, connectTimeout: .milliseconds(300),
-                                               commandTimeout: .milliseconds(300))
-        let redis = RedisConnection(configuration: configuration, logger: testLogger)
-        defer { redis.close() }
-        let clock = ContinuousClock()
-        let started = clock.now
-        do {
-            try await redis.connect()
-            Issue.record("connect() succeeded against a server that never answers")
-        } catch let error as RedisError {
-            #expect(error.code == "connection_failed", "\(error)")
-            #expect("\(error)".contains("PING"))
+        @Sendable func timedConnect(_ timeout: Duration) async -> Duration {
+            let configuration = RedisConfiguration(port: listener.port, connectTimeout: timeout, commandTimeout: timeout)
+            let redis = RedisConnection(configuration: configuration, logger: testLogger)
+            defer { redis.close() }
+            let clock = ContinuousClock()
+            let started = clock.now
+            do {
+                try await redis.connect()
+                Issue.record("connect() succeeded against a server that never answers")
+            } catch let error as RedisError {
+                #expect(error.code == "connection_failed", "\(error)")
+                #expect("\(error)".contains("PING"))
+            } catch {
+                Issue.record("unexpected error \(error)")
+            }
+            return clock.now - started
         }
-        #expect(clock.now - started < .seconds(4))  // the default command timeout (5 s) would exceed this
+        async let quick = timedConnect(.milliseconds(300))
+        async let patient = timedConnect(.milliseconds(4300))
+        let (short, long) = await (quick, patient)
+        #expect(long >= .milliseconds(4300))
+        #expect(short + .seconds(2) < long, "a 300 ms timeout took \(short), a 4.3 s one \(long)")
     }
 }

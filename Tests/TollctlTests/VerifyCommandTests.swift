@@ -10,7 +10,7 @@ import Testing
         var stderr: String
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Run {
+    static func run(_ arguments: [String], stdin: Data? = nil) async throws -> Run {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollctl-verify-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -20,7 +20,10 @@ import Testing
         let process = try SpawnedProcess.spawn(
             try ChildProcess.binaryURL("tollctl"), arguments: arguments,
             environment: ProcessInfo.processInfo.environment, input: input, output: .file(out), error: .file(err))
-        process.waitUntilExit()
+        guard await process.waitForExit() else {
+            process.send(SIGKILL)
+            throw ChildProcess.Failure(description: "tollctl \(arguments.joined(separator: " ")) did not finish within 120 s")
+        }
         return Run(
             status: process.terminationStatus,
             stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
@@ -32,8 +35,8 @@ import Testing
     static func vector(_ name: String) -> String { Vectors.appleReal.appendingPathComponent(name).path }
 
     @Test
-    func acceptedNotificationPrintsDecodedJSONWithNestedDataInPlace() throws {
-        let run = try Self.run([
+    func acceptedNotificationPrintsDecodedJSONWithNestedDataInPlace() async throws {
+        let run = try await Self.run([
             "verify", "--root", Self.root, "--bundle-id", "com.loki-project.loki-messenger",
             "--environment", "sandbox", "--app-apple-id", "1470168868",
             Self.vector("notification-did_renew-sandbox-1.jws"),
@@ -50,9 +53,9 @@ import Testing
     }
 
     @Test
-    func acceptedTransactionFromStandardInputWithTheBuiltInRoot() throws {
+    func acceptedTransactionFromStandardInputWithTheBuiltInRoot() async throws {
         let jws = try Data(contentsOf: URL(fileURLWithPath: Self.vector("transaction-consumable-sandbox-1.jws")))
-        let run = try Self.run(["verify", "--bundle-id", "com.goodheartapp", "--environment", "sandbox", "-"], stdin: jws)
+        let run = try await Self.run(["verify", "--bundle-id", "com.goodheartapp", "--environment", "sandbox", "-"], stdin: jws)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("\"transactionId\" : \"2000000847061981\""))
         #expect(run.stdout.contains("\"productId\" : \"gh_super_good_ticket_1\""))
@@ -63,8 +66,8 @@ import Testing
         ("rejected-transaction-payload-modified.jws", "invalid_signature"),
         ("rejected-real-notification-did_renew-no_signeddate-sandbox-1.jws", "certificate_expired"),
     ])
-    func rejectedVectorExitsOneWithTheCode(file: String, code: String) throws {
-        let run = try Self.run(["verify", "--root", Self.root, "--environment", "sandbox", Self.vector(file)])
+    func rejectedVectorExitsOneWithTheCode(file: String, code: String) async throws {
+        let run = try await Self.run(["verify", "--root", Self.root, "--environment", "sandbox", Self.vector(file)])
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
         let errorLine = run.stderr.split(separator: "\n").first { $0.hasPrefix("tollctl: error: ") }
@@ -72,8 +75,8 @@ import Testing
     }
 
     @Test
-    func wrongBundleIdIsRejected() throws {
-        let run = try Self.run([
+    func wrongBundleIdIsRejected() async throws {
+        let run = try await Self.run([
             "verify", "--root", Self.root, "--bundle-id", "com.example.other", "--environment", "sandbox",
             Self.vector("transaction-consumable-sandbox-1.jws"),
         ])
