@@ -7,16 +7,43 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-/// Each service is an executable in `Services/<folder>`; its Redis Function libraries are `.lua` files compiled
-/// into it.
-func serviceTarget(_ name: String, folder: String, dependencies: [Target.Dependency], lua: [String] = []) -> Target {
-    .executableTarget(name: name, dependencies: dependencies, path: "Services/\(folder)", exclude: ["README.md"],
-                      resources: lua.map { .embedInCode("Lua/\($0).lua") }, swiftSettings: swiftSettings)
+/// The products of other packages the targets use, each named once.
+enum Product {
+    static let asn1 = Target.Dependency.product(name: "SwiftASN1", package: "swift-asn1")
+    static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+    static let coreMetrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
+    static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+    static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+    static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+    static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
+    static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+    static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+    static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+    static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
+    static let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
 }
 
-/// Lua sources compiled into a library target (`PackageResources.<name>_lua`).
-func lua(_ names: String...) -> [Resource] {
-    names.map { .embedInCode("Lua/\($0).lua") }
+/// A library in `Shared/<name>`; its Redis Function libraries are `.lua` files in its `Lua/` folder, compiled in
+/// (`PackageResources.<file>_lua`).
+func library(_ name: String, _ dependencies: [Target.Dependency], lua: [String] = []) -> Target {
+    .target(
+        name: name, dependencies: dependencies, path: "Shared/\(name)",
+        resources: lua.map { .embedInCode("Lua/\($0).lua") }, swiftSettings: swiftSettings)
+}
+
+/// Each service is an executable in `Services/<folder>`, with a README beside its code.
+func service(_ name: String, folder: String, _ dependencies: [Target.Dependency], lua: [String] = []) -> Target {
+    .executableTarget(
+        name: name, dependencies: dependencies, path: "Services/\(folder)", exclude: ["README.md"],
+        resources: lua.map { .embedInCode("Lua/\($0).lua") }, swiftSettings: swiftSettings)
+}
+
+/// A module's tests in `Tests/<name>`.
+func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", swiftSettings: swiftSettings)
 }
 
 let package = Package(
@@ -46,256 +73,90 @@ let package = Package(
     targets: [
         // Shared libraries
         .systemLibrary(
-            name: "CHiredis",
-            path: "Shared/CHiredis",
-            pkgConfig: "hiredis",
-            providers: [.apt(["libhiredis-dev"])]
-        ),
-        .target(
-            name: "Core",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
-            path: "Shared/Core",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "Redis",
-            dependencies: [
-                "CHiredis", "Core",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            name: "CHiredis", path: "Shared/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        library("Core", [Product.logging]),
+        library("Redis", ["CHiredis", "Core", Product.logging, Product.serviceLifecycle]),
+        library(
+            "Pipeline", ["Core", "Redis", Product.logging, Product.metrics, Product.serviceLifecycle],
+            lua: ["common", "jobs", "pipeline", "ratelimit", "deadletter"]),
+        library("Operations", ["Redis", Product.hummingbird, Product.logging, Product.nioCore, Product.serviceLifecycle]),
+        library("AppStore", ["Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit]),
+        library("AppStoreTesting", ["AppStore", Product.crypto, Product.x509, Product.asn1]),
+        library(
+            "Verification",
+            [
+                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "Operations", Product.hummingbird,
+                Product.serviceLifecycle, Product.logging, Product.metrics, Product.prometheus,
             ],
-            path: "Shared/Redis",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "Pipeline",
-            dependencies: [
-                "Core", "Redis",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Shared/Pipeline",
-            resources: lua("common", "jobs", "pipeline", "ratelimit", "deadletter"),
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "Operations",
-            dependencies: [
-                "Redis",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Shared/Operations",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "AppStore",
-            dependencies: [
-                "Core",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-            ],
-            path: "Shared/AppStore",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "AppStoreTesting",
-            dependencies: [
-                "AppStore",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            path: "Shared/AppStoreTesting",
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "Verification",
-            dependencies: [
-                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "Operations",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
-            path: "Shared/Verification",
-            resources: lua("verifier", "reconcile"),
-            swiftSettings: swiftSettings
-        ),
-        .target(
-            name: "Ledger",
-            dependencies: ["Core", "Redis", "Pipeline"],
-            path: "Shared/Ledger",
-            resources: lua("ledger_records", "ledger_transactions", "ledger"),
-            swiftSettings: swiftSettings
-        ),
+            lua: ["verifier", "reconcile"]),
+        library("Ledger", ["Core", "Redis", "Pipeline"], lua: ["ledger_records", "ledger_transactions", "ledger"]),
 
         // Services
-        serviceTarget("ingest", folder: "Ingest", dependencies: [
-            "Core", "Redis", "Pipeline", "Ledger", "AppStore", "Operations",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "CoreMetrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ], lua: ["ingest"]),
-        serviceTarget("verifier", folder: "Verifier", dependencies: [
-            "Core", "Pipeline", "Verification",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
-        serviceTarget("fulfiller", folder: "Fulfiller", dependencies: [
-            "Core", "Redis", "Pipeline", "Ledger", "Operations",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
-        serviceTarget("tollctl", folder: "Tollctl", dependencies: [
-            "Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        serviceTarget("appstore-sim", folder: "AppstoreSim", dependencies: [
-            "Core", "AppStore", "AppStoreTesting",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        service(
+            "ingest", folder: "Ingest",
+            [
+                "Core", "Redis", "Pipeline", "Ledger", "AppStore", "Operations", Product.hummingbird, Product.httpTypes,
+                Product.nioCore, Product.jwtKit, Product.crypto, Product.serviceLifecycle, Product.logging,
+                Product.coreMetrics, Product.prometheus,
+            ],
+            lua: ["ingest"]),
+        service(
+            "verifier", folder: "Verifier", ["Core", "Pipeline", "Verification", Product.logging, Product.metrics, Product.prometheus]),
+        service(
+            "fulfiller", folder: "Fulfiller",
+            [
+                "Core", "Redis", "Pipeline", "Ledger", "Operations", Product.hummingbird, Product.serviceLifecycle,
+                Product.logging, Product.metrics, Product.prometheus,
+            ]),
+        service(
+            "tollctl", folder: "Tollctl",
+            ["Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification", Product.logging, Product.argumentParser]),
+        service(
+            "appstore-sim", folder: "AppstoreSim",
+            [
+                "Core", "AppStore", "AppStoreTesting", Product.hummingbird, Product.serviceLifecycle, Product.logging,
+                Product.argumentParser, Product.crypto, Product.nioCore, Product.nioConcurrencyHelpers,
+            ]),
 
         // Tests
         .target(
             name: "TestSupport",
             dependencies: [
-                "Redis", "Pipeline", "Ledger", "AppStore",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "Redis", "Pipeline", "Ledger", "AppStore", Product.crypto, Product.hummingbird, Product.httpTypes,
+                Product.logging, Product.serviceLifecycle,
             ],
-            path: "Tests/TestSupport",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "IngestTests",
-            dependencies: [
+            path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        tests(
+            "IngestTests",
+            [
                 "ingest", "Core", "Pipeline", "Redis", "Ledger", "AppStore", "AppStoreTesting", "TestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/IngestTests",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "VerifierTests",
-            dependencies: [
+                Product.hummingbird, Product.hummingbirdTesting, Product.httpTypes, Product.jwtKit, Product.logging,
+            ]),
+        tests(
+            "VerifierTests",
+            [
                 "Core", "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Tests/VerifierTests",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "FulfillerTests",
-            dependencies: [
-                "fulfiller", "Core", "Pipeline", "Redis", "Ledger", "TestSupport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Tests/FulfillerTests",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "EndToEndTests",
-            dependencies: ["Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "Logging", package: "swift-log")],
-            path: "Tests/EndToEndTests",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "FunctionLibraryTests",
-            dependencies: ["ingest", "Pipeline", "Ledger", "Verification", "Redis", "TestSupport"],
-            path: "Tests/FunctionLibraryTests",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CoreTests",
-            dependencies: [
-                "Core", "Verification", "ingest", "fulfiller", "appstore-sim", "TestSupport",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/CoreTests",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "OperationsTests",
-            dependencies: [
-                "Operations", "Redis", "TestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/OperationsTests",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "LedgerTests", dependencies: ["Ledger", "Pipeline", "Redis", "TestSupport"], path: "Tests/LedgerTests",
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "TollctlTests", dependencies: ["Pipeline", "Redis", "TestSupport"], path: "Tests/TollctlTests",
-            swiftSettings: swiftSettings),
-        .testTarget(name: "RedisTests", dependencies: [
-            "Redis", "TestSupport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ], path: "Tests/RedisTests", swiftSettings: swiftSettings),
-        .testTarget(name: "PipelineTests", dependencies: [
-            "Core", "Pipeline", "Redis", "TestSupport",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ], path: "Tests/PipelineTests", swiftSettings: swiftSettings),
-        .testTarget(
-            name: "AppStoreTests",
-            dependencies: [
-                "AppStore", "AppStoreTesting", "TestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            path: "Tests/AppStoreTests",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "AppstoreSimTests",
-            dependencies: [
-                "appstore-sim", "AppStore", "AppStoreTesting", "TestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Tests/AppstoreSimTests",
-            swiftSettings: swiftSettings
-        ),
+                Product.logging, Product.serviceLifecycle,
+            ]),
+        tests(
+            "FulfillerTests",
+            ["fulfiller", "Core", "Pipeline", "Redis", "Ledger", "TestSupport", Product.logging, Product.serviceLifecycle]),
+        tests("EndToEndTests", ["Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
+        tests("FunctionLibraryTests", ["ingest", "Pipeline", "Ledger", "Verification", "Redis", "TestSupport"]),
+        tests("CoreTests", ["Core", "Verification", "ingest", "fulfiller", "appstore-sim", "TestSupport", Product.logging]),
+        tests(
+            "OperationsTests",
+            ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
+        tests("LedgerTests", ["Ledger", "Pipeline", "Redis", "TestSupport"]),
+        tests("TollctlTests", ["Pipeline", "Redis", "TestSupport"]),
+        tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
+        tests("PipelineTests", ["Core", "Pipeline", "Redis", "TestSupport", Product.logging, Product.serviceLifecycle]),
+        tests("AppStoreTests", ["AppStore", "AppStoreTesting", "TestSupport", Product.crypto, Product.x509, Product.asn1]),
+        tests(
+            "AppstoreSimTests",
+            [
+                "appstore-sim", "AppStore", "AppStoreTesting", "TestSupport", Product.crypto, Product.hummingbird, Product.logging,
+                Product.nioCore,
+            ]),
     ]
 )

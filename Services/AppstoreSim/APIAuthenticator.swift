@@ -9,7 +9,10 @@ struct APIAuthenticator: Sendable {
     var publicKey: P256.Signing.PublicKey?
     var now: @Sendable () -> Date
 
-    private struct Header: Decodable { var alg: String?; var typ: String? }
+    private struct Header: Decodable {
+        var alg: String?
+        var typ: String?
+    }
     private struct Claims: Decodable {
         var iss: String?
         var iat: Double?
@@ -20,7 +23,8 @@ struct APIAuthenticator: Sendable {
 
     /// `aud` as a string or an array of strings.
     private enum Audience: Decodable {
-        case one(String), many([String])
+        case one(String)
+        case many([String])
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let one = try? container.decode(String.self) { self = .one(one) } else { self = .many(try container.decode([String].self)) }
@@ -41,10 +45,10 @@ struct APIAuthenticator: Sendable {
         let token = authorization.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)),
-              let claims = try? JSONDecoder().decode(Claims.self, from: Data(claimBytes))
+            let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2]),
+            let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)),
+            let claims = try? JSONDecoder().decode(Claims.self, from: Data(claimBytes))
         else {
             return .failure(.unauthorized("the token is not a JWT"))
         }
@@ -62,7 +66,8 @@ struct APIAuthenticator: Sendable {
         if let publicKey {
             let signingInput = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
             guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-                  publicKey.isValidSignature(ecdsa, for: signingInput) else {
+                publicKey.isValidSignature(ecdsa, for: signingInput)
+            else {
                 return .failure(.unauthorized("the token's signature does not verify"))
             }
         }

@@ -11,7 +11,8 @@ import ServiceLifecycle
 /// environment variables are listed on ``SimConfiguration``.
 @main
 struct App: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "appstore-sim", abstract: "A local stand-in for Apple's App Store servers.")
+    static let configuration = CommandConfiguration(
+        commandName: "appstore-sim", abstract: "A local stand-in for Apple's App Store servers.")
 
     @Option(name: .customLong("ca-dir"), help: "Load the test CA from this directory, or create and save it there.")
     var caDirectory: String?
@@ -34,12 +35,15 @@ struct App: AsyncParsableCommand {
         configuration.caDirectory = caDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         var logger = Logger(label: "appstore-sim")
         logger.logLevel = configuration.logLevel
-        let authority = try configuration.caDirectory.map { try TestCertificateAuthority.loadOrCreate(directory: $0) }
+        let authority =
+            try configuration.caDirectory.map { try TestCertificateAuthority.loadOrCreate(directory: $0) }
             ?? TestCertificateAuthority()
-        logger.info("appstore-sim starting", metadata: [
-            "host": "\(configuration.host)", "port": "\(configuration.port)",
-            "notify": "\(configuration.notifyURL?.absoluteString ?? "off")", "legacy_ios6": "\(legacyIOS6)",
-        ])
+        logger.info(
+            "appstore-sim starting",
+            metadata: [
+                "host": "\(configuration.host)", "port": "\(configuration.port)",
+                "notify": "\(configuration.notifyURL?.absoluteString ?? "off")", "legacy_ios6": "\(legacyIOS6)",
+            ])
         let app = buildApplication(configuration: configuration, authority: authority, logger: logger)
         var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.shutdownGrace

@@ -55,7 +55,10 @@ struct ControlRoutes: Sendable {
             }
         }
         router.get("/sim/faults") { _, _ in
-            struct Body: Encodable { var faults: [FaultRule]; var requests: [String: Int] }
+            struct Body: Encodable {
+                var faults: [FaultRule]
+                var requests: [String: Int]
+            }
             let snapshot = faults.snapshot()
             return JSONBody.response(Body(faults: snapshot.rules, requests: snapshot.requests))
         }
@@ -105,13 +108,14 @@ struct ControlRoutes: Sendable {
         }
         let outcome = try store.purchase(request)
         dispatcher.enqueue(outcome.notification.notificationUUID)
-        return JSONBody.response(Body(
-            transactionId: outcome.transaction.transactionId,
-            originalTransactionId: outcome.transaction.originalTransactionId,
-            environment: outcome.transaction.environment.rawValue, receipt: outcome.receipt, orderId: outcome.orderId,
-            signedTransaction: outcome.signedTransaction, signedRenewalInfo: outcome.signedRenewalInfo,
-            notificationUUID: outcome.notification.notificationUUID, signedPayload: outcome.notification.signedPayload,
-            deliveryStatus: outcome.notification.delivery.rawValue), status: .created)
+        return JSONBody.response(
+            Body(
+                transactionId: outcome.transaction.transactionId,
+                originalTransactionId: outcome.transaction.originalTransactionId,
+                environment: outcome.transaction.environment.rawValue, receipt: outcome.receipt, orderId: outcome.orderId,
+                signedTransaction: outcome.signedTransaction, signedRenewalInfo: outcome.signedRenewalInfo,
+                notificationUUID: outcome.notification.notificationUUID, signedPayload: outcome.notification.signedPayload,
+                deliveryStatus: outcome.notification.delivery.rawValue), status: .created)
     }
 
     private func event(_ request: EventRequest) throws(SimError) -> Response {
@@ -128,12 +132,13 @@ struct ControlRoutes: Sendable {
         let outcome = try store.apply(request)
         let notification = outcome.notification
         if let notification { dispatcher.enqueue(notification.notificationUUID) }
-        return JSONBody.response(Body(
-            notificationUUID: notification?.notificationUUID,
-            notificationType: notification?.type.rawValue ?? request.type, subtype: notification?.subtype?.rawValue,
-            signedPayload: notification?.signedPayload, deliveryStatus: notification?.delivery.rawValue ?? "not_sent",
-            transactionId: outcome.transaction.transactionId,
-            originalTransactionId: outcome.transaction.originalTransactionId,
-            signedTransaction: outcome.signedTransaction))
+        return JSONBody.response(
+            Body(
+                notificationUUID: notification?.notificationUUID,
+                notificationType: notification?.type.rawValue ?? request.type, subtype: notification?.subtype?.rawValue,
+                signedPayload: notification?.signedPayload, deliveryStatus: notification?.delivery.rawValue ?? "not_sent",
+                transactionId: outcome.transaction.transactionId,
+                originalTransactionId: outcome.transaction.originalTransactionId,
+                signedTransaction: outcome.signedTransaction))
     }
 }

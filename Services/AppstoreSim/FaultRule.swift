@@ -23,9 +23,10 @@ struct FaultRule: Sendable, Encodable {
         if let status = request.status {
             let appleStatus = target == .verifyReceipt && (21000...21199).contains(status)
             guard appleStatus || (400...599).contains(status) else {
-                throw .invalid(target == .verifyReceipt
-                    ? "status must be an Apple status 21000-21199 or an HTTP status 400-599"
-                    : "status must be an HTTP status 400-599")
+                throw .invalid(
+                    target == .verifyReceipt
+                        ? "status must be an Apple status 21000-21199 or an HTTP status 400-599"
+                        : "status must be an HTTP status 400-599")
             }
         }
         if let delay = request.delayMs, !(0...120_000).contains(delay) {

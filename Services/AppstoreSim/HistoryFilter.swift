@@ -30,7 +30,7 @@ struct HistoryFilter: Sendable {
             case "NON_RENEWABLE": productTypes.insert(.nonRenewingSubscription)
             case "CONSUMABLE": productTypes.insert(.consumable)
             case "NON_CONSUMABLE": productTypes.insert(.nonConsumable)
-            default: throw APIErrorBody(errorCode: 4000022, errorMessage: "Invalid product type.", status: .badRequest)
+            default: throw APIErrorBody(errorCode: 4_000_022, errorMessage: "Invalid product type.", status: .badRequest)
             }
         }
         groups = Set(query[values: "subscriptionGroupIdentifier"])
@@ -38,18 +38,18 @@ struct HistoryFilter: Sendable {
         case nil: break
         case "true": revoked = true
         case "false": revoked = false
-        default: throw APIErrorBody(errorCode: 4000030, errorMessage: "Invalid request revoked.", status: .badRequest)
+        default: throw APIErrorBody(errorCode: 4_000_030, errorMessage: "Invalid request revoked.", status: .badRequest)
         }
         switch query["inAppOwnershipType"] {
         case nil: break
         case "PURCHASED": ownership = .purchased
         case "FAMILY_SHARED": ownership = .familyShared
-        default: throw APIErrorBody(errorCode: 4000026, errorMessage: "Invalid in-app ownership type.", status: .badRequest)
+        default: throw APIErrorBody(errorCode: 4_000_026, errorMessage: "Invalid in-app ownership type.", status: .badRequest)
         }
         switch query["sort"] {
         case nil, "ASCENDING": descending = false
         case "DESCENDING": descending = true
-        default: throw APIErrorBody(errorCode: 4000021, errorMessage: "Invalid sort.", status: .badRequest)
+        default: throw APIErrorBody(errorCode: 4_000_021, errorMessage: "Invalid sort.", status: .badRequest)
         }
     }
 

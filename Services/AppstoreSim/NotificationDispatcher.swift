@@ -55,9 +55,11 @@ final class NotificationDispatcher: Service {
             let isLast = attempt == delays.count
             let delivery: SimNotification.Delivery = result.sendAttemptResult == "SUCCESS" ? .delivered : (isLast ? .failed : .pending)
             store.record(attempt: result, for: uuid, delivery: delivery)
-            logger.debug("notification attempt", metadata: [
-                "notification.uuid": "\(uuid)", "attempt": "\(attempt + 1)", "result": "\(result.sendAttemptResult)",
-            ])
+            logger.debug(
+                "notification attempt",
+                metadata: [
+                    "notification.uuid": "\(uuid)", "attempt": "\(attempt + 1)", "result": "\(result.sendAttemptResult)",
+                ])
             if delivery != .pending { return }
             do {
                 try await Task.sleep(for: delays[attempt])

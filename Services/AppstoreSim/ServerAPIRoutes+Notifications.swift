@@ -3,14 +3,26 @@ import Foundation
 import Hummingbird
 
 extension ServerAPIRoutes {
-    private struct AttemptItem: Encodable { var attemptDate: Int64; var sendAttemptResult: String }
-    private struct HistoryItem: Encodable { var signedPayload: String; var sendAttempts: [AttemptItem] }
+    private struct AttemptItem: Encodable {
+        var attemptDate: Int64
+        var sendAttemptResult: String
+    }
+    private struct HistoryItem: Encodable {
+        var signedPayload: String
+        var sendAttempts: [AttemptItem]
+    }
 
     /// Get Notification History: notifications of this app and environment signed between `startDate`
     /// and `endDate` (at most 180 days back), oldest first, with their send attempts; `onlyFailures` keeps
     /// those never delivered.
-    func notificationHistory(body: ByteBuffer?, paginationToken: String?, bid: String, environment: AppStoreEnvironment) throws(APIErrorBody) -> Response {
-        struct Body: Encodable { var notificationHistory: [HistoryItem]; var hasMore: Bool; var paginationToken: String? }
+    func notificationHistory(body: ByteBuffer?, paginationToken: String?, bid: String, environment: AppStoreEnvironment)
+        throws(APIErrorBody) -> Response
+    {
+        struct Body: Encodable {
+            var notificationHistory: [HistoryItem]
+            var hasMore: Bool
+            var paginationToken: String?
+        }
         guard let body, let request = try? JSONDecoder().decode(NotificationHistoryRequest.self, from: Data(body.readableBytesView)) else {
             throw .badRequest
         }
@@ -20,10 +32,12 @@ extension ServerAPIRoutes {
         let now = store.nowMillis
         guard start >= now - 180 * 86_400_000 else { throw .startTooFarInPast }
         if request.notificationType != nil && request.transactionId != nil {
-            throw APIErrorBody(errorCode: 4000019, errorMessage: "Multiple filters supplied.", status: .badRequest)
+            throw APIErrorBody(errorCode: 4_000_019, errorMessage: "Multiple filters supplied.", status: .badRequest)
         }
         let type = request.notificationType.map(NotificationTypeV2.init(rawValue:))
-        if case .unknown? = type { throw APIErrorBody(errorCode: 4000018, errorMessage: "Invalid notification type.", status: .badRequest) }
+        if case .unknown? = type {
+            throw APIErrorBody(errorCode: 4_000_018, errorMessage: "Invalid notification type.", status: .badRequest)
+        }
         let subtype = request.notificationSubtype.map(NotificationSubtype.init(rawValue:))
         var offset = 0
         if let paginationToken, !paginationToken.isEmpty {
@@ -39,7 +53,8 @@ extension ServerAPIRoutes {
             }
             let matching = ledger.notifications.filter { notification in
                 guard notification.bundleId == bid, notification.environment == environment,
-                      notification.signedDate >= start, notification.signedDate < end else { return false }
+                    notification.signedDate >= start, notification.signedDate < end
+                else { return false }
                 if let type, notification.type != type { return false }
                 if let subtype, notification.subtype != subtype { return false }
                 if let originals, !originals.contains(notification.originalTransactionId ?? "") { return false }
@@ -53,11 +68,14 @@ extension ServerAPIRoutes {
             let items = page.map { notification in
                 HistoryItem(
                     signedPayload: notification.signedPayload,
-                    sendAttempts: notification.attempts.map { AttemptItem(attemptDate: $0.attemptDate, sendAttemptResult: $0.sendAttemptResult) })
+                    sendAttempts: notification.attempts.map {
+                        AttemptItem(attemptDate: $0.attemptDate, sendAttemptResult: $0.sendAttemptResult)
+                    })
             }
             let hasMore = next < matching.count
-            return JSONBody.response(Body(
-                notificationHistory: items, hasMore: hasMore, paginationToken: hasMore ? PageToken.encode(next, kind: "n") : nil))
+            return JSONBody.response(
+                Body(
+                    notificationHistory: items, hasMore: hasMore, paginationToken: hasMore ? PageToken.encode(next, kind: "n") : nil))
         }
     }
 
@@ -77,14 +95,18 @@ extension ServerAPIRoutes {
 
     /// Get Test Notification Status: `{"signedPayload", "sendAttempts"}`.
     func testNotificationStatus(token: String?, bid: String, environment: AppStoreEnvironment) throws(APIErrorBody) -> Response {
-        struct Body: Encodable { var signedPayload: String; var sendAttempts: [AttemptItem] }
+        struct Body: Encodable {
+            var signedPayload: String
+            var sendAttempts: [AttemptItem]
+        }
         guard let token, !token.isEmpty, token.count <= 128 else { throw .invalidTestNotificationToken }
         let found = store.read { ledger in
             ledger.notifications.last { $0.testNotificationToken == token && $0.bundleId == bid && $0.environment == environment }
         }
         guard let found else { throw .testNotificationNotFound }
-        return JSONBody.response(Body(
-            signedPayload: found.signedPayload,
-            sendAttempts: found.attempts.map { AttemptItem(attemptDate: $0.attemptDate, sendAttemptResult: $0.sendAttemptResult) }))
+        return JSONBody.response(
+            Body(
+                signedPayload: found.signedPayload,
+                sendAttempts: found.attempts.map { AttemptItem(attemptDate: $0.attemptDate, sendAttemptResult: $0.sendAttemptResult) }))
     }
 }

@@ -5,7 +5,11 @@ import Hummingbird
 extension ServerAPIRoutes {
     /// Get Refund History v2: the customer's refunded or revoked transactions, a page at a time.
     func refundHistory(id: String?, revision: String?, bid: String, environment: AppStoreEnvironment) throws(APIErrorBody) -> Response {
-        struct Body: Encodable { var signedTransactions: [String]; var revision: String; var hasMore: Bool }
+        struct Body: Encodable {
+            var signedTransactions: [String]
+            var revision: String
+            var hasMore: Bool
+        }
         var offset = 0
         if let revision, !revision.isEmpty {
             guard let value = PageToken.decode(revision, kind: "r") else { throw .invalidRevision }
@@ -19,14 +23,18 @@ extension ServerAPIRoutes {
             let next = min(refunded.count, offset + page.count)
             var signed: [String] = []
             for item in page { signed.append(try Self.sign(item, context)) }
-            return JSONBody.response(Body(signedTransactions: signed, revision: PageToken.encode(next, kind: "r"), hasMore: next < refunded.count))
+            return JSONBody.response(
+                Body(signedTransactions: signed, revision: PageToken.encode(next, kind: "r"), hasMore: next < refunded.count))
         }
     }
 
     /// Look Up Order ID: `{"status": 0, "signedTransactions"}` for an order the simulator issued in this
     /// environment and app, else `{"status": 1}`.
     func lookUpOrder(_ orderId: String?, bid: String, environment: AppStoreEnvironment) throws(APIErrorBody) -> Response {
-        struct Body: Encodable { var status: Int; var signedTransactions: [String]? }
+        struct Body: Encodable {
+            var status: Int
+            var signedTransactions: [String]?
+        }
         guard let orderId, !orderId.isEmpty, orderId.count <= 64 else { throw .badRequest }
         return try withLedger { ledger, context throws(APIErrorBody) in
             let transactions = (ledger.orders[orderId] ?? []).compactMap { ledger.transactions[$0] }

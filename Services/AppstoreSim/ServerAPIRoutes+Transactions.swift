@@ -42,9 +42,10 @@ extension ServerAPIRoutes {
             let next = min(all.count, offset + page.count)
             var signed: [String] = []
             for item in page { signed.append(try Self.sign(item, context)) }
-            return JSONBody.response(Body(
-                revision: PageToken.encode(next, kind: "h"), hasMore: next < all.count, bundleId: bid,
-                appAppleId: appAppleId, environment: environment.rawValue, signedTransactions: signed))
+            return JSONBody.response(
+                Body(
+                    revision: PageToken.encode(next, kind: "h"), hasMore: next < all.count, bundleId: bid,
+                    appAppleId: appAppleId, environment: environment.rawValue, signedTransactions: signed))
         }
     }
 
@@ -57,7 +58,10 @@ extension ServerAPIRoutes {
             var signedTransactionInfo: String
             var signedRenewalInfo: String
         }
-        struct Group: Encodable { var subscriptionGroupIdentifier: String; var lastTransactions: [Item] }
+        struct Group: Encodable {
+            var subscriptionGroupIdentifier: String
+            var lastTransactions: [Item]
+        }
         struct Body: Encodable {
             var environment: String
             var bundleId: String
@@ -67,7 +71,7 @@ extension ServerAPIRoutes {
         var wanted: Set<Int> = []
         for raw in query[values: "status"] {
             guard let status = Int(raw), (1...5).contains(status) else {
-                throw APIErrorBody(errorCode: 4000031, errorMessage: "Invalid status.", status: .badRequest)
+                throw APIErrorBody(errorCode: 4_000_031, errorMessage: "Invalid status.", status: .badRequest)
             }
             wanted.insert(status)
         }
@@ -93,16 +97,18 @@ extension ServerAPIRoutes {
                     groups.append((subscription.subscriptionGroupIdentifier, [item]))
                 }
             }
-            return JSONBody.response(Body(
-                environment: environment.rawValue, bundleId: bid, appAppleId: appAppleId,
-                data: groups.map { Group(subscriptionGroupIdentifier: $0.0, lastTransactions: $0.1) }))
+            return JSONBody.response(
+                Body(
+                    environment: environment.rawValue, bundleId: bid, appAppleId: appAppleId,
+                    data: groups.map { Group(subscriptionGroupIdentifier: $0.0, lastTransactions: $0.1) }))
         }
     }
 
     /// Send Consumption Information: the body is recorded (see `GET /sim/consumption/{id}`); `202`.
     func consumption(id: String?, body: ByteBuffer?, bid: String, environment: AppStoreEnvironment) throws(APIErrorBody) -> Response {
         guard let body, let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)),
-              object is [String: Any] else {
+            object is [String: Any]
+        else {
             throw .badRequest
         }
         try withLedger { ledger, _ throws(APIErrorBody) in

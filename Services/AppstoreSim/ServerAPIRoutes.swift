@@ -138,10 +138,12 @@ struct ServerAPIRoutes: Sendable {
                 }
             }
         } catch {
-            throw APIErrorBody(errorCode: 5000000, errorMessage: "An unknown error occurred.", status: .internalServerError)
+            throw APIErrorBody(errorCode: 5_000_000, errorMessage: "An unknown error occurred.", status: .internalServerError)
         }
         if let apiError { throw apiError }
-        guard let result else { throw APIErrorBody(errorCode: 5000000, errorMessage: "An unknown error occurred.", status: .internalServerError) }
+        guard let result else {
+            throw APIErrorBody(errorCode: 5_000_000, errorMessage: "An unknown error occurred.", status: .internalServerError)
+        }
         return result
     }
 }

@@ -35,11 +35,17 @@ struct SignRequest: Decodable, Sendable {
                 value = values
             } else {
                 let single = try decoder.singleValueContainer()
-                if single.decodeNil() { value = NSNull() }
-                else if let bool = try? single.decode(Bool.self) { value = bool }
-                else if let int = try? single.decode(Int64.self) { value = int }
-                else if let double = try? single.decode(Double.self) { value = double }
-                else { value = try single.decode(String.self) }
+                if single.decodeNil() {
+                    value = NSNull()
+                } else if let bool = try? single.decode(Bool.self) {
+                    value = bool
+                } else if let int = try? single.decode(Int64.self) {
+                    value = int
+                } else if let double = try? single.decode(Double.self) {
+                    value = double
+                } else {
+                    value = try single.decode(String.self)
+                }
             }
         }
 

@@ -1,5 +1,5 @@
-@preconcurrency import Crypto
 import Core
+@preconcurrency import Crypto
 import Foundation
 import Logging
 

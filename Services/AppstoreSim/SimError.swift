@@ -24,7 +24,10 @@ struct SimError: TollgateError, Sendable, Equatable {
     /// The `{"error": {"code", "message"}}` response.
     var response: Response {
         struct Body: Encodable {
-            struct Detail: Encodable { var code: String; var message: String }
+            struct Detail: Encodable {
+                var code: String
+                var message: String
+            }
             var error: Detail
         }
         return JSONBody.response(Body(error: .init(code: code, message: message)), status: status)

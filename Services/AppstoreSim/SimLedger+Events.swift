@@ -65,7 +65,8 @@ extension SimLedger {
         default:
             throw .invalid("unsupported event type '\(request.type)'")
         }
-        let notification = request.notify == false
+        let notification =
+            request.notify == false
             ? nil : try notify(type, sentSubtype, about: about, consumptionRequestReason: consumptionReason, context: context)
         return EventOutcome(transaction: about, signedTransaction: try context.sign(about), notification: notification)
     }
@@ -81,7 +82,8 @@ extension SimLedger {
     /// The subscription of an auto-renewable transaction, or a 400.
     private func subscription(of transaction: SimTransaction) throws(SimError) -> SimSubscription {
         guard transaction.isAutoRenewable, let subscription = subscriptions[transaction.originalTransactionId] else {
-            throw SimError(.badRequest, "not_a_subscription", "transaction \(transaction.transactionId) is not an auto-renewable subscription")
+            throw SimError(
+                .badRequest, "not_a_subscription", "transaction \(transaction.transactionId) is not an auto-renewable subscription")
         }
         return subscription
     }
@@ -91,7 +93,9 @@ extension SimLedger {
         return latest(of: transaction.originalTransactionId) ?? transaction
     }
 
-    private mutating func changeSubscription(_ transaction: SimTransaction, _ change: (inout SimSubscription) -> Void) throws(SimError) -> SimTransaction {
+    private mutating func changeSubscription(_ transaction: SimTransaction, _ change: (inout SimSubscription) -> Void) throws(SimError)
+        -> SimTransaction
+    {
         var subscription = try subscription(of: transaction)
         change(&subscription)
         store(subscription)
@@ -153,7 +157,9 @@ extension SimLedger {
         return try newPeriod(after: latest, subscription: subscription, seconds: seconds, reason: .purchase, context: context)
     }
 
-    private mutating func revoke(_ target: SimTransaction, family: Bool, reason: Int?, context: SimContext) throws(SimError) -> SimTransaction {
+    private mutating func revoke(_ target: SimTransaction, family: Bool, reason: Int?, context: SimContext) throws(SimError)
+        -> SimTransaction
+    {
         guard target.revocationDate == nil else {
             throw SimError(.conflict, "invalid_state", "transaction \(target.transactionId) is already refunded or revoked")
         }
@@ -164,7 +170,8 @@ extension SimLedger {
         revoked.revocationType = family ? .familyRevoke : .refundFull
         store(revoked)
         if revoked.isAutoRenewable, var subscription = subscriptions[target.originalTransactionId],
-           latest(of: target.originalTransactionId)?.transactionId == target.transactionId {
+            latest(of: target.originalTransactionId)?.transactionId == target.transactionId
+        {
             subscription.status = .revoked
             subscription.autoRenewStatus = .off
             store(subscription)
@@ -182,7 +189,8 @@ extension SimLedger {
         restored.revocationType = nil
         store(restored)
         if restored.isAutoRenewable, var subscription = subscriptions[target.originalTransactionId],
-           latest(of: target.originalTransactionId)?.transactionId == target.transactionId {
+            latest(of: target.originalTransactionId)?.transactionId == target.transactionId
+        {
             subscription.status = (restored.expiresDate ?? 0) > context.now ? .active : .expired
             store(subscription)
         }
@@ -199,7 +207,9 @@ extension SimLedger {
         return latest
     }
 
-    private mutating func expire(_ target: SimTransaction, subtype: NotificationSubtype, context: SimContext) throws(SimError) -> SimTransaction {
+    private mutating func expire(_ target: SimTransaction, subtype: NotificationSubtype, context: SimContext) throws(SimError)
+        -> SimTransaction
+    {
         var subscription = try subscription(of: target)
         let latest = try endPeriod(target, now: context.now)
         subscription.status = .expired
@@ -216,7 +226,9 @@ extension SimLedger {
         return latest
     }
 
-    private mutating func failToRenew(_ target: SimTransaction, grace: Bool, seconds: Int64?, context: SimContext) throws(SimError) -> SimTransaction {
+    private mutating func failToRenew(_ target: SimTransaction, grace: Bool, seconds: Int64?, context: SimContext) throws(SimError)
+        -> SimTransaction
+    {
         var subscription = try subscription(of: target)
         guard subscription.status == .active else {
             throw SimError(.conflict, "invalid_state", "only an active subscription can fail to renew")

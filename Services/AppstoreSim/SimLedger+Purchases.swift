@@ -68,7 +68,8 @@ extension SimLedger {
         receipt.originalTransactionIds.append(id)
         receipts[receipt.token] = receipt
         receiptOfOriginal[id] = receipt.token
-        let notification = isSubscription
+        let notification =
+            isSubscription
             ? try notify(.subscribed, .initialBuy, about: transaction, context: context)
             : try notify(.oneTimeCharge, nil, about: transaction, context: context)
         return PurchaseOutcome(

@@ -28,8 +28,9 @@ enum SimReceiptToken {
             }
         }
         guard let data = Data(base64Encoded: cleaned), data.count == magic.count + 25,
-              data.prefix(magic.count).elementsEqual(magic),
-              [UInt8(ascii: "S"), UInt8(ascii: "P")].contains(data[data.startIndex + magic.count]) else {
+            data.prefix(magic.count).elementsEqual(magic),
+            [UInt8(ascii: "S"), UInt8(ascii: "P")].contains(data[data.startIndex + magic.count])
+        else {
             return nil
         }
         return data.base64EncodedString()

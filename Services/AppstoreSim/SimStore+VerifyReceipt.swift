@@ -20,8 +20,8 @@ extension SimStore {
     /// Apple's `verifyReceipt` answer for a request body sent to the `endpoint` environment.
     func verifyReceipt(body: ByteBuffer, endpoint: AppStoreEnvironment) -> ByteBuffer {
         guard let request = try? JSONDecoder().decode(VerifyReceiptRequest.self, from: Data(body.readableBytesView)),
-              let raw = request.receiptData, !raw.isEmpty, raw.utf8.count <= 1 << 20,
-              let token = SimReceiptToken.normalize(raw)
+            let raw = request.receiptData, !raw.isEmpty, raw.utf8.count <= 1 << 20,
+            let token = SimReceiptToken.normalize(raw)
         else {
             return Self.malformed
         }
@@ -31,7 +31,10 @@ extension SimStore {
         let iOS6 = configuration.legacyIOS6
         let appAppleId = configuration.appAppleId
         let now = nowMillis
-        enum Lookup { case answer(ByteBuffer), render }
+        enum Lookup {
+            case answer(ByteBuffer)
+            case render
+        }
         let lookup = read { ledger -> Lookup in
             guard let receipt = ledger.receipts[token] else { return .answer(Self.notIssued) }
             if receipt.environment == .sandbox && endpoint != .sandbox { return .answer(Self.sandboxReceipt) }

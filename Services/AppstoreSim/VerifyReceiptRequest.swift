@@ -16,7 +16,8 @@ struct VerifyReceiptRequest: Decodable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         receiptData = try? container.decodeIfPresent(String.self, forKey: .receiptData)
         password = try? container.decodeIfPresent(String.self, forKey: .password)
-        excludeOldTransactions = (try? container.decodeIfPresent(Bool.self, forKey: .excludeOldTransactions))
+        excludeOldTransactions =
+            (try? container.decodeIfPresent(Bool.self, forKey: .excludeOldTransactions))
             ?? (try? container.decodeIfPresent(String.self, forKey: .excludeOldTransactions)).map { $0 == "true" }
     }
 }

@@ -54,15 +54,18 @@ extension App {
         let janitor = StreamJanitor(streams: [keys.verified()], redis: redis, logger: logger)
         var services: [any Service] = [redis, operatorsRedis, consumerService, promoter, janitor]
         if let retention = configuration.eventsRetention {
-            services.append(StreamJanitor(streams: [keys.events()], redis: redis, interval: .seconds(60),
-                                          retention: retention, clock: clock, logger: logger))
+            services.append(
+                StreamJanitor(
+                    streams: [keys.events()], redis: redis, interval: .seconds(60),
+                    retention: retention, clock: clock, logger: logger))
         }
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis, libraries: [PipelineFunctions.library, LedgerFunctions.library],
             metrics: { registry.emitToBuffer() })
-        services.append(endpoints.application(
-            host: configuration.metricsHost, port: configuration.metricsPort, serverName: "fulfiller",
-            onServerRunning: onMetricsServerRunning, logger: logger))
+        services.append(
+            endpoints.application(
+                host: configuration.metricsHost, port: configuration.metricsPort, serverName: "fulfiller",
+                onServerRunning: onMetricsServerRunning, logger: logger))
         return configuration.shared.serviceGroup(services: services, handlesSignals: handlesSignals, logger: logger)
     }
 }

@@ -25,8 +25,12 @@ struct FulfillerHandler: Sendable {
         }
         metrics.record(outcome, duration: ContinuousClock.now - started)
         if outcome.outcome == "rejected" {
-            logger.info("Event rejected", metadata: ["job.id": "\(message.entry.string(PurchaseEvent.jobIDField) ?? "")",
-                                                     "reason": "\(outcome.reason ?? "")"])
+            logger.info(
+                "Event rejected",
+                metadata: [
+                    "job.id": "\(message.entry.string(PurchaseEvent.jobIDField) ?? "")",
+                    "reason": "\(outcome.reason ?? "")",
+                ])
         }
         return .acknowledged(duplicate: outcome.outcome == "acked_elsewhere")
     }
@@ -34,8 +38,9 @@ struct FulfillerHandler: Sendable {
     /// The job status `dead` (when the entry names its job), written when the entry is dead-lettered.
     func deadLetterWrites(_ message: StreamMessage, _ reason: String) -> [PipelineWrite] {
         guard let jobID = message.entry.string(PurchaseEvent.jobIDField), !jobID.isEmpty else { return [] }
-        let status = JobStatus(jobID: jobID, state: .dead, reason: "fulfillment_failed", message: String(reason.prefix(300)),
-                               updatedAtMilliseconds: applier.now())
+        let status = JobStatus(
+            jobID: jobID, state: .dead, reason: "fulfillment_failed", message: String(reason.prefix(300)),
+            updatedAtMilliseconds: applier.now())
         return [status.write(keys: keys), status.announcement(keys: keys)]
     }
 }

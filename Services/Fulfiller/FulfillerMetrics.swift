@@ -16,7 +16,8 @@ struct FulfillerMetrics: Sendable {
             if transaction.result == "owned_by_another_user" { fraud("owned_by_another_user") }
         }
         if let reason = outcome.reason, reason == "product_mismatch" || reason == "owned_by_another_user",
-           outcome.transactions == nil {
+            outcome.transactions == nil
+        {
             fraud(reason)
         }
         let (seconds, attoseconds) = duration.components

@@ -54,13 +54,15 @@ func buildApplication(
     let listener = ResultListener(
         subscriber: RedisSubscriber(configuration: subscriberConfiguration, channels: [keys.jobResultsChannel], logger: logger),
         waiters: waiters, logger: logger)
-    let backlog = BacklogMonitor(redis: pool, keys: keys, interval: configuration.backlogSampleInterval,
-                                 metrics: metrics, logger: logger)
+    let backlog = BacklogMonitor(
+        redis: pool, keys: keys, interval: configuration.backlogSampleInterval,
+        metrics: metrics, logger: logger)
     await backlog.sample()
     let signatures: SignedDataVerifier
     do {
-        signatures = try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
-            rootCertificates: configuration.rootCertificates, bundleId: nil, environment: nil, allowsMissingAppAppleId: true))
+        signatures = try SignedDataVerifier(
+            configuration: SignedDataVerifierConfiguration(
+                rootCertificates: configuration.rootCertificates, bundleId: nil, environment: nil, allowsMissingAppAppleId: true))
     } catch {
         pool.close()
         operatorsRedis.close()
@@ -70,8 +72,9 @@ func buildApplication(
         configuration: configuration, redis: pool,
         authenticator: await Authenticator(
             clientJWTSecret: configuration.clientJWTSecret, serviceKeys: configuration.serviceKeys,
-            rules: .init(issuer: configuration.clientJWTIssuer, audience: configuration.clientJWTAudience,
-                         maxLifetime: configuration.clientJWTMaxLifetime)),
+            rules: .init(
+                issuer: configuration.clientJWTIssuer, audience: configuration.clientJWTAudience,
+                maxLifetime: configuration.clientJWTMaxLifetime)),
         signatures: signatures,
         batcher: EnqueueBatcher(
             redis: pool, maxBatch: configuration.enqueueBatchSize, maxBatchBytes: configuration.enqueueBatchBytes,
@@ -88,16 +91,19 @@ func buildApplication(
         libraries: [PipelineFunctions.library, IngestFunctions.library, RateLimitFunctions.library],
         metrics: { metrics.render() })
     if let opsPort = configuration.opsPort {
-        services.append(endpoints.application(
-            host: configuration.opsHost, port: opsPort, serverName: "tollgate-ingest-ops",
-            idleTimeout: configuration.idleTimeout, onServerRunning: onOperatorsServerRunning, logger: logger))
+        services.append(
+            endpoints.application(
+                host: configuration.opsHost, port: opsPort, serverName: "tollgate-ingest-ops",
+                idleTimeout: configuration.idleTimeout, onServerRunning: onOperatorsServerRunning, logger: logger))
     } else {
         endpoints.register(on: router)
     }
-    logger.info("ingest ready", metadata: [
-        "http.host": "\(configuration.host)", "http.port": "\(configuration.port)",
-        "catalog.products": "\(configuration.catalog.products.count)", "redis": "\(configuration.shared.redis)",
-    ])
+    logger.info(
+        "ingest ready",
+        metadata: [
+            "http.host": "\(configuration.host)", "http.port": "\(configuration.port)",
+            "catalog.products": "\(configuration.catalog.products.count)", "redis": "\(configuration.shared.redis)",
+        ])
     return Application(
         router: router,
         server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))),

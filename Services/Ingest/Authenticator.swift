@@ -71,8 +71,9 @@ struct Authenticator: Sendable {
         guard let keys else { throw .unauthorized("user tokens are not accepted (no client JWT secret configured)") }
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3, let header = JWSStructure.base64URLDecode(segments[0].utf8).map({ Data($0) }),
-              let object = try? JSONSerialization.jsonObject(with: header) as? [String: Any],
-              object["alg"] as? String == "HS256" else {
+            let object = try? JSONSerialization.jsonObject(with: header) as? [String: Any],
+            object["alg"] as? String == "HS256"
+        else {
             throw .unauthorized("the token must be an HS256 JWT")
         }
         do {

@@ -65,8 +65,9 @@ final class BacklogMonitor: Service, Sendable {
             _ = try await IngestFunctions.settleBacklog(keys: keys, on: redis)
             let held = try await redis.hgetall(keys.backlog())
             for source in [Job.Source.apple, .client] {
-                metrics.sourceBacklog(source.rawValue, jobs: Int(held[source.rawValue + ".jobs"] ?? "") ?? 0,
-                                      bytes: Int(held[source.rawValue + ".bytes"] ?? "") ?? 0)
+                metrics.sourceBacklog(
+                    source.rawValue, jobs: Int(held[source.rawValue + ".jobs"] ?? "") ?? 0,
+                    bytes: Int(held[source.rawValue + ".bytes"] ?? "") ?? 0)
             }
         } catch {
             logger.debug("backlog sample failed", metadata: ["error": "\(error)"])

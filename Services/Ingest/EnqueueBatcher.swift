@@ -43,8 +43,10 @@ actor EnqueueBatcher {
     private var head = 0
     private var inFlight = 0
 
-    init(redis: any RedisCommandExecutor, maxBatch: Int, maxBatchBytes: Int = .max, maxInFlight: Int = 1,
-         queueLimit: Int, waitReplicas: Int, waitTimeoutMilliseconds: Int, metrics: IngestMetrics, logger: Logger) {
+    init(
+        redis: any RedisCommandExecutor, maxBatch: Int, maxBatchBytes: Int = .max, maxInFlight: Int = 1,
+        queueLimit: Int, waitReplicas: Int, waitTimeoutMilliseconds: Int, metrics: IngestMetrics, logger: Logger
+    ) {
         self.redis = redis
         self.maxBatch = max(1, maxBatch)
         self.maxBatchBytes = max(1, maxBatchBytes)
@@ -91,8 +93,9 @@ actor EnqueueBatcher {
 
     private func roundTrip(_ batch: [Pending]) async {
         metrics.batchSize.record(batch.count)
-        let results = await Self.execute(batch.map(\.command), on: redis, waitReplicas: waitReplicas,
-                                         waitTimeoutMilliseconds: waitTimeoutMilliseconds, logger: logger)
+        let results = await Self.execute(
+            batch.map(\.command), on: redis, waitReplicas: waitReplicas,
+            waitTimeoutMilliseconds: waitTimeoutMilliseconds, logger: logger)
         for (pending, result) in zip(batch, results) {
             pending.continuation.resume(with: result)
         }
@@ -118,8 +121,9 @@ actor EnqueueBatcher {
             if waitReplicas > 0, let acknowledged = replies.last?.int {
                 replicated = acknowledged >= Int64(waitReplicas)
                 if !replicated {
-                    logger.warning("enqueue not acknowledged by enough replicas",
-                                   metadata: ["redis.replicas": "\(acknowledged)", "redis.wanted": "\(waitReplicas)"])
+                    logger.warning(
+                        "enqueue not acknowledged by enough replicas",
+                        metadata: ["redis.replicas": "\(acknowledged)", "redis.wanted": "\(waitReplicas)"])
                 }
             }
             return commands.indices.map { index in

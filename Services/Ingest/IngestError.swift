@@ -35,23 +35,27 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
         IngestError(status: .badRequest, code: "invalid_jws", message: message)
     }
     static func unsupportedAlgorithm(_ alg: String) -> IngestError {
-        IngestError(status: .badRequest, code: "unsupported_algorithm",
-                    message: "JWS alg must be ES256, not '\(alg.prefix(16))'")
+        IngestError(
+            status: .badRequest, code: "unsupported_algorithm",
+            message: "JWS alg must be ES256, not '\(alg.prefix(16))'")
     }
     static func invalidReceipt(_ message: String) -> IngestError {
         IngestError(status: .badRequest, code: "invalid_receipt", message: message)
     }
     static func unknownNotification() -> IngestError {
-        IngestError(status: .badRequest, code: "unknown_notification",
-                    message: "neither a V2 notification (signedPayload) nor a V1 notification (notification_type)")
+        IngestError(
+            status: .badRequest, code: "unknown_notification",
+            message: "neither a V2 notification (signedPayload) nor a V1 notification (notification_type)")
     }
     static func v1NotificationsDisabled() -> IngestError {
-        IngestError(status: .forbidden, code: "v1_notifications_disabled",
-                    message: "V1 notifications are not accepted here (TOLLGATE_V1_NOTIFICATIONS is off)")
+        IngestError(
+            status: .forbidden, code: "v1_notifications_disabled",
+            message: "V1 notifications are not accepted here (TOLLGATE_V1_NOTIFICATIONS is off)")
     }
     static func sharedSecretMismatch() -> IngestError {
-        IngestError(status: .unauthorized, code: "shared_secret_mismatch",
-                    message: "the V1 notification's password is not this app's shared secret")
+        IngestError(
+            status: .unauthorized, code: "shared_secret_mismatch",
+            message: "the V1 notification's password is not this app's shared secret")
     }
     static func invalidSignature(_ message: String) -> IngestError {
         IngestError(status: .unauthorized, code: "invalid_signature", message: message)
@@ -69,34 +73,40 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
         IngestError(status: .notFound, code: "not_found", message: message)
     }
     static func unknownProduct(_ productId: String) -> IngestError {
-        IngestError(status: .unprocessableContent, code: "unknown_product",
-                    message: "product '\(productId.prefix(200))' is not in the catalog")
+        IngestError(
+            status: .unprocessableContent, code: "unknown_product",
+            message: "product '\(productId.prefix(200))' is not in the catalog")
     }
     static func tooManyPendingOrders(retryAfter: Duration) -> IngestError {
-        IngestError(status: .tooManyRequests, code: "too_many_pending_orders",
-                    message: "this user has the most unpaid orders allowed; pay or let one expire",
-                    retryAfterSeconds: seconds(retryAfter))
+        IngestError(
+            status: .tooManyRequests, code: "too_many_pending_orders",
+            message: "this user has the most unpaid orders allowed; pay or let one expire",
+            retryAfterSeconds: seconds(retryAfter))
     }
     static func tooManyInFlight() -> IngestError {
-        IngestError(status: .tooManyRequests, code: "too_many_in_flight",
-                    message: "this user has the most unfinished submissions allowed; wait for one to finish",
-                    retryAfterSeconds: 1)
+        IngestError(
+            status: .tooManyRequests, code: "too_many_in_flight",
+            message: "this user has the most unfinished submissions allowed; wait for one to finish",
+            retryAfterSeconds: 1)
     }
     static func rateLimited(retryAfter: Duration) -> IngestError {
-        IngestError(status: .tooManyRequests, code: "rate_limited",
-                    message: "this user submits faster than allowed", retryAfterSeconds: seconds(retryAfter))
+        IngestError(
+            status: .tooManyRequests, code: "rate_limited",
+            message: "this user submits faster than allowed", retryAfterSeconds: seconds(retryAfter))
     }
     static func tooManyWaiters() -> IngestError {
-        IngestError(status: .tooManyRequests, code: "too_many_waiters",
-                    message: "too many requests wait for results; submit without ?wait= and poll GET /v1/jobs/{id}",
-                    retryAfterSeconds: 1)
+        IngestError(
+            status: .tooManyRequests, code: "too_many_waiters",
+            message: "too many requests wait for results; submit without ?wait= and poll GET /v1/jobs/{id}",
+            retryAfterSeconds: 1)
     }
     static func requestTimeout() -> IngestError {
         IngestError(status: .requestTimeout, code: "request_timeout", message: "the request body did not arrive in time")
     }
     static func redisUnavailable() -> IngestError {
-        IngestError(status: .serviceUnavailable, code: "redis_unavailable",
-                    message: "the job store is unavailable; retry later", retryAfterSeconds: 1)
+        IngestError(
+            status: .serviceUnavailable, code: "redis_unavailable",
+            message: "the job store is unavailable; retry later", retryAfterSeconds: 1)
     }
     static func overloaded(_ message: String) -> IngestError {
         IngestError(status: .serviceUnavailable, code: "overloaded", message: message, retryAfterSeconds: 1)
@@ -106,7 +116,8 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
         max(1, Int((duration.milliseconds + 999) / 1000))
     }
     static func replicationTimeout() -> IngestError {
-        IngestError(status: .serviceUnavailable, code: "replication_timeout",
-                    message: "the write was not acknowledged by enough replicas; retry", retryAfterSeconds: 1)
+        IngestError(
+            status: .serviceUnavailable, code: "replication_timeout",
+            message: "the write was not acknowledged by enough replicas; retry", retryAfterSeconds: 1)
     }
 }

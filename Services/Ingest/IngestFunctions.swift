@@ -46,13 +46,17 @@ enum IngestFunctions {
 
     /// The `FCALL` that enqueues `job` (which carries its dedupe key and counted bytes) with its `queued` status.
     static func enqueueCommand(job: Job, status: JobStatus, keys: Keys, limits: Limits, nowMilliseconds: Int64) -> RedisCommand {
-        var redisKeys = [keys.jobs().stream, keys.job(job.id), job.dedupeKey ?? keys.partitionKey(0, "dedupe", job.id),
-                         keys.backlog()]
+        var redisKeys = [
+            keys.jobs().stream, keys.job(job.id), job.dedupeKey ?? keys.partitionKey(0, "dedupe", job.id),
+            keys.backlog(),
+        ]
         if let user = job.userID, limits.inFlightCap > 0 { redisKeys.append(keys.inFlight(user: user)) }
         var arguments: [[UInt8]] = []
-        for text in [job.id, String(dedupeSeconds), String(JobStatus.retentionSeconds), job.source.rawValue,
-                     String(job.countedBytes ?? job.payload.count), String(limits.maxJobs), String(limits.maxBytes),
-                     String(limits.inFlightCap), keys.job(""), String(nowMilliseconds)] {
+        for text in [
+            job.id, String(dedupeSeconds), String(JobStatus.retentionSeconds), job.source.rawValue,
+            String(job.countedBytes ?? job.payload.count), String(limits.maxJobs), String(limits.maxBytes),
+            String(limits.inFlightCap), keys.job(""), String(nowMilliseconds),
+        ] {
             arguments.append(Array(text.utf8))
         }
         let fields = job.fields
@@ -81,10 +85,14 @@ enum IngestFunctions {
     static func createOrder(
         _ order: Order, keys: Keys, lifetime: Duration, cap: Int, on redis: any RedisCommandExecutor
     ) async throws -> OrderCreation {
-        let redisKeys = [keys.order(user: order.userID, orderNo: order.orderNo), keys.orders(user: order.userID),
-                         keys.pendingOrders(user: order.userID), keys.appAccountToken(order.appAccountToken)]
-        var arguments = [order.orderNo, String(order.createdAtMilliseconds), String(lifetime.milliseconds), String(cap),
-                         order.userID, String(order.fields.count)]
+        let redisKeys = [
+            keys.order(user: order.userID, orderNo: order.orderNo), keys.orders(user: order.userID),
+            keys.pendingOrders(user: order.userID), keys.appAccountToken(order.appAccountToken),
+        ]
+        var arguments = [
+            order.orderNo, String(order.createdAtMilliseconds), String(lifetime.milliseconds), String(cap),
+            order.userID, String(order.fields.count),
+        ]
         for (name, value) in order.fields { arguments += [name, value] }
         let reply = try await library.call("create_order", on: redis, keys: redisKeys, arguments: arguments)
         guard let parts = reply.array, let created = parts.first?.int else {

@@ -32,8 +32,10 @@ struct IngestMetrics: Sendable {
     }
 
     func request(route: String, status: Int, duration: Duration) {
-        CoreMetrics.Counter(label: "tollgate_ingest_requests_total", dimensions: [("route", route), ("status", String(status))],
-                factory: factory).increment()
+        CoreMetrics.Counter(
+            label: "tollgate_ingest_requests_total", dimensions: [("route", route), ("status", String(status))],
+            factory: factory
+        ).increment()
         CoreMetrics.Timer(label: "tollgate_ingest_request_duration_seconds", dimensions: [("route", route)], factory: factory)
             .recordNanoseconds(duration.nanoseconds)
     }
@@ -50,8 +52,10 @@ struct IngestMetrics: Sendable {
     }
 
     func job(kind: String, created: Bool) {
-        CoreMetrics.Counter(label: "tollgate_ingest_jobs_total",
-                dimensions: [("kind", kind), ("outcome", created ? "created" : "duplicate")], factory: factory).increment()
+        CoreMetrics.Counter(
+            label: "tollgate_ingest_jobs_total",
+            dimensions: [("kind", kind), ("outcome", created ? "created" : "duplicate")], factory: factory
+        ).increment()
     }
 
     /// The Prometheus text exposition.

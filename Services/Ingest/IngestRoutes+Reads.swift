@@ -10,8 +10,9 @@ extension IngestRoutes {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(configuration.catalog)
-        return Response(status: .ok, headers: [.contentType: "application/json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// `GET /v1/jobs/{jobId}`: the job's status; users see only their own jobs (`403`), services any.
@@ -38,8 +39,9 @@ extension IngestRoutes {
         let view = EntitlementsView(hash: hash, nowMilliseconds: clock.nowMilliseconds())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Response(status: .ok, headers: [.contentType: "application/json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(view))))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(view))))
     }
 
     /// `POST /v1/orders {productId}`: a user's order of a catalog product → `201 {orderNo, appAccountToken}`,
@@ -54,11 +56,13 @@ extension IngestRoutes {
             throw IngestError.invalidRequest("productId must be a non-empty string")
         }
         guard configuration.catalog.product(productId) != nil else { throw IngestError.unknownProduct(productId) }
-        let order = Order(orderNo: Order.newOrderNo(), userID: userID, productId: productId,
-                          appAccountToken: Order.newAppAccountToken(), createdAtMilliseconds: clock.nowMilliseconds())
+        let order = Order(
+            orderNo: Order.newOrderNo(), userID: userID, productId: productId,
+            appAccountToken: Order.newAppAccountToken(), createdAtMilliseconds: clock.nowMilliseconds())
         let creation = try await redisRead {
-            try await IngestFunctions.createOrder(order, keys: keys, lifetime: configuration.orderLifetime,
-                                                  cap: configuration.maxPendingOrders, on: redis)
+            try await IngestFunctions.createOrder(
+                order, keys: keys, lifetime: configuration.orderLifetime,
+                cap: configuration.maxPendingOrders, on: redis)
         }
         if case .tooManyPending(let retryAfter) = creation {
             metrics.reject(reason: "too_many_pending_orders")

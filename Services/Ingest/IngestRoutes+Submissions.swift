@@ -48,8 +48,9 @@ extension IngestRoutes {
     /// One token of the user's fleet-wide submission bucket (`TOLLGATE_USER_RATE`, `TOLLGATE_USER_BURST`), or
     /// `429 rate_limited` with the wait until the next one.
     func takeSubmissionToken(_ userID: String) async throws {
-        let bucket = TokenBucket(key: keys.submissionBucket(user: userID), ratePerSecond: configuration.userRatePerSecond,
-                                 capacity: Double(configuration.userBurst))
+        let bucket = TokenBucket(
+            key: keys.submissionBucket(user: userID), ratePerSecond: configuration.userRatePerSecond,
+            capacity: Double(configuration.userBurst))
         let (granted, wait) = try await redisRead { try await RateLimitFunctions.take(on: redis, bucket: bucket) }
         guard granted else {
             metrics.reject(reason: "rate_limited")
@@ -61,9 +62,10 @@ extension IngestRoutes {
     /// group-commit batcher.
     func enqueue(_ submission: Submission, source: Job.Source, userID: String?) async throws -> EnqueueBatcher.Outcome {
         let now = clock.nowMilliseconds()
-        let job = Job(id: Self.newJobID(), kind: submission.kind, payload: submission.payload, source: source,
-                      userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now,
-                      countedBytes: submission.payload.count, dedupeKey: dedupeKey(submission, source: source, userID: userID))
+        let job = Job(
+            id: Self.newJobID(), kind: submission.kind, payload: submission.payload, source: source,
+            userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now,
+            countedBytes: submission.payload.count, dedupeKey: dedupeKey(submission, source: source, userID: userID))
         let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
         let limits = IngestFunctions.Limits(
             maxJobs: configuration.maxBacklog,
@@ -72,9 +74,11 @@ extension IngestRoutes {
         let command = IngestFunctions.enqueueCommand(job: job, status: status, keys: keys, limits: limits, nowMilliseconds: now)
         let outcome = try await batcher.enqueue(command)
         metrics.job(kind: submission.kind.rawValue, created: outcome.created)
-        logger.debug("job enqueued", metadata: [
-            "job.id": "\(outcome.jobID)", "job.kind": "\(submission.kind.rawValue)", "job.created": "\(outcome.created)",
-        ])
+        logger.debug(
+            "job enqueued",
+            metadata: [
+                "job.id": "\(outcome.jobID)", "job.kind": "\(submission.kind.rawValue)", "job.created": "\(outcome.created)",
+            ])
         return outcome
     }
 

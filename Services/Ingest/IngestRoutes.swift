@@ -105,9 +105,11 @@ struct IngestRoutes: Sendable {
 /// `{"jobId": "<id>"}`, written directly: job ids are lowercase hex, and `JSONSerialization` cost more than
 /// the rest of the answer on the notification path. Any other id goes through ``jsonResponse(_:_:)``.
 func jobIDResponse(_ status: HTTPResponse.Status, _ jobID: String) -> Response {
-    let isPlain = !jobID.isEmpty && jobID.utf8.allSatisfy {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
-    }
+    let isPlain =
+        !jobID.isEmpty
+        && jobID.utf8.allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+        }
     guard isPlain else { return jsonResponse(status, ["jobId": jobID]) }
     var buffer = ByteBuffer()
     buffer.reserveCapacity(jobID.utf8.count + 12)
@@ -120,6 +122,7 @@ func jobIDResponse(_ status: HTTPResponse.Status, _ jobID: String) -> Response {
 /// A JSON response from a JSON-serializable object.
 func jsonResponse(_ status: HTTPResponse.Status, _ object: Any) -> Response {
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-    return Response(status: status, headers: [.contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    return Response(
+        status: status, headers: [.contentType: "application/json"],
+        body: .init(byteBuffer: ByteBuffer(bytes: data)))
 }

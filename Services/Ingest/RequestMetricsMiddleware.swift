@@ -9,8 +9,9 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            metrics.request(route: context.endpointPath ?? "unmatched", status: response.status.code,
-                            duration: ContinuousClock.now - start)
+            metrics.request(
+                route: context.endpointPath ?? "unmatched", status: response.status.code,
+                duration: ContinuousClock.now - start)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500

@@ -84,7 +84,8 @@ struct Submission: Sendable {
     static func notificationV1(body: [UInt8], sharedSecret: String) throws(IngestError) -> Submission {
         let object = try jsonObject(body)
         guard let password = object["password"] as? String,
-              ConstantTime.equal(Array(password.utf8), Array(sharedSecret.utf8)) else {
+            ConstantTime.equal(Array(password.utf8), Array(sharedSecret.utf8))
+        else {
             throw .sharedSecretMismatch()
         }
         let unified = object["unified_receipt"] as? [String: Any]
@@ -93,7 +94,9 @@ struct Submission: Sendable {
         }
         var trigger: [String: Any] = [
             "notification_type": object["notification_type"] as? String ?? "",
-            "unified_receipt": ["latest_receipt": String(decoding: try normalizedReceipt(raw, maxBytes: maxNotificationBytes), as: UTF8.self)],
+            "unified_receipt": [
+                "latest_receipt": String(decoding: try normalizedReceipt(raw, maxBytes: maxNotificationBytes), as: UTF8.self)
+            ],
         ]
         for name in ["bid", "environment"] {
             if let value = object[name] as? String { trigger[name] = String(value.prefix(256)) }
@@ -133,7 +136,8 @@ struct Submission: Sendable {
     private static func orderNo(_ object: [String: Any]) throws(IngestError) -> String? {
         guard let value = object["orderNo"], !(value is NSNull) else { return nil }
         guard let text = value as? String, !text.isEmpty, text.utf8.count <= 64,
-              text.utf8.allSatisfy({ JWSStructure.isBase64URL($0) }) else {
+            text.utf8.allSatisfy({ JWSStructure.isBase64URL($0) })
+        else {
             throw .invalidRequest("orderNo must be 1-64 letters, digits, '-' or '_'")
         }
         return text

@@ -15,8 +15,10 @@ struct UserClaims: JWTPayload {
     var iss: IssuerClaim?
     var aud: AudienceClaim?
 
-    init(sub: SubjectClaim, exp: ExpirationClaim, nbf: NotBeforeClaim? = nil, iat: IssuedAtClaim? = nil,
-         iss: IssuerClaim? = nil, aud: AudienceClaim? = nil) {
+    init(
+        sub: SubjectClaim, exp: ExpirationClaim, nbf: NotBeforeClaim? = nil, iat: IssuedAtClaim? = nil,
+        iss: IssuerClaim? = nil, aud: AudienceClaim? = nil
+    ) {
         self.sub = sub
         self.exp = exp
         self.nbf = nbf

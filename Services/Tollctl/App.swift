@@ -7,8 +7,10 @@ struct Tollctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tollctl",
         abstract: "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters.",
-        subcommands: [VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
-                      UserCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self]
+        subcommands: [
+            VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
+            UserCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self,
+        ]
     )
 
     /// Parses and runs a subcommand. ArgumentParser reports what is its own (usage, `--help`, a chosen exit

@@ -16,8 +16,9 @@ struct AuditCommand: AsyncParsableCommand {
             let report = try await LedgerAudit(redis: redis, keys: keys).run()
             print("users=\(report.users) transactions=\(report.transactions) differences=\(report.differences.count)")
             for difference in report.differences {
-                print("  user=\(difference.user)  stored=\(difference.stored)  recomputed=\(difference.recomputed)  "
-                      + "difference=\(difference.stored - difference.recomputed)")
+                print(
+                    "  user=\(difference.user)  stored=\(difference.stored)  recomputed=\(difference.recomputed)  "
+                        + "difference=\(difference.stored - difference.recomputed)")
             }
             differences = report.differences.count
         }

@@ -19,7 +19,9 @@ struct BenchVerifyCommand: AsyncParsableCommand {
     @Argument(help: "File holding the JWS.")
     var file: String
 
-    @Option(name: .customLong("refused"), help: "A JWS the door check must refuse (a forgery); its refusals per second are measured too. Repeatable.")
+    @Option(
+        name: .customLong("refused"),
+        help: "A JWS the door check must refuse (a forgery); its refusals per second are measured too. Repeatable.")
     var refusedFiles: [String] = []
 
     func run() async throws {
@@ -45,10 +47,14 @@ struct BenchVerifyCommand: AsyncParsableCommand {
         print("\(kind), one thread:")
         print(String(format: "cached:   %.0f verifications/s (chain cache hits %d, misses %d)", cachedRate, stats.hits, stats.misses))
         print(String(format: "uncached: %.0f verifications/s (full chain validation every time)", uncachedRate))
-        print(String(format: "door:     %.0f signature checks/s (%.1f µs each; ingest's check of a V2 notification or signed transaction)",
-                     door, 1e6 / door))
-        print(String(format: "forged:   %.0f forgeries refused/s (%.1f µs each; Apple's header and signature around another payload)",
-                     refused, 1e6 / refused))
+        print(
+            String(
+                format: "door:     %.0f signature checks/s (%.1f µs each; ingest's check of a V2 notification or signed transaction)",
+                door, 1e6 / door))
+        print(
+            String(
+                format: "forged:   %.0f forgeries refused/s (%.1f µs each; Apple's header and signature around another payload)",
+                refused, 1e6 / refused))
         for path in refusedFiles {
             let other = try JWSInput.read(path)
             let rate = try await Self.measureDoor(cached, jws: other, seconds: max(1, seconds / 2), expectValid: false)

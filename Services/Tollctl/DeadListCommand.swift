@@ -30,9 +30,10 @@ struct DeadListCommand: AsyncParsableCommand {
 
     /// One entry as a line of `name=value` pairs.
     static func line(_ entry: StreamEntry) -> String {
-        let deadAt = entry.string("dead.at").flatMap { Int64($0) }.map {
-            ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double($0) / 1000))
-        } ?? "?"
+        let deadAt =
+            entry.string("dead.at").flatMap { Int64($0) }.map {
+                ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double($0) / 1000))
+            } ?? "?"
         let reason = (entry.string("reason") ?? "").replacingOccurrences(of: "\n", with: " ")
         return [
             entry.id,

@@ -39,7 +39,8 @@ struct DeadRedriveCommand: AsyncParsableCommand {
                 let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
                 if let newID = try await DeadLetterFunctions.redrive(
                     on: redis, keys: keys, statusKey: statusKey, backlogKey: allKeys.backlog(partition: options.partition),
-                    deadID: entry.id, jobID: jobID, nowMilliseconds: now) {
+                    deadID: entry.id, jobID: jobID, nowMilliseconds: now)
+                {
                     print("\(entry.id) -> \(newID)  job=\(jobID.isEmpty ? "-" : jobID)")
                     moved += 1
                 }

@@ -14,9 +14,10 @@ struct ReconcileCommand: AsyncParsableCommand {
         commandName: "reconcile",
         abstract: "Run one reconcile pass now: recover missed notifications, look up stale subscriptions.")
 
-    @Option(help: ArgumentHelp(
-        "Read Apple's history from this date instead of the checkpoint (which then does not move).",
-        discussion: "2026-11-01, 2026-11-01T08:00:00Z or milliseconds since 1970."))
+    @Option(
+        help: ArgumentHelp(
+            "Read Apple's history from this date instead of the checkpoint (which then does not move).",
+            discussion: "2026-11-01, 2026-11-01T08:00:00Z or milliseconds since 1970."))
     var since: String?
 
     @Flag(help: "Print what would be enqueued and corrected; change nothing (Redis is only read).")
@@ -32,8 +33,9 @@ struct ReconcileCommand: AsyncParsableCommand {
         }
         let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
         configuration.shared.bootstrapLogging(ceiling: .warning)
-        let report = try await ReconcileOnce.run(configuration: configuration, arguments: arguments,
-                                                 logger: Logger(label: "tollctl.reconcile"))
+        let report = try await ReconcileOnce.run(
+            configuration: configuration, arguments: arguments,
+            logger: Logger(label: "tollctl.reconcile"))
         for line in report.lines { print(line) }
         for line in report.summary(dryRun: dryRun) { print(line) }
     }

@@ -15,7 +15,10 @@ struct StreamsCommand: AsyncParsableCommand {
     @Option(help: "How many partitions to show (streams tg:{p0}… to tg:{pN-1}…).")
     var partitions: Int = 1
 
-    @Flag(help: "One JSON object: {\"streams\": [{\"name\", \"partition\", \"stream\", \"length\", \"retrying\", \"deadLetters\", \"groups\": [{\"name\", \"consumers\", \"pending\", \"lag\"}]}]}.")
+    @Flag(
+        help:
+            "One JSON object: {\"streams\": [{\"name\", \"partition\", \"stream\", \"length\", \"retrying\", \"deadLetters\", \"groups\": [{\"name\", \"consumers\", \"pending\", \"lag\"}]}]}."
+    )
     var json = false
 
     func validate() throws {
@@ -27,8 +30,9 @@ struct StreamsCommand: AsyncParsableCommand {
             var report = StreamsReport(streams: [])
             for partition in 0..<partitions {
                 for name in Keys.knownStreams {
-                    report.streams.append(try await Self.describe(
-                        name: name, partition: partition, keys: keys.stream(name, partition: partition), on: redis))
+                    report.streams.append(
+                        try await Self.describe(
+                            name: name, partition: partition, keys: keys.stream(name, partition: partition), on: redis))
                 }
             }
             if json {
@@ -57,8 +61,9 @@ struct StreamsCommand: AsyncParsableCommand {
             deadLetterStream: keys.deadLetter,
             groups: groups.map { group in
                 // Not Redis' raw `lag`, which Redis 7.0 overstates for good after a restart (see `undelivered`).
-                .init(name: group.name, consumers: group.consumers, pending: group.pending,
-                      lag: group.undelivered(streamLength: length, lastEntry: lastEntry))
+                .init(
+                    name: group.name, consumers: group.consumers, pending: group.pending,
+                    lag: group.undelivered(streamLength: length, lastEntry: lastEntry))
             })
     }
 }

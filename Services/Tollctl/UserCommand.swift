@@ -19,8 +19,9 @@ struct UserCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await UserLedgerConnection.with { redis, keys in
-            let view = EntitlementsView(hash: try await UserLedgerConnection.hash(redis, keys.account(user: userID)),
-                                        nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+            let view = EntitlementsView(
+                hash: try await UserLedgerConnection.hash(redis, keys.account(user: userID)),
+                nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             print("user \(userID)")

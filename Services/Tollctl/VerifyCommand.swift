@@ -9,14 +9,14 @@ struct VerifyCommand: AsyncParsableCommand {
         commandName: "verify",
         abstract: "Verify an App Store JWS (notification, transaction, renewal info or app transaction).",
         discussion: """
-        Checks ES256, the x5c chain to a trusted root (Apple Root CA - G3 unless --root is given) with \
-        Apple's OIDs, the signature, certificate validity at the payload's signedDate, and the app. \
-        Prints the decoded JSON (nested JWS decoded in place) and exits 0, or prints \
-        'error: <code>: <message>' on stderr and exits 1.
-        Without --environment the payload's own declared environment is used (that is not a check); \
-        without --bundle-id the bundle ID is not checked; without --app-apple-id production data's app \
-        Apple ID is not checked. A note on stderr says when a check was skipped.
-        """
+            Checks ES256, the x5c chain to a trusted root (Apple Root CA - G3 unless --root is given) with \
+            Apple's OIDs, the signature, certificate validity at the payload's signedDate, and the app. \
+            Prints the decoded JSON (nested JWS decoded in place) and exits 0, or prints \
+            'error: <code>: <message>' on stderr and exits 1.
+            Without --environment the payload's own declared environment is used (that is not a check); \
+            without --bundle-id the bundle ID is not checked; without --app-apple-id production data's app \
+            Apple ID is not checked. A note on stderr says when a check was skipped.
+            """
     )
 
     @Option(name: .customLong("root"), help: "Trusted root certificate (DER or PEM); repeatable.")

@@ -24,7 +24,9 @@ struct VerifyOptions {
         case nil:
             expectedEnvironment = claims?.environment
             if notes {
-                StandardError.write("note: no --environment; using the payload's declared environment (\(expectedEnvironment?.rawValue ?? "none")), which is not a check")
+                StandardError.write(
+                    "note: no --environment; using the payload's declared environment (\(expectedEnvironment?.rawValue ?? "none")), which is not a check"
+                )
             }
         case let other?:
             throw ToolError("invalid_argument", "--environment must be production or sandbox, not \(other)")
@@ -35,13 +37,14 @@ struct VerifyOptions {
         if notes, appAppleId == nil, expectedEnvironment == .production {
             StandardError.write("note: no --app-apple-id; the app Apple ID of production data is not checked")
         }
-        return try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
-            rootCertificates: rootCertificates,
-            bundleId: bundleId,
-            environment: expectedEnvironment,
-            appAppleId: appAppleId,
-            allowsMissingAppAppleId: appAppleId == nil,
-            chainCacheCapacity: chainCacheCapacity
-        ))
+        return try SignedDataVerifier(
+            configuration: SignedDataVerifierConfiguration(
+                rootCertificates: rootCertificates,
+                bundleId: bundleId,
+                environment: expectedEnvironment,
+                appAppleId: appAppleId,
+                allowsMissingAppAppleId: appAppleId == nil,
+                chainCacheCapacity: chainCacheCapacity
+            ))
     }
 }

@@ -17,7 +17,8 @@ struct App {
             configuration.shared.bootstrapLogging()
             let registry = PrometheusCollectorRegistry()
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-            let group = try await VerifierServices.build(configuration: configuration, logger: Logger(label: "verifier"), registry: registry)
+            let group = try await VerifierServices.build(
+                configuration: configuration, logger: Logger(label: "verifier"), registry: registry)
             try await group.run()
         } catch {
             Fatal.exit(tool: "verifier", error: error)

@@ -1,5 +1,5 @@
-@preconcurrency import Crypto
 import AppStore
+@preconcurrency import Crypto
 import Foundation
 
 /// Signs payloads the way the App Store does: compact JWS with header

@@ -1,5 +1,5 @@
-@preconcurrency import Crypto
 import AppStore
+@preconcurrency import Crypto
 import Foundation
 import SwiftASN1
 import X509

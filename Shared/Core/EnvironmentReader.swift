@@ -79,7 +79,8 @@ package struct EnvironmentReader: Sendable {
     package func optionalURL(_ name: String) throws(ConfigurationError) -> URL? {
         guard let text = optional(name) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host != nil else {
+            url.host != nil
+        else {
             throw ConfigurationError(variable: name, problem: "must be an http(s) URL")
         }
         return url

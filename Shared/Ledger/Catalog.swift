@@ -64,8 +64,10 @@ package struct Catalog: Sendable, Hashable, Codable {
                 let known = Product.Kind.allCases.map(\.rawValue).joined(separator: ", ")
                 throw .invalidCatalog("products[\(index)] (\(item.productId)): unknown type '\(item.type)' (known: \(known))")
             }
-            products.append(Product(productId: item.productId, type: kind, coins: item.coins,
-                                    entitlement: item.entitlement, durationDays: item.durationDays))
+            products.append(
+                Product(
+                    productId: item.productId, type: kind, coins: item.coins,
+                    entitlement: item.entitlement, durationDays: item.durationDays))
         }
         try self.init(products: products)
     }

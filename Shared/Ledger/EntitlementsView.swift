@@ -64,8 +64,10 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
             if state == "active", let now = nowMilliseconds, let end = expiresMilliseconds, end <= now {
                 state = "expired"
             }
-            list.append(Entitlement(entitlement: name, state: state, expiresAt: expiresMilliseconds.map(Self.iso8601),
-                                    autoRenew: hash[Field.autoRenew(name)] == "1"))
+            list.append(
+                Entitlement(
+                    entitlement: name, state: state, expiresAt: expiresMilliseconds.map(Self.iso8601),
+                    autoRenew: hash[Field.autoRenew(name)] == "1"))
         }
         entitlements = list.sorted { $0.entitlement < $1.entitlement }
     }

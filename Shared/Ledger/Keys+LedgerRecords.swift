@@ -51,7 +51,8 @@ extension Keys {
 
     /// The user id of an account key, or nil when `key` is not one.
     package func user(ofAccountKey key: String) -> String? {
-        let head = "\(prefix):{u:", tail = "}:account"
+        let head = "\(prefix):{u:"
+        let tail = "}:account"
         guard key.hasPrefix(head), key.hasSuffix(tail), key.count > head.count + tail.count else { return nil }
         return String(key.dropFirst(head.count).dropLast(tail.count))
     }

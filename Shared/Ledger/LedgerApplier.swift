@@ -16,8 +16,10 @@ package struct LedgerApplier: Sendable {
     /// Milliseconds since 1970; entitlement states are computed at this time.
     package let now: @Sendable () -> Int64
 
-    package init(redis: any RedisCommandExecutor, catalog: Catalog, keys: Keys, group: String, clampRefunds: Bool,
-                now: @escaping @Sendable () -> Int64) {
+    package init(
+        redis: any RedisCommandExecutor, catalog: Catalog, keys: Keys, group: String, clampRefunds: Bool,
+        now: @escaping @Sendable () -> Int64
+    ) {
         self.redis = redis
         self.catalog = catalog
         self.keys = keys
@@ -35,8 +37,9 @@ package struct LedgerApplier: Sendable {
             let resolution = try await resolveOwner(delivery.event)
             let outcome: LedgerOutcome
             if let owner = resolution.user {
-                let plan = LedgerPlan(delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
-                                      keys: keys, stream: stream, clamp: clampRefunds, now: now())
+                let plan = LedgerPlan(
+                    delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
+                    keys: keys, stream: stream, clamp: clampRefunds, now: now())
                 outcome = try await LedgerFunctions.call(
                     "apply", on: redis, keys: plan.keys, group: group, id: entry.id,
                     plan: try plan.json())
@@ -79,8 +82,9 @@ package struct LedgerApplier: Sendable {
     }
 
     private func tokenOwner(_ token: String) async throws -> (user: String, orderNo: String?)? {
-        let reply = try await redis.send(RedisCommand(
-            "HMGET", keys.appAccountToken(token), Order.TokenField.user, Order.TokenField.orderNo))
+        let reply = try await redis.send(
+            RedisCommand(
+                "HMGET", keys.appAccountToken(token), Order.TokenField.user, Order.TokenField.orderNo))
         guard let values = reply.array, let user = values.first?.string, !user.isEmpty else { return nil }
         return (user, values.count > 1 ? values[1].string : nil)
     }

@@ -64,8 +64,10 @@ package struct LedgerAudit: Sendable {
         for _ in 0..<5 {
             let ids = (try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? [])
                 .compactMap(\.string)
-            var commands = [RedisCommand("MULTI"), RedisCommand("HGET", keys.account(user: user), "coins"),
-                            RedisCommand("ZCARD", keys.transactions(user: user))]
+            var commands = [
+                RedisCommand("MULTI"), RedisCommand("HGET", keys.account(user: user), "coins"),
+                RedisCommand("ZCARD", keys.transactions(user: user)),
+            ]
             commands += ids.map {
                 RedisCommand("HMGET", keys.transaction(user: user, transactionId: $0), "coins", "debited")
             }

@@ -25,8 +25,10 @@ package struct LedgerOutcome: Sendable, Hashable, Codable {
     package var forwarded: Int?
     package var transactions: [TransactionResult]?
 
-    package init(outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,
-                forwarded: Int? = nil, transactions: [TransactionResult]? = nil) {
+    package init(
+        outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,
+        forwarded: Int? = nil, transactions: [TransactionResult]? = nil
+    ) {
         self.outcome = outcome
         self.reason = reason
         self.coins = coins

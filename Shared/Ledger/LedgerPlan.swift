@@ -68,15 +68,20 @@ struct LedgerPlan {
     private(set) var body: Body
 
     /// The fixed keys, in the order the function expects them.
-    init(delivery: LedgerDelivery, owner: String, resolution: OwnerResolution, catalog: Catalog, keys k: Keys,
-         stream: String, clamp: Bool, now: Int64) {
+    init(
+        delivery: LedgerDelivery, owner: String, resolution: OwnerResolution, catalog: Catalog, keys k: Keys,
+        stream: String, clamp: Bool, now: Int64
+    ) {
         let event = delivery.event
-        keys = [stream, k.job(event.jobId), k.events().stream, k.account(user: owner), k.ledgerMeta(user: owner),
-                k.transactions(user: owner), k.notifications(user: owner)]
-        body = Body(jobId: event.jobId, kind: event.kind.rawValue, user: owner, env: event.environment,
-                    channel: k.jobResultsChannel, now: now, verifiedAt: event.verifiedAt,
-                    retention: JobStatus.retentionSeconds, clamp: clamp, by: "user",
-                    claim: delivery.isClientClaim, forwarded: delivery.isForwarded, hops: delivery.hops)
+        keys = [
+            stream, k.job(event.jobId), k.events().stream, k.account(user: owner), k.ledgerMeta(user: owner),
+            k.transactions(user: owner), k.notifications(user: owner),
+        ]
+        body = Body(
+            jobId: event.jobId, kind: event.kind.rawValue, user: owner, env: event.environment,
+            channel: k.jobResultsChannel, now: now, verifiedAt: event.verifiedAt,
+            retention: JobStatus.retentionSeconds, clamp: clamp, by: "user",
+            claim: delivery.isClientClaim, forwarded: delivery.isForwarded, hops: delivery.hops)
         switch resolution {
         case .token(_, let orderNo, let token):
             body.by = "token"
@@ -93,8 +98,9 @@ struct LedgerPlan {
             body.explicit = true
         }
         if let note = event.notification {
-            body.note = Note(type: note.type, uuid: note.notificationUUID, signed: note.signedDate,
-                             evidence: note.version >= 2)
+            body.note = Note(
+                type: note.type, uuid: note.notificationUUID, signed: note.signedDate,
+                evidence: note.version >= 2)
         }
         var entByOTID: [String: Int] = [:]
         for tx in event.transactions {
@@ -104,29 +110,32 @@ struct LedgerPlan {
                 ent = entitlementIndex(name: name, product: product, user: owner, keys: k)
                 entByOTID[tx.originalTransactionId] = ent
             }
-            body.txs.append(Tx(
-                tid: tx.transactionId, otid: tx.originalTransactionId, product: tx.productId,
-                type: product?.type.rawValue ?? "unknown", coins: product?.coins ?? 0, qty: tx.quantity,
-                ent: ent, purchase: tx.purchaseDate, expires: tx.expiresDate, revoked: tx.revocationDate,
-                signed: tx.signedDate, family: tx.inAppOwnershipType == "FAMILY_SHARED", upgraded: tx.isUpgraded ?? false,
-                aat: tx.appAccountToken?.lowercased(),
-                rec: index(k.transaction(user: owner, transactionId: tx.transactionId)),
-                bind: index(k.binding(originalTransactionId: tx.originalTransactionId)),
-                park: index(k.parked(originalTransactionId: tx.originalTransactionId)),
-                aatKey: tx.appAccountToken.map { index(k.appAccountToken($0)) }))
+            body.txs.append(
+                Tx(
+                    tid: tx.transactionId, otid: tx.originalTransactionId, product: tx.productId,
+                    type: product?.type.rawValue ?? "unknown", coins: product?.coins ?? 0, qty: tx.quantity,
+                    ent: ent, purchase: tx.purchaseDate, expires: tx.expiresDate, revoked: tx.revocationDate,
+                    signed: tx.signedDate, family: tx.inAppOwnershipType == "FAMILY_SHARED", upgraded: tx.isUpgraded ?? false,
+                    aat: tx.appAccountToken?.lowercased(),
+                    rec: index(k.transaction(user: owner, transactionId: tx.transactionId)),
+                    bind: index(k.binding(originalTransactionId: tx.originalTransactionId)),
+                    park: index(k.parked(originalTransactionId: tx.originalTransactionId)),
+                    aatKey: tx.appAccountToken.map { index(k.appAccountToken($0)) }))
         }
         for renewal in event.renewals {
             var ent = entByOTID[renewal.originalTransactionId]
             if ent == nil, let product = renewal.productId.flatMap(catalog.product), product.type == .autoRenewable,
-               let name = product.entitlement {
+                let name = product.entitlement
+            {
                 ent = entitlementIndex(name: name, product: product, user: owner, keys: k)
             }
             guard let ent, body.ents[ent - 1].type == Product.Kind.autoRenewable.rawValue else { continue }
-            body.renewals.append(Renewal(
-                ent: ent, otid: renewal.originalTransactionId,
-                bind: index(k.binding(originalTransactionId: renewal.originalTransactionId)), auto: renewal.autoRenewStatus,
-                retry: renewal.isInBillingRetryPeriod ?? false, grace: renewal.gracePeriodExpiresDate,
-                signed: renewal.signedDate))
+            body.renewals.append(
+                Renewal(
+                    ent: ent, otid: renewal.originalTransactionId,
+                    bind: index(k.binding(originalTransactionId: renewal.originalTransactionId)), auto: renewal.autoRenewStatus,
+                    retry: renewal.isInBillingRetryPeriod ?? false, grace: renewal.gracePeriodExpiresDate,
+                    signed: renewal.signedDate))
         }
         addSweepIndex(keys: k)
     }
@@ -154,8 +163,10 @@ struct LedgerPlan {
     /// The 1-based position of an entitlement in the plan (added once).
     private mutating func entitlementIndex(name: String, product: Product, user: String, keys k: Keys) -> Int {
         if let found = body.ents.firstIndex(where: { $0.name == name }) { return found + 1 }
-        body.ents.append(Ent(name: name, type: product.type.rawValue, days: product.durationDays ?? 0,
-                             key: index(k.entitlement(user: user, name: name))))
+        body.ents.append(
+            Ent(
+                name: name, type: product.type.rawValue, days: product.durationDays ?? 0,
+                key: index(k.entitlement(user: user, name: name))))
         return body.ents.count
     }
 

@@ -64,12 +64,13 @@ package struct Order: Sendable, Hashable, Codable {
     /// Reads an order from `HGETALL` of its hash; nil when a required field is missing or invalid.
     package init?(hash: [String: String]) {
         guard let orderNo = hash[Field.orderNo], let userID = hash[Field.user], let productId = hash[Field.product],
-              let token = hash[Field.token], let state = hash[Field.state].flatMap(State.init(rawValue:)),
-              let created = hash[Field.createdAt].flatMap({ Int64($0) })
+            let token = hash[Field.token], let state = hash[Field.state].flatMap(State.init(rawValue:)),
+            let created = hash[Field.createdAt].flatMap({ Int64($0) })
         else { return nil }
-        self.init(orderNo: orderNo, userID: userID, productId: productId, appAccountToken: token, state: state,
-                  createdAtMilliseconds: created, paidAtMilliseconds: hash[Field.paidAt].flatMap { Int64($0) },
-                  transactionId: hash[Field.transaction])
+        self.init(
+            orderNo: orderNo, userID: userID, productId: productId, appAccountToken: token, state: state,
+            createdAtMilliseconds: created, paidAtMilliseconds: hash[Field.paidAt].flatMap { Int64($0) },
+            transactionId: hash[Field.transaction])
     }
 
     /// The order hash's field names.

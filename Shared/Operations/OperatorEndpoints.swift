@@ -31,8 +31,9 @@ package struct OperatorEndpoints: Sendable {
         router.get("/healthz") { _, _ in Self.json(.ok, Self.healthy) }
         router.get("/readyz") { _, _ in await readiness() }
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: metrics())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics())))
         }
     }
 

@@ -25,8 +25,9 @@ extension SharedConfiguration {
             pool.close()
             throw error
         }
-        logger.info("Connected to Redis and loaded the pipeline functions",
-                    metadata: ["redis": "\(redis)", "library": "\(PipelineFunctions.library.name)"])
+        logger.info(
+            "Connected to Redis and loaded the pipeline functions",
+            metadata: ["redis": "\(redis)", "library": "\(PipelineFunctions.library.name)"])
         return pool
     }
 

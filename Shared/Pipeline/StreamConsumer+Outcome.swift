@@ -20,8 +20,9 @@ extension StreamConsumer {
         if deliveryCount > configuration.maxDeliveries {
             let reason = "poison: delivered \(deliveryCount) times (max \(configuration.maxDeliveries))"
             logger.warning("Poison entry; dead-lettering without handling", metadata: ["delivery_count": "\(deliveryCount)"])
-            await apply(.deadLetter(reason: reason, writes: deadLetterWrites(message, reason)),
-                        to: message, cause: "poison", logger: logger)
+            await apply(
+                .deadLetter(reason: reason, writes: deadLetterWrites(message, reason)),
+                to: message, cause: "poison", logger: logger)
             return
         }
 
@@ -56,8 +57,9 @@ extension StreamConsumer {
             case .retry(let reason, let notBefore, let writes):
                 guard message.attempt < configuration.retry.maxAttempts else {
                     let final = "retries exhausted after \(message.attempt) attempts: \(reason)"
-                    await apply(.deadLetter(reason: final, writes: deadLetterWrites(message, final)),
-                                to: message, cause: "exhausted", logger: logger)
+                    await apply(
+                        .deadLetter(reason: final, writes: deadLetterWrites(message, final)),
+                        to: message, cause: "exhausted", logger: logger)
                     return
                 }
                 var delay = configuration.retry.delay(afterAttempt: message.attempt, unitRandom: clock.unitRandom())
@@ -70,8 +72,12 @@ extension StreamConsumer {
                 metrics.job(applied ? "retried" : "duplicate")
                 if applied {
                     metrics.retryScheduled()
-                    logger.info("Retry scheduled", metadata: [
-                        "delay_ms": "\(delay.milliseconds)", "next.at": "\(schedule.dueMilliseconds)", "reason": "\(reason.prefix(200))"])
+                    logger.info(
+                        "Retry scheduled",
+                        metadata: [
+                            "delay_ms": "\(delay.milliseconds)", "next.at": "\(schedule.dueMilliseconds)",
+                            "reason": "\(reason.prefix(200))",
+                        ])
                 }
 
             case .deadLetter(let reason, let writes):

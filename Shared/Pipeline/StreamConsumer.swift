@@ -108,8 +108,9 @@ package final class StreamConsumer: Service {
                     running -= 1
                 case .drainDeadline:
                     timerRunning = false
-                    logger.warning("Drain time over; cancelling handlers, their entries stay pending",
-                                   metadata: ["in_flight": "\(running)"])
+                    logger.warning(
+                        "Drain time over; cancelling handlers, their entries stay pending",
+                        metadata: ["in_flight": "\(running)"])
                     group.cancelAll()
                 }
             }

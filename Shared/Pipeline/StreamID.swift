@@ -23,7 +23,8 @@ package struct StreamID: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// The smallest id greater than this one.
     package var successor: StreamID {
-        sequence == .max ? StreamID(milliseconds: milliseconds + 1, sequence: 0)
+        sequence == .max
+            ? StreamID(milliseconds: milliseconds + 1, sequence: 0)
             : StreamID(milliseconds: milliseconds, sequence: sequence + 1)
     }
 

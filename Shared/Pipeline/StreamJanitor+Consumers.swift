@@ -23,10 +23,13 @@ extension StreamJanitor {
                     if let name = fields[index].string { values[name] = fields[index + 1] }
                 }
                 guard let name = values["name"]?.string, let pending = values["pending"]?.int,
-                      let idle = values["idle"]?.int, pending == 0, idle >= idleLimit.milliseconds else { continue }
+                    let idle = values["idle"]?.int, pending == 0, idle >= idleLimit.milliseconds
+                else { continue }
                 // Checked again and deleted in one Function call: a consumer that read meanwhile is kept.
-                guard try await PipelineFunctions.pruneConsumer(
-                    on: redis, stream: stream, group: group.name, consumer: name, idleLimit: idleLimit) else { continue }
+                guard
+                    try await PipelineFunctions.pruneConsumer(
+                        on: redis, stream: stream, group: group.name, consumer: name, idleLimit: idleLimit)
+                else { continue }
                 deleted += 1
             }
         }

@@ -41,8 +41,11 @@ final class HiredisSession {
         let delay = backoff.delay()
         if delay > .zero, !sleep(delay) { return .closed }
         let endpoint = "\(configuration.host):\(configuration.port)"
-        guard let fresh = redisConnectWithTimeout(configuration.host, Int32(configuration.port),
-                                                  makeTimeval(configuration.connectTimeout)) else {
+        guard
+            let fresh = redisConnectWithTimeout(
+                configuration.host, Int32(configuration.port),
+                makeTimeval(configuration.connectTimeout))
+        else {
             return connectFailed(.connectionFailed("\(endpoint): cannot allocate a hiredis context"))
         }
         if fresh.pointee.err != 0 {
@@ -51,7 +54,8 @@ final class HiredisSession {
             return connectFailed(.connectionFailed("\(endpoint): \(message)"))
         }
         guard redisSetTimeout(fresh, makeTimeval(configuration.commandTimeout)) == REDIS_OK,
-              redisEnableKeepAlive(fresh) == REDIS_OK else {
+            redisEnableKeepAlive(fresh) == REDIS_OK
+        else {
             let message = Self.errorText(fresh)
             redisFree(fresh)
             return connectFailed(.connectionFailed("\(endpoint): socket options: \(message)"))
@@ -96,11 +100,13 @@ final class HiredisSession {
     private func connectFailed(_ error: RedisError) -> RedisError {
         backoff.recordFailure()
         let level: Logger.Level = backoff.consecutiveFailures == 1 ? .warning : .debug
-        logger.log(level: level, "redis connect failed", metadata: [
-            "redis.endpoint": "\(configuration.host):\(configuration.port)",
-            "error": "\(error)",
-            "redis.failures": "\(backoff.consecutiveFailures)",
-        ])
+        logger.log(
+            level: level, "redis connect failed",
+            metadata: [
+                "redis.endpoint": "\(configuration.host):\(configuration.port)",
+                "error": "\(error)",
+                "redis.failures": "\(backoff.consecutiveFailures)",
+            ])
         return error
     }
 
@@ -156,11 +162,13 @@ final class HiredisSession {
     private func dropContext(_ what: String) -> RedisError {
         let message = context.map(Self.errorText) ?? "no context"
         disconnect()
-        logger.warning("redis connection lost", metadata: [
-            "redis.endpoint": "\(configuration.host):\(configuration.port)",
-            "redis.command": "\(what)",
-            "error": "\(message)",
-        ])
+        logger.warning(
+            "redis connection lost",
+            metadata: [
+                "redis.endpoint": "\(configuration.host):\(configuration.port)",
+                "redis.command": "\(what)",
+                "error": "\(message)",
+            ])
         return .unknownOutcome("\(what): \(message)")
     }
 

@@ -67,8 +67,9 @@ extension RedisCommandExecutor {
     package func xautoclaim(
         _ stream: String, group: String, consumer: String, minIdle: Duration, start: String = "0-0", count: Int
     ) async throws -> AutoClaimResult {
-        let reply = try await send(RedisCommand(
-            "XAUTOCLAIM", stream, group, consumer, minIdle.milliseconds, start, "COUNT", count))
+        let reply = try await send(
+            RedisCommand(
+                "XAUTOCLAIM", stream, group, consumer, minIdle.milliseconds, start, "COUNT", count))
         guard let parts = reply.array, parts.count >= 2, let next = parts[0].string else {
             throw RedisError.protocolError("XAUTOCLAIM returned \(reply)")
         }
@@ -91,8 +92,9 @@ extension RedisCommandExecutor {
             }
             consumers[name] = Int(pending)
         }
-        return PendingSummary(count: Int(count), smallestID: parts[1].string, largestID: parts[2].string,
-                              consumers: consumers)
+        return PendingSummary(
+            count: Int(count), smallestID: parts[1].string, largestID: parts[2].string,
+            consumers: consumers)
     }
 
     /// The extended form `XPENDING stream group [IDLE ms] start end count [consumer]`.
@@ -108,7 +110,7 @@ extension RedisCommandExecutor {
         guard let rows = reply.array else { throw RedisError.protocolError("XPENDING returned \(reply)") }
         return try rows.map { row in
             guard let fields = row.array, fields.count == 4, let id = fields[0].string,
-                  let owner = fields[1].string, let idle = fields[2].int, let deliveries = fields[3].int
+                let owner = fields[1].string, let idle = fields[2].int, let deliveries = fields[3].int
             else {
                 throw RedisError.protocolError("XPENDING row is not [id, consumer, idle, deliveries]")
             }

@@ -100,7 +100,7 @@ extension RedisConfiguration {
                 continue
             }
             guard let high = iterator.next(), let low = iterator.next(),
-                  let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
             else {
                 throw RedisError.invalidURL("\(what) has a bad percent escape")
             }

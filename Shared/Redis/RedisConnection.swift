@@ -85,14 +85,16 @@ package final class RedisConnection: RedisCommandExecutor {
             }
             return
         }
-        let result: Result<[RedisReply], RedisError> = switch job.work {
-        case .connect: session.execute(RedisCommand("PING"), timeout: nil).map { [$0] }.mapError { error in
-            guard case .unknownOutcome(let message) = error else { return error }
-            return .connectionFailed("\(configuration.host):\(configuration.port) did not answer PING: \(message)")
-        }
-        case .command(let command, let timeout): session.execute(command, timeout: timeout).map { [$0] }
-        case .pipeline(let commands): session.executePipeline(commands)
-        }
+        let result: Result<[RedisReply], RedisError> =
+            switch job.work {
+            case .connect:
+                session.execute(RedisCommand("PING"), timeout: nil).map { [$0] }.mapError { error in
+                    guard case .unknownOutcome(let message) = error else { return error }
+                    return .connectionFailed("\(configuration.host):\(configuration.port) did not answer PING: \(message)")
+                }
+            case .command(let command, let timeout): session.execute(command, timeout: timeout).map { [$0] }
+            case .pipeline(let commands): session.executePipeline(commands)
+            }
         mailbox.finishRunning()
         job.continuation.resume(with: result.mapError { $0 as any Error })
     }

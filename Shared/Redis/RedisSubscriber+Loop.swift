@@ -19,8 +19,10 @@ struct SubscriberLoop {
     let deliver: (RedisSubscriber.Event) -> Void
     private var backoff = ReconnectBackoff()
 
-    init(configuration: RedisConfiguration, channels: [String], logger: Logger, pingInterval: Duration,
-         isClosed: @escaping () -> Bool, deliver: @escaping (RedisSubscriber.Event) -> Void) {
+    init(
+        configuration: RedisConfiguration, channels: [String], logger: Logger, pingInterval: Duration,
+        isClosed: @escaping () -> Bool, deliver: @escaping (RedisSubscriber.Event) -> Void
+    ) {
         self.configuration = configuration
         self.channels = channels
         self.logger = logger
@@ -49,10 +51,14 @@ struct SubscriberLoop {
 
     /// Connects, runs the handshake and subscribes; nil (context freed) on any failure.
     private func subscribe() -> UnsafeMutablePointer<redisContext>? {
-        guard let context = redisConnectWithTimeout(configuration.host, Int32(configuration.port),
-                                                    timeval(configuration.connectTimeout)) else { return nil }
+        guard
+            let context = redisConnectWithTimeout(
+                configuration.host, Int32(configuration.port),
+                timeval(configuration.connectTimeout))
+        else { return nil }
         guard context.pointee.err == 0, redisSetTimeout(context, timeval(configuration.commandTimeout)) == REDIS_OK,
-              redisEnableKeepAlive(context) == REDIS_OK else {
+            redisEnableKeepAlive(context) == REDIS_OK
+        else {
             redisFree(context)
             return nil
         }
@@ -125,7 +131,8 @@ struct SubscriberLoop {
 
     private func handle(_ reply: RedisReply) {
         guard let parts = reply.array, parts.count == 3, parts[0].string == "message",
-              let channel = parts[1].string, let payload = parts[2].bytes else { return }
+            let channel = parts[1].string, let payload = parts[2].bytes
+        else { return }
         deliver(.message(channel: channel, payload: payload))
     }
 

@@ -36,8 +36,10 @@ package final class RedisSubscriber: Sendable {
     private let logger: Logger
     private let pingInterval: Duration
 
-    package init(configuration: RedisConfiguration, channels: [String], pingInterval: Duration = .seconds(15),
-                logger: Logger) {
+    package init(
+        configuration: RedisConfiguration, channels: [String], pingInterval: Duration = .seconds(15),
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.channels = channels
         self.logger = logger
@@ -48,9 +50,10 @@ package final class RedisSubscriber: Sendable {
     /// Starts the subscription thread (call once).
     package func start() {
         let thread = Thread { [self] in
-            var loop = SubscriberLoop(configuration: configuration, channels: channels, logger: logger,
-                                      pingInterval: pingInterval, isClosed: { self.isClosed },
-                                      deliver: { self.continuation.yield($0) })
+            var loop = SubscriberLoop(
+                configuration: configuration, channels: channels, logger: logger,
+                pingInterval: pingInterval, isClosed: { self.isClosed },
+                deliver: { self.continuation.yield($0) })
             loop.run()
             self.continuation.finish()
         }

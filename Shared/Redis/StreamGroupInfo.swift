@@ -28,9 +28,9 @@ package struct StreamGroupInfo: Sendable {
             if let key = flat[index].string { values[key] = flat[index + 1] }
         }
         guard let name = values["name"]?.string,
-              let consumers = values["consumers"]?.int,
-              let pending = values["pending"]?.int,
-              let lastDelivered = values["last-delivered-id"]?.string
+            let consumers = values["consumers"]?.int,
+            let pending = values["pending"]?.int,
+            let lastDelivered = values["last-delivered-id"]?.string
         else {
             throw RedisError.protocolError("XINFO GROUPS item lacks name, consumers, pending or last-delivered-id")
         }

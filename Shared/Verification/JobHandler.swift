@@ -91,25 +91,30 @@ final class JobHandler: Sendable {
                 return .retry(reason: "event_encoding_failed: \(error)")
             }
             logger.info("Job verified", metadata: ["transactions": "\(event.transactions.count)", "environment": "\(event.environment)"])
-            return .complete(writes: [
-                .xadd(stream: keys.verified().stream, fields: fields),
-                JobStatus(jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now).write(keys: keys),
-                .hset(key: keys.job(job.id), strings: [("verified.at", String(now))]),
-            ] + seen(event.notification?.notificationUUID, job) + release)
+            return .complete(
+                writes: [
+                    .xadd(stream: keys.verified().stream, fields: fields),
+                    JobStatus(jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now).write(
+                        keys: keys),
+                    .hset(key: keys.job(job.id), strings: [("verified.at", String(now))]),
+                ] + seen(event.notification?.notificationUUID, job) + release)
         case .recorded(let result, let uuid):
             logger.info("Job recorded")
-            let status = JobStatus(jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
-                                   updatedAtMilliseconds: now, resultJSON: result)
+            let status = JobStatus(
+                jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
+                updatedAtMilliseconds: now, resultJSON: result)
             return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)] + seen(uuid, job) + release)
         case .duplicate(let first):
             logger.info("Notification already verified by another job", metadata: ["first.job.id": "\(first)"])
-            let status = JobStatus(jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now,
-                                   resultJSON: #"{"outcome":"duplicate","firstJobId":"\#(first)"}"#)
+            let status = JobStatus(
+                jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now,
+                resultJSON: #"{"outcome":"duplicate","firstJobId":"\#(first)"}"#)
             return .complete(writes: brief(status, job) + release)
         case .rejected(let failure):
             logger.info("Job rejected", metadata: ["reason": "\(failure.code.rawValue)"])
-            let status = JobStatus(jobID: job.id, state: .rejected, kind: job.kind, userID: job.userID,
-                                   reason: failure.code.rawValue, message: failure.message, updatedAtMilliseconds: now)
+            let status = JobStatus(
+                jobID: job.id, state: .rejected, kind: job.kind, userID: job.userID,
+                reason: failure.code.rawValue, message: failure.message, updatedAtMilliseconds: now)
             // Not vouched for by Apple: its status and its dedupe key go within the hour.
             return .complete(writes: brief(status, job) + release)
         case .retryable(let failure, let retryAfter):
@@ -117,10 +122,14 @@ final class JobHandler: Sendable {
             logger.info("Job will be retried", metadata: ["reason": "\(failure.code.rawValue)", "attempt": "\(message.attempt)"])
             let keys = keys
             return .retry(reason: failure.description, notBefore: retryAfter) { schedule in
-                [JobStatus(jobID: job.id, state: .retrying, kind: job.kind, userID: job.userID,
-                           reason: failure.code.rawValue, message: failure.message, attempt: schedule.attempt,
-                           nextAttemptAtMilliseconds: schedule.dueMilliseconds,
-                           updatedAtMilliseconds: schedule.scheduledAtMilliseconds).write(keys: keys)]
+                [
+                    JobStatus(
+                        jobID: job.id, state: .retrying, kind: job.kind, userID: job.userID,
+                        reason: failure.code.rawValue, message: failure.message, attempt: schedule.attempt,
+                        nextAttemptAtMilliseconds: schedule.dueMilliseconds,
+                        updatedAtMilliseconds: schedule.scheduledAtMilliseconds
+                    ).write(keys: keys)
+                ]
             }
         }
     }
@@ -131,7 +140,9 @@ final class JobHandler: Sendable {
     /// Remembers the job that verified a V2 notification, with that job's acknowledgement.
     func seen(_ uuid: String?, _ job: Job) -> [PipelineWrite] {
         guard let uuid, !uuid.isEmpty, job.kind == .notificationV2 else { return [] }
-        return [.hset(key: keys.verifiedNotification(uuid: uuid), strings: [("job", job.id)], expireSeconds: Self.verifiedNotificationSeconds)]
+        return [
+            .hset(key: keys.verifiedNotification(uuid: uuid), strings: [("job", job.id)], expireSeconds: Self.verifiedNotificationSeconds)
+        ]
     }
 
     /// A final status that leaves nothing of Apple's to keep — a rejection, a replayed notification — kept an
@@ -148,10 +159,13 @@ final class JobHandler: Sendable {
         metrics.deadLetter(kind: message.entry.string(Job.Field.kind) ?? "unknown")
         let release = Job.backlogRelease(of: message.entry, keys: keys)
         guard let jobID = message.entry.string(Job.Field.id), !jobID.isEmpty else { return release }
-        let code = reason.hasPrefix("poison") ? "poison"
+        let code =
+            reason.hasPrefix("poison")
+            ? "poison"
             : reason.hasPrefix("retries exhausted") ? "retries_exhausted" : "malformed_entry"
-        let status = JobStatus(jobID: jobID, state: .dead, reason: code, message: String(reason.prefix(500)),
-                               attempt: message.attempt, updatedAtMilliseconds: clock.nowMilliseconds())
+        let status = JobStatus(
+            jobID: jobID, state: .dead, reason: code, message: String(reason.prefix(500)),
+            attempt: message.attempt, updatedAtMilliseconds: clock.nowMilliseconds())
         return [status.write(keys: keys), status.announcement(keys: keys)] + release
     }
 }

@@ -20,8 +20,9 @@ extension JobVerifier {
             return .rejected(VerificationFailure(.invalidFormat, "the consumption request names no transaction"))
         }
         guard !apiClients.isEmpty else {
-            logger.warning("Consumption request not answered: no App Store Server API key",
-                           metadata: ["transaction.id": "\(transactionId)"])
+            logger.warning(
+                "Consumption request not answered: no App Store Server API key",
+                metadata: ["transaction.id": "\(transactionId)"])
             return .recorded(result: #"{"recorded":"consumption_request","sent":false,"reason":"api_not_configured"}"#)
         }
         let view: LedgerView
@@ -39,7 +40,8 @@ extension JobVerifier {
         switch answer {
         case .failure(let failure): return failure.outcome
         case .success:
-            return .recorded(result: #"{"recorded":"consumption_request","sent":true,"deliveryStatus":"# + "\(request.deliveryStatus ?? 0)}")
+            return .recorded(
+                result: #"{"recorded":"consumption_request","sent":true,"deliveryStatus":"# + "\(request.deliveryStatus ?? 0)}")
         }
     }
 

@@ -42,9 +42,10 @@ extension JobVerifier {
         let verification = await receipts.verify(latest)
         return await VerificationOutcome.from(verification.result, retryAfter: verification.retryAfter) { receipt in
             if let failure = environmentFailure(receipt.environment) { return .rejected(failure) }
-            return .verified(event(
-                for: job, receipt: receipt,
-                notification: PurchaseEventNotification(type: notification.notificationType, version: 1)))
+            return .verified(
+                event(
+                    for: job, receipt: receipt,
+                    notification: PurchaseEventNotification(type: notification.notificationType, version: 1)))
         }
     }
 }

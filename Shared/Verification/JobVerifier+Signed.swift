@@ -30,9 +30,10 @@ extension JobVerifier {
                 return .rejected(VerificationFailure(.invalidFormat, "the transaction lacks an ID, product or purchase date"))
             }
             let environment = payload.environment ?? configuration.environment
-            return .verified(PurchaseEvent(
-                job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
-                transactions: [transaction]))
+            return .verified(
+                PurchaseEvent(
+                    job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
+                    transactions: [transaction]))
         }
     }
 
@@ -64,7 +65,8 @@ extension JobVerifier {
             var transactions: [PurchaseEventTransaction] = []
             if let document = verified.transaction {
                 guard let transaction = PurchaseEventTransaction(signed: document.payload) else {
-                    return .rejected(VerificationFailure(.invalidFormat, "the notification's transaction lacks an ID, product or purchase date"))
+                    return .rejected(
+                        VerificationFailure(.invalidFormat, "the notification's transaction lacks an ID, product or purchase date"))
                 }
                 transactions.append(transaction)
             }
@@ -72,9 +74,10 @@ extension JobVerifier {
             let notification = PurchaseEventNotification(
                 type: payload.notificationType?.description ?? "UNKNOWN", subtype: payload.subtype?.description,
                 notificationUUID: payload.notificationUUID, signedDate: payload.signedDate, version: 2)
-            return .verified(PurchaseEvent(
-                job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
-                transactions: transactions, renewals: renewals, notification: notification))
+            return .verified(
+                PurchaseEvent(
+                    job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
+                    transactions: transactions, renewals: renewals, notification: notification))
         }
     }
 

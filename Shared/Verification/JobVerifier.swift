@@ -24,7 +24,8 @@ final class JobVerifier: Sendable {
 
     init(
         configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptClient,
-        apiClients: [String: AppStoreServerAPIClient], limiter: FleetRateLimiter, redis: any RedisCommandExecutor, clock: PipelineClock, logger: Logger
+        apiClients: [String: AppStoreServerAPIClient], limiter: FleetRateLimiter, redis: any RedisCommandExecutor, clock: PipelineClock,
+        logger: Logger
     ) {
         self.configuration = configuration
         self.signedData = signedData
@@ -67,8 +68,11 @@ final class JobVerifier: Sendable {
         _ body: (AppStoreServerAPIClient) async throws -> Value
     ) async -> Result<Value, APICallFailure> {
         guard let client = apiClients[environment.rawValue] else {
-            return .failure(APICallFailure(outcome: .rejected(VerificationFailure(
-                "api_not_configured", "no App Store Server API key is configured for \(environment)"))))
+            return .failure(
+                APICallFailure(
+                    outcome: .rejected(
+                        VerificationFailure(
+                            "api_not_configured", "no App Store Server API key is configured for \(environment)"))))
         }
         let bucket = endpoint.bucket(
             prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale)
@@ -81,11 +85,15 @@ final class JobVerifier: Sendable {
             default: return .failure(APICallFailure(outcome: .retryable(error.verificationFailure, retryAfter: error.retryAfter)))
             }
         } catch let error as RateLimitError {
-            return .failure(APICallFailure(outcome: .retryable(
-                VerificationFailure(.appleRateLimited, error.description), retryAfter: error.retryAfter)))
+            return .failure(
+                APICallFailure(
+                    outcome: .retryable(
+                        VerificationFailure(.appleRateLimited, error.description), retryAfter: error.retryAfter)))
         } catch {
-            return .failure(APICallFailure(outcome: .retryable(
-                VerificationFailure(.appleUnreachable, "App Store Server API call failed: \(error)"), retryAfter: nil)))
+            return .failure(
+                APICallFailure(
+                    outcome: .retryable(
+                        VerificationFailure(.appleUnreachable, "App Store Server API call failed: \(error)"), retryAfter: nil)))
         }
     }
 }

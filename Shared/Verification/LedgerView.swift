@@ -17,7 +17,8 @@ struct LedgerView: Sendable {
         on redis: any RedisCommandExecutor, keys: Keys, transactionId: String, originalTransactionId: String
     ) async throws -> LedgerView {
         guard let owner = try await redis.send("GET", keys.binding(originalTransactionId: originalTransactionId)).string,
-              !owner.isEmpty else {
+            !owner.isEmpty
+        else {
             return LedgerView(owner: nil, delivered: false)
         }
         let exists = try await redis.send("EXISTS", keys.transaction(user: owner, transactionId: transactionId)).int ?? 0

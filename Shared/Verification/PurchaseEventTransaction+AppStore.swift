@@ -29,8 +29,9 @@ extension PurchaseEventTransaction {
     /// transaction ID, product ID or purchase date (nothing could be credited for it).
     init?(signed payload: JWSTransactionDecodedPayload) {
         guard let transactionId = payload.transactionId, !transactionId.isEmpty,
-              let productId = payload.productId, !productId.isEmpty,
-              let purchaseDate = payload.purchaseDate else { return nil }
+            let productId = payload.productId, !productId.isEmpty,
+            let purchaseDate = payload.purchaseDate
+        else { return nil }
         self.init(
             transactionId: transactionId,
             originalTransactionId: payload.originalTransactionId ?? transactionId,

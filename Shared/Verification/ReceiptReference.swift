@@ -19,8 +19,9 @@ enum ReceiptReference {
         guard let user = job.userID, !user.isEmpty, !receipt.renewals.isEmpty else { return }
         let text = receipt.latestReceipt.flatMap { $0.isEmpty ? nil : $0 } ?? submitted
         do {
-            _ = try await redis.send(RedisCommand(
-                "HSET", key(keys, user: user), "receipt", text, "environment", receipt.environment.rawValue, "at", now))
+            _ = try await redis.send(
+                RedisCommand(
+                    "HSET", key(keys, user: user), "receipt", text, "environment", receipt.environment.rawValue, "at", now))
         } catch {
             logger.warning("Could not keep the receipt reference for the sweeper", metadata: ["error": "\(error)"])
         }

@@ -29,8 +29,10 @@ enum VerificationOutcome: Sendable {
     }
 
     /// Converts a verification result whose verified value needs further work.
-    static func from<Value>(_ result: VerificationResult<Value>, retryAfter: Duration? = nil,
-                            _ verified: (Value) async -> VerificationOutcome) async -> VerificationOutcome {
+    static func from<Value>(
+        _ result: VerificationResult<Value>, retryAfter: Duration? = nil,
+        _ verified: (Value) async -> VerificationOutcome
+    ) async -> VerificationOutcome {
         switch result {
         case .verified(let value): return await verified(value)
         case .rejected(let failure): return .rejected(failure)

@@ -41,8 +41,10 @@ extension VerifierConfiguration {
         apiURL = try reader.url("TOLLGATE_APPSTORE_API_URL", default: apiURL)
         apiSandboxURL = try reader.url("TOLLGATE_APPSTORE_API_SANDBOX_URL", default: apiSandboxURL)
         if appStoreEnvironment == .production {
-            for (name, url) in [("TOLLGATE_VERIFY_RECEIPT_URL", verifyReceiptURL), ("TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", verifyReceiptSandboxURL),
-                                ("TOLLGATE_APPSTORE_API_URL", apiURL), ("TOLLGATE_APPSTORE_API_SANDBOX_URL", apiSandboxURL)]
+            for (name, url) in [
+                ("TOLLGATE_VERIFY_RECEIPT_URL", verifyReceiptURL), ("TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", verifyReceiptSandboxURL),
+                ("TOLLGATE_APPSTORE_API_URL", apiURL), ("TOLLGATE_APPSTORE_API_SANDBOX_URL", apiSandboxURL),
+            ]
             where !Self.isProtected(url) {
                 throw ConfigurationError(variable: name, problem: "must be https:// in production (plain http only to a loopback address)")
             }
@@ -74,11 +76,18 @@ extension VerifierConfiguration {
         let issuerId = reader.optional("TOLLGATE_API_ISSUER_ID")
         let path = reader.optional("TOLLGATE_API_PRIVATE_KEY_PATH")
         if keyId == nil, issuerId == nil, path == nil { return nil }
-        guard let keyId else { throw ConfigurationError(variable: "TOLLGATE_API_KEY_ID", problem: "is required with the other API key settings") }
-        guard let issuerId else { throw ConfigurationError(variable: "TOLLGATE_API_ISSUER_ID", problem: "is required with the other API key settings") }
-        guard let path else { throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "is required with the other API key settings") }
+        guard let keyId else {
+            throw ConfigurationError(variable: "TOLLGATE_API_KEY_ID", problem: "is required with the other API key settings")
+        }
+        guard let issuerId else {
+            throw ConfigurationError(variable: "TOLLGATE_API_ISSUER_ID", problem: "is required with the other API key settings")
+        }
+        guard let path else {
+            throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "is required with the other API key settings")
+        }
         guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8),
-              pem.contains("PRIVATE KEY") else {
+            pem.contains("PRIVATE KEY")
+        else {
             throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "cannot read a PEM private key at \(path)")
         }
         return APIKey(keyId: keyId, issuerId: issuerId, privateKeyPEM: pem)

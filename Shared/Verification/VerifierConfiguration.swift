@@ -71,8 +71,10 @@ package struct VerifierConfiguration: Sendable {
     }
 
     /// Settings with defaults for everything but the app's identity (for tests and embedding).
-    package init(shared: SharedConfiguration = SharedConfiguration(), bundleId: String, appAppleId: Int64? = nil,
-                environment: AppStoreEnvironment = .sandbox) {
+    package init(
+        shared: SharedConfiguration = SharedConfiguration(), bundleId: String, appAppleId: Int64? = nil,
+        environment: AppStoreEnvironment = .sandbox
+    ) {
         self.shared = shared
         self.bundleId = bundleId
         self.appAppleId = appAppleId

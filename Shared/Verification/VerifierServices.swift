@@ -71,13 +71,16 @@ package enum VerifierServices {
             })
         var services: [any Service] = [
             redis, operatorsRedis, consumerService, promoter, janitor,
-            endpoints.application(host: configuration.metricsHost, port: configuration.metricsPort, serverName: "verifier",
-                                  onServerRunning: onMetricsServerRunning, logger: logger),
+            endpoints.application(
+                host: configuration.metricsHost, port: configuration.metricsPort, serverName: "verifier",
+                onServerRunning: onMetricsServerRunning, logger: logger),
         ]
         if configuration.reconcile.enabled, !apiClients.isEmpty || configuration.sharedSecret != nil {
-            services.append(Reconciler(context: ReconcileContext(
-                configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
-                redis: redis, clock: .system, dryRun: false, metrics: metrics, logger: logger)))
+            services.append(
+                Reconciler(
+                    context: ReconcileContext(
+                        configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
+                        redis: redis, clock: .system, dryRun: false, metrics: metrics, logger: logger)))
         } else if configuration.reconcile.enabled {
             logger.notice(
                 "Reconciler off: it needs an App Store Server API key (TOLLGATE_API_KEY_ID …) or, for receipts, TOLLGATE_SHARED_SECRET")
@@ -91,20 +94,22 @@ package enum VerifierServices {
     ) throws -> (SignedDataVerifier, ReceiptClient, [String: AppStoreServerAPIClient]) {
         let signedData: SignedDataVerifier
         do {
-            signedData = try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
-                rootCertificates: configuration.rootCertificates, bundleId: configuration.bundleId,
-                environment: configuration.environment, appAppleId: configuration.appAppleId,
-                acceptsSandbox: configuration.acceptSandbox))
+            signedData = try SignedDataVerifier(
+                configuration: SignedDataVerifierConfiguration(
+                    rootCertificates: configuration.rootCertificates, bundleId: configuration.bundleId,
+                    environment: configuration.environment, appAppleId: configuration.appAppleId,
+                    acceptsSandbox: configuration.acceptSandbox))
         } catch {
             throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
         }
         let transport = InstrumentedTransport(
             base: URLSessionTransport(maximumConnectionsPerHost: max(4, configuration.concurrency)), metrics: metrics)
-        let receipts = ReceiptClient(configuration: ReceiptClientConfiguration(
-            bundleId: configuration.bundleId, sharedSecret: configuration.sharedSecret,
-            productionURL: configuration.verifyReceiptURL, sandboxURL: configuration.verifyReceiptSandboxURL,
-            allowSandbox: configuration.allowsSandbox, startInSandbox: configuration.environment == .sandbox,
-            timeout: configuration.appleTimeout), transport: transport)
+        let receipts = ReceiptClient(
+            configuration: ReceiptClientConfiguration(
+                bundleId: configuration.bundleId, sharedSecret: configuration.sharedSecret,
+                productionURL: configuration.verifyReceiptURL, sandboxURL: configuration.verifyReceiptSandboxURL,
+                allowSandbox: configuration.allowsSandbox, startInSandbox: configuration.environment == .sandbox,
+                timeout: configuration.appleTimeout), transport: transport)
         return (signedData, receipts, try makeAPIClients(configuration, transport: transport))
     }
 
@@ -119,10 +124,11 @@ package enum VerifierServices {
         var clients: [String: AppStoreServerAPIClient] = [:]
         for environment in environments {
             do {
-                clients[environment.rawValue] = try AppStoreServerAPIClient(configuration: AppStoreServerAPIConfiguration(
-                    issuerId: key.issuerId, keyId: key.keyId, privateKeyPEM: key.privateKeyPEM,
-                    bundleId: configuration.bundleId, environment: environment, productionURL: configuration.apiURL,
-                    sandboxURL: configuration.apiSandboxURL, timeout: configuration.appleTimeout), transport: transport)
+                clients[environment.rawValue] = try AppStoreServerAPIClient(
+                    configuration: AppStoreServerAPIConfiguration(
+                        issuerId: key.issuerId, keyId: key.keyId, privateKeyPEM: key.privateKeyPEM,
+                        bundleId: configuration.bundleId, environment: environment, productionURL: configuration.apiURL,
+                        sandboxURL: configuration.apiSandboxURL, timeout: configuration.appleTimeout), transport: transport)
             } catch {
                 throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "is not usable: \(error.message)")
             }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import AppStore
 
 /// `URLSessionTransport` against a local stub server.
@@ -31,9 +32,10 @@ import TestSupport
     @Test func sendsMethodHeadersAndBodyAndReturnsAnyStatus() async throws {
         try await withServer { server, transport in
             await server.respond(to: "/echo", with: [StubResponse(status: 503, headers: ["X-Reason": "busy"], body: Data("later".utf8))])
-            let response = try await transport.send(HTTPTransportRequest(
-                method: .put, url: server.url("/echo?a=1"), headers: ["X-Custom": "yes", "Content-Type": "application/json"],
-                body: Data(#"{"k":"v"}"#.utf8), timeout: .seconds(5)))
+            let response = try await transport.send(
+                HTTPTransportRequest(
+                    method: .put, url: server.url("/echo?a=1"), headers: ["X-Custom": "yes", "Content-Type": "application/json"],
+                    body: Data(#"{"k":"v"}"#.utf8), timeout: .seconds(5)))
             #expect(response.status == 503)
             #expect(response.header("x-reason") == "busy")
             #expect(response.header("X-REASON") == "busy")

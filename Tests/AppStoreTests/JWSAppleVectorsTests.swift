@@ -17,10 +17,12 @@ struct AppleVectorEntry: Sendable, CustomTestStringConvertible {
     static func all() -> [AppleVectorEntry] {
         let url = JWSTestSupport.appleVectors.appendingPathComponent("manifest.json")
         guard let data = try? Data(contentsOf: url),
-              let entries = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
+            let entries = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+        else { return [] }
         return entries.compactMap { entry in
             guard let file = entry["file"] as? String,
-                  let raw = try? JSONSerialization.data(withJSONObject: entry) else { return nil }
+                let raw = try? JSONSerialization.data(withJSONObject: entry)
+            else { return nil }
             return AppleVectorEntry(file: file, raw: raw)
         }
     }

@@ -28,10 +28,11 @@ import X509
     static func onlineVerifier(
         roots: [Data], requester: (any OCSPRequester)?, now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> SignedDataVerifier {
-        try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
-            rootCertificates: roots, bundleId: JWSTestSupport.bundleId, environment: .sandbox,
-            onlineChecks: true, checksRevocation: requester != nil, ocspRequester: requester
-        ), now: now)
+        try SignedDataVerifier(
+            configuration: SignedDataVerifierConfiguration(
+                rootCertificates: roots, bundleId: JWSTestSupport.bundleId, environment: .sandbox,
+                onlineChecks: true, checksRevocation: requester != nil, ocspRequester: requester
+            ), now: now)
     }
 
     static func authorityWithOCSP(_ url: String = "http://127.0.0.1:1/ocsp") throws -> TestCertificateAuthority {

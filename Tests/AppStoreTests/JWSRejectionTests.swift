@@ -30,9 +30,11 @@ import X509
         let attackerKey = P256.Signing.PrivateKey()
         let validity = Date().addingTimeInterval(-86_400)...Date().addingTimeInterval(86_400 * 365)
         let forgedLeaf = try TestCertificateAuthority.selfSignedLeaf(key: attackerKey, validity: validity)
-        let signer = JWSSigner(key: attackerKey, x5cDER: [
-            TestCertificateAuthority.derEncoded(forgedLeaf), authority.intermediateDER, authority.rootDER,
-        ])
+        let signer = JWSSigner(
+            key: attackerKey,
+            x5cDER: [
+                TestCertificateAuthority.derEncoded(forgedLeaf), authority.intermediateDER, authority.rootDER,
+            ])
         #expect(await code(try signer.sign(JWSTestSupport.transaction())) == .invalidChain)
     }
 
@@ -127,9 +129,10 @@ import X509
         #expect(await code(try signer.sign(JWSTestSupport.transaction(environment: .production))) == .wrongEnvironment)
 
         let production = try JWSTestSupport.verifier(roots: [authority.rootDER], environment: .production)
-        let notification = try signer.sign(JWSTestSupport.notification(
-            signedTransactionInfo: nil, environment: .production, appAppleId: 999
-        ))
+        let notification = try signer.sign(
+            JWSTestSupport.notification(
+                signedTransactionInfo: nil, environment: .production, appAppleId: 999
+            ))
         #expect(await production.verifyNotification(notification).failure?.code == .wrongAppAppleID)
         let right = try signer.sign(JWSTestSupport.notification(signedTransactionInfo: nil, environment: .production))
         #expect(await production.verifyNotification(right).value != nil)
@@ -152,9 +155,10 @@ import X509
 
     @Test func productionNeedsAnAppAppleId() throws {
         #expect(throws: SignedDataVerifierConfigurationError.self) {
-            try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
-                rootCertificates: [authority.rootDER], bundleId: "x", environment: .production
-            ))
+            try SignedDataVerifier(
+                configuration: SignedDataVerifierConfiguration(
+                    rootCertificates: [authority.rootDER], bundleId: "x", environment: .production
+                ))
         }
     }
 

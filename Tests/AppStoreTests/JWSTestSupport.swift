@@ -30,10 +30,11 @@ enum JWSTestSupport {
         roots: [Data], bundleId: String? = bundleId, environment: AppStoreEnvironment? = .sandbox,
         appAppleId: Int64? = appAppleId, cacheCapacity: Int = 64, now: @escaping @Sendable () -> Date = { Date() }
     ) throws -> SignedDataVerifier {
-        try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
-            rootCertificates: roots, bundleId: bundleId, environment: environment, appAppleId: appAppleId,
-            allowsMissingAppAppleId: true, chainCacheCapacity: cacheCapacity
-        ), now: now)
+        try SignedDataVerifier(
+            configuration: SignedDataVerifierConfiguration(
+                rootCertificates: roots, bundleId: bundleId, environment: environment, appAppleId: appAppleId,
+                allowsMissingAppAppleId: true, chainCacheCapacity: cacheCapacity
+            ), now: now)
     }
 
     /// A consumable purchase for the test app.

@@ -1,19 +1,20 @@
 import Foundation
 import Testing
+
 @testable import AppStore
 
 @Suite struct LegacyLenientDecodingTests {
     @Test func numbersDatesAndFlagsDecodeFromEitherType() throws {
         let json = #"""
-        {"status": "21006", "environment": "Production", "is-retryable": 0, "unknown_field": {"x": [1]},
-         "receipt": {"bid": "com.example", "transaction_id": 42, "product_id": "coins", "quantity": 3,
-                     "purchase_date_ms": 1600000000000, "original_purchase_date": "2020-09-13 12:26:40 Etc/GMT",
-                     "expires_date": "1600003600000", "is_trial_period": true, "cancellation_date_ms": "1600000500000",
-                     "cancellation_reason": "1"},
-         "latest_receipt_info": {"transaction_id": "43", "product_id": "coins", "purchase_date_ms": "1600000100000"},
-         "pending_renewal_info": [{"original_transaction_id": 42, "auto_renew_status": "true",
-                                   "is_in_billing_retry_period": "1", "grace_period_expires_date_ms": "1600009999000"}]}
-        """#
+            {"status": "21006", "environment": "Production", "is-retryable": 0, "unknown_field": {"x": [1]},
+             "receipt": {"bid": "com.example", "transaction_id": 42, "product_id": "coins", "quantity": 3,
+                         "purchase_date_ms": 1600000000000, "original_purchase_date": "2020-09-13 12:26:40 Etc/GMT",
+                         "expires_date": "1600003600000", "is_trial_period": true, "cancellation_date_ms": "1600000500000",
+                         "cancellation_reason": "1"},
+             "latest_receipt_info": {"transaction_id": "43", "product_id": "coins", "purchase_date_ms": "1600000100000"},
+             "pending_renewal_info": [{"original_transaction_id": 42, "auto_renew_status": "true",
+                                       "is_in_billing_retry_period": "1", "grace_period_expires_date_ms": "1600009999000"}]}
+            """#
         let response = try JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(json.utf8))
         #expect(response.status == 21006)
         #expect(response.environment == .production)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import AppStore
 
 /// The legacy fixtures in `../shared/vectors/legacy`.
@@ -144,9 +145,12 @@ enum LegacyFixture {
         #expect(notification.latestReceipt?.hasPrefix("MIIXDwYJ") == true)
         #expect(notification.unifiedReceipt?.latestReceiptInfo.count == 3)
 
-        let older = try JSONDecoder().decode(ServerNotificationV1.self, from: Data(#"""
-            {"notification_type": "RENEWAL", "latest_receipt": "ewoJInNpZ25hdHVyZSI", "bid": "com.foo.foo"}
-            """#.utf8))
+        let older = try JSONDecoder().decode(
+            ServerNotificationV1.self,
+            from: Data(
+                #"""
+                {"notification_type": "RENEWAL", "latest_receipt": "ewoJInNpZ25hdHVyZSI", "bid": "com.foo.foo"}
+                """#.utf8))
         #expect(older.latestReceipt == "ewoJInNpZ25hdHVyZSI")
     }
 }

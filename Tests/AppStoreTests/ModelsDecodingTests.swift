@@ -6,12 +6,13 @@ import Testing
 /// as `.unknown(raw)`.
 @Suite struct ModelsDecodingTests {
     @Test func unknownEnumValuesAndExtraFieldsDecode() throws {
-        let json = Data("""
-        {"notificationType":"SOMETHING_NEW_IN_2030","subtype":"ALSO_NEW","notificationUUID":"u-1",
-         "version":"2.0","signedDate":1700000000000,"brandNewTopLevel":{"x":[1,2]},
-         "data":{"environment":"Staging","bundleId":"com.example","appAppleId":42,"status":9,
-                 "consumptionRequestReason":"NEW_REASON","unknownInner":true}}
-        """.utf8)
+        let json = Data(
+            """
+            {"notificationType":"SOMETHING_NEW_IN_2030","subtype":"ALSO_NEW","notificationUUID":"u-1",
+             "version":"2.0","signedDate":1700000000000,"brandNewTopLevel":{"x":[1,2]},
+             "data":{"environment":"Staging","bundleId":"com.example","appAppleId":42,"status":9,
+                     "consumptionRequestReason":"NEW_REASON","unknownInner":true}}
+            """.utf8)
         let payload = try JSONDecoder().decode(ResponseBodyV2DecodedPayload.self, from: json)
         #expect(payload.notificationType == .unknown("SOMETHING_NEW_IN_2030"))
         #expect(payload.subtype == .unknown("ALSO_NEW"))
@@ -22,11 +23,12 @@ import Testing
     }
 
     @Test func knownEnumValuesMapToCamelCaseCases() throws {
-        let json = Data("""
-        {"transactionId":"1","type":"Auto-Renewable Subscription","inAppOwnershipType":"FAMILY_SHARED",
-         "offerType":4,"offerDiscountType":"FREE_TRIAL","revocationReason":1,"transactionReason":"RENEWAL",
-         "environment":"Production","price":1990,"expiresDate":1759388947000,"isUpgraded":true}
-        """.utf8)
+        let json = Data(
+            """
+            {"transactionId":"1","type":"Auto-Renewable Subscription","inAppOwnershipType":"FAMILY_SHARED",
+             "offerType":4,"offerDiscountType":"FREE_TRIAL","revocationReason":1,"transactionReason":"RENEWAL",
+             "environment":"Production","price":1990,"expiresDate":1759388947000,"isUpgraded":true}
+            """.utf8)
         let transaction = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: json)
         #expect(transaction.type == .autoRenewableSubscription)
         #expect(transaction.inAppOwnershipType == .familyShared)
@@ -55,10 +57,11 @@ import Testing
     }
 
     @Test func appTransactionDecodes() throws {
-        let json = Data("""
-        {"receiptType":"Sandbox","appAppleId":1,"bundleId":"com.example","applicationVersion":"3",
-         "originalPlatform":"visionOS","signedDate":1700000000000,"somethingElse":1}
-        """.utf8)
+        let json = Data(
+            """
+            {"receiptType":"Sandbox","appAppleId":1,"bundleId":"com.example","applicationVersion":"3",
+             "originalPlatform":"visionOS","signedDate":1700000000000,"somethingElse":1}
+            """.utf8)
         let app = try JSONDecoder().decode(AppTransaction.self, from: json)
         #expect(app.receiptType == .sandbox)
         #expect(app.originalPlatform == .visionOS)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import AppStore
 
 /// `ReceiptClient` when Apple's endpoint fails at the HTTP or network level.
@@ -32,9 +33,11 @@ import TestSupport
 
     @Test func slowAnswerTimesOut() async throws {
         try await receiptTests.withStub(timeout: .milliseconds(300)) { server, client in
-            await server.respond(to: ReceiptClientTests.production, with: [
-                .json(try LegacyFixture.text(LegacyFixture.ios7), delay: .milliseconds(5000))
-            ])
+            await server.respond(
+                to: ReceiptClientTests.production,
+                with: [
+                    .json(try LegacyFixture.text(LegacyFixture.ios7), delay: .milliseconds(5000))
+                ])
             let started = ContinuousClock.now
             let outcome = await client.verify(ReceiptClientTests.receipt)
             #expect(retryableFailure(outcome)?.code == .appleTimeout, "\(outcome.result)")
@@ -45,8 +48,9 @@ import TestSupport
 
     @Test func unreachableEndpointIsRetryable() async throws {
         let closed = try await StubHTTPServer.closedPortURL(path: "/verifyReceipt")
-        let client = ReceiptClient(configuration: ReceiptClientConfiguration(
-            bundleId: "com.foo.foo", productionURL: closed, sandboxURL: closed, timeout: .seconds(5)))
+        let client = ReceiptClient(
+            configuration: ReceiptClientConfiguration(
+                bundleId: "com.foo.foo", productionURL: closed, sandboxURL: closed, timeout: .seconds(5)))
         let outcome = await client.verify(ReceiptClientTests.receipt)
         #expect(retryableFailure(outcome)?.code == .appleUnreachable)
     }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import AppStore
 
 /// `ReceiptClient` against a local stub standing in for Apple's two `verifyReceipt` endpoints.
@@ -17,11 +18,12 @@ import TestSupport
         _ body: (StubHTTPServer, ReceiptClient) async throws -> Void
     ) async throws {
         let server = try await StubHTTPServer.start()
-        let client = ReceiptClient(configuration: ReceiptClientConfiguration(
-            bundleId: bundleId, sharedSecret: "s3cret",
-            productionURL: server.url(Self.production), sandboxURL: server.url(Self.sandbox),
-            allowSandbox: allowSandbox, startInSandbox: startInSandbox, excludeOldTransactions: true,
-            timeout: timeout))
+        let client = ReceiptClient(
+            configuration: ReceiptClientConfiguration(
+                bundleId: bundleId, sharedSecret: "s3cret",
+                productionURL: server.url(Self.production), sandboxURL: server.url(Self.sandbox),
+                allowSandbox: allowSandbox, startInSandbox: startInSandbox, excludeOldTransactions: true,
+                timeout: timeout))
         do {
             try await body(server, client)
         } catch {

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import AppStore
 
 /// `AppStoreServerAPIClient` against a local stub standing in for Apple: authentication and errors.
@@ -146,14 +147,16 @@ import TestSupport
 
     @Test func rateLimitIsRetryableWithRetryAfter() async throws {
         try await Self.withAPI { api in
-            await api.server.respond(to: "/inApps/v1/transactions/9", with: [
-                .json(#"{"errorCode": 4290000, "errorMessage": "Rate limit exceeded."}"#, status: 429, headers: ["Retry-After": "7"])
-            ])
+            await api.server.respond(
+                to: "/inApps/v1/transactions/9",
+                with: [
+                    .json(#"{"errorCode": 4290000, "errorMessage": "Rate limit exceeded."}"#, status: 429, headers: ["Retry-After": "7"])
+                ])
             let error = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "9") }
             #expect(error?.code == .rateLimited)
             #expect(error?.isRetryable == true)
             #expect(error?.retryAfter == .seconds(7))
-            #expect(error?.appleErrorCode == 4290000)
+            #expect(error?.appleErrorCode == 4_290_000)
             guard case .retryable(let failure)? = error?.verificationResult(as: String.self) else {
                 Issue.record("a rate limit is a retryable verification outcome")
                 return
@@ -164,15 +167,17 @@ import TestSupport
 
     @Test func serverErrorIsRetryable() async throws {
         try await Self.withAPI { api in
-            await api.server.respond(to: "/inApps/v1/transactions/9", with: [
-                .json(#"{"errorCode": 5000000, "errorMessage": "An unknown error occurred."}"#, status: 500),
-                .json(#"{"errorCode": 5030000}"#, status: 503, headers: ["Retry-After": "3"]),
-            ])
+            await api.server.respond(
+                to: "/inApps/v1/transactions/9",
+                with: [
+                    .json(#"{"errorCode": 5000000, "errorMessage": "An unknown error occurred."}"#, status: 500),
+                    .json(#"{"errorCode": 5030000}"#, status: 503, headers: ["Retry-After": "3"]),
+                ])
             let error = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "9") }
             #expect(error?.code == .unavailable)
             #expect(error?.isRetryable == true)
             #expect(error?.httpStatus == 500)
-            #expect(error?.appleErrorCode == 5000000)
+            #expect(error?.appleErrorCode == 5_000_000)
             #expect(error?.retryAfter == nil)
             let unavailable = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "9") }
             #expect(unavailable?.code == .unavailable)
@@ -182,26 +187,30 @@ import TestSupport
 
     @Test func badRequestCarriesApplesErrorCode() async throws {
         try await Self.withAPI { api in
-            await api.server.respond(to: "/inApps/v1/transactions/abc", with: [
-                .json(#"{"errorCode": 4000006, "errorMessage": "Invalid transaction id."}"#, status: 400)
-            ])
+            await api.server.respond(
+                to: "/inApps/v1/transactions/abc",
+                with: [
+                    .json(#"{"errorCode": 4000006, "errorMessage": "Invalid transaction id."}"#, status: 400)
+                ])
             let error = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "abc") }
             #expect(error?.code == .requestRejected)
             #expect(error?.isRetryable == false)
-            #expect(error?.appleErrorCode == 4000006)
+            #expect(error?.appleErrorCode == 4_000_006)
             #expect(error?.appleErrorMessage == "Invalid transaction id.")
         }
     }
 
     @Test func notFoundAndUnauthorizedHaveTheirOwnCodes() async throws {
         try await Self.withAPI { api in
-            await api.server.respond(to: "/inApps/v1/transactions/404", with: [
-                .json(#"{"errorCode": 4040010, "errorMessage": "Transaction id not found."}"#, status: 404)
-            ])
+            await api.server.respond(
+                to: "/inApps/v1/transactions/404",
+                with: [
+                    .json(#"{"errorCode": 4040010, "errorMessage": "Transaction id not found."}"#, status: 404)
+                ])
             await api.server.respond(to: "/inApps/v1/transactions/401", with: [StubResponse(status: 401)])
             let missing = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "404") }
             #expect(missing?.code == .notFound)
-            #expect(missing?.appleErrorCode == 4040010)
+            #expect(missing?.appleErrorCode == 4_040_010)
             let refused = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "401") }
             #expect(refused?.code == .unauthorized)
             #expect(refused?.isRetryable == false)
@@ -213,9 +222,11 @@ import TestSupport
 
     @Test func slowAnswerTimesOut() async throws {
         try await Self.withAPI(timeout: .milliseconds(300)) { api in
-            await api.server.respond(to: "/inApps/v1/transactions/1", with: [
-                .json(#"{"signedTransactionInfo": "x.y.z"}"#, delay: .milliseconds(1200))
-            ])
+            await api.server.respond(
+                to: "/inApps/v1/transactions/1",
+                with: [
+                    .json(#"{"signedTransactionInfo": "x.y.z"}"#, delay: .milliseconds(1200))
+                ])
             let error = await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "1") }
             #expect(error?.code == .timeout)
             #expect(error?.isRetryable == true)
@@ -234,9 +245,10 @@ import TestSupport
     @Test func unusableConfigurationIsRefusedAtStartup() {
         func make(key: String, environment: AppStoreEnvironment = .production) -> AppStoreAPIError? {
             do {
-                _ = try AppStoreServerAPIClient(configuration: AppStoreServerAPIConfiguration(
-                    issuerId: Self.issuer, keyId: Self.keyId, privateKeyPEM: key, bundleId: Self.bundleId,
-                    environment: environment))
+                _ = try AppStoreServerAPIClient(
+                    configuration: AppStoreServerAPIConfiguration(
+                        issuerId: Self.issuer, keyId: Self.keyId, privateKeyPEM: key, bundleId: Self.bundleId,
+                        environment: environment))
                 return nil
             } catch {
                 return error

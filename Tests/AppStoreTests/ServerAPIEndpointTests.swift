@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import AppStore
 
 /// `AppStoreServerAPIClient` endpoints and paging against a local stub standing in for Apple.
@@ -16,11 +17,14 @@ import TestSupport
         try await ServerAPIClientTests.withAPI { api in
             let path = "/inApps/v2/history/1000000001"
             await api.server.respond(to: path) { request in
-                Self.page(request, [
-                    nil: #"{"revision": "r1", "hasMore": true, "bundleId": "com.example.tollgate", "environment": "Production", "signedTransactions": ["t1", "t2"]}"#,
-                    "r1": #"{"revision": "r2", "hasMore": true, "signedTransactions": ["t3"]}"#,
-                    "r2": #"{"revision": "r3", "hasMore": false, "signedTransactions": ["t4"]}"#,
-                ])
+                Self.page(
+                    request,
+                    [
+                        nil:
+                            #"{"revision": "r1", "hasMore": true, "bundleId": "com.example.tollgate", "environment": "Production", "signedTransactions": ["t1", "t2"]}"#,
+                        "r1": #"{"revision": "r2", "hasMore": true, "signedTransactions": ["t3"]}"#,
+                        "r2": #"{"revision": "r3", "hasMore": false, "signedTransactions": ["t4"]}"#,
+                    ])
             }
             let query = TransactionHistoryQuery(sort: .ascending, productTypes: [.consumable, .autoRenewable])
             let transactions = try await api.client.getTransactionHistory(transactionId: "1000000001", query: query)
@@ -34,9 +38,11 @@ import TestSupport
 
     @Test func pagingWithoutANewTokenIsABadResponse() async throws {
         try await ServerAPIClientTests.withAPI { api in
-            await api.server.respond(to: "/inApps/v2/history/7", with: [
-                .json(#"{"revision": "same", "hasMore": true, "signedTransactions": ["t1"]}"#)
-            ])
+            await api.server.respond(
+                to: "/inApps/v2/history/7",
+                with: [
+                    .json(#"{"revision": "same", "hasMore": true, "signedTransactions": ["t1"]}"#)
+                ])
             let error = await ServerAPIClientTests.apiError {
                 _ = try await api.client.getTransactionHistory(transactionId: "7")
             }
@@ -50,10 +56,14 @@ import TestSupport
         try await ServerAPIClientTests.withAPI { api in
             let path = "/inApps/v1/notifications/history"
             await api.server.respond(to: path) { request in
-                Self.page(request, [
-                    nil: #"{"paginationToken": "p1", "hasMore": true, "notificationHistory": [{"signedPayload": "n1", "sendAttempts": [{"attemptDate": 1698148900000, "sendAttemptResult": "NO_RESPONSE"}]}]}"#,
-                    "p1": #"{"paginationToken": "p2", "hasMore": false, "notificationHistory": [{"signedPayload": "n2"}, {"signedPayload": "n3"}]}"#,
-                ])
+                Self.page(
+                    request,
+                    [
+                        nil:
+                            #"{"paginationToken": "p1", "hasMore": true, "notificationHistory": [{"signedPayload": "n1", "sendAttempts": [{"attemptDate": 1698148900000, "sendAttemptResult": "NO_RESPONSE"}]}]}"#,
+                        "p1":
+                            #"{"paginationToken": "p2", "hasMore": false, "notificationHistory": [{"signedPayload": "n2"}, {"signedPayload": "n3"}]}"#,
+                    ])
             }
             let start = Date(timeIntervalSince1970: 1_698_000_000)
             let request = NotificationHistoryRequest(
@@ -89,10 +99,12 @@ import TestSupport
         try await ServerAPIClientTests.withAPI { api in
             let path = "/inApps/v2/refund/lookup/3000000003"
             await api.server.respond(to: path) { request in
-                Self.page(request, [
-                    nil: #"{"revision": "a", "hasMore": true, "signedTransactions": ["r1"]}"#,
-                    "a": #"{"revision": "b", "hasMore": false, "signedTransactions": ["r2"]}"#,
-                ])
+                Self.page(
+                    request,
+                    [
+                        nil: #"{"revision": "a", "hasMore": true, "signedTransactions": ["r1"]}"#,
+                        "a": #"{"revision": "b", "hasMore": false, "signedTransactions": ["r2"]}"#,
+                    ])
             }
             let refunds = try await api.client.getRefundHistory(transactionId: "3000000003")
             #expect(refunds == ["r1", "r2"])
@@ -103,12 +115,17 @@ import TestSupport
     @Test func subscriptionStatusesDecode() async throws {
         try await ServerAPIClientTests.withAPI { api in
             let path = "/inApps/v1/subscriptions/4000000004"
-            await api.server.respond(to: path, with: [.json(#"""
-                {"environment": "Production", "bundleId": "com.example.tollgate", "appAppleId": 1234,
-                 "data": [{"subscriptionGroupIdentifier": "sub_group_one",
-                           "lastTransactions": [{"status": 1, "originalTransactionId": "4000000004",
-                                                 "signedTransactionInfo": "st", "signedRenewalInfo": "sr"}]}]}
-                """#)])
+            await api.server.respond(
+                to: path,
+                with: [
+                    .json(
+                        #"""
+                        {"environment": "Production", "bundleId": "com.example.tollgate", "appAppleId": 1234,
+                         "data": [{"subscriptionGroupIdentifier": "sub_group_one",
+                                   "lastTransactions": [{"status": 1, "originalTransactionId": "4000000004",
+                                                         "signedTransactionInfo": "st", "signedRenewalInfo": "sr"}]}]}
+                        """#)
+                ])
             let statuses = try await api.client.getAllSubscriptionStatuses(transactionId: "4000000004", statuses: [.active])
             #expect(statuses.environment == .production)
             #expect(statuses.appAppleId == 1234)
@@ -123,9 +140,11 @@ import TestSupport
     @Test func testNotificationConsumptionAndOrderLookup() async throws {
         try await ServerAPIClientTests.withAPI { api in
             await api.server.respond(to: "/inApps/v1/notifications/test", with: [.json(#"{"testNotificationToken": "tok-1"}"#)])
-            await api.server.respond(to: "/inApps/v1/notifications/test/tok-1", with: [
-                .json(#"{"signedPayload": "p.q.r", "sendAttempts": [{"attemptDate": 1, "sendAttemptResult": "SUCCESS"}]}"#)
-            ])
+            await api.server.respond(
+                to: "/inApps/v1/notifications/test/tok-1",
+                with: [
+                    .json(#"{"signedPayload": "p.q.r", "sendAttempts": [{"attemptDate": 1, "sendAttemptResult": "SUCCESS"}]}"#)
+                ])
             await api.server.respond(to: "/inApps/v1/transactions/consumption/5000000005", with: [StubResponse(status: 202)])
             await api.server.respond(to: "/inApps/v1/lookup/MQKXY1Z9", with: [.json(#"{"status": 0, "signedTransactions": ["o1"]}"#)])
 

@@ -2,6 +2,7 @@ import AppStore
 @preconcurrency import Crypto
 import Foundation
 import Testing
+
 @testable import appstore_sim
 
 @Suite("events")
@@ -14,14 +15,17 @@ struct EventTests {
             try #require(await verifier.verifyTransaction(response["signedTransaction"] as? String ?? "").value)
         }
 
-        let shared = try await sim.purchase(type: "Non-Consumable", productId: "com.example.noads", extra: ["inAppOwnershipType": "FAMILY_SHARED"])
+        let shared = try await sim.purchase(
+            type: "Non-Consumable", productId: "com.example.noads", extra: ["inAppOwnershipType": "FAMILY_SHARED"])
         let revoked = try await transaction(try await sim.event("REVOKE", shared.transactionId))
         #expect(revoked.revocationType == .familyRevoke)
         #expect(revoked.revocationDate != nil)
         #expect(revoked.inAppOwnershipType == .familyShared)
 
-        let vip = try await sim.purchase(type: "Auto-Renewable Subscription", productId: "com.example.vip.month", extra: ["expiresInSeconds": 300])
-        let preference = try await sim.event("DID_CHANGE_RENEWAL_PREF", vip.transactionId, subtype: "UPGRADE", extra: ["productId": "com.example.vip.year"])
+        let vip = try await sim.purchase(
+            type: "Auto-Renewable Subscription", productId: "com.example.vip.month", extra: ["expiresInSeconds": 300])
+        let preference = try await sim.event(
+            "DID_CHANGE_RENEWAL_PREF", vip.transactionId, subtype: "UPGRADE", extra: ["productId": "com.example.vip.year"])
         #expect(preference["subtype"] as? String == "UPGRADE")
         let renewal = try await transaction(try await sim.event("DID_RENEW", vip.transactionId))
         #expect(renewal.productId == "com.example.vip.year")

@@ -2,6 +2,7 @@ import AppStore
 @preconcurrency import Crypto
 import Foundation
 import Testing
+
 @testable import appstore_sim
 
 @Suite("faults and control input")
@@ -27,13 +28,17 @@ struct FaultTests {
         let sim = try await SimHarness.start()
         defer { Task { await sim.stop() } }
         let purchase = try await sim.purchase()
-        let client = ReceiptClient(configuration: ReceiptClientConfiguration(
-            bundleId: "com.example.app", productionURL: sim.url("/verifyReceipt"),
-            sandboxURL: sim.url("/sandbox/verifyReceipt"), timeout: .milliseconds(400)))
+        let client = ReceiptClient(
+            configuration: ReceiptClientConfiguration(
+                bundleId: "com.example.app", productionURL: sim.url("/verifyReceipt"),
+                sandboxURL: sim.url("/sandbox/verifyReceipt"), timeout: .milliseconds(400)))
 
         _ = try await sim.post("/sim/faults", ["target": "verifyReceipt", "status": 503, "times": 1])
         let unavailable = await client.verify(purchase.receipt)
-        guard case .retryable(let failure) = unavailable.result else { Issue.record("503 must be retryable"); return }
+        guard case .retryable(let failure) = unavailable.result else {
+            Issue.record("503 must be retryable")
+            return
+        }
         #expect(failure.code == .appleUnavailable)
 
         _ = try await sim.post("/sim/faults", ["target": "verifyReceipt", "status": 429, "times": 1, "retryAfter": 7])

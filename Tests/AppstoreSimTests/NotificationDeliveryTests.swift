@@ -3,6 +3,7 @@ import AppStore
 import Foundation
 import TestSupport
 import Testing
+
 @testable import appstore_sim
 
 @Suite("V2 notification delivery")
@@ -29,7 +30,12 @@ struct NotificationDeliveryTests {
             $0.notifyURL = receiver.url("/apple")
             $0.retryScale = 36_000  // 1 h -> 0.1 s, 12 h -> 1.2 s
         }
-        defer { Task { await sim.stop(); await receiver.stop() } }
+        defer {
+            Task {
+                await sim.stop()
+                await receiver.stop()
+            }
+        }
         let started = ContinuousClock.now
         let purchase = try await sim.purchase()
         let delivered = try await Self.waitFor(sim, purchase.notificationUUID) { $0["deliveryStatus"] as? String == "delivered" }
@@ -76,7 +82,12 @@ struct NotificationDeliveryTests {
             $0.retryScale = 36_000
             $0.pageSize = 1
         }
-        defer { Task { await sim.stop(); await receiver.stop() } }
+        defer {
+            Task {
+                await sim.stop()
+                await receiver.stop()
+            }
+        }
         let purchase = try await sim.purchase()
         let delivered = try await Self.waitFor(sim, purchase.notificationUUID) { $0["deliveryStatus"] as? String == "delivered" }
         #expect(Self.results(delivered) == ["TIMED_OUT", "SUCCESS"])

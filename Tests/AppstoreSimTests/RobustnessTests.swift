@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Testing
+
 @testable import appstore_sim
 
 @Suite("robustness")

@@ -3,16 +3,20 @@ import AppStore
 import Foundation
 import TestSupport
 import Testing
+
 @testable import appstore_sim
 
 /// The AppStore library's own App Store Server API client against the simulator.
 @Suite("App Store Server API client against the simulator")
 struct ServerAPIClientTests {
-    static func client(_ sim: SimHarness, key: P256.Signing.PrivateKey, environment: AppStoreEnvironment = .production) throws -> AppStoreServerAPIClient {
-        try AppStoreServerAPIClient(configuration: AppStoreServerAPIConfiguration(
-            issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "TESTKEY123", privateKeyPEM: key.pemRepresentation,
-            bundleId: "com.example.app", environment: environment,
-            productionURL: sim.url(""), sandboxURL: sim.url("/sandbox"), timeout: .seconds(5)))
+    static func client(_ sim: SimHarness, key: P256.Signing.PrivateKey, environment: AppStoreEnvironment = .production) throws
+        -> AppStoreServerAPIClient
+    {
+        try AppStoreServerAPIClient(
+            configuration: AppStoreServerAPIConfiguration(
+                issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "TESTKEY123", privateKeyPEM: key.pemRepresentation,
+                bundleId: "com.example.app", environment: environment,
+                productionURL: sim.url(""), sandboxURL: sim.url("/sandbox"), timeout: .seconds(5)))
     }
 
     @Test func everyEndpointAnswersTheClientWithVerifiableData() async throws {
@@ -24,7 +28,12 @@ struct ServerAPIClientTests {
             $0.pageSize = 2
             $0.notifyURL = receiver.url("/apple")
         }
-        defer { Task { await sim.stop(); await receiver.stop() } }
+        defer {
+            Task {
+                await sim.stop()
+                await receiver.stop()
+            }
+        }
         let client = try Self.client(sim, key: key)
         let verifier = try SignedDataTests.verifier(roots: [try await sim.rootDER()])
 
@@ -60,8 +69,9 @@ struct ServerAPIClientTests {
         #expect(await verifier.verifyNotification(testStatus.signedPayload ?? "").value?.payload.notificationType == .test)
 
         let now = Date()
-        let notifications = try await client.getNotificationHistory(NotificationHistoryRequest(
-            startDate: now.addingTimeInterval(-3600), endDate: now.addingTimeInterval(3600)))
+        let notifications = try await client.getNotificationHistory(
+            NotificationHistoryRequest(
+                startDate: now.addingTimeInterval(-3600), endDate: now.addingTimeInterval(3600)))
         #expect(notifications.count == 6)
 
         try await client.sendConsumptionInformation(
@@ -73,7 +83,7 @@ struct ServerAPIClientTests {
             Issue.record("an unknown transaction must fail")
         } catch let error as AppStoreAPIError {
             #expect(error.code == .notFound)
-            #expect(error.appleErrorCode == 4040010)
+            #expect(error.appleErrorCode == 4_040_010)
         }
     }
 

@@ -2,6 +2,7 @@ import AppStore
 @preconcurrency import Crypto
 import Foundation
 import Testing
+
 @testable import appstore_sim
 
 @Suite("App Store Server API")
@@ -42,7 +43,7 @@ struct ServerAPITests {
         #expect(await verifier.verifyTransaction(first).value?.transactionId == expected.last)
         let badRevision = try await sim.get("/inApps/v2/history/\(purchase.transactionId)?revision=%%%", headers: auth)
         #expect(badRevision.status == 400)
-        #expect(badRevision.body["errorCode"] as? Int == 4000005)
+        #expect(badRevision.body["errorCode"] as? Int == 4_000_005)
     }
 
     @Test func refundShowsInTransactionInfoAndStatusesFollowRenewalState() async throws {
@@ -89,7 +90,7 @@ struct ServerAPITests {
 
         let missing = try await sim.get("/inApps/v1/transactions/1999999999999999", headers: auth)
         #expect(missing.status == 404)
-        #expect(missing.body["errorCode"] as? Int == 4040010)
+        #expect(missing.body["errorCode"] as? Int == 4_040_010)
         #expect(missing.body["errorMessage"] as? String == "Transaction id not found.")
         let sandboxSide = try await sim.get("/sandbox/inApps/v1/transactions/\(vip.transactionId)", headers: auth)
         #expect(sandboxSide.status == 404)
@@ -104,7 +105,7 @@ struct ServerAPITests {
         #expect(try await sim.get(path, headers: TestToken.header(try TestToken.make(key: key))).status == 200)
         let forged = try await sim.get(path, headers: TestToken.header(try TestToken.make(key: P256.Signing.PrivateKey())))
         #expect(forged.status == 401)
-        #expect(forged.body["errorCode"] as? Int == 4010000)
+        #expect(forged.body["errorCode"] as? Int == 4_010_000)
         #expect(try await sim.get(path).status == 401)
         #expect(try await sim.get(path, headers: ["Authorization": "Bearer abc.def.ghi"]).status == 401)
         #expect(try await sim.get(path, headers: TestToken.header(try TestToken.make(key: key, audience: "other"))).status == 401)
@@ -124,7 +125,8 @@ struct ServerAPITests {
         #expect(put.status == 202)
         let recorded = try await sim.get("/sim/consumption/\(purchase.transactionId)")
         #expect(recorded.body["consumptionStatus"] as? Int == 2)
-        let bad = try await sim.send(.put, "/inApps/v1/transactions/consumption/\(purchase.transactionId)", body: Data("[".utf8), headers: auth)
+        let bad = try await sim.send(
+            .put, "/inApps/v1/transactions/consumption/\(purchase.transactionId)", body: Data("[".utf8), headers: auth)
         #expect(bad.status == 400)
     }
 }

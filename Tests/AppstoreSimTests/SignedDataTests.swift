@@ -1,13 +1,15 @@
 import AppStore
 import Foundation
 import Testing
+
 @testable import appstore_sim
 
 @Suite("signed data")
 struct SignedDataTests {
     static func verifier(roots: [Data], environment: AppStoreEnvironment = .production) throws -> SignedDataVerifier {
-        try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
-            rootCertificates: roots, bundleId: "com.example.app", environment: environment, appAppleId: 1_234_567_890))
+        try SignedDataVerifier(
+            configuration: SignedDataVerifierConfiguration(
+                rootCertificates: roots, bundleId: "com.example.app", environment: environment, appAppleId: 1_234_567_890))
     }
 
     @Test func transactionAndNotificationVerifyWithTheSimulatorsRootOnly() async throws {
@@ -40,7 +42,8 @@ struct SignedDataTests {
     @Test func subscriptionNotificationCarriesRenewalInfoAndStatus() async throws {
         let sim = try await SimHarness.start()
         defer { Task { await sim.stop() } }
-        let purchase = try await sim.purchase(type: "Auto-Renewable Subscription", productId: "com.example.vip.month", environment: "Sandbox")
+        let purchase = try await sim.purchase(
+            type: "Auto-Renewable Subscription", productId: "com.example.vip.month", environment: "Sandbox")
         let verifier = try Self.verifier(roots: [try await sim.rootDER()], environment: .sandbox)
         let subscribed = try #require(await verifier.verifyNotification(purchase.signedPayload).value)
         #expect(subscribed.payload.notificationType == .subscribed)

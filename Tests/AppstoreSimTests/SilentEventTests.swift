@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Testing
+
 @testable import appstore_sim
 
 /// `"notify": false` on `POST /sim/events`: Apple's state changes, but no notification exists anywhere.
@@ -10,7 +11,8 @@ struct SilentEventTests {
         let sim = try await SimHarness.start()
         defer { Task { await sim.stop() } }
         let verifier = try SignedDataTests.verifier(roots: [try await sim.rootDER()])
-        let vip = try await sim.purchase(type: "Auto-Renewable Subscription", productId: "com.example.vip.month", extra: ["expiresInSeconds": 300])
+        let vip = try await sim.purchase(
+            type: "Auto-Renewable Subscription", productId: "com.example.vip.month", extra: ["expiresInSeconds": 300])
         let before = try await sim.get("/sim/notifications")
         let recorded = (before.body["notifications"] as? [Any])?.count ?? -1
 

@@ -3,6 +3,7 @@ import AppStoreTesting
 @preconcurrency import Crypto
 import Foundation
 import Testing
+
 @testable import appstore_sim
 
 @Suite("configuration")

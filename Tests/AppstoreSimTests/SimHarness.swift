@@ -1,14 +1,16 @@
 import AppStore
 import AppStoreTesting
 import Foundation
-import TestSupport
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hummingbird
 import Logging
 import NIOCore
+import TestSupport
+
 @testable import appstore_sim
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A real `appstore-sim` application on `127.0.0.1` and a free port, driven over HTTP.
 final class SimHarness: Sendable {
@@ -62,7 +64,8 @@ final class SimHarness: Sendable {
         if let json { data = try JSONSerialization.data(withJSONObject: json) }
         var headers = headers
         if data != nil { headers["Content-Type"] = "application/json" }
-        return try await transport.send(HTTPTransportRequest(method: method, url: url(path), headers: headers, body: data, timeout: timeout))
+        return try await transport.send(
+            HTTPTransportRequest(method: method, url: url(path), headers: headers, body: data, timeout: timeout))
     }
 
     /// POSTs JSON and returns the status and the JSON object answered.
@@ -85,8 +88,9 @@ final class SimHarness: Sendable {
         body.merge(extra) { _, new in new }
         let (status, json) = try await post("/sim/purchases", body)
         guard status == 201, let id = json["transactionId"] as? String, let receipt = json["receipt"] as? String,
-              let signed = json["signedTransaction"] as? String, let payload = json["signedPayload"] as? String,
-              let uuid = json["notificationUUID"] as? String, let orderId = json["orderId"] as? String else {
+            let signed = json["signedTransaction"] as? String, let payload = json["signedPayload"] as? String,
+            let uuid = json["notificationUUID"] as? String, let orderId = json["orderId"] as? String
+        else {
             throw SimHarnessError(message: "purchase failed: \(status) \(json)")
         }
         return Purchase(

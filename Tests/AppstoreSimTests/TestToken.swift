@@ -10,10 +10,11 @@ enum TestToken {
     ) throws -> String {
         let now = Date().timeIntervalSince1970
         let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": "TESTKEY123", "typ": "JWT"])
-        let claims = try JSONSerialization.data(withJSONObject: [
-            "iss": "57246542-96fe-1a63-e053-0824d011072a", "iat": Int(now), "exp": Int(now + expiresIn),
-            "aud": audience, "bid": bid,
-        ] as [String: Any])
+        let claims = try JSONSerialization.data(
+            withJSONObject: [
+                "iss": "57246542-96fe-1a63-e053-0824d011072a", "iat": Int(now), "exp": Int(now + expiresIn),
+                "aud": audience, "bid": bid,
+            ] as [String: Any])
         let input = Base64URL.encode(header) + "." + Base64URL.encode(claims)
         let signature = try key.signature(for: Data(input.utf8))
         return input + "." + Base64URL.encode(signature.rawRepresentation)

@@ -1,16 +1,18 @@
 import AppStore
 import Foundation
 import Testing
+
 @testable import appstore_sim
 
 @Suite("verifyReceipt")
 struct VerifyReceiptTests {
     /// A client of the simulator's `verifyReceipt`; its timeout is generous, CI machines being slow and shared.
     func client(_ sim: SimHarness, allowSandbox: Bool = true, startInSandbox: Bool = false, secret: String? = nil) -> ReceiptClient {
-        ReceiptClient(configuration: ReceiptClientConfiguration(
-            bundleId: "com.example.app", sharedSecret: secret,
-            productionURL: sim.url("/verifyReceipt"), sandboxURL: sim.url("/sandbox/verifyReceipt"),
-            allowSandbox: allowSandbox, startInSandbox: startInSandbox, timeout: .seconds(20)))
+        ReceiptClient(
+            configuration: ReceiptClientConfiguration(
+                bundleId: "com.example.app", sharedSecret: secret,
+                productionURL: sim.url("/verifyReceipt"), sandboxURL: sim.url("/sandbox/verifyReceipt"),
+                allowSandbox: allowSandbox, startInSandbox: startInSandbox, timeout: .seconds(20)))
     }
 
     @Test func productionPurchaseVerifiesAtProduction() async throws {
@@ -65,11 +67,13 @@ struct VerifyReceiptTests {
         #expect(notJSON.status == 200)
         #expect(String(decoding: notJSON.body, as: UTF8.self).contains("21002"))
         let randomBytes = Data((0..<48).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        #expect(try await sim.post("/verifyReceipt", ["receipt-data": randomBytes])
-            .body["status"] as? Int == 21002)
+        #expect(
+            try await sim.post("/verifyReceipt", ["receipt-data": randomBytes])
+                .body["status"] as? Int == 21002)
         let unknown = SimReceiptToken.make(environment: .production)
         #expect(try await sim.post("/verifyReceipt", ["receipt-data": unknown, "password": "s3cret"]).body["status"] as? Int == 21003)
-        #expect(try await sim.post("/verifyReceipt", ["receipt-data": purchase.receipt, "password": "wrong"]).body["status"] as? Int == 21004)
+        #expect(
+            try await sim.post("/verifyReceipt", ["receipt-data": purchase.receipt, "password": "wrong"]).body["status"] as? Int == 21004)
         #expect(try await sim.post("/verifyReceipt", ["receipt-data": purchase.receipt]).body["status"] as? Int == 21004)
         #expect(try await sim.post("/verifyReceipt", ["receipt-data": purchase.receipt, "password": "s3cret"]).body["status"] as? Int == 0)
 

@@ -32,8 +32,10 @@ import Testing
     }
 
     @Test func durationsAndURLs() throws {
-        let reader = EnvironmentReader(["D": " 90s ", "MS": "250ms", "BARE": "45", "DAYS": "2d", "BAD": "soon", "SHORT": "5ms",
-                                        "URL": "https://example.com/x", "FTP": "ftp://example.com", "NOHOST": "http://"])
+        let reader = EnvironmentReader([
+            "D": " 90s ", "MS": "250ms", "BARE": "45", "DAYS": "2d", "BAD": "soon", "SHORT": "5ms",
+            "URL": "https://example.com/x", "FTP": "ftp://example.com", "NOHOST": "http://",
+        ])
         #expect(try reader.duration("D", default: .zero, minimum: .zero) == .seconds(90))
         #expect(try reader.duration("MS", default: .zero, minimum: .zero) == .milliseconds(250))
         #expect(try reader.duration("BARE", default: .zero, minimum: .zero) == .seconds(45))

@@ -1,7 +1,7 @@
 import Core
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every executable ends on an error it cannot go on from with one line, `<tool>: error: <code>: <message>`,
 /// and exit status 1.
@@ -21,13 +21,16 @@ import TestSupport
         ("ingest", [String]()), ("verifier", []), ("fulfiller", []), ("appstore-sim", []), ("tollctl", ["streams"]),
     ])
     func everyExecutableReportsABadSettingTheSameWay(tool: String, arguments: [String]) async throws {
-        let run = try await ChildProcess.run(tool, arguments: arguments, environment: [
-            "LOG_LEVEL": "loud", "TOLLGATE_BUNDLE_ID": "com.example.app", "TOLLGATE_REDIS_URL": "redis://127.0.0.1:1",
-        ])
+        let run = try await ChildProcess.run(
+            tool, arguments: arguments,
+            environment: [
+                "LOG_LEVEL": "loud", "TOLLGATE_BUNDLE_ID": "com.example.app", "TOLLGATE_REDIS_URL": "redis://127.0.0.1:1",
+            ])
         #expect(run.status == 1, "\(run.output)")
         let lines = run.output.split(separator: "\n").map(String.init)
-        #expect(lines.last?.hasPrefix("\(tool): error: invalid_configuration: LOG_LEVEL must be one of trace") == true,
-                "\(run.output)")
+        #expect(
+            lines.last?.hasPrefix("\(tool): error: invalid_configuration: LOG_LEVEL must be one of trace") == true,
+            "\(run.output)")
     }
 
     /// What is ArgumentParser's stays ArgumentParser's: help and usage errors are not fatal-error lines.

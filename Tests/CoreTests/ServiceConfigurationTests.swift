@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import TestSupport
 import Testing
+
 @testable import Verification
 @testable import appstore_sim
 @testable import fulfiller
@@ -48,28 +49,38 @@ import Testing
     }()
 
     static let services: [Service] = [
-        Service(name: "ingest", base: ["TOLLGATE_SHARED_SECRET": "s3cret"], number: "TOLLGATE_HTTP_PORT",
-                flag: "TOLLGATE_V1_NOTIFICATIONS", duration: "TOLLGATE_ORDER_TTL") { environment in
+        Service(
+            name: "ingest", base: ["TOLLGATE_SHARED_SECRET": "s3cret"], number: "TOLLGATE_HTTP_PORT",
+            flag: "TOLLGATE_V1_NOTIFICATIONS", duration: "TOLLGATE_ORDER_TTL"
+        ) { environment in
             let configuration = try IngestConfiguration(environment: environment)
-            return Readback(number: configuration.port, flag: configuration.v1SharedSecret != nil,
-                            level: configuration.shared.logLevel, duration: configuration.orderLifetime)
+            return Readback(
+                number: configuration.port, flag: configuration.v1SharedSecret != nil,
+                level: configuration.shared.logLevel, duration: configuration.orderLifetime)
         },
-        Service(name: "verifier", base: ["TOLLGATE_BUNDLE_ID": "com.example.app"], number: "TOLLGATE_VERIFIER_CONCURRENCY",
-                flag: "TOLLGATE_ACCEPT_SANDBOX", duration: "TOLLGATE_RECONCILE_INTERVAL") { environment in
+        Service(
+            name: "verifier", base: ["TOLLGATE_BUNDLE_ID": "com.example.app"], number: "TOLLGATE_VERIFIER_CONCURRENCY",
+            flag: "TOLLGATE_ACCEPT_SANDBOX", duration: "TOLLGATE_RECONCILE_INTERVAL"
+        ) { environment in
             let configuration = try VerifierConfiguration(environment: environment)
-            return Readback(number: configuration.concurrency, flag: configuration.acceptSandbox,
-                            level: configuration.shared.logLevel, duration: configuration.reconcile.interval)
+            return Readback(
+                number: configuration.concurrency, flag: configuration.acceptSandbox,
+                level: configuration.shared.logLevel, duration: configuration.reconcile.interval)
         },
-        Service(name: "fulfiller", base: ["TOLLGATE_CATALOG": catalog], number: "TOLLGATE_FULFILLER_CONCURRENCY",
-                flag: "TOLLGATE_CLAMP_REFUNDS", duration: "TOLLGATE_SHUTDOWN_GRACE") { environment in
+        Service(
+            name: "fulfiller", base: ["TOLLGATE_CATALOG": catalog], number: "TOLLGATE_FULFILLER_CONCURRENCY",
+            flag: "TOLLGATE_CLAMP_REFUNDS", duration: "TOLLGATE_SHUTDOWN_GRACE"
+        ) { environment in
             let configuration = try FulfillerConfiguration(environment: environment)
-            return Readback(number: configuration.concurrency, flag: configuration.clampRefunds,
-                            level: configuration.shared.logLevel, duration: configuration.shared.shutdownGrace)
+            return Readback(
+                number: configuration.concurrency, flag: configuration.clampRefunds,
+                level: configuration.shared.logLevel, duration: configuration.shared.shutdownGrace)
         },
         Service(name: "appstore-sim", base: [:], number: "SIM_PORT", flag: nil, duration: "SIM_SHUTDOWN_GRACE") { environment in
             let configuration = try SimConfiguration(environment: environment)
-            return Readback(number: configuration.port, level: configuration.logLevel,
-                            duration: configuration.shutdownGrace)
+            return Readback(
+                number: configuration.port, level: configuration.logLevel,
+                duration: configuration.shutdownGrace)
         },
     ]
 
@@ -181,7 +192,8 @@ import Testing
             }
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if let service, trimmed.hasPrefix("stop_grace_period:"),
-               let seconds = Int(trimmed.dropFirst("stop_grace_period:".count).trimmingCharacters(in: .whitespaces).dropLast()) {
+                let seconds = Int(trimmed.dropFirst("stop_grace_period:".count).trimmingCharacters(in: .whitespaces).dropLast())
+            {
                 periods[service] = .seconds(seconds)
             }
         }

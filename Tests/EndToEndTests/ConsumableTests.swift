@@ -39,8 +39,9 @@ extension TollgateSystemTests {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let user = UserToken.newUser("jws")
-            let purchase = try await system.simClient.purchase("com.example.coins100", type: "Consumable",
-                                                               extra: ["quantity": 3])
+            let purchase = try await system.simClient.purchase(
+                "com.example.coins100", type: "Consumable",
+                extra: ["quantity": 3])
             let first = try await ingest.submitTransaction(user: user, signedTransaction: purchase.signedTransaction)
             #expect(first.status == "fulfilled", "\(first)")
             #expect(first.transactionResults == ["applied"], "\(first)")

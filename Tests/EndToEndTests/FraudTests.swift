@@ -3,8 +3,8 @@ import AppStoreTesting
 import Foundation
 import Logging
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 extension TollgateSystemTests {
     /// What an attacker with a real but cheap (or someone else's) purchase cannot do.
@@ -36,12 +36,14 @@ extension TollgateSystemTests {
             #expect(reused.reason == "wrong_order", "\(reused)")
             // Bought without a token, it pays the order it is first submitted with, and no other.
             let untokened = try await sim.purchase("com.example.coins2000", type: "Consumable")
-            let paidSecond = try await ingest.submitTransaction(user: user, signedTransaction: untokened.signedTransaction,
-                                                                orderNo: second.orderNo)
+            let paidSecond = try await ingest.submitTransaction(
+                user: user, signedTransaction: untokened.signedTransaction,
+                orderNo: second.orderNo)
             #expect(paidSecond.status == "fulfilled", "\(paidSecond)")
             let third = try await ingest.createOrder(user: user, productId: "com.example.coins2000")
-            let usedTwice = try await ingest.submitTransaction(user: user, signedTransaction: untokened.signedTransaction,
-                                                               orderNo: third.orderNo)
+            let usedTwice = try await ingest.submitTransaction(
+                user: user, signedTransaction: untokened.signedTransaction,
+                orderNo: third.orderNo)
             #expect(usedTwice.reason == "transaction_already_used", "\(usedTwice)")
             try await system.awaitCoins(user, 4000)
             let replay = try await ingest.submitReceipt(user: user, receipt: try #require(real.receipt), orderNo: order.orderNo)
@@ -115,30 +117,39 @@ extension TollgateSystemTests {
             let ingest = system.ingestClient
             let user = UserToken.newUser("v1forger")
             let order = try await ingest.createOrder(user: user, productId: "com.example.coins100")
-            let real = try await system.simClient.purchase("com.example.coins100", type: "Consumable",
-                                                           appAccountToken: order.appAccountToken)
+            let real = try await system.simClient.purchase(
+                "com.example.coins100", type: "Consumable",
+                appAccountToken: order.appAccountToken)
             func forged(password: String, receipt: String) throws -> Data {
-                try JSONSerialization.data(withJSONObject: [
-                    "notification_type": "INITIAL_BUY", "password": password, "environment": "PROD",
-                    "bid": SystemHarness.bundleId,
-                    "unified_receipt": [
-                        "environment": "Production", "status": 0, "latest_receipt": receipt,
-                        "latest_receipt_info": [[
-                            "transaction_id": "7\(Int.random(in: 100_000_000...999_999_999))", "quantity": "20",
-                            "original_transaction_id": "7000000001", "product_id": "com.example.coins2000",
-                            "purchase_date_ms": "1760000000000", "app_account_token": order.appAccountToken,
-                        ]],
-                    ],
-                ] as [String: Any])
+                try JSONSerialization.data(
+                    withJSONObject: [
+                        "notification_type": "INITIAL_BUY", "password": password, "environment": "PROD",
+                        "bid": SystemHarness.bundleId,
+                        "unified_receipt": [
+                            "environment": "Production", "status": 0, "latest_receipt": receipt,
+                            "latest_receipt_info": [
+                                [
+                                    "transaction_id": "7\(Int.random(in: 100_000_000...999_999_999))", "quantity": "20",
+                                    "original_transaction_id": "7000000001", "product_id": "com.example.coins2000",
+                                    "purchase_date_ms": "1760000000000", "app_account_token": order.appAccountToken,
+                                ]
+                            ],
+                        ],
+                    ] as [String: Any])
             }
             let wrong = try await ingest.postNotification(try forged(password: "guess", receipt: try #require(real.receipt)))
             #expect(wrong.status == 401, "\(wrong.text)")
-            let garbage = try await ingest.postNotification(try forged(password: SystemHarness.sharedSecret, receipt: "bm90IGEgcmVjZWlwdA=="))
+            let garbage = try await ingest.postNotification(
+                try forged(password: SystemHarness.sharedSecret, receipt: "bm90IGEgcmVjZWlwdA=="))
             #expect(garbage.status == 200, "\(garbage.text)")
-            let trigger = try await ingest.postNotification(try forged(password: SystemHarness.sharedSecret,
-                                                                       receipt: try #require(real.receipt)))
+            let trigger = try await ingest.postNotification(
+                try forged(
+                    password: SystemHarness.sharedSecret,
+                    receipt: try #require(real.receipt)))
             #expect(trigger.status == 200, "\(trigger.text)")
-            let jobs = [garbage, trigger].compactMap { (try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any])?["jobId"] as? String }
+            let jobs = [garbage, trigger].compactMap {
+                (try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any])?["jobId"] as? String
+            }
             #expect(jobs.count == 2)
             for job in jobs { _ = try await ingest.waitForJob(job, auth: .service) }
             try await system.awaitCoins(user, 100)
@@ -154,8 +165,9 @@ extension TollgateSystemTests {
             let ingest = system.ingestClient
             let user = UserToken.newUser("flood")
             let order = try await ingest.createOrder(user: user, productId: "com.example.coins100")
-            let genuine = try await system.simClient.purchase("com.example.coins100", type: "Consumable",
-                                                              appAccountToken: order.appAccountToken)
+            let genuine = try await system.simClient.purchase(
+                "com.example.coins100", type: "Consumable",
+                appAccountToken: order.appAccountToken)
             let segments = genuine.signedPayload.split(separator: ".")
             let claim = Base64URL.encode(Data(#"{"notificationType":"ONE_TIME_CHARGE","notificationUUID":"\#(UUID())","data":{}}"#.utf8))
             let forged = Data(#"{"signedPayload":"\#(segments[0]).\#(claim).\#(segments[2])"}"#.utf8)
@@ -175,7 +187,9 @@ extension TollgateSystemTests {
                 }
             }
             var ids: Set<String> = []
-            for wrapper in [#"{"signedPayload":"\#(genuine.signedPayload)","replay":1}"#, #"{ "signedPayload" : "\#(genuine.signedPayload)" }"#] {
+            for wrapper in [
+                #"{"signedPayload":"\#(genuine.signedPayload)","replay":1}"#, #"{ "signedPayload" : "\#(genuine.signedPayload)" }"#,
+            ] {
                 let answer = try await ingest.postNotification(Data(wrapper.utf8))
                 #expect(answer.status == 200)
                 ids.insert(answer.json["jobId"] as? String ?? "")

@@ -53,8 +53,10 @@ struct IngestClient: Sendable {
 
     /// Sends a request; a `503` (Redis stalled, e.g. a slow fsync on a loaded machine) is retried after its
     /// `Retry-After` (at most 1 s) for up to 30 s, as an app or Apple would (submissions are idempotent).
-    func send(_ method: HTTPTransportRequest.Method, _ path: String, auth: Auth, body: Data? = nil,
-              timeout: Duration = .seconds(45)) async throws -> Reply {
+    func send(
+        _ method: HTTPTransportRequest.Method, _ path: String, auth: Auth, body: Data? = nil,
+        timeout: Duration = .seconds(45)
+    ) async throws -> Reply {
         guard let url = URL(string: baseURL + path) else { throw ChildProcess.Failure(description: "bad path \(path)") }
         var headers = auth.headers
         if body != nil { headers["Content-Type"] = "application/json" }
@@ -77,7 +79,8 @@ struct IngestClient: Sendable {
     func createOrder(user: String, productId: String) async throws -> (orderNo: String, appAccountToken: String) {
         let reply = try await post("/v1/orders", auth: .user(user), json: ["productId": productId])
         guard reply.status == 201, let orderNo = reply.json["orderNo"] as? String,
-              let token = reply.json["appAccountToken"] as? String else {
+            let token = reply.json["appAccountToken"] as? String
+        else {
             throw ChildProcess.Failure(description: "POST /v1/orders answered \(reply.status): \(reply.text)")
         }
         return (orderNo, token)
@@ -123,7 +126,8 @@ struct IngestClient: Sendable {
     private static func final(_ reply: Reply) -> JobOutcome? {
         let json = reply.json
         guard let jobId = json["jobId"] as? String, let status = json["status"] as? String,
-              ["fulfilled", "rejected", "dead"].contains(status) else { return nil }
+            ["fulfilled", "rejected", "dead"].contains(status)
+        else { return nil }
         return JobOutcome(jobId: jobId, status: status, reason: json["reason"] as? String, body: reply.body)
     }
 

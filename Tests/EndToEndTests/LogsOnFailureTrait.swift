@@ -3,8 +3,10 @@ import Testing
 /// A test that throws prints the tail of every service's log (issues recorded while polling carry it
 /// already).
 struct LogsOnFailureTrait: TestTrait, TestScoping {
-    func provideScope(for test: Test, testCase: Test.Case?,
-                      performing function: @Sendable () async throws -> Void) async throws {
+    func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         do {
             try await function()
         } catch {

@@ -34,10 +34,12 @@ extension TollgateSystemTests {
             let sim = system.simClient
             let user = UserToken.newUser("noads")
             let order = try await ingest.createOrder(user: user, productId: "com.example.noads")
-            let purchase = try await sim.purchase("com.example.noads", type: "Non-Consumable",
-                                                  appAccountToken: order.appAccountToken)
-            let bought = try await ingest.submitReceipt(user: user, receipt: try #require(purchase.receipt),
-                                                        orderNo: order.orderNo)
+            let purchase = try await sim.purchase(
+                "com.example.noads", type: "Non-Consumable",
+                appAccountToken: order.appAccountToken)
+            let bought = try await ingest.submitReceipt(
+                user: user, receipt: try #require(purchase.receipt),
+                orderNo: order.orderNo)
             #expect(bought.status == "fulfilled", "\(bought)")
             try await system.awaitEntitlement(user, "no_ads", "active")
 

@@ -26,15 +26,18 @@ struct ServiceProcess: Sendable {
 
     /// Starts `spec` on a free port and waits until it answers its readiness path. A process that exits at
     /// start (most likely its port was taken meanwhile) is retried on another port.
-    static func launch(_ spec: Spec, in directory: URL, http: URLSessionTransport,
-                       readyWithin timeout: Duration = .seconds(40)) async throws -> ServiceProcess {
+    static func launch(
+        _ spec: Spec, in directory: URL, http: URLSessionTransport,
+        readyWithin timeout: Duration = .seconds(40)
+    ) async throws -> ServiceProcess {
         let log = directory.appendingPathComponent("\(spec.name).log")
         var attempts = 0
         while true {
             attempts += 1
             let port = try ChildProcess.freePort()
-            let child = try ChildProcess.start(spec.executable, arguments: spec.arguments(port),
-                                               environment: spec.environment(port), log: log)
+            let child = try ChildProcess.start(
+                spec.executable, arguments: spec.arguments(port),
+                environment: spec.environment(port), log: log)
             let service = ServiceProcess(name: spec.name, port: port, child: child, log: log)
             do {
                 if try await service.waitUntilReady(spec.readinessPath, http: http, timeout: timeout) { return service }
@@ -45,8 +48,9 @@ struct ServiceProcess: Sendable {
             let exited = !child.process.isRunning
             child.kill()
             if !exited || attempts >= 3 {
-                throw ChildProcess.Failure(description: "\(spec.name) did not become ready on port \(port) "
-                    + "(\(exited ? "exited" : "timed out")); its log:\n\(service.tail(lines: 30))")
+                throw ChildProcess.Failure(
+                    description: "\(spec.name) did not become ready on port \(port) "
+                        + "(\(exited ? "exited" : "timed out")); its log:\n\(service.tail(lines: 30))")
             }
         }
     }

@@ -23,15 +23,18 @@ struct SimClient: Sendable {
         /// `expiresDate` (ms) of the signed transaction, read without verifying (the verifier verifies).
         var expiresDate: Int64? {
             guard let payload = signedTransaction.split(separator: ".").dropFirst().first,
-                  let bytes = Base64URL.decode(payload),
-                  let json = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+                let bytes = Base64URL.decode(payload),
+                let json = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+            else { return nil }
             return (json["expiresDate"] as? NSNumber)?.int64Value
         }
     }
 
     /// `POST /sim/purchases`.
-    func purchase(_ productId: String, type: String, environment: String = "Production",
-                  appAccountToken: String? = nil, extra: [String: Any] = [:]) async throws -> Answer {
+    func purchase(
+        _ productId: String, type: String, environment: String = "Production",
+        appAccountToken: String? = nil, extra: [String: Any] = [:]
+    ) async throws -> Answer {
         var body: [String: Any] = ["productId": productId, "type": type, "environment": environment]
         if let appAccountToken { body["appAccountToken"] = appAccountToken }
         body.merge(extra) { _, new in new }
@@ -56,21 +59,24 @@ struct SimClient: Sendable {
 
     private func post(_ path: String, _ json: [String: Any]) async throws -> Answer {
         guard let url = URL(string: baseURL + path) else { throw ChildProcess.Failure(description: "bad path \(path)") }
-        let response = try await http.send(HTTPTransportRequest(
-            method: .post, url: url, headers: ["Content-Type": "application/json"],
-            body: try JSONSerialization.data(withJSONObject: json), timeout: .seconds(30)))
+        let response = try await http.send(
+            HTTPTransportRequest(
+                method: .post, url: url, headers: ["Content-Type": "application/json"],
+                body: try JSONSerialization.data(withJSONObject: json), timeout: .seconds(30)))
         let text = String(decoding: response.body.prefix(1000), as: UTF8.self)
         guard (200..<300).contains(response.status),
-              let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
-              let transactionId = object["transactionId"] as? String,
-              let signedTransaction = object["signedTransaction"] as? String,
-              let signedPayload = object["signedPayload"] as? String,
-              let uuid = object["notificationUUID"] as? String else {
+            let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
+            let transactionId = object["transactionId"] as? String,
+            let signedTransaction = object["signedTransaction"] as? String,
+            let signedPayload = object["signedPayload"] as? String,
+            let uuid = object["notificationUUID"] as? String
+        else {
             throw ChildProcess.Failure(description: "POST \(path) answered \(response.status): \(text)")
         }
-        return Answer(transactionId: transactionId,
-                      originalTransactionId: object["originalTransactionId"] as? String ?? transactionId,
-                      receipt: object["receipt"] as? String, signedTransaction: signedTransaction,
-                      signedPayload: signedPayload, notificationUUID: uuid)
+        return Answer(
+            transactionId: transactionId,
+            originalTransactionId: object["originalTransactionId"] as? String ?? transactionId,
+            receipt: object["receipt"] as? String, signedTransaction: signedTransaction,
+            signedPayload: signedPayload, notificationUUID: uuid)
     }
 }

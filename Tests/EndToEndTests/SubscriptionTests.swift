@@ -17,13 +17,15 @@ extension TollgateSystemTests {
             let sim = system.simClient
             let user = UserToken.newUser("vip")
             let order = try await ingest.createOrder(user: user, productId: Self.product)
-            let bought = try await sim.purchase(Self.product, type: "Auto-Renewable Subscription",
-                                                appAccountToken: order.appAccountToken, extra: ["expiresInSeconds": 1])
+            let bought = try await sim.purchase(
+                Self.product, type: "Auto-Renewable Subscription",
+                appAccountToken: order.appAccountToken, extra: ["expiresInSeconds": 1])
             let id = bought.originalTransactionId
             // SUBSCRIBED/INITIAL_BUY reaches the ledger through ingest; the appAccountToken names the user.
             try await awaitPeriod(system, user, ends: try #require(bought.expiresDate))
-            let paid = try await ingest.submitTransaction(user: user, signedTransaction: bought.signedTransaction,
-                                                          orderNo: order.orderNo)
+            let paid = try await ingest.submitTransaction(
+                user: user, signedTransaction: bought.signedTransaction,
+                orderNo: order.orderNo)
             #expect(paid.status == "fulfilled", "\(paid)")
 
             var expires = try #require(bought.expiresDate)
@@ -50,8 +52,9 @@ extension TollgateSystemTests {
             try await system.awaitEntitlement(user, "vip", "active", expiresAt: recoveredEnd, autoRenew: true)
 
             // Grace period: access continues until the grace period ends, then billing retry.
-            let grace = try await sim.event("DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", transactionId: id,
-                                            extra: ["gracePeriodSeconds": 3600])
+            let grace = try await sim.event(
+                "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", transactionId: id,
+                extra: ["gracePeriodSeconds": 3600])
             let graceEnd = try #require(grace.expiresDate) + 3_600_000
             try await system.awaitEntitlement(user, "vip", "gracePeriod", expiresAt: graceEnd)
             _ = try await sim.event("GRACE_PERIOD_EXPIRED", transactionId: id)
@@ -79,8 +82,10 @@ extension TollgateSystemTests {
 
         /// A one-second period: the ledger has it once `expiresAt` is its end; the entitlement reads `active`
         /// until then and `expired` after, so either state is right.
-        private func awaitPeriod(_ system: SystemHarness, _ user: String, ends: Int64,
-                                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        private func awaitPeriod(
+            _ system: SystemHarness, _ user: String, ends: Int64,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws {
             let expected = SystemHarness.iso8601(ends)
             try await system.awaitLedger(user, "vip period until \(expected)", sourceLocation: sourceLocation) { view in
                 view.entitlements.contains {

@@ -16,8 +16,9 @@ extension SystemHarness {
         var last = try await client.entitlements(user: user)
         while !accept(last) {
             guard ContinuousClock.now < deadline else {
-                Issue.record("\(user): \(what) not reached within \(timeout); last \(Self.describe(last))\n\(logTail())",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(user): \(what) not reached within \(timeout); last \(Self.describe(last))\n\(logTail())",
+                    sourceLocation: sourceLocation)
                 return last
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -58,8 +59,9 @@ extension SystemHarness {
             try await Task.sleep(for: .milliseconds(300))
             audit = try await tollctl(["audit"])
         }
-        #expect(audit.status == 0 && audit.output.contains("differences=0"),
-                "tollctl audit: \(audit.output)", sourceLocation: sourceLocation)
+        #expect(
+            audit.status == 0 && audit.output.contains("differences=0"),
+            "tollctl audit: \(audit.output)", sourceLocation: sourceLocation)
     }
 
     /// `tollctl user ID` output (coins, entitlements, counters, one line per transaction).

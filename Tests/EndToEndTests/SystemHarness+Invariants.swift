@@ -27,7 +27,8 @@ extension SystemHarness {
         var isQuiet: Bool {
             let groups = pipeline.flatMap(\.groups)
             guard pipeline.count == 2, groups.contains(where: { $0.name == "verifiers" }),
-                  groups.contains(where: { $0.name == "fulfillers" }) else { return false }
+                groups.contains(where: { $0.name == "fulfillers" })
+            else { return false }
             return pipeline.allSatisfy { $0.retrying == 0 } && groups.allSatisfy { $0.pending == 0 && $0.lag == 0 }
         }
     }

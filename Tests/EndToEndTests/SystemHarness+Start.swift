@@ -36,12 +36,15 @@ extension SystemHarness {
                     + fulfillerSpecs(common, catalog: catalog, count: options.replicas),
                 in: directory, http: http, into: started)
             let ingest = first[0]
-            let sim = try await launchAll([simSpec(directory: directory, ingest: ingest)], in: directory, http: http,
-                                          into: started)[0]
-            let verifiers = try await launchAll(verifierSpecs(common, sim: sim, directory: directory, options: options),
-                                                in: directory, http: http, into: started)
-            return SystemHarness(options: options, directory: directory, redis: redis, ingest: ingest, sim: sim,
-                                 verifiers: verifiers, fulfillers: Array(first.dropFirst()), http: http)
+            let sim = try await launchAll(
+                [simSpec(directory: directory, ingest: ingest)], in: directory, http: http,
+                into: started)[0]
+            let verifiers = try await launchAll(
+                verifierSpecs(common, sim: sim, directory: directory, options: options),
+                in: directory, http: http, into: started)
+            return SystemHarness(
+                options: options, directory: directory, redis: redis, ingest: ingest, sim: sim,
+                verifiers: verifiers, fulfillers: Array(first.dropFirst()), http: http)
         } catch {
             await stop(await started.all)
             await redis.shutdown()
@@ -50,8 +53,10 @@ extension SystemHarness {
     }
 
     /// Launches `specs` concurrently; returns them in order.
-    private static func launchAll(_ specs: [ServiceProcess.Spec], in directory: URL, http: URLSessionTransport,
-                                  into started: StartedServices) async throws -> [ServiceProcess] {
+    private static func launchAll(
+        _ specs: [ServiceProcess.Spec], in directory: URL, http: URLSessionTransport,
+        into started: StartedServices
+    ) async throws -> [ServiceProcess] {
         try await withThrowingTaskGroup(of: (Int, ServiceProcess).self) { group in
             for (index, spec) in specs.enumerated() {
                 group.addTask {
@@ -67,26 +72,30 @@ extension SystemHarness {
     }
 
     private static func ingestSpec(_ common: [String: String], catalog: URL, directory: URL) -> ServiceProcess.Spec {
-        ServiceProcess.Spec(name: "ingest", executable: "ingest", environment: { port in
-            common.merging([
-                "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
-                "TOLLGATE_CATALOG": catalog.path,
-                "TOLLGATE_CLIENT_JWT_SECRET": clientJWTSecret, "TOLLGATE_SERVICE_KEYS": serviceKey,
-                "TOLLGATE_V1_NOTIFICATIONS": "true", "TOLLGATE_SHARED_SECRET": sharedSecret,
-                "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
-                "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",  // AOF fsyncs stall on a loaded CI disk
-            ]) { _, new in new }
-        }, readinessPath: "/readyz")
+        ServiceProcess.Spec(
+            name: "ingest", executable: "ingest",
+            environment: { port in
+                common.merging([
+                    "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
+                    "TOLLGATE_CATALOG": catalog.path,
+                    "TOLLGATE_CLIENT_JWT_SECRET": clientJWTSecret, "TOLLGATE_SERVICE_KEYS": serviceKey,
+                    "TOLLGATE_V1_NOTIFICATIONS": "true", "TOLLGATE_SHARED_SECRET": sharedSecret,
+                    "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
+                    "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",  // AOF fsyncs stall on a loaded CI disk
+                ]) { _, new in new }
+            }, readinessPath: "/readyz")
     }
 
     private static func fulfillerSpecs(_ common: [String: String], catalog: URL, count: Int) -> [ServiceProcess.Spec] {
         (1...count).map { replica in
-            ServiceProcess.Spec(name: "fulfiller-\(replica)", executable: "fulfiller", environment: { port in
-                common.merging([
-                    "TOLLGATE_CATALOG": catalog.path, "TOLLGATE_METRICS_HOST": "127.0.0.1",
-                    "TOLLGATE_METRICS_PORT": String(port), "TOLLGATE_CLAIM_INTERVAL_MS": "1000",
-                ]) { _, new in new }
-            }, readinessPath: "/healthz")
+            ServiceProcess.Spec(
+                name: "fulfiller-\(replica)", executable: "fulfiller",
+                environment: { port in
+                    common.merging([
+                        "TOLLGATE_CATALOG": catalog.path, "TOLLGATE_METRICS_HOST": "127.0.0.1",
+                        "TOLLGATE_METRICS_PORT": String(port), "TOLLGATE_CLAIM_INTERVAL_MS": "1000",
+                    ]) { _, new in new }
+                }, readinessPath: "/healthz")
         }
     }
 
@@ -105,8 +114,10 @@ extension SystemHarness {
             }, readinessPath: "/sim/health")
     }
 
-    private static func verifierSpecs(_ common: [String: String], sim: ServiceProcess, directory: URL,
-                                      options: Options) -> [ServiceProcess.Spec] {
+    private static func verifierSpecs(
+        _ common: [String: String], sim: ServiceProcess, directory: URL,
+        options: Options
+    ) -> [ServiceProcess.Spec] {
         let apple = [
             "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
             "TOLLGATE_VERIFY_RECEIPT_URL": sim.baseURL + "/verifyReceipt",
@@ -119,9 +130,11 @@ extension SystemHarness {
             "TOLLGATE_VERIFIER_CONCURRENCY": "16", "TOLLGATE_METRICS_HOST": "127.0.0.1",
         ]
         return (1...options.replicas).map { replica in
-            ServiceProcess.Spec(name: "verifier-\(replica)", executable: "verifier", environment: { port in
-                common.merging(apple) { _, new in new }.merging(["TOLLGATE_METRICS_PORT": String(port)]) { _, new in new }
-            }, readinessPath: "/healthz")
+            ServiceProcess.Spec(
+                name: "verifier-\(replica)", executable: "verifier",
+                environment: { port in
+                    common.merging(apple) { _, new in new }.merging(["TOLLGATE_METRICS_PORT": String(port)]) { _, new in new }
+                }, readinessPath: "/healthz")
         }
     }
 }

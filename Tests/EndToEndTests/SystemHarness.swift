@@ -38,8 +38,10 @@ final class SystemHarness: Sendable {
     let fulfillers: [ServiceProcess]
     let http: URLSessionTransport
 
-    init(options: Options, directory: URL, redis: RedisServer, ingest: ServiceProcess, sim: ServiceProcess,
-         verifiers: [ServiceProcess], fulfillers: [ServiceProcess], http: URLSessionTransport) {
+    init(
+        options: Options, directory: URL, redis: RedisServer, ingest: ServiceProcess, sim: ServiceProcess,
+        verifiers: [ServiceProcess], fulfillers: [ServiceProcess], http: URLSessionTransport
+    ) {
         self.options = options
         self.directory = directory
         self.redis = redis
@@ -102,8 +104,9 @@ final class SystemHarness: Sendable {
 
     /// Runs `tollctl` against this system's Redis; returns its exit status and output.
     func tollctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await ChildProcess.run("tollctl", arguments: arguments,
-                                   environment: ["TOLLGATE_REDIS_URL": redis.url, "LOG_LEVEL": "warning"])
+        try await ChildProcess.run(
+            "tollctl", arguments: arguments,
+            environment: ["TOLLGATE_REDIS_URL": redis.url, "LOG_LEVEL": "warning"])
     }
 
     var ingestClient: IngestClient { IngestClient(baseURL: ingest.baseURL, http: http) }

@@ -12,8 +12,10 @@ struct SystemTrait: SuiteTrait, TestScoping {
 
     var isRecursive: Bool { false }
 
-    func provideScope(for test: Test, testCase: Test.Case?,
-                      performing function: @Sendable () async throws -> Void) async throws {
+    func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         try await SystemHarness.with(options) { system in
             try await SystemHarness.$current.withValue(system) { try await function() }
             try await system.expectQuietAndConsistent()

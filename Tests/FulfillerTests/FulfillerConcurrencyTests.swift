@@ -1,8 +1,8 @@
 import Ledger
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct FulfillerConcurrencyTests {
     @Test func theSameEventTenTimesConcurrentlyBySeveralConsumersHasOneEffect() async throws {
@@ -49,8 +49,10 @@ import TestSupport
             for round in 0..<2 {  // every event submitted twice
                 for (index, user) in users.enumerated() {
                     for n in 0..<5 {
-                        try await h.submit(Fixture.client(user, [Fixture.transaction("u\(index)-\(n)", product: "coins100")],
-                                                          job: "j\(round)-\(index)-\(n)"))
+                        try await h.submit(
+                            Fixture.client(
+                                user, [Fixture.transaction("u\(index)-\(n)", product: "coins100")],
+                                job: "j\(round)-\(index)-\(n)"))
                     }
                 }
             }

@@ -35,10 +35,12 @@ import Testing
             let catalogPath = h.server.directory.appendingPathComponent("catalog.json").path
             let encoded = try JSONEncoder().encode(testCatalog)
             #expect(FileManager.default.createFile(atPath: catalogPath, contents: encoded))
-            let process = try SpawnedProcess.spawn(binary, arguments: [], environment: [
-                "TOLLGATE_REDIS_URL": h.server.url, "TOLLGATE_CATALOG": catalogPath, "TOLLGATE_METRICS_PORT": "0",
-                "TOLLGATE_METRICS_HOST": "127.0.0.1", "LOG_LEVEL": "error", "TOLLGATE_FULFILLER_CONCURRENCY": "32",
-            ])
+            let process = try SpawnedProcess.spawn(
+                binary, arguments: [],
+                environment: [
+                    "TOLLGATE_REDIS_URL": h.server.url, "TOLLGATE_CATALOG": catalogPath, "TOLLGATE_METRICS_PORT": "0",
+                    "TOLLGATE_METRICS_HOST": "127.0.0.1", "LOG_LEVEL": "error", "TOLLGATE_FULFILLER_CONCURRENCY": "32",
+                ])
             let started = try await eventually { try await h.redis.xlen(h.keys.events().stream) >= 300 }
             process.send(SIGKILL)
             process.waitUntilExit()
@@ -50,8 +52,9 @@ import Testing
             #expect(try await h.pendingCount() > 0)
 
             // A replica takes over, reclaiming what the killed process held un-acked.
-            let replica = try await RunningFulfiller.start(h.server, consumer: "survivor", claimMinIdle: .milliseconds(300),
-                                                           concurrency: 32)
+            let replica = try await RunningFulfiller.start(
+                h.server, consumer: "survivor", claimMinIdle: .milliseconds(300),
+                concurrency: 32)
             let done = try await eventually(timeout: .seconds(40)) {
                 let applied = try await h.redis.xlen(h.keys.events().stream)
                 let pending = try await h.pendingCount()

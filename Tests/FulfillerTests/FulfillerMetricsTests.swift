@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Ledger
 import Pipeline
 import Redis
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The real `fulfiller` executable's `/metrics`: entries the ledger function acknowledges itself are counted
 /// as the runtime's `completed`, never as `abandoned` (which means "left pending for a reclaim").
@@ -16,10 +17,12 @@ import Testing
             let catalog = h.server.directory.appendingPathComponent("metrics-catalog.json")
             try JSONEncoder().encode(testCatalog).write(to: catalog)
             let port = try ChildProcess.freePort()
-            let fulfiller = try ChildProcess.start("fulfiller", environment: [
-                "TOLLGATE_REDIS_URL": h.server.url, "TOLLGATE_CATALOG": catalog.path, "LOG_LEVEL": "error",
-                "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_METRICS_PORT": String(port),
-            ], log: h.server.directory.appendingPathComponent("fulfiller.log"))
+            let fulfiller = try ChildProcess.start(
+                "fulfiller",
+                environment: [
+                    "TOLLGATE_REDIS_URL": h.server.url, "TOLLGATE_CATALOG": catalog.path, "LOG_LEVEL": "error",
+                    "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_METRICS_PORT": String(port),
+                ], log: h.server.directory.appendingPathComponent("fulfiller.log"))
             defer { fulfiller.kill() }
             try await h.submit(Fixture.client("alice", [Fixture.transaction("m1", product: "coins100")], job: "jobM1"))
             try await h.submit(Fixture.client("alice", [Fixture.transaction("m1", product: "coins100")], job: "jobM2"))
@@ -42,7 +45,10 @@ import Testing
             #expect(counted, "\(lines.filter { $0.hasPrefix("tollgate_jobs_total") })")
             #expect(!lines.contains { $0.hasPrefix("tollgate_jobs_total{") && $0.contains(#"outcome="abandoned""#) })
             // The second event's transaction was already applied: a duplicate transaction, credited once.
-            #expect(lines.contains { $0.hasPrefix("tollgate_ledger_transactions_total{") && $0.contains(#"result="duplicate""#) && $0.hasSuffix(" 1") })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("tollgate_ledger_transactions_total{") && $0.contains(#"result="duplicate""#) && $0.hasSuffix(" 1")
+                })
             #expect(await fulfiller.terminate(timeout: .seconds(15)))
         }
     }

@@ -5,6 +5,7 @@ import Pipeline
 import Redis
 import ServiceLifecycle
 import TestSupport
+
 @testable import fulfiller
 
 /// A fulfiller replica built with ``App/build`` and run on a background task.
@@ -12,8 +13,10 @@ struct RunningFulfiller {
     let group: ServiceGroup
     let task: Task<Void, any Error>
 
-    static func start(_ server: RedisServer, consumer: String, claimMinIdle: Duration = .seconds(30),
-                      concurrency: Int = 16) async throws -> RunningFulfiller {
+    static func start(
+        _ server: RedisServer, consumer: String, claimMinIdle: Duration = .seconds(30),
+        concurrency: Int = 16
+    ) async throws -> RunningFulfiller {
         var configuration = FulfillerConfiguration(
             shared: SharedConfiguration(redis: server.configuration(), keys: Keys(prefix: "tg")), catalog: testCatalog)
         configuration.metricsHost = "127.0.0.1"
@@ -22,8 +25,9 @@ struct RunningFulfiller {
         configuration.claimInterval = .milliseconds(50)
         configuration.concurrency = concurrency
         let clock = PipelineClock(nowMilliseconds: { testNow }, unitRandom: { 0 })
-        let group = try await App.build(configuration: configuration, logger: testLogger, consumer: consumer,
-                                        handlesSignals: false, clock: clock)
+        let group = try await App.build(
+            configuration: configuration, logger: testLogger, consumer: consumer,
+            handlesSignals: false, clock: clock)
         return RunningFulfiller(group: group, task: Task { try await group.run() })
     }
 

@@ -3,17 +3,20 @@ import Foundation
 import Ledger
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
+
 @testable import fulfiller
 
 @Suite struct FulfillerServiceTests {
     @Test func aMalformedEventIsDeadLetteredAndItsJobMarkedDead() async throws {
         try await LedgerHarness.with { h in
             try await h.deliver(Fixture.client("alice", [Fixture.transaction("ok1", product: "coins100")], job: "jobOK"))
-            _ = try await h.redis.xadd(h.keys.verified().stream, fields: [
-                ("job.id", Array("jobBad".utf8)), ("event.version", Array("1".utf8)), ("event", Array("{not json".utf8)),
-            ])
+            _ = try await h.redis.xadd(
+                h.keys.verified().stream,
+                fields: [
+                    ("job.id", Array("jobBad".utf8)), ("event.version", Array("1".utf8)), ("event", Array("{not json".utf8)),
+                ])
             let replica = try await RunningFulfiller.start(h.server, consumer: "replica")
             let dead = try await eventually { try await h.job("jobBad")?.state == .dead }
             try await replica.shutdown()
@@ -34,7 +37,8 @@ import TestSupport
             #expect("\(error)".contains("TOLLGATE_CATALOG"))
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fulfiller-catalog-\(UUID().uuidString).json").path
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(#"{"products":[{"productId":"a","type":"gem","coins":1}]}"#.utf8)))
+        #expect(
+            FileManager.default.createFile(atPath: path, contents: Data(#"{"products":[{"productId":"a","type":"gem","coins":1}]}"#.utf8)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
             _ = try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": path])

@@ -26,7 +26,8 @@ import Verification
             var registered: [String: Set<String>] = [:]
             for entry in listed.array ?? [] {
                 let fields = entry.array ?? []
-                var name = "", functions: Set<String> = []
+                var name = ""
+                var functions: Set<String> = []
                 for index in stride(from: 0, to: fields.count - 1, by: 2) {
                     switch fields[index].string {
                     case "library_name": name = fields[index + 1].string ?? ""

@@ -6,8 +6,8 @@ import HummingbirdTesting
 import Ledger
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @testable import ingest
 
@@ -53,9 +53,12 @@ import TestSupport
 
     /// A genuine notification replayed in other JSON (members added, reordered) is the job it already was.
     @Test func aRewrappedReplayIsTheSameJob() async throws {
-        let jws = try #require(String(decoding: try IngestHarness.notificationBody(), as: UTF8.self).split(separator: "\"").dropFirst(3).first)
-        let wrappers = [#"{"signedPayload":"\#(jws)"}"#, #"{ "signedPayload" : "\#(jws)", "x": 1 }"#,
-                        #"{"a":[1,2,3],"signedPayload":"\#(jws)"}"#]
+        let jws = try #require(
+            String(decoding: try IngestHarness.notificationBody(), as: UTF8.self).split(separator: "\"").dropFirst(3).first)
+        let wrappers = [
+            #"{"signedPayload":"\#(jws)"}"#, #"{ "signedPayload" : "\#(jws)", "x": 1 }"#,
+            #"{"a":[1,2,3],"signedPayload":"\#(jws)"}"#,
+        ]
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in
                 var ids: Set<String> = []
@@ -76,7 +79,13 @@ import TestSupport
     /// their expiry, as do their token mappings.
     @Test func pendingOrdersAreCapped() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server, configure: { $0.maxPendingOrders = 2; $0.orderLifetime = .seconds(600) }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.maxPendingOrders = 2
+                    $0.orderLifetime = .seconds(600)
+                }
+            ) { client in
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 let keys = Keys(prefix: "tg")
@@ -86,7 +95,8 @@ import TestSupport
                     let response = try await client.execute(uri: "/v1/orders", method: .post, headers: alice, body: body)
                     #expect(response.status == .created)
                     let json = IngestHarness.json(response)
-                    let orderNo = try #require(json["orderNo"] as? String), token = try #require(json["appAccountToken"] as? String)
+                    let orderNo = try #require(json["orderNo"] as? String)
+                    let token = try #require(json["appAccountToken"] as? String)
                     let orderTTL = try await redis.send("PTTL", keys.order(user: "alice", orderNo: orderNo)).int ?? -1
                     let tokenTTL = try await redis.send("PTTL", keys.appAccountToken(token)).int ?? -1
                     #expect((1...600_000).contains(orderTTL) && (1...600_000).contains(tokenTTL), "\(orderTTL) \(tokenTTL)")
@@ -99,7 +109,8 @@ import TestSupport
                 #expect((590...600).contains(retryAfter), "\(retryAfter)")
                 #expect(try await IngestHarness.dbsize(redis) == keysBefore)
                 // Another user is not affected.
-                let bob = try await client.execute(uri: "/v1/orders", method: .post, headers: try await IngestHarness.userHeaders("bob"), body: body)
+                let bob = try await client.execute(
+                    uri: "/v1/orders", method: .post, headers: try await IngestHarness.userHeaders("bob"), body: body)
                 #expect(bob.status == .created)
             }
         }
@@ -108,7 +119,13 @@ import TestSupport
     /// Unpaid orders expire with their token mappings, and leave the user's indexes, so the cap frees itself.
     @Test func unpaidOrdersExpire() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server, configure: { $0.maxPendingOrders = 2; $0.orderLifetime = .milliseconds(300) }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.maxPendingOrders = 2
+                    $0.orderLifetime = .milliseconds(300)
+                }
+            ) { client in
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 let keys = Keys(prefix: "tg")
@@ -138,7 +155,14 @@ import TestSupport
         try await withRedisServer { server in
             let redis = try await IngestHarness.redis(server)
             defer { redis.close() }
-            try await IngestHarness.withApp(server, configure: { $0.userRatePerSecond = 1; $0.userBurst = 3; $0.userMaxInFlight = 0 }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.userRatePerSecond = 1
+                    $0.userBurst = 3
+                    $0.userMaxInFlight = 0
+                }
+            ) { client in
                 // A bucket of 3 refilled at 1/s: ten submissions in a row cannot all pass unless they took 7 s.
                 let alice = try await IngestHarness.userHeaders("alice")
                 let started = ContinuousClock.now
@@ -155,7 +179,8 @@ import TestSupport
                 #expect(Set(described).subtracting(["rate_limited 1"]).isEmpty, "\(described)")
                 #expect(Double(answers.count - limited.count) <= 3 + Double(elapsed.components.seconds) + 1, "\(statuses) in \(elapsed)")
                 let bob = try await IngestHarness.userHeaders("bob")
-                #expect(try await client.execute(uri: "/v1/receipts", method: .post, headers: bob, body: Self.receipt(3)).status == .accepted)
+                #expect(
+                    try await client.execute(uri: "/v1/receipts", method: .post, headers: bob, body: Self.receipt(3)).status == .accepted)
             }
             _ = try await redis.send("FLUSHALL")
             try await IngestHarness.withApp(server, configure: { $0.userMaxInFlight = 2 }) { client in
@@ -174,7 +199,9 @@ import TestSupport
                 #expect(IngestHarness.json(retry)["jobId"] as? String == jobs[0])
                 #expect(try await redis.xlen("tg:{p0}:jobs") == 2)
                 _ = try await redis.send("HSET", "tg:{p0}:job:\(jobs[0])", "state", "rejected")
-                #expect(try await client.execute(uri: "/v1/receipts", method: .post, headers: carol, body: Self.receipt(12)).status == .accepted)
+                #expect(
+                    try await client.execute(uri: "/v1/receipts", method: .post, headers: carol, body: Self.receipt(12)).status == .accepted
+                )
             }
         }
     }
@@ -186,7 +213,13 @@ import TestSupport
     /// `?wait=` holds a request, so the waiters are capped per user and per process (`429 too_many_waiters`).
     @Test func waitersAreCappedPerUserAndPerProcess() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server, configure: { $0.userMaxWaiters = 1; $0.maxWaiters = 2 }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.userMaxWaiters = 1
+                    $0.maxWaiters = 2
+                }
+            ) { client in
                 func submit(_ user: String, _ index: Int, wait: Int) async throws -> TestResponse {
                     try await client.execute(
                         uri: "/v1/receipts?wait=\(wait)", method: .post, headers: try await IngestHarness.userHeaders(user),

@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @testable import ingest
 
@@ -21,31 +21,42 @@ import TestSupport
         try await withRedisServer { server in
             let redis = try await IngestHarness.redis(server)
             defer { redis.close() }
-            try await IngestHarness.withApp(server, configure: {
-                $0.maxBacklog = 3
-                $0.maxReceiptBytes = 1 << 20
-                $0.backlogBytesClient = 2 << 20
-                $0.userMaxInFlight = 0
-            }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.maxBacklog = 3
+                    $0.maxReceiptBytes = 1 << 20
+                    $0.backlogBytesClient = 2 << 20
+                    $0.userMaxInFlight = 0
+                }
+            ) { client in
                 // Apple's budget (3 jobs) fills; a client's submission is still taken.
                 for index in 0..<3 {
                     let body = try IngestHarness.distinctNotificationBody("\(index)")
-                    #expect(try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body)).status == .ok)
+                    #expect(
+                        try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body)).status == .ok
+                    )
                 }
-                let refused = try await client.execute(uri: "/v1/apple/notifications", method: .post,
-                                                       body: ByteBuffer(bytes: try IngestHarness.distinctNotificationBody("9")))
+                let refused = try await client.execute(
+                    uri: "/v1/apple/notifications", method: .post,
+                    body: ByteBuffer(bytes: try IngestHarness.distinctNotificationBody("9")))
                 #expect(refused.status == .serviceUnavailable)
                 #expect(IngestHarness.errorCode(refused) == "overloaded")
                 #expect(refused.headers[.retryAfter] == "1")
                 let alice = try await IngestHarness.userHeaders("alice")
-                let taken = try await client.execute(uri: "/v1/receipts", method: .post, headers: alice,
-                                                     body: Self.receiptBody(1, bytes: 900_000))
+                let taken = try await client.execute(
+                    uri: "/v1/receipts", method: .post, headers: alice,
+                    body: Self.receiptBody(1, bytes: 900_000))
                 #expect(taken.status == .accepted)
                 // The clients' byte budget (2 MiB) refuses a third 900 KB receipt, whoever sends it.
-                #expect(try await client.execute(uri: "/v1/receipts", method: .post, headers: alice,
-                                                 body: Self.receiptBody(2, bytes: 900_000)).status == .accepted)
+                #expect(
+                    try await client.execute(
+                        uri: "/v1/receipts", method: .post, headers: alice,
+                        body: Self.receiptBody(2, bytes: 900_000)
+                    ).status == .accepted)
                 let bob = try await IngestHarness.userHeaders("bob")
-                let full = try await client.execute(uri: "/v1/receipts", method: .post, headers: bob, body: Self.receiptBody(3, bytes: 900_000))
+                let full = try await client.execute(
+                    uri: "/v1/receipts", method: .post, headers: bob, body: Self.receiptBody(3, bytes: 900_000))
                 #expect(full.status == .serviceUnavailable)
                 #expect(IngestHarness.errorCode(full) == "overloaded")
                 let held = try await redis.hgetall("tg:{p0}:backlog")
@@ -66,31 +77,52 @@ import TestSupport
             try await PipelineFunctions.library.load(on: redis)
             let keys = Keys(prefix: "tg")
             _ = try await redis.send(RedisCommand("XGROUP", "CREATE", "tg:{p0}:jobs", "verifiers", "0", "MKSTREAM"), timeout: nil)
-            try await IngestHarness.withApp(server, configure: { $0.maxBacklog = 1; $0.backlogSampleInterval = .seconds(3600) }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.maxBacklog = 1
+                    $0.backlogSampleInterval = .seconds(3600)
+                }
+            ) { client in
                 let first = try IngestHarness.distinctNotificationBody("1")
                 let second = try IngestHarness.distinctNotificationBody("2")
-                #expect(try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: first)).status == .ok)
-                #expect(try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: second)).status == .serviceUnavailable)
+                #expect(
+                    try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: first)).status == .ok)
+                #expect(
+                    try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: second)).status
+                        == .serviceUnavailable)
 
-                let entry = try #require(try await redis.xreadgroup(group: "verifiers", consumer: "v", stream: "tg:{p0}:jobs",
-                                                                    id: ">", count: 1, block: nil).first)
-                #expect(try await PipelineFunctions.ackRetry(
-                    on: redis, stream: keys.jobs(), group: "verifiers", id: entry.id, dueMilliseconds: 0, nextAttempt: 2,
-                    error: "retry", writes: []))
-                #expect(try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: second)).status == .serviceUnavailable)
+                let entry = try #require(
+                    try await redis.xreadgroup(
+                        group: "verifiers", consumer: "v", stream: "tg:{p0}:jobs",
+                        id: ">", count: 1, block: nil
+                    ).first)
+                #expect(
+                    try await PipelineFunctions.ackRetry(
+                        on: redis, stream: keys.jobs(), group: "verifiers", id: entry.id, dueMilliseconds: 0, nextAttempt: 2,
+                        error: "retry", writes: []))
+                #expect(
+                    try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: second)).status
+                        == .serviceUnavailable)
                 #expect(try await PipelineFunctions.promote(on: redis, stream: keys.jobs(), nowMilliseconds: Int64.max / 2, limit: 10) == 1)
-                let retried = try #require(try await redis.xreadgroup(group: "verifiers", consumer: "v", stream: "tg:{p0}:jobs",
-                                                                      id: ">", count: 1, block: nil).first)
-                #expect(try await PipelineFunctions.ackWrite(
-                    on: redis, stream: keys.jobs().stream, group: "verifiers", id: retried.id,
-                    writes: Job.backlogRelease(of: retried, keys: keys)))
+                let retried = try #require(
+                    try await redis.xreadgroup(
+                        group: "verifiers", consumer: "v", stream: "tg:{p0}:jobs",
+                        id: ">", count: 1, block: nil
+                    ).first)
+                #expect(
+                    try await PipelineFunctions.ackWrite(
+                        on: redis, stream: keys.jobs().stream, group: "verifiers", id: retried.id,
+                        writes: Job.backlogRelease(of: retried, keys: keys)))
                 // Acknowledged twice (a late duplicate completion): taken off once.
-                #expect(try await !PipelineFunctions.ackWrite(
-                    on: redis, stream: keys.jobs().stream, group: "verifiers", id: retried.id,
-                    writes: Job.backlogRelease(of: retried, keys: keys)))
+                #expect(
+                    try await !PipelineFunctions.ackWrite(
+                        on: redis, stream: keys.jobs().stream, group: "verifiers", id: retried.id,
+                        writes: Job.backlogRelease(of: retried, keys: keys)))
                 let held = try await redis.hgetall("tg:{p0}:backlog")
                 #expect(held["apple.jobs"] == "0" && held["apple.bytes"] == "0", "\(held)")
-                #expect(try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: second)).status == .ok)
+                #expect(
+                    try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: second)).status == .ok)
             }
         }
     }

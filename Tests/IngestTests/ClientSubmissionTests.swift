@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @testable import ingest
 
@@ -61,7 +61,8 @@ import TestSupport
             let expired = try await IngestHarness.token(user: "alice", expiresIn: -120)
             let withinLeeway = try await IngestHarness.token(user: "alice", expiresIn: -30)
             let wrongSecret = try await IngestHarness.token(user: "alice", secret: "another-secret-0123456789abcdefghijklmn")
-            let none = IngestHarness.base64URL(#"{"alg":"none","typ":"JWT"}"#) + "."
+            let none =
+                IngestHarness.base64URL(#"{"alg":"none","typ":"JWT"}"#) + "."
                 + IngestHarness.base64URL(#"{"sub":"alice","exp":4102444800}"#) + "."
             let refused: [(String, HTTPFields)] = [
                 ("no auth", [:]),
@@ -73,12 +74,14 @@ import TestSupport
             ]
             try await IngestHarness.withApp(server) { client in
                 for (name, headers) in refused {
-                    let response = try await client.execute(uri: "/v1/transactions", method: .post, headers: headers, body: ByteBuffer(string: body))
+                    let response = try await client.execute(
+                        uri: "/v1/transactions", method: .post, headers: headers, body: ByteBuffer(string: body))
                     #expect(response.status == .unauthorized, "\(name)")
                     #expect(IngestHarness.errorCode(response) == "unauthorized", "\(name)")
                 }
                 let service = try await client.execute(
-                    uri: "/v1/transactions", method: .post, headers: IngestHarness.bearer(IngestHarness.serviceKey), body: ByteBuffer(string: body))
+                    uri: "/v1/transactions", method: .post, headers: IngestHarness.bearer(IngestHarness.serviceKey),
+                    body: ByteBuffer(string: body))
                 #expect(service.status == .forbidden)
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
@@ -129,8 +132,9 @@ import TestSupport
                     for _ in 0..<200 {
                         if let entry = try await redis.xrange("tg:{p0}:jobs").first, let jobID = entry.string(Job.Field.id) {
                             try await Task.sleep(for: .milliseconds(300))
-                            let status = JobStatus(jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 1,
-                                                   resultJSON: #"{"coins":100}"#)
+                            let status = JobStatus(
+                                jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 1,
+                                resultJSON: #"{"coins":100}"#)
                             var arguments: [any RedisArgumentConvertible] = ["tg:{p0}:job:\(jobID)"]
                             for (name, value) in status.fields { arguments += [name, value] }
                             _ = try await redis.send(RedisCommand("HSET", arguments: arguments))

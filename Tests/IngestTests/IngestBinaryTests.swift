@@ -24,8 +24,9 @@ struct IngestBinaryTests {
                 // 1. A client submission waiting for its result (the test plays the fulfiller below).
                 let token = try await IngestHarness.token(user: "alice")
                 let waiting = Task {
-                    try await running.send(.post, "/v1/receipts?wait=25", headers: ["Authorization": "Bearer \(token)"],
-                                           body: Data(#"{"receipt":"AAAA"}"#.utf8))
+                    try await running.send(
+                        .post, "/v1/receipts?wait=25", headers: ["Authorization": "Bearer \(token)"],
+                        body: Data(#"{"receipt":"AAAA"}"#.utf8))
                 }
                 let submitted = try await redis.firstJobID()
 
@@ -47,7 +48,8 @@ struct IngestBinaryTests {
                 // The paused enqueue completes once Redis takes writes again: 200, and the job is in the stream.
                 let notified = try await notification.value
                 #expect(notified.status == 200)
-                let notifiedJob = try #require((try JSONSerialization.jsonObject(with: notified.body) as? [String: Any])?["jobId"] as? String)
+                let notifiedJob = try #require(
+                    (try JSONSerialization.jsonObject(with: notified.body) as? [String: Any])?["jobId"] as? String)
                 let entries = try await redis.xrange("tg:{p0}:jobs")
                 #expect(entries.compactMap { $0.string(Job.Field.id) } == [submitted, notifiedJob])
 
@@ -81,8 +83,9 @@ struct IngestBinaryTests {
                 defer { redis.close() }
                 let token = try await IngestHarness.token(user: "alice")
                 let waiting = Task {
-                    try? await running.send(.post, "/v1/receipts?wait=25", headers: ["Authorization": "Bearer \(token)"],
-                                            body: Data(#"{"receipt":"AAAA"}"#.utf8))
+                    try? await running.send(
+                        .post, "/v1/receipts?wait=25", headers: ["Authorization": "Bearer \(token)"],
+                        body: Data(#"{"receipt":"AAAA"}"#.utf8))
                 }
                 let submitted = try await redis.firstJobID()
                 let signalled = ContinuousClock.now
@@ -103,8 +106,10 @@ struct IngestBinaryTests {
             defer { admin.close() }
             let password = "redis-password-\(UUID().uuidString)"
             _ = try await admin.send("CONFIG", "SET", "requirepass", password)  // this connection stays authenticated
-            try await IngestProcess.withIngest(redisURL: "redis://:\(password)@127.0.0.1:\(server.port)",
-                                 environment: ["LOG_LEVEL": "trace"]) { ingest in
+            try await IngestProcess.withIngest(
+                redisURL: "redis://:\(password)@127.0.0.1:\(server.port)",
+                environment: ["LOG_LEVEL": "trace"]
+            ) { ingest in
                 let token = try await IngestHarness.token(user: "alice")
                 let forged = try await IngestHarness.token(user: "alice", secret: "another-secret-0123456789abcdefghijkl")
                 let wrongKey = "wrong-service-key-\(UUID().uuidString)"
@@ -114,24 +119,37 @@ struct IngestBinaryTests {
                 let user = ["Authorization": "Bearer \(token)"]
 
                 // Accepted work, refused credentials, malformed bodies, then a dead Redis.
-                #expect(try await ingest.send(.post, "/v1/receipts", headers: user, body: Data(#"{"receipt":"\#(receipt)"}"#.utf8)).status == 202)
-                let accepted = try await ingest.send(.post, "/v1/transactions", headers: user,
-                                                    body: Data(#"{"signedTransaction":"\#(transaction)"}"#.utf8))
+                #expect(
+                    try await ingest.send(.post, "/v1/receipts", headers: user, body: Data(#"{"receipt":"\#(receipt)"}"#.utf8)).status
+                        == 202)
+                let accepted = try await ingest.send(
+                    .post, "/v1/transactions", headers: user,
+                    body: Data(#"{"signedTransaction":"\#(transaction)"}"#.utf8))
                 #expect(accepted.status == 202)
                 let jobID = try #require((try JSONSerialization.jsonObject(with: accepted.body) as? [String: Any])?["jobId"] as? String)
                 #expect(try await ingest.send(.post, "/v1/apple/notifications", body: Data(notification)).status == 200)
-                #expect(try await ingest.send(.post, "/v1/receipts", headers: ["Authorization": "Bearer \(forged)"],
-                                              body: Data(#"{"receipt":"\#(receipt)"}"#.utf8)).status == 401)
-                #expect(try await ingest.send(.post, "/v1/receipts", headers: ["Authorization": "Bearer \(token)x"],
-                                              body: Data(#"{"receipt":"\#(receipt)"}"#.utf8)).status == 401)
+                #expect(
+                    try await ingest.send(
+                        .post, "/v1/receipts", headers: ["Authorization": "Bearer \(forged)"],
+                        body: Data(#"{"receipt":"\#(receipt)"}"#.utf8)
+                    ).status == 401)
+                #expect(
+                    try await ingest.send(
+                        .post, "/v1/receipts", headers: ["Authorization": "Bearer \(token)x"],
+                        body: Data(#"{"receipt":"\#(receipt)"}"#.utf8)
+                    ).status == 401)
                 #expect(try await ingest.send(.get, "/v1/jobs/\(jobID)", headers: ["X-Api-Key": IngestHarness.serviceKey]).status == 200)
                 #expect(try await ingest.send(.get, "/v1/jobs/\(jobID)", headers: ["X-Api-Key": wrongKey]).status == 401)
-                let truncated = String(decoding: notification, as: UTF8.self).replacingOccurrences(of: ".", with: "", options: [], range: nil)
+                let truncated = String(decoding: notification, as: UTF8.self).replacingOccurrences(
+                    of: ".", with: "", options: [], range: nil)
                 #expect(try await ingest.send(.post, "/v1/apple/notifications", body: Data(truncated.utf8)).status == 400)
                 await server.stop()
                 #expect(try await ingest.send(.post, "/v1/apple/notifications", body: Data(notification)).status == 503)
-                #expect(try await ingest.send(.post, "/v1/transactions", headers: user,
-                                              body: Data(#"{"signedTransaction":"\#(transaction)"}"#.utf8)).status == 503)
+                #expect(
+                    try await ingest.send(
+                        .post, "/v1/transactions", headers: user,
+                        body: Data(#"{"signedTransaction":"\#(transaction)"}"#.utf8)
+                    ).status == 503)
                 #expect(await ingest.process.terminate(timeout: .seconds(15)))
 
                 let log = ingest.output
@@ -139,10 +157,12 @@ struct IngestBinaryTests {
                 #expect(log.contains("ingest ready"))
                 #expect(log.contains("job enqueued"))
                 #expect(log.contains("enqueue round trip failed"))
-                var secrets = ["Redis password": password, "client JWT secret": IngestHarness.secret,
-                               "service key": IngestHarness.serviceKey, "wrong service key": wrongKey,
-                               "user token": token, "forged token": forged, "receipt": String(receipt.prefix(40)),
-                               "receipt tail": String(receipt.suffix(40))]
+                var secrets = [
+                    "Redis password": password, "client JWT secret": IngestHarness.secret,
+                    "service key": IngestHarness.serviceKey, "wrong service key": wrongKey,
+                    "user token": token, "forged token": forged, "receipt": String(receipt.prefix(40)),
+                    "receipt tail": String(receipt.suffix(40)),
+                ]
                 for (name, jws) in [("transaction", transaction), ("notification", String(decoding: notification, as: UTF8.self))] {
                     for (index, segment) in jws.split(separator: ".").enumerated() {
                         let middle = segment.dropFirst(segment.count / 2).prefix(32)
@@ -162,12 +182,17 @@ struct IngestBinaryTests {
     /// than the idle timeout) is closed; nothing is stored.
     @Test func slowSendersAreCutOff() async throws {
         try await withRedisServer { server in
-            try await IngestProcess.withIngest(redisURL: server.url, environment: [
-                "TOLLGATE_HTTP_IDLE_TIMEOUT": "2s", "TOLLGATE_HTTP_BODY_TIMEOUT": "1s",
-            ]) { running in
+            try await IngestProcess.withIngest(
+                redisURL: server.url,
+                environment: [
+                    "TOLLGATE_HTTP_IDLE_TIMEOUT": "2s", "TOLLGATE_HTTP_BODY_TIMEOUT": "1s",
+                ]
+            ) { running in
                 let started = ContinuousClock.now
                 let slowBody = try #require(RawConnection(port: running.port))
-                slowBody.send("POST /v1/apple/notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"sig")
+                slowBody.send(
+                    "POST /v1/apple/notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"sig"
+                )
                 let answer = await slowBody.receive(timeout: .seconds(5))
                 #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(80))")
                 #expect(ContinuousClock.now - started < .seconds(4))
@@ -191,9 +216,12 @@ struct IngestBinaryTests {
     @Test func operatorEndpointsListenApartAndReadinessDoesNotQueueBehindEnqueues() async throws {
         try await withRedisServer { server in
             let opsPort = try ChildProcess.freePort()
-            try await IngestProcess.withIngest(redisURL: server.url, environment: [
-                "TOLLGATE_OPS_PORT": String(opsPort), "TOLLGATE_ENQUEUE_ROUND_TRIPS": "2",
-            ]) { running in
+            try await IngestProcess.withIngest(
+                redisURL: server.url,
+                environment: [
+                    "TOLLGATE_OPS_PORT": String(opsPort), "TOLLGATE_ENQUEUE_ROUND_TRIPS": "2",
+                ]
+            ) { running in
                 let ops = running.on(port: opsPort)
                 #expect(try await ops.send(.get, "/metrics").status == 200)
                 #expect(try await ops.send(.get, "/healthz").status == 200)
@@ -207,10 +235,12 @@ struct IngestBinaryTests {
                 var held: [Task<HTTPTransportResponse, any Error>] = []
                 for index in 0..<8 {
                     let token = try await IngestHarness.token(user: "user-\(index)")
-                    held.append(Task {
-                        try await running.send(.post, "/v1/receipts", headers: ["Authorization": "Bearer \(token)"],
-                                               body: Data(#"{"receipt":"\#(Data("held \(index)".utf8).base64EncodedString())"}"#.utf8))
-                    })
+                    held.append(
+                        Task {
+                            try await running.send(
+                                .post, "/v1/receipts", headers: ["Authorization": "Bearer \(token)"],
+                                body: Data(#"{"receipt":"\#(Data("held \(index)".utf8).base64EncodedString())"}"#.utf8))
+                        })
                 }
                 try await redis.waitForBlockedClients(6)
                 let asked = ContinuousClock.now

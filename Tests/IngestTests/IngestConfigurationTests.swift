@@ -2,8 +2,8 @@ import Core
 import Foundation
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @testable import ingest
 

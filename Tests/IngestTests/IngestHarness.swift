@@ -97,8 +97,10 @@ enum IngestHarness {
 
     /// A real signed transaction vector.
     static func transactionJWS() throws -> String {
-        try String(contentsOf: vectors.appendingPathComponent("apple-real/transaction-auto_renewable_subscription-sandbox-1.jws"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try String(
+            contentsOf: vectors.appendingPathComponent("apple-real/transaction-auto_renewable_subscription-sandbox-1.jws"), encoding: .utf8
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `../shared/vectors` next to the repository.

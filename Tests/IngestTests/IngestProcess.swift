@@ -14,12 +14,15 @@ struct IngestProcess {
     let log: URL
     let http = URLSessionTransport()
 
-    func send(_ method: HTTPTransportRequest.Method, _ path: String, headers: [String: String] = [:],
-              body: Data? = nil) async throws -> HTTPTransportResponse {
-        try await http.send(HTTPTransportRequest(
-            method: method, url: try #require(URL(string: base + path)),
-            headers: body == nil ? headers : headers.merging(["Content-Type": "application/json"]) { old, _ in old },
-            body: body, timeout: .seconds(40)))
+    func send(
+        _ method: HTTPTransportRequest.Method, _ path: String, headers: [String: String] = [:],
+        body: Data? = nil
+    ) async throws -> HTTPTransportResponse {
+        try await http.send(
+            HTTPTransportRequest(
+                method: method, url: try #require(URL(string: base + path)),
+                headers: body == nil ? headers : headers.merging(["Content-Type": "application/json"]) { old, _ in old },
+                body: body, timeout: .seconds(40)))
     }
 
     /// The same process reached on another port (its operators' listener).
@@ -37,12 +40,14 @@ struct IngestProcess {
         let port = try ChildProcess.freePort()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-ingest-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
-        let process = try ChildProcess.start("ingest", environment: [
-            "TOLLGATE_REDIS_URL": redisURL, "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
-            "TOLLGATE_CLIENT_JWT_SECRET": IngestHarness.secret, "TOLLGATE_SERVICE_KEYS": IngestHarness.serviceKey,
-            "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",
-            "TOLLGATE_ROOT_CERTS": try rootsFile().path,
-        ].merging(environment) { _, new in new }, log: log)
+        let process = try ChildProcess.start(
+            "ingest",
+            environment: [
+                "TOLLGATE_REDIS_URL": redisURL, "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
+                "TOLLGATE_CLIENT_JWT_SECRET": IngestHarness.secret, "TOLLGATE_SERVICE_KEYS": IngestHarness.serviceKey,
+                "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",
+                "TOLLGATE_ROOT_CERTS": try rootsFile().path,
+            ].merging(environment) { _, new in new }, log: log)
         defer { if process.process.isRunning { process.kill() } }
         let running = IngestProcess(process: process, base: "http://127.0.0.1:\(port)", port: port, log: log)
         try await running.waitUntilReady(on: environment["TOLLGATE_OPS_PORT"].flatMap(Int.init).map(running.on(port:)) ?? running)
@@ -51,9 +56,11 @@ struct IngestProcess {
 
     private func waitUntilReady(on readiness: IngestProcess) async throws {
         for _ in 0..<300 {
-            if let response = try? await http.send(HTTPTransportRequest(
-                method: .get, url: try #require(URL(string: readiness.base + "/readyz")), timeout: .seconds(2))),
-               response.status == 200 {
+            if let response = try? await http.send(
+                HTTPTransportRequest(
+                    method: .get, url: try #require(URL(string: readiness.base + "/readyz")), timeout: .seconds(2))),
+                response.status == 200
+            {
                 return
             }
             guard process.process.isRunning else { break }
@@ -95,10 +102,12 @@ extension RedisConnection {
         for _ in 0..<500 {
             let clients = try await send("CLIENT", "LIST").string ?? ""
             let blocked = clients.split(whereSeparator: \.isNewline).filter { line in
-                let fields = Dictionary(line.split(separator: " ").compactMap { field -> (Substring, Substring)? in
-                    guard let equals = field.firstIndex(of: "=") else { return nil }
-                    return (field[..<equals], field[field.index(after: equals)...])
-                }) { first, _ in first }
+                let fields = Dictionary(
+                    line.split(separator: " ").compactMap { field -> (Substring, Substring)? in
+                        guard let equals = field.firstIndex(of: "=") else { return nil }
+                        return (field[..<equals], field[field.index(after: equals)...])
+                    }
+                ) { first, _ in first }
                 return fields["flags"]?.contains("b") == true && Int(fields["argv-mem"] ?? "") ?? 0 >= bytes
             }
             if blocked.count >= wanted { return }

@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @testable import ingest
 
@@ -82,7 +82,8 @@ import TestSupport
                     #expect(!hash.values.contains { $0.contains("foo") && $0.contains("password") })
                 }
 
-                let noReceipt = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: withoutReceipt))
+                let noReceipt = try await client.execute(
+                    uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: withoutReceipt))
                 #expect(noReceipt.status == .badRequest)
                 #expect(IngestHarness.errorCode(noReceipt) == "invalid_receipt")
                 #expect(try await redis.xlen("tg:{p0}:jobs") == 1)

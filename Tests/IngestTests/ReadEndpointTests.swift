@@ -4,8 +4,8 @@ import HummingbirdTesting
 import Ledger
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @testable import ingest
 
@@ -14,19 +14,22 @@ import TestSupport
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in
                 let alice = try await IngestHarness.userHeaders("alice")
-                let submitted = try await client.execute(uri: "/v1/receipts", method: .post, headers: alice,
-                                                         body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
+                let submitted = try await client.execute(
+                    uri: "/v1/receipts", method: .post, headers: alice,
+                    body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
                 let jobID = try #require(IngestHarness.json(submitted)["jobId"] as? String)
                 let own = try await client.execute(uri: "/v1/jobs/\(jobID)", method: .get, headers: alice)
                 #expect(own.status == .ok)
                 #expect(IngestHarness.json(own)["status"] as? String == "queued")
                 #expect(IngestHarness.json(own)["jobId"] as? String == jobID)
-                let other = try await client.execute(uri: "/v1/jobs/\(jobID)", method: .get,
-                                                     headers: try await IngestHarness.userHeaders("bob"))
+                let other = try await client.execute(
+                    uri: "/v1/jobs/\(jobID)", method: .get,
+                    headers: try await IngestHarness.userHeaders("bob"))
                 #expect(other.status == .forbidden)
                 #expect(IngestHarness.errorCode(other) == "forbidden")
-                let service = try await client.execute(uri: "/v1/jobs/\(jobID)", method: .get,
-                                                       headers: try IngestHarness.apiKeyHeaders())
+                let service = try await client.execute(
+                    uri: "/v1/jobs/\(jobID)", method: .get,
+                    headers: try IngestHarness.apiKeyHeaders())
                 #expect(service.status == .ok)
                 let anonymous = try await client.execute(uri: "/v1/jobs/\(jobID)", method: .get)
                 #expect(anonymous.status == .unauthorized)
@@ -42,14 +45,16 @@ import TestSupport
             let redis = try await IngestHarness.redis(server)
             defer { redis.close() }
             let keys = Keys(prefix: "tg")
-            _ = try await redis.send("HSET", keys.account(user: "alice"), EntitlementsView.Field.coins, "250",
-                                     EntitlementsView.Field.state("vip"), "active",
-                                     EntitlementsView.Field.expires("vip"), "1800000000000",
-                                     EntitlementsView.Field.autoRenew("vip"), "1",
-                                     EntitlementsView.Field.state("no_ads"), "active")
+            _ = try await redis.send(
+                "HSET", keys.account(user: "alice"), EntitlementsView.Field.coins, "250",
+                EntitlementsView.Field.state("vip"), "active",
+                EntitlementsView.Field.expires("vip"), "1800000000000",
+                EntitlementsView.Field.autoRenew("vip"), "1",
+                EntitlementsView.Field.state("no_ads"), "active")
             try await IngestHarness.withApp(server) { client in
-                let own = try await client.execute(uri: "/v1/users/alice/entitlements", method: .get,
-                                                   headers: try await IngestHarness.userHeaders("alice"))
+                let own = try await client.execute(
+                    uri: "/v1/users/alice/entitlements", method: .get,
+                    headers: try await IngestHarness.userHeaders("alice"))
                 #expect(own.status == .ok)
                 let json = IngestHarness.json(own)
                 #expect(json["coins"] as? Int == 250)
@@ -59,11 +64,13 @@ import TestSupport
                 #expect(list[1]["autoRenew"] as? Bool == true)
                 #expect(list[1]["expiresAt"] as? String == "2027-01-15T08:00:00.000Z")
                 #expect(list[0]["expiresAt"] is NSNull)
-                let other = try await client.execute(uri: "/v1/users/alice/entitlements", method: .get,
-                                                     headers: try await IngestHarness.userHeaders("bob"))
+                let other = try await client.execute(
+                    uri: "/v1/users/alice/entitlements", method: .get,
+                    headers: try await IngestHarness.userHeaders("bob"))
                 #expect(other.status == .forbidden)
-                let service = try await client.execute(uri: "/v1/users/nobody/entitlements", method: .get,
-                                                       headers: IngestHarness.bearer(IngestHarness.serviceKey))
+                let service = try await client.execute(
+                    uri: "/v1/users/nobody/entitlements", method: .get,
+                    headers: IngestHarness.bearer(IngestHarness.serviceKey))
                 #expect(service.status == .ok)
                 #expect(IngestHarness.json(service)["coins"] as? Int == 0)
             }
@@ -85,8 +92,9 @@ import TestSupport
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in
                 let alice = try await IngestHarness.userHeaders("alice")
-                let response = try await client.execute(uri: "/v1/orders", method: .post, headers: alice,
-                                                        body: ByteBuffer(string: #"{"productId":"com.example.coins100"}"#))
+                let response = try await client.execute(
+                    uri: "/v1/orders", method: .post, headers: alice,
+                    body: ByteBuffer(string: #"{"productId":"com.example.coins100"}"#))
                 #expect(response.status == .created)
                 let orderNo = try #require(IngestHarness.json(response)["orderNo"] as? String)
                 let token = try #require(IngestHarness.json(response)["appAccountToken"] as? String)
@@ -108,12 +116,14 @@ import TestSupport
                 #expect(try await redis.send("ZSCORE", keys.orders(user: "alice"), orderNo).int == order.createdAtMilliseconds)
 
                 let before = try await IngestHarness.dbsize(redis)
-                let unknown = try await client.execute(uri: "/v1/orders", method: .post, headers: alice,
-                                                       body: ByteBuffer(string: #"{"productId":"com.example.nope"}"#))
+                let unknown = try await client.execute(
+                    uri: "/v1/orders", method: .post, headers: alice,
+                    body: ByteBuffer(string: #"{"productId":"com.example.nope"}"#))
                 #expect(unknown.status == .unprocessableContent)
                 #expect(IngestHarness.errorCode(unknown) == "unknown_product")
-                let anonymous = try await client.execute(uri: "/v1/orders", method: .post,
-                                                         body: ByteBuffer(string: #"{"productId":"com.example.coins100"}"#))
+                let anonymous = try await client.execute(
+                    uri: "/v1/orders", method: .post,
+                    body: ByteBuffer(string: #"{"productId":"com.example.coins100"}"#))
                 #expect(anonymous.status == .unauthorized)
                 #expect(try await IngestHarness.dbsize(redis) == before)
             }
@@ -123,8 +133,9 @@ import TestSupport
     @Test func withoutACatalogEveryOrderIsAnUnknownProduct() async throws {
         try await withRedisServer { server in
             try await IngestHarness.withApp(server, configure: { $0.catalog = try Catalog(products: []) }) { client in
-                let response = try await client.execute(uri: "/v1/orders", method: .post, headers: try await IngestHarness.userHeaders("alice"),
-                                                        body: ByteBuffer(string: #"{"productId":"com.example.coins100"}"#))
+                let response = try await client.execute(
+                    uri: "/v1/orders", method: .post, headers: try await IngestHarness.userHeaders("alice"),
+                    body: ByteBuffer(string: #"{"productId":"com.example.coins100"}"#))
                 #expect(IngestHarness.errorCode(response) == "unknown_product")
                 let products = try await client.execute(uri: "/v1/products", method: .get)
                 #expect((IngestHarness.json(products)["products"] as? [Any])?.isEmpty == true)

@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @testable import ingest
 
@@ -14,16 +14,18 @@ import TestSupport
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in
                 let alice = try await IngestHarness.userHeaders("alice")
-                let first = try await client.execute(uri: "/v1/apple/notifications", method: .post,
-                                                     body: ByteBuffer(bytes: try IngestHarness.distinctNotificationBody("1")))
+                let first = try await client.execute(
+                    uri: "/v1/apple/notifications", method: .post,
+                    body: ByteBuffer(bytes: try IngestHarness.distinctNotificationBody("1")))
                 #expect(first.status == .ok)
                 let ready = try await client.execute(uri: "/readyz", method: .get)
                 #expect(ready.status == .ok)
 
                 await server.kill()
                 let started = ContinuousClock.now
-                let down = try await client.execute(uri: "/v1/apple/notifications", method: .post,
-                                                    body: ByteBuffer(bytes: try IngestHarness.distinctNotificationBody("2")))
+                let down = try await client.execute(
+                    uri: "/v1/apple/notifications", method: .post,
+                    body: ByteBuffer(bytes: try IngestHarness.distinctNotificationBody("2")))
                 #expect(down.status == .serviceUnavailable)
                 #expect(IngestHarness.errorCode(down) == "redis_unavailable")
                 #expect(down.headers[.retryAfter] != nil)
@@ -38,8 +40,9 @@ import TestSupport
                 try await server.restart()
                 var status: HTTPResponse.Status = .serviceUnavailable
                 for attempt in 0..<50 where status != .ok {
-                    let again = try await client.execute(uri: "/v1/apple/notifications", method: .post,
-                                                         body: ByteBuffer(bytes: try IngestHarness.distinctNotificationBody("\(3 + attempt)")))
+                    let again = try await client.execute(
+                        uri: "/v1/apple/notifications", method: .post,
+                        body: ByteBuffer(bytes: try IngestHarness.distinctNotificationBody("\(3 + attempt)")))
                     status = again.status
                     if status != .ok { try await Task.sleep(for: .milliseconds(100)) }
                 }
@@ -60,8 +63,11 @@ import TestSupport
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 let alice = try await IngestHarness.userHeaders("alice")
-                let submit = { try await client.execute(uri: "/v1/receipts", method: .post, headers: alice,
-                                                        body: ByteBuffer(string: #"{"receipt":"QUJDRA=="}"#)) }
+                let submit = {
+                    try await client.execute(
+                        uri: "/v1/receipts", method: .post, headers: alice,
+                        body: ByteBuffer(string: #"{"receipt":"QUJDRA=="}"#))
+                }
                 // Paused far longer than the test needs (a loaded machine may be slow to send the request), then
                 // taken back once the 503 is seen.
                 _ = try await redis.send("CLIENT", "PAUSE", "30000", "WRITE")
@@ -76,8 +82,11 @@ import TestSupport
                 var retried: String?
                 for _ in 0..<100 where retried == nil {
                     let response = try await submit()
-                    if response.status == .accepted { retried = IngestHarness.json(response)["jobId"] as? String }
-                    else { try await Task.sleep(for: .milliseconds(100)) }
+                    if response.status == .accepted {
+                        retried = IngestHarness.json(response)["jobId"] as? String
+                    } else {
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
                 }
                 let jobID = try #require(retried)
                 #expect(try await redis.xrange("tg:{p0}:jobs").compactMap { $0.string(Job.Field.id) } == [jobID])
@@ -90,10 +99,13 @@ import TestSupport
     /// bounded by bytes here, 8 round trips at most in flight).
     @Test func concurrentEnqueuesShareRoundTrips() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server, configure: {
-                $0.enqueueBatchBytes = 1 << 24
-                $0.enqueueRoundTrips = 8
-            }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.enqueueBatchBytes = 1 << 24
+                    $0.enqueueRoundTrips = 8
+                }
+            ) { client in
                 let bodies = try (0..<200).map { try IngestHarness.distinctNotificationBody("\($0)") }
                 let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                     for body in bodies {
@@ -122,7 +134,13 @@ import TestSupport
     /// each whole before its next fsync), while small V1 notifications still share round trips.
     @Test func batchesAreBoundedByBytes() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server, configure: { $0.enqueueRoundTrips = 2; $0.v1SharedSecret = "s" }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.enqueueRoundTrips = 2
+                    $0.v1SharedSecret = "s"
+                }
+            ) { client in
                 let large = try (0..<40).map { try IngestHarness.distinctNotificationBody("\($0)") }
                 let small = (0..<200).map {
                     let receipt = Data("receipt \($0)".utf8).base64EncodedString()
@@ -133,7 +151,8 @@ import TestSupport
                     let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                         for body in bodies {
                             group.addTask {
-                                try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body)).status
+                                try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body))
+                                    .status
                             }
                         }
                         return try await group.reduce(into: []) { $0.append($1) }
@@ -161,10 +180,13 @@ import TestSupport
     /// `503 overloaded` with `Retry-After` at once, and only the accepted ones are in the stream.
     @Test func aFullEnqueueQueueGives503() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server, configure: {
-                $0.enqueueQueueLimit = 1
-                $0.enqueueRoundTrips = 1
-            }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.enqueueQueueLimit = 1
+                    $0.enqueueRoundTrips = 1
+                }
+            ) { client in
                 let stall = try await IngestHarness.redis(server)
                 defer { stall.close() }
                 let sleeper = Task { try await stall.send(RedisCommand("DEBUG", "SLEEP", "1"), timeout: .seconds(5)) }
@@ -173,7 +195,8 @@ import TestSupport
                 let responses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?, String?).self) { group in
                     for body in bodies {
                         group.addTask {
-                            let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body))
+                            let response = try await client.execute(
+                                uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body))
                             return (response.status, IngestHarness.errorCode(response), response.headers[.retryAfter])
                         }
                     }
@@ -195,12 +218,16 @@ import TestSupport
     /// With replicas required and none acknowledging, Apple gets 503 (so it retries), never 200.
     @Test func missingReplicaAcknowledgementGives503() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server, configure: {
-                $0.waitReplicas = 1
-                $0.waitTimeoutMilliseconds = 50
-            }) { client in
-                let response = try await client.execute(uri: "/v1/apple/notifications", method: .post,
-                                                        body: ByteBuffer(bytes: try IngestHarness.notificationBody()))
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.waitReplicas = 1
+                    $0.waitTimeoutMilliseconds = 50
+                }
+            ) { client in
+                let response = try await client.execute(
+                    uri: "/v1/apple/notifications", method: .post,
+                    body: ByteBuffer(bytes: try IngestHarness.notificationBody()))
                 #expect(response.status == .serviceUnavailable)
                 #expect(IngestHarness.errorCode(response) == "replication_timeout")
             }

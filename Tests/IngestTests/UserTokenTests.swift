@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import JWTKit
 import Pipeline
-import Testing
 import TestSupport
+import Testing
 
 @testable import ingest
 
@@ -17,19 +17,24 @@ import TestSupport
         return try await keys.sign(claims)
     }
 
-    static func claims(_ sub: String = "alice", expiresIn: TimeInterval = 300, notBefore: TimeInterval? = nil,
-                       issuedAt: TimeInterval? = nil, issuer: String? = nil, audience: [String]? = nil) -> UserClaims {
-        UserClaims(sub: .init(value: sub), exp: .init(value: Date().addingTimeInterval(expiresIn)),
-                   nbf: notBefore.map { .init(value: Date().addingTimeInterval($0)) },
-                   iat: issuedAt.map { .init(value: Date().addingTimeInterval($0)) },
-                   iss: issuer.map { .init(value: $0) }, aud: audience.map { .init(value: $0) })
+    static func claims(
+        _ sub: String = "alice", expiresIn: TimeInterval = 300, notBefore: TimeInterval? = nil,
+        issuedAt: TimeInterval? = nil, issuer: String? = nil, audience: [String]? = nil
+    ) -> UserClaims {
+        UserClaims(
+            sub: .init(value: sub), exp: .init(value: Date().addingTimeInterval(expiresIn)),
+            nbf: notBefore.map { .init(value: Date().addingTimeInterval($0)) },
+            iat: issuedAt.map { .init(value: Date().addingTimeInterval($0)) },
+            iss: issuer.map { .init(value: $0) }, aud: audience.map { .init(value: $0) })
     }
 
     /// The status of an entitlements read with a token of `claims` (0 when the request itself failed).
     static func answer(_ client: any TestClientProtocol, _ claims: UserClaims) async -> Int {
         guard let token = try? await sign(claims),
-              let response = try? await client.execute(uri: "/v1/users/\(claims.sub.value)/entitlements", method: .get,
-                                                        headers: IngestHarness.bearer(token)) else { return 0 }
+            let response = try? await client.execute(
+                uri: "/v1/users/\(claims.sub.value)/entitlements", method: .get,
+                headers: IngestHarness.bearer(token))
+        else { return 0 }
         return Int(response.status.code)
     }
 
@@ -49,10 +54,13 @@ import TestSupport
 
     @Test func issuerAndAudienceAreCheckedWhenConfigured() async throws {
         try await withRedisServer { server in
-            try await IngestHarness.withApp(server, configure: {
-                $0.clientJWTIssuer = "https://auth.example.com"
-                $0.clientJWTAudience = "tollgate"
-            }) { client in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.clientJWTIssuer = "https://auth.example.com"
+                    $0.clientJWTAudience = "tollgate"
+                }
+            ) { client in
                 #expect(await Self.answer(client, Self.claims(issuer: "https://auth.example.com", audience: ["tollgate", "x"])) == 200)
                 #expect(await Self.answer(client, Self.claims()) == 401)
                 #expect(await Self.answer(client, Self.claims(issuer: "https://evil.example.com", audience: ["tollgate"])) == 401)

@@ -4,13 +4,13 @@ import Testing
 @Suite struct CatalogTests {
     @Test func validCatalogLoadsEveryType() throws {
         let json = """
-        {"products": [
-          {"productId": "com.example.coins100", "type": "consumable", "coins": 100},
-          {"productId": "com.example.vip.month", "type": "autoRenewable", "entitlement": "vip"},
-          {"productId": "com.example.noads", "type": "nonConsumable", "entitlement": "no_ads"},
-          {"productId": "com.example.pass90", "type": "nonRenewing", "entitlement": "pass", "durationDays": 90}
-        ]}
-        """
+            {"products": [
+              {"productId": "com.example.coins100", "type": "consumable", "coins": 100},
+              {"productId": "com.example.vip.month", "type": "autoRenewable", "entitlement": "vip"},
+              {"productId": "com.example.noads", "type": "nonConsumable", "entitlement": "no_ads"},
+              {"productId": "com.example.pass90", "type": "nonRenewing", "entitlement": "pass", "durationDays": 90}
+            ]}
+            """
         let catalog = try Catalog(json: Array(json.utf8))
         #expect(catalog.products.count == 4)
         #expect(catalog.product("com.example.coins100")?.coins == 100)
@@ -23,7 +23,10 @@ import Testing
         (#"{"products":[{"productId":"a","type":"gift","coins":1}]}"#, "unknown type 'gift'"),
         (#"{"products":[{"productId":"a","type":"consumable","coins":-5}]}"#, "coins must be positive"),
         (#"{"products":[{"productId":"a","type":"consumable"}]}"#, "needs coins"),
-        (#"{"products":[{"productId":"a","type":"consumable","coins":1},{"productId":"a","type":"consumable","coins":2}]}"#, "duplicate productId"),
+        (
+            #"{"products":[{"productId":"a","type":"consumable","coins":1},{"productId":"a","type":"consumable","coins":2}]}"#,
+            "duplicate productId"
+        ),
         (#"{"products":[{"productId":"a","type":"nonConsumable"}]}"#, "needs an entitlement"),
         (#"{"products":[{"productId":"a","type":"nonRenewing","entitlement":"p"}]}"#, "positive durationDays"),
         (#"{"items":[]}"#, "products array"),

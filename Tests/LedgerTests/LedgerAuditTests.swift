@@ -1,8 +1,8 @@
 import Ledger
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct LedgerAuditTests {
     @Test func auditFindsNoDifferenceUntilABalanceIsCorruptedByHand() async throws {

@@ -1,15 +1,19 @@
 import Ledger
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct LedgerParkingTests {
     @Test func aNotificationBeforeTheOwnerIsKnownIsParkedThenAppliedOnce() async throws {
         try await LedgerHarness.with { h in
             // Apple's renewal and a refund arrive before the app ever submitted the purchases.
-            let renew = Fixture.notification("DID_RENEW", [Fixture.transaction(
-                "s2", product: "vip.month", otid: "s1", purchase: testNow, expires: testNow + 30 * day)], job: "jobR")
+            let renew = Fixture.notification(
+                "DID_RENEW",
+                [
+                    Fixture.transaction(
+                        "s2", product: "vip.month", otid: "s1", purchase: testNow, expires: testNow + 30 * day)
+                ], job: "jobR")
             let parked = try await h.deliver(renew)
             #expect(parked.outcome == "parked")
             #expect(try await h.job("jobR")?.state == .fulfilled)
@@ -19,10 +23,13 @@ import TestSupport
             #expect(try await h.pendingCount() == 0)
 
             // The owner submits: the binding releases the parked events, which then apply.
-            let submitted = try await h.deliver(Fixture.client("alice", [
-                Fixture.transaction("s1", product: "vip.month", purchase: testNow - 30 * day, expires: testNow),
-                Fixture.transaction("c1", product: "coins100"),
-            ]))
+            let submitted = try await h.deliver(
+                Fixture.client(
+                    "alice",
+                    [
+                        Fixture.transaction("s1", product: "vip.month", purchase: testNow - 30 * day, expires: testNow),
+                        Fixture.transaction("c1", product: "coins100"),
+                    ]))
             #expect(submitted.unparked == 2)
             #expect(try await h.coins("alice") == 100)
             let outcomes = try await h.drain()

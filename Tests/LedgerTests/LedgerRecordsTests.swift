@@ -7,9 +7,11 @@ import Testing
 
     @Test func ledgerKeysShareTheUsersHashTag() {
         let tag = "{u:42}"
-        for key in [keys.transaction(user: "42", transactionId: "1000"), keys.transactions(user: "42"),
-                    keys.ledgerMeta(user: "42"), keys.notifications(user: "42"), keys.entitlement(user: "42", name: "vip"),
-                    keys.account(user: "42")] {
+        for key in [
+            keys.transaction(user: "42", transactionId: "1000"), keys.transactions(user: "42"),
+            keys.ledgerMeta(user: "42"), keys.notifications(user: "42"), keys.entitlement(user: "42", name: "vip"),
+            keys.account(user: "42"),
+        ] {
             #expect(key.hasPrefix("tg:\(tag):"))
         }
         #expect(keys.binding(originalTransactionId: "7") == "tg:{otx:7}:owner")
@@ -23,10 +25,11 @@ import Testing
     }
 
     @Test func transactionRecordsDecodeTheirHash() throws {
-        let record = try #require(TransactionRecord(hash: [
-            "tid": "2", "otid": "1", "product": "coins100", "type": "consumable", "env": "Sandbox", "state": "refunded",
-            "coins": "100", "debited": "30", "shortfall": "70", "purchase": "1767225600000",
-        ]))
+        let record = try #require(
+            TransactionRecord(hash: [
+                "tid": "2", "otid": "1", "product": "coins100", "type": "consumable", "env": "Sandbox", "state": "refunded",
+                "coins": "100", "debited": "30", "shortfall": "70", "purchase": "1767225600000",
+            ]))
         #expect(record.coins - record.debited == 70)
         #expect(record.shortfall == 70 && record.originalTransactionId == "1" && record.expiresDate == nil)
         #expect(TransactionRecord(hash: ["tid": "2"]) == nil)

@@ -1,8 +1,8 @@
 import Ledger
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct LedgerRulesTests {
     @Test func consumableCreditsCoinsTimesQuantityOncePerTransaction() async throws {
@@ -31,10 +31,13 @@ import TestSupport
 
     @Test func familySharingGrantsEntitlementsButNeverCoins() async throws {
         try await LedgerHarness.with { h in
-            try await h.deliver(Fixture.client("alice", [
-                Fixture.transaction("f1", product: "coins100", family: true),
-                Fixture.transaction("f2", product: "noads", family: true),
-            ]))
+            try await h.deliver(
+                Fixture.client(
+                    "alice",
+                    [
+                        Fixture.transaction("f1", product: "coins100", family: true),
+                        Fixture.transaction("f2", product: "noads", family: true),
+                    ]))
             #expect(try await h.coins("alice") == 0)
             #expect(try await h.entitlement("alice", "no_ads")?.state == "active")
         }
@@ -78,18 +81,20 @@ import TestSupport
     @Test func aOneCoinTransactionCannotPayATwoThousandCoinOrder() async throws {
         try await LedgerHarness.with { h in
             let order = try await Fixture.order(h, user: "alice", product: "coins2000")
-            let fraud = try await h.deliver(Fixture.client(
-                "alice", [Fixture.transaction("cheap", product: "coins1", token: order.appAccountToken)],
-                order: order.orderNo, job: "jobF"))
+            let fraud = try await h.deliver(
+                Fixture.client(
+                    "alice", [Fixture.transaction("cheap", product: "coins1", token: order.appAccountToken)],
+                    order: order.orderNo, job: "jobF"))
             #expect(fraud.outcome == "rejected" && fraud.reason == "product_mismatch")
             #expect(try await h.job("jobF")?.reason == "product_mismatch")
             #expect(try await h.coins("alice") == 0)
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))["state"] == "pending")
             #expect(try await h.hash(h.keys.ledgerMeta(user: "alice"))["fraud:product_mismatch"] == "1")
 
-            let paid = try await h.deliver(Fixture.client(
-                "alice", [Fixture.transaction("real", product: "coins2000", token: order.appAccountToken)],
-                order: order.orderNo))
+            let paid = try await h.deliver(
+                Fixture.client(
+                    "alice", [Fixture.transaction("real", product: "coins2000", token: order.appAccountToken)],
+                    order: order.orderNo))
             #expect(paid.outcome == "fulfilled")
             #expect(try await h.coins("alice") == 2000)
             let stored = try #require(Order(hash: try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))))
@@ -97,8 +102,9 @@ import TestSupport
 
             // The same transaction cannot pay a second order.
             let second = try await Fixture.order(h, user: "alice", product: "coins2000")
-            let reused = try await h.deliver(Fixture.client(
-                "alice", [Fixture.transaction("real", product: "coins2000")], order: second.orderNo))
+            let reused = try await h.deliver(
+                Fixture.client(
+                    "alice", [Fixture.transaction("real", product: "coins2000")], order: second.orderNo))
             #expect(reused.outcome == "rejected" && reused.reason == "transaction_already_used")
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: second.orderNo))["state"] == "pending")
             #expect(try await h.coins("alice") == 2000)
@@ -122,8 +128,9 @@ import TestSupport
     @Test func anAppleNotificationFindsItsOwnerAndOrderThroughTheAppAccountToken() async throws {
         try await LedgerHarness.with { h in
             let order = try await Fixture.order(h, user: "alice", product: "coins100")
-            let outcome = try await h.deliver(Fixture.notification(
-                "ONE_TIME_CHARGE", [Fixture.transaction("a1", product: "coins100", token: order.appAccountToken.uppercased())]))
+            let outcome = try await h.deliver(
+                Fixture.notification(
+                    "ONE_TIME_CHARGE", [Fixture.transaction("a1", product: "coins100", token: order.appAccountToken.uppercased())]))
             #expect(outcome.outcome == "fulfilled")
             #expect(try await h.coins("alice") == 100)
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))["transaction"] == "a1")
@@ -133,13 +140,18 @@ import TestSupport
     @Test func aPurchaseMadeWithAnotherUsersAppAccountTokenIsRefused() async throws {
         try await LedgerHarness.with { h in
             let order = try await Fixture.order(h, user: "alice", product: "coins100")
-            let stolen = try await h.deliver(Fixture.client(
-                "mallory", [Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)]))
+            let stolen = try await h.deliver(
+                Fixture.client(
+                    "mallory", [Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)]))
             #expect(stolen.outcome == "rejected" && stolen.reason == "owned_by_another_user")
             #expect(try await h.coins("mallory") == 0)
             // Apple's notification of it still reaches alice through the token.
-            try await h.deliver(Fixture.notification("ONE_TIME_CHARGE", [
-                Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)]))
+            try await h.deliver(
+                Fixture.notification(
+                    "ONE_TIME_CHARGE",
+                    [
+                        Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)
+                    ]))
             #expect(try await h.coins("alice") == 100)
         }
     }

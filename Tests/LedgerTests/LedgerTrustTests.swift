@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 /// DESIGN.md invariants 8 and 9, tried as an attacker would: Apple's word about a transaction already applied
 /// is never refused because of an order or another local record, and only Apple's word changes the ledger.
@@ -29,8 +29,9 @@ import TestSupport
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: o1.orderNo))["state"] == "paid")
             #expect(try await h.coins("alice") == 100)
 
-            let refund = try await h.deliver(Fixture.notification(
-                "REFUND", [Fixture.transaction("t1", product: "coins100", revoked: testNow, token: o1.appAccountToken)]))
+            let refund = try await h.deliver(
+                Fixture.notification(
+                    "REFUND", [Fixture.transaction("t1", product: "coins100", revoked: testNow, token: o1.appAccountToken)]))
             #expect(refund.outcome == "fulfilled", "\(refund)")
             #expect(try await h.coins("alice") == 0)
             #expect(try await h.audit().differences.isEmpty)
@@ -50,22 +51,31 @@ import TestSupport
             // The transactions pay O2/U2/V2 as records, while Apple's copies carry O1/U1/V1's tokens.
             try await h.deliver(Fixture.client("alice", [Fixture.transaction("c1", product: "coins100")], order: o2.orderNo))
             try await h.deliver(Fixture.client("alice", [Fixture.transaction("n1", product: "noads")], order: u2.orderNo))
-            try await h.deliver(Fixture.client(
-                "alice", [Fixture.transaction("s1", product: "vip.month", expires: testNow + day)], order: v2.orderNo))
+            try await h.deliver(
+                Fixture.client(
+                    "alice", [Fixture.transaction("s1", product: "vip.month", expires: testNow + day)], order: v2.orderNo))
             #expect(try await h.coins("alice") == 100)
 
-            try await h.deliver(Fixture.notification(
-                "REFUND", [Fixture.transaction("c1", product: "coins100", revoked: testNow, token: o1.appAccountToken)]))
+            try await h.deliver(
+                Fixture.notification(
+                    "REFUND", [Fixture.transaction("c1", product: "coins100", revoked: testNow, token: o1.appAccountToken)]))
             #expect(try await h.coins("alice") == 0)
-            try await h.deliver(Fixture.notification(
-                "REFUND_REVERSED", [Fixture.transaction("c1", product: "coins100", token: o1.appAccountToken)]))
+            try await h.deliver(
+                Fixture.notification(
+                    "REFUND_REVERSED", [Fixture.transaction("c1", product: "coins100", token: o1.appAccountToken)]))
             #expect(try await h.coins("alice") == 100)
-            try await h.deliver(Fixture.notification(
-                "REVOKE", [Fixture.transaction("n1", product: "noads", revoked: testNow, token: u1.appAccountToken)]))
+            try await h.deliver(
+                Fixture.notification(
+                    "REVOKE", [Fixture.transaction("n1", product: "noads", revoked: testNow, token: u1.appAccountToken)]))
             #expect(try await h.entitlement("alice", "no_ads")?.state == "revoked")
-            let renewal = try await h.deliver(Fixture.notification(
-                "DID_RENEW", [Fixture.transaction("s2", product: "vip.month", otid: "s1", purchase: testNow,
-                                                  expires: testNow + 30 * day, token: v1.appAccountToken)]))
+            let renewal = try await h.deliver(
+                Fixture.notification(
+                    "DID_RENEW",
+                    [
+                        Fixture.transaction(
+                            "s2", product: "vip.month", otid: "s1", purchase: testNow,
+                            expires: testNow + 30 * day, token: v1.appAccountToken)
+                    ]))
             #expect(renewal.outcome == "fulfilled", "\(renewal)")
             let vip = try await h.entitlement("alice", "vip")
             #expect(vip?.expiresAt == "2026-01-31T00:00:00.000Z", "\(String(describing: vip))")
@@ -80,8 +90,9 @@ import TestSupport
     @Test func applesPurchaseOfAnotherProductWithAnOrdersTokenIsCreditedWithoutPayingTheOrder() async throws {
         try await LedgerHarness.with { h in
             let order = try await Fixture.order(h, user: "alice", product: "coins2000")
-            let outcome = try await h.deliver(Fixture.notification(
-                "ONE_TIME_CHARGE", [Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)]))
+            let outcome = try await h.deliver(
+                Fixture.notification(
+                    "ONE_TIME_CHARGE", [Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)]))
             #expect(outcome.outcome == "fulfilled", "\(outcome)")
             #expect(try await h.coins("alice") == 100)
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))["state"] == "pending")
@@ -100,8 +111,10 @@ import TestSupport
             // Apple's answer for the shared receipt: bob's purchase was refunded.
             let receipt = PurchaseEvent(
                 jobId: Job.newID(), kind: .notificationV1, source: .apple, environment: "Sandbox", verifiedAt: testNow,
-                transactions: [Fixture.transaction("a1", product: "coins100"),
-                               Fixture.transaction("b1", product: "coins2000", revoked: testNow)])
+                transactions: [
+                    Fixture.transaction("a1", product: "coins100"),
+                    Fixture.transaction("b1", product: "coins2000", revoked: testNow),
+                ])
             let first = try await h.deliver(receipt)
             #expect(first.outcome == "fulfilled", "\(first)")
             let forwarded = try await h.drain()
@@ -111,12 +124,16 @@ import TestSupport
 
             // A client submission holding bob's refunded purchase: alice gets nothing of it; bob's ledger hears it.
             try await h.deliver(Fixture.client("carol", [Fixture.transaction("c1", product: "coins100")]))
-            try await h.deliver(Fixture.notification(
-                "REFUND_REVERSED", [Fixture.transaction("b1", product: "coins2000")]))
+            try await h.deliver(
+                Fixture.notification(
+                    "REFUND_REVERSED", [Fixture.transaction("b1", product: "coins2000")]))
             #expect(try await h.coins("bob") == 2000)
             let presented = Fixture.client(
-                "carol", [Fixture.transaction("c1", product: "coins100"),
-                          Fixture.transaction("b1", product: "coins2000", revoked: testNow + 1000)])
+                "carol",
+                [
+                    Fixture.transaction("c1", product: "coins100"),
+                    Fixture.transaction("b1", product: "coins2000", revoked: testNow + 1000),
+                ])
             let mixed = try await h.deliver(presented)
             #expect(mixed.transactions?.map(\.result) == ["duplicate", "owned_by_another_user"], "\(mixed)")
             #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
@@ -134,18 +151,27 @@ import TestSupport
     /// reaches the owner's), and no entitlement appears for the presenter.
     @Test func renewalInfoOfARefusedTransactionIsNotApplied() async throws {
         try await LedgerHarness.with { h in
-            try await h.deliver(PurchaseEvent(
-                jobId: Job.newID(), kind: .transaction, source: .client, userId: "bob", environment: "Sandbox",
-                verifiedAt: testNow, transactions: [Fixture.transaction("v1", product: "vip.month", expires: testNow + day)],
-                renewals: [PurchaseEventRenewal(originalTransactionId: "v1", productId: "vip.month", autoRenewStatus: 1,
-                                                signedDate: testNow - 1000)]))
+            try await h.deliver(
+                PurchaseEvent(
+                    jobId: Job.newID(), kind: .transaction, source: .client, userId: "bob", environment: "Sandbox",
+                    verifiedAt: testNow, transactions: [Fixture.transaction("v1", product: "vip.month", expires: testNow + day)],
+                    renewals: [
+                        PurchaseEventRenewal(
+                            originalTransactionId: "v1", productId: "vip.month", autoRenewStatus: 1,
+                            signedDate: testNow - 1000)
+                    ]))
             let receipt = PurchaseEvent(
                 jobId: Job.newID(), kind: .receipt, source: .client, userId: "mallory", environment: "Sandbox",
                 verifiedAt: testNow,
-                transactions: [Fixture.transaction("m1", product: "coins100"),
-                               Fixture.transaction("v1", product: "vip.month", expires: testNow + day)],
-                renewals: [PurchaseEventRenewal(originalTransactionId: "v1", productId: "vip.month", autoRenewStatus: 0,
-                                                isInBillingRetryPeriod: false, signedDate: testNow)])
+                transactions: [
+                    Fixture.transaction("m1", product: "coins100"),
+                    Fixture.transaction("v1", product: "vip.month", expires: testNow + day),
+                ],
+                renewals: [
+                    PurchaseEventRenewal(
+                        originalTransactionId: "v1", productId: "vip.month", autoRenewStatus: 0,
+                        isInBillingRetryPeriod: false, signedDate: testNow)
+                ])
             let outcome = try await h.deliver(receipt)
             #expect(outcome.outcome == "fulfilled", "\(outcome)")
             #expect(try await h.coins("mallory") == 100)
@@ -177,8 +203,14 @@ import TestSupport
     @Test func absurdQuantitiesAreRefusedBeforeAnythingIsWritten() async throws {
         try await LedgerHarness.with { h in
             for quantity in [0, -3, 101, 1 << 40] {
-                try await h.submit(Fixture.client("alice", [Fixture.transaction("q\(quantity)", product: "coins2000",
-                                                                                quantity: quantity)]))
+                try await h.submit(
+                    Fixture.client(
+                        "alice",
+                        [
+                            Fixture.transaction(
+                                "q\(quantity)", product: "coins2000",
+                                quantity: quantity)
+                        ]))
                 let entry = try #require(try await h.read().first)
                 await #expect(throws: LedgerError.self) { try await h.applier.apply(entry: entry) }
             }

@@ -24,14 +24,16 @@ import Testing
             let id = try await deliveredEntry(pool, fields: [("job", Array("j1".utf8))])
 
             _ = try await pool.send("SET", "t:dedupe", "j1", "EX", "86400")
-            let first = try await PipelineFunctions.ackWrite(on: pool, stream: keys.stream, group: "g", id: id, writes: [
-                .xadd(stream: output, strings: [("job", "j1"), ("status", "verified")]),
-                .hset(key: status, strings: [("status", "verified")], expireSeconds: 600),
-                .publish(channel: "t:jobs", string: "j1"),
-                .hincrby(key: "t:backlog", field: "apple.bytes", delta: -300),
-                .shortenExpiry(key: "t:dedupe", seconds: 60),
-                .shortenExpiry(key: "t:missing", seconds: 60),
-            ])
+            let first = try await PipelineFunctions.ackWrite(
+                on: pool, stream: keys.stream, group: "g", id: id,
+                writes: [
+                    .xadd(stream: output, strings: [("job", "j1"), ("status", "verified")]),
+                    .hset(key: status, strings: [("status", "verified")], expireSeconds: 600),
+                    .publish(channel: "t:jobs", string: "j1"),
+                    .hincrby(key: "t:backlog", field: "apple.bytes", delta: -300),
+                    .shortenExpiry(key: "t:dedupe", seconds: 60),
+                    .shortenExpiry(key: "t:missing", seconds: 60),
+                ])
             #expect(first)
             #expect(try await pool.xlen(output) == 1)
             #expect(try await pool.send("HGET", status, "status").string == "verified")
@@ -46,10 +48,12 @@ import Testing
             #expect(try await pool.xrange(keys.stream).isEmpty)
 
             // Redelivery or a late duplicate: the XACK gate refuses, nothing is written.
-            let second = try await PipelineFunctions.ackWrite(on: pool, stream: keys.stream, group: "g", id: id, writes: [
-                .xadd(stream: output, strings: [("job", "j1"), ("status", "again")]),
-                .hset(key: status, strings: [("status", "again")]),
-            ])
+            let second = try await PipelineFunctions.ackWrite(
+                on: pool, stream: keys.stream, group: "g", id: id,
+                writes: [
+                    .xadd(stream: output, strings: [("job", "j1"), ("status", "again")]),
+                    .hset(key: status, strings: [("status", "again")]),
+                ])
             #expect(!second)
             #expect(try await pool.xlen(output) == 1)
             #expect(try await pool.send("HGET", status, "status").string == "verified")
@@ -64,12 +68,14 @@ import Testing
             // Key index 1 is the consumed stream itself, which writes may not target; and a field count
             // running past ARGV. Both must fail before the XACK.
             await #expect(throws: RedisError.self) {
-                _ = try await pool.fcall(PipelineFunctions.library.function("ack_write"), keys: [keys.stream],
-                                         arguments: ["g", id, "1", "XADD", "1", "1", "a", "b"])
+                _ = try await pool.fcall(
+                    PipelineFunctions.library.function("ack_write"), keys: [keys.stream],
+                    arguments: ["g", id, "1", "XADD", "1", "1", "a", "b"])
             }
             await #expect(throws: RedisError.self) {
-                _ = try await pool.fcall(PipelineFunctions.library.function("ack_write"), keys: [keys.stream, output],
-                                         arguments: ["g", id, "1", "XADD", "2", "3", "a", "b"])
+                _ = try await pool.fcall(
+                    PipelineFunctions.library.function("ack_write"), keys: [keys.stream, output],
+                    arguments: ["g", id, "1", "XADD", "2", "3", "a", "b"])
             }
             #expect(try await pool.xpendingSummary(keys.stream, group: "g").count == 1)
             #expect(try await pool.xlen(output) == 0)
@@ -94,8 +100,9 @@ import Testing
             #expect(members.last?.int == 5_000)
             #expect(try await pool.send("HGET", status, "status").string == "retrying")
             // A duplicate retry of the same delivery is refused.
-            #expect(try await !PipelineFunctions.ackRetry(
-                on: pool, stream: keys, group: "g", id: id, dueMilliseconds: 1, nextAttempt: 2, error: "dup"))
+            #expect(
+                try await !PipelineFunctions.ackRetry(
+                    on: pool, stream: keys, group: "g", id: id, dueMilliseconds: 1, nextAttempt: 2, error: "dup"))
             #expect(try await pool.send("ZCARD", keys.retry).int == 1)
 
             #expect(try await PipelineFunctions.promote(on: pool, stream: keys, nowMilliseconds: 4_999, limit: 10) == 0)
@@ -119,11 +126,13 @@ import Testing
             defer { pool.close() }
             let id = try await deliveredEntry(pool, fields: [("job", Array("j1".utf8))])
 
-            #expect(try await PipelineFunctions.ackDeadLetter(
-                on: pool, stream: keys, group: "g", id: id, reason: "bad receipt", attempts: 3,
-                deadAtMilliseconds: 1234))
-            #expect(try await !PipelineFunctions.ackDeadLetter(
-                on: pool, stream: keys, group: "g", id: id, reason: "again", attempts: 3, deadAtMilliseconds: 1))
+            #expect(
+                try await PipelineFunctions.ackDeadLetter(
+                    on: pool, stream: keys, group: "g", id: id, reason: "bad receipt", attempts: 3,
+                    deadAtMilliseconds: 1234))
+            #expect(
+                try await !PipelineFunctions.ackDeadLetter(
+                    on: pool, stream: keys, group: "g", id: id, reason: "again", attempts: 3, deadAtMilliseconds: 1))
             let dead = try await pool.xrange(keys.deadLetter)
             #expect(dead.count == 1)
             let entry = try #require(dead.first)

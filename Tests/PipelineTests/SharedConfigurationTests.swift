@@ -29,8 +29,10 @@ import Testing
         #expect(configuration.logLevel == .debug)
     }
 
-    @Test(arguments: ["http://127.0.0.1:6379", "redis://127.0.0.1:99999", "redis://127.0.0.1:0",
-                      "redis://127.0.0.1:port", "redis://", "127.0.0.1:6379"])
+    @Test(arguments: [
+        "http://127.0.0.1:6379", "redis://127.0.0.1:99999", "redis://127.0.0.1:0",
+        "redis://127.0.0.1:port", "redis://", "127.0.0.1:6379",
+    ])
     func malformedRedisURLNamesTheVariable(url: String) {
         #expect {
             try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": url])

@@ -32,10 +32,11 @@ import Testing
             // promoted (not before: `promoteDue` moves nothing early) and the next attempt runs.
             var dueTimes: [Int64] = []
             for attempt in 1...2 {
-                #expect(try await eventually { await calls.values.count == attempt })
-                let scored = try #require(try await eventuallyValue {
-                    try await pool.send("ZRANGE", keys.retry, "0", "-1", "WITHSCORES").array.flatMap { $0.count == 2 ? $0[1].int : nil }
-                })
+                #expect(await eventually { await calls.values.count == attempt })
+                let scored = try #require(
+                    try await eventuallyValue {
+                        try await pool.send("ZRANGE", keys.retry, "0", "-1", "WITHSCORES").array.flatMap { $0.count == 2 ? $0[1].int : nil }
+                    })
                 dueTimes.append(scored)
                 #expect(try await eventually { (try await promoter.promoteDue()[keys.stream] ?? 0) == 1 })
                 #expect(PipelineClock.system.nowMilliseconds() >= scored)

@@ -61,9 +61,10 @@ actor ConcurrencyGauge {
             }
             let run = RunningServices([consumer])
             // Handled at once (no min-idle wait: the claim min-idle is 60 s), as its second delivery.
-            #expect(try await eventually(timeout: .seconds(3)) {
-                try await pool.xpendingSummary(keys.stream, group: "workers").count == 0
-            })
+            #expect(
+                try await eventually(timeout: .seconds(3)) {
+                    try await pool.xpendingSummary(keys.stream, group: "workers").count == 0
+                })
             try await run.shutdown()
             #expect(await seen.values == [2])
             // Completed, the entry is gone: its acknowledgement deleted it.

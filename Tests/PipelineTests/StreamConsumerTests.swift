@@ -111,11 +111,12 @@ func testConsumer(
             for job in ["bad", "good1", "good2"] {
                 _ = try await pool.xadd(keys.stream, fields: [("job", Array(job.utf8))])
             }
-            #expect(try await eventually {
-                let outputs = try await pool.xlen(output)
-                let dead = try await pool.xlen(keys.deadLetter)
-                return outputs == 2 && dead == 1
-            })
+            #expect(
+                try await eventually {
+                    let outputs = try await pool.xlen(output)
+                    let dead = try await pool.xlen(keys.deadLetter)
+                    return outputs == 2 && dead == 1
+                })
             let dead = try #require(try await pool.xrange(keys.deadLetter).first)
             #expect(dead["job"] == "bad")
             #expect(dead["reason"].contains("Boom"))

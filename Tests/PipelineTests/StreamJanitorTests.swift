@@ -75,8 +75,9 @@ import Testing
                 _ = try await pool.send(RedisCommand("XADD", events, "\(milliseconds)-0", "n", "1"), timeout: .seconds(5))
             }
             _ = try await pool.xadd(events, fields: [("n", Array("1".utf8))])
-            let janitor = StreamJanitor(streams: [Keys(prefix: "t").events()], redis: pool, retention: .seconds(86_400),
-                                        logger: testLogger)
+            let janitor = StreamJanitor(
+                streams: [Keys(prefix: "t").events()], redis: pool, retention: .seconds(86_400),
+                logger: testLogger)
             #expect(try await janitor.trimOnce() == [events: 2])
             #expect(try await pool.xlen(events) == 2)
             #expect(try await janitor.trimOnce() == [events: 0])

@@ -1,5 +1,6 @@
-@testable import Redis
 import Testing
+
+@testable import Redis
 
 @Suite("Reconnect backoff")
 struct ReconnectBackoffTests {

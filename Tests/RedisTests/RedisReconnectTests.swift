@@ -54,8 +54,9 @@ struct RedisReconnectTests {
 
     @Test func commandTimeoutGivesUnknownOutcomeAndConnectionRecovers() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
-            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
-                                        logger: testLogger)
+            let redis = RedisConnection(
+                configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                logger: testLogger)
             defer { redis.close() }
             let clock = ContinuousClock()
             let started = clock.now
@@ -72,8 +73,9 @@ struct RedisReconnectTests {
 
     @Test func debugSleepTimesOutThenRecovers() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
-            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
-                                        logger: testLogger)
+            let redis = RedisConnection(
+                configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                logger: testLogger)
             defer { redis.close() }
             let clock = ContinuousClock()
             let started = clock.now
@@ -92,8 +94,9 @@ struct RedisReconnectTests {
 
     @Test func pipelineFailingHalfwayIsUnknownOutcome() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
-            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
-                                        logger: testLogger)
+            let redis = RedisConnection(
+                configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                logger: testLogger)
             defer { redis.close() }
             let commands = [
                 RedisCommand("SET", "before", "1"),
@@ -115,8 +118,9 @@ struct RedisReconnectTests {
 
     @Test func perCallTimeoutOverrideAllowsLongerBlockingCommand() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
-            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
-                                        logger: testLogger)
+            let redis = RedisConnection(
+                configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                logger: testLogger)
             defer { redis.close() }
             _ = try await redis.send("CLIENT", "SETNAME", "same")
             let reply = try await redis.send(RedisCommand("BLPOP", "empty-list", "0.5"), timeout: .seconds(2))
@@ -176,14 +180,16 @@ struct RedisReconnectTests {
 
     @Test func blockingReadGroupOutlivesCommandTimeout() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
-            let redis = RedisConnection(configuration: server.configuration(commandTimeout: .milliseconds(200)),
-                                        logger: testLogger)
+            let redis = RedisConnection(
+                configuration: server.configuration(commandTimeout: .milliseconds(200)),
+                logger: testLogger)
             defer { redis.close() }
             #expect(try await redis.xgroupCreate("jobs", group: "g"))
             let clock = ContinuousClock()
             let started = clock.now
-            let entries = try await redis.xreadgroup(group: "g", consumer: "c", stream: "jobs", count: 10,
-                                                     block: .milliseconds(600))
+            let entries = try await redis.xreadgroup(
+                group: "g", consumer: "c", stream: "jobs", count: 10,
+                block: .milliseconds(600))
             #expect(entries.isEmpty)
             #expect(clock.now - started >= .milliseconds(550))
         }

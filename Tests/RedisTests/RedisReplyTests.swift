@@ -43,13 +43,15 @@ struct RedisReplyTests {
                 return {1, 'two', {3, {'four', false}}, redis.status_reply('FINE'), redis.error_reply('BAD inner')}
                 """
             let reply = try await redis.send("EVAL", script, 0)
-            #expect(reply == .array([
-                .integer(1),
-                .bulk(Array("two".utf8)),
-                .array([.integer(3), .array([.bulk(Array("four".utf8)), .null])]),
-                .status("FINE"),
-                .error("BAD inner"),
-            ]))
+            #expect(
+                reply
+                    == .array([
+                        .integer(1),
+                        .bulk(Array("two".utf8)),
+                        .array([.integer(3), .array([.bulk(Array("four".utf8)), .null])]),
+                        .status("FINE"),
+                        .error("BAD inner"),
+                    ]))
         }
     }
 
@@ -59,20 +61,26 @@ struct RedisReplyTests {
             defer { redis.close() }
             _ = try await redis.send("XADD", "s", "1-1", "a", "1", "b", [UInt8]([0, 255]))
             let reply = try await redis.send("XRANGE", "s", "-", "+")
-            #expect(reply == .array([
-                .array([.bulk(Array("1-1".utf8)), .array([
-                    .bulk(Array("a".utf8)), .bulk(Array("1".utf8)), .bulk(Array("b".utf8)), .bulk([0, 255]),
-                ])]),
-            ]))
+            #expect(
+                reply
+                    == .array([
+                        .array([
+                            .bulk(Array("1-1".utf8)),
+                            .array([
+                                .bulk(Array("a".utf8)), .bulk(Array("1".utf8)), .bulk(Array("b".utf8)), .bulk([0, 255]),
+                            ]),
+                        ])
+                    ]))
             #expect(try await redis.send("XRANGE", "nothing", "-", "+") == .array([]))
         }
     }
 
     @Test func convertsArguments() {
-        #expect(RedisCommand("SET", "k", 12, Int64(-3), UInt64(7), 1.5, [UInt8]([0, 1]), "sub"[...]).arguments == [
-            Array("SET".utf8), Array("k".utf8), Array("12".utf8), Array("-3".utf8), Array("7".utf8),
-            Array("1.5".utf8), [0, 1], Array("sub".utf8),
-        ])
+        #expect(
+            RedisCommand("SET", "k", 12, Int64(-3), UInt64(7), 1.5, [UInt8]([0, 1]), "sub"[...]).arguments == [
+                Array("SET".utf8), Array("k".utf8), Array("12".utf8), Array("-3".utf8), Array("7".utf8),
+                Array("1.5".utf8), [0, 1], Array("sub".utf8),
+            ])
     }
 
     @Test func replyAccessors() {

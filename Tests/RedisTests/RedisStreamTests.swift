@@ -23,10 +23,14 @@ struct RedisStreamTests {
             #expect(read.map(\.id) == [first, second])
             #expect(read.first?.fields["body"] == payload)
             #expect(read.first?.string("kind") == "a")
-            #expect(try await redis.xreadgroup(group: "workers", consumer: "c1", stream: "jobs", count: 10,
-                                               block: .milliseconds(50)).isEmpty)
-            let own = try await redis.xreadgroup(group: "workers", consumer: "c1", stream: "jobs", id: "0",
-                                                 count: 10, block: nil)
+            #expect(
+                try await redis.xreadgroup(
+                    group: "workers", consumer: "c1", stream: "jobs", count: 10,
+                    block: .milliseconds(50)
+                ).isEmpty)
+            let own = try await redis.xreadgroup(
+                group: "workers", consumer: "c1", stream: "jobs", id: "0",
+                count: 10, block: nil)
             #expect(own.map(\.id) == [first, second])
 
             let summary = try await redis.xpendingSummary("jobs", group: "workers")
@@ -90,8 +94,9 @@ struct RedisStreamTests {
             #expect(none.entries.isEmpty)
             #expect(none.deletedIDs == [ids[1]])
 
-            let claimed = try await redis.xautoclaim("jobs", group: "g", consumer: "rescuer", minIdle: .milliseconds(20),
-                                                     count: 10)
+            let claimed = try await redis.xautoclaim(
+                "jobs", group: "g", consumer: "rescuer", minIdle: .milliseconds(20),
+                count: 10)
             #expect(claimed.entries.map(\.id) == [ids[0], ids[2]])
             #expect(claimed.entries.map { $0.string("n") } == ["0", "2"])
             #expect(claimed.deletedIDs.isEmpty)

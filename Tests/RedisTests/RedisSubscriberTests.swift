@@ -1,14 +1,15 @@
 import Foundation
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct RedisSubscriberTests {
     /// Messages arrive; after Redis restarts the subscriber reports `subscribed` again and keeps delivering.
     @Test func deliversAndResubscribesAfterARestart() async throws {
         try await withRedisServer { server in
-            let subscriber = RedisSubscriber(configuration: server.configuration(), channels: ["c1", "c2"],
-                                             logger: testLogger)
+            let subscriber = RedisSubscriber(
+                configuration: server.configuration(), channels: ["c1", "c2"],
+                logger: testLogger)
             subscriber.start()
             defer { subscriber.close() }
             var events = subscriber.events.makeAsyncIterator()

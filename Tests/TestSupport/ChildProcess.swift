@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,7 +43,9 @@ package final class ChildProcess: Sendable {
 
     /// Starts `name` with `arguments` and `environment` (added to this process's environment); its output
     /// goes to `log` when given.
-    package static func start(_ name: String, arguments: [String] = [], environment: [String: String], log: URL? = nil) throws -> ChildProcess {
+    package static func start(_ name: String, arguments: [String] = [], environment: [String: String], log: URL? = nil) throws
+        -> ChildProcess
+    {
         let process = try SpawnedProcess.spawn(
             try binaryURL(name), arguments: arguments, environment: merged(environment), output: log.map { .file($0) } ?? .null)
         return ChildProcess(process: process)
@@ -51,7 +54,8 @@ package final class ChildProcess: Sendable {
     /// Runs `name` to completion (input from the file `input` when given); returns its exit status and its
     /// standard output and error together.
     package static func run(_ name: String, arguments: [String], environment: [String: String], input: URL? = nil)
-        async throws -> (status: Int32, output: String) {
+        async throws -> (status: Int32, output: String)
+    {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-run-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
         let process = try SpawnedProcess.spawn(

@@ -8,15 +8,15 @@ import Redis
 /// 90-day pass.
 package let testCatalog: Catalog = {
     let json = #"""
-    {"products": [
-      {"productId": "coins1", "type": "consumable", "coins": 1},
-      {"productId": "coins100", "type": "consumable", "coins": 100},
-      {"productId": "coins2000", "type": "consumable", "coins": 2000},
-      {"productId": "vip.month", "type": "autoRenewable", "entitlement": "vip"},
-      {"productId": "noads", "type": "nonConsumable", "entitlement": "no_ads"},
-      {"productId": "pass90", "type": "nonRenewing", "entitlement": "pass", "durationDays": 90}
-    ]}
-    """#
+        {"products": [
+          {"productId": "coins1", "type": "consumable", "coins": 1},
+          {"productId": "coins100", "type": "consumable", "coins": 100},
+          {"productId": "coins2000", "type": "consumable", "coins": 2000},
+          {"productId": "vip.month", "type": "autoRenewable", "entitlement": "vip"},
+          {"productId": "noads", "type": "nonConsumable", "entitlement": "no_ads"},
+          {"productId": "pass90", "type": "nonRenewing", "entitlement": "pass", "durationDays": 90}
+        ]}
+        """#
     do { return try Catalog(json: Array(json.utf8)) } catch { preconditionFailure("test catalog: \(error)") }
 }()
 
@@ -42,8 +42,9 @@ package struct LedgerHarness: Sendable {
             try await LedgerFunctions.library.load(on: pool)
             let keys = Keys(prefix: "tg")
             _ = try await pool.xgroupCreate(keys.verified().stream, group: group, startID: "0", makeStream: true)
-            let applier = LedgerApplier(redis: pool, catalog: testCatalog, keys: keys, group: group,
-                                        clampRefunds: clamp, now: { now })
+            let applier = LedgerApplier(
+                redis: pool, catalog: testCatalog, keys: keys, group: group,
+                clampRefunds: clamp, now: { now })
             return try await body(LedgerHarness(server: server, redis: pool, applier: applier))
         }
     }
@@ -59,8 +60,9 @@ package struct LedgerHarness: Sendable {
 
     /// Reads the next new entries as consumer `consumer` (no ack).
     package func read(_ consumer: String = "t", count: Int = 100) async throws -> [StreamEntry] {
-        try await redis.xreadgroup(group: Self.group, consumer: consumer, stream: keys.verified().stream, id: ">",
-                                   count: count, block: nil)
+        try await redis.xreadgroup(
+            group: Self.group, consumer: consumer, stream: keys.verified().stream, id: ">",
+            count: count, block: nil)
     }
 
     /// Submits the event, reads it and applies it.
@@ -124,10 +126,13 @@ package enum Fixture {
     }
 
     /// A client submission by `user` (optionally paying `order`).
-    package static func client(_ user: String, _ transactions: [PurchaseEventTransaction], order: String? = nil,
-                       job: String = Job.newID(), environment: String = "Sandbox") -> PurchaseEvent {
-        PurchaseEvent(jobId: job, kind: .transaction, source: .client, userId: user, orderNo: order,
-                      environment: environment, verifiedAt: testNow, transactions: transactions)
+    package static func client(
+        _ user: String, _ transactions: [PurchaseEventTransaction], order: String? = nil,
+        job: String = Job.newID(), environment: String = "Sandbox"
+    ) -> PurchaseEvent {
+        PurchaseEvent(
+            jobId: job, kind: .transaction, source: .client, userId: user, orderNo: order,
+            environment: environment, verifiedAt: testNow, transactions: transactions)
     }
 
     /// An Apple V2 notification.
@@ -136,22 +141,26 @@ package enum Fixture {
         renewals: [PurchaseEventRenewal] = [], uuid: String = UUID().uuidString, signed: Int64 = testNow,
         job: String = Job.newID()
     ) -> PurchaseEvent {
-        PurchaseEvent(jobId: job, kind: .notificationV2, source: .apple, environment: "Sandbox", verifiedAt: testNow,
-                      transactions: transactions, renewals: renewals,
-                      notification: PurchaseEventNotification(type: type, subtype: subtype, notificationUUID: uuid,
-                                                              signedDate: signed, version: 2))
+        PurchaseEvent(
+            jobId: job, kind: .notificationV2, source: .apple, environment: "Sandbox", verifiedAt: testNow,
+            transactions: transactions, renewals: renewals,
+            notification: PurchaseEventNotification(
+                type: type, subtype: subtype, notificationUUID: uuid,
+                signedDate: signed, version: 2))
     }
 
     /// Writes an order as ingest does (order hash + token mapping).
     package static func order(_ harness: LedgerHarness, user: String, product: String) async throws -> Order {
-        let order = Order(orderNo: Order.newOrderNo(), userID: user, productId: product,
-                          appAccountToken: Order.newAppAccountToken(), createdAtMilliseconds: testNow - 2 * day)
+        let order = Order(
+            orderNo: Order.newOrderNo(), userID: user, productId: product,
+            appAccountToken: Order.newAppAccountToken(), createdAtMilliseconds: testNow - 2 * day)
         var args: [any RedisArgumentConvertible] = [harness.keys.order(user: user, orderNo: order.orderNo)]
         for (name, value) in order.fields { args += [name, value] }
         _ = try await harness.redis.send(RedisCommand("HSET", arguments: args))
-        _ = try await harness.redis.send(RedisCommand(
-            "HSET", harness.keys.appAccountToken(order.appAccountToken), Order.TokenField.user, user,
-            Order.TokenField.orderNo, order.orderNo))
+        _ = try await harness.redis.send(
+            RedisCommand(
+                "HSET", harness.keys.appAccountToken(order.appAccountToken), Order.TokenField.user, user,
+                Order.TokenField.orderNo, order.orderNo))
         return order
     }
 }

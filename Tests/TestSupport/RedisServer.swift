@@ -50,8 +50,9 @@ package final class RedisServer: Sendable {
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = try freeLoopbackPort()
-            let server = RedisServer(port: port, directory: directory, executable: executable,
-                                     process: ServerProcess())
+            let server = RedisServer(
+                port: port, directory: directory, executable: executable,
+                process: ServerProcess())
             do {
                 try await server.launch()
                 return server

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -62,11 +63,14 @@ package final class SimProcess: Sendable {
         ]
     }
 
-    package func send(_ method: HTTPTransportRequest.Method, _ path: String, json: Any? = nil, timeout: Duration = .seconds(10)) async throws -> HTTPTransportResponse {
+    package func send(_ method: HTTPTransportRequest.Method, _ path: String, json: Any? = nil, timeout: Duration = .seconds(10))
+        async throws -> HTTPTransportResponse
+    {
         let body = try json.map { try JSONSerialization.data(withJSONObject: $0) }
         let url = URL(string: baseURL + path) ?? URL(fileURLWithPath: "/")
-        return try await transport.send(HTTPTransportRequest(
-            method: method, url: url, headers: body == nil ? [:] : ["Content-Type": "application/json"], body: body, timeout: timeout))
+        return try await transport.send(
+            HTTPTransportRequest(
+                method: method, url: url, headers: body == nil ? [:] : ["Content-Type": "application/json"], body: body, timeout: timeout))
     }
 
     /// POSTs JSON; returns the JSON object answered, throwing unless the status is 2xx.

@@ -59,8 +59,9 @@ package final class StoreHarness: Sendable {
     /// Puts a job on the jobs stream, as ingest does.
     @discardableResult
     package func enqueue(kind: JobKind, payload: String, user: String? = "user-1", order: String? = nil) async throws -> String {
-        let job = Job(id: Job.newID(), kind: kind, payload: Array(payload.utf8), source: kind == .receipt || kind == .transaction ? .client : .apple,
-                      userID: user, orderNo: order, receivedAtMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        let job = Job(
+            id: Job.newID(), kind: kind, payload: Array(payload.utf8), source: kind == .receipt || kind == .transaction ? .client : .apple,
+            userID: user, orderNo: order, receivedAtMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
         _ = try await redis.xadd(keys.jobs().stream, fields: job.fields)
         return job.id
     }

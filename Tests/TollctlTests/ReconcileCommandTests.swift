@@ -22,7 +22,8 @@ struct ReconcileCommandTests {
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         return (object["expiresDate"] as? NSNumber)?.int64Value
     }
 
@@ -39,7 +40,8 @@ struct ReconcileCommandTests {
     /// transaction record as the fulfiller writes them.
     static func staleSubscription(_ harness: StoreHarness) async throws {
         let vip = try await harness.sim.purchase([
-            "productId": "com.example.vip.month", "type": "Auto-Renewable Subscription", "expiresInSeconds": 3600])
+            "productId": "com.example.vip.month", "type": "Auto-Renewable Subscription", "expiresInSeconds": 3600,
+        ])
         let id = try #require(vip["transactionId"] as? String)
         let signed = try #require(vip["signedTransaction"] as? String)
         let expires = try #require(Self.expires(of: signed))
@@ -47,8 +49,9 @@ struct ReconcileCommandTests {
         let member = #"["Production","vip","user-1"]"#
         _ = try await harness.redis.send("ZADD", harness.keys.subscriptionsDue, expires - 7_200_000, member)
         _ = try await harness.redis.send("HSET", harness.keys.subscriptionsDueReference, member, id)
-        _ = try await harness.redis.send("HSET", harness.keys.transaction(user: "user-1", transactionId: id),
-                                         "otid", id, "expires", expires, "state", "applied")
+        _ = try await harness.redis.send(
+            "HSET", harness.keys.transaction(user: "user-1", transactionId: id),
+            "otid", id, "expires", expires, "state", "applied")
     }
 
     @Test func dryRunChangesNothingAndARealRunEnqueuesAndCorrects() async throws {

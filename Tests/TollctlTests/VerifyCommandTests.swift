@@ -14,7 +14,8 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollctl-verify-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("stdin"), out = directory.appendingPathComponent("stdout")
+        let input = directory.appendingPathComponent("stdin")
+        let out = directory.appendingPathComponent("stdout")
         let err = directory.appendingPathComponent("stderr")
         try (stdin ?? Data()).write(to: input)
         let process = try SpawnedProcess.spawn(

@@ -14,7 +14,10 @@ struct RateLimitTests {
             let second = RedisConnection(configuration: server.configuration(), logger: logger)
             try await first.connect()
             try await second.connect()
-            defer { first.close(); second.close() }
+            defer {
+                first.close()
+                second.close()
+            }
             try await RateLimitFunctions.library.load(on: first)
             let bucket = TokenBucket(key: "tg:{rl:test}:production", ratePerSecond: 20, capacity: 5)
 

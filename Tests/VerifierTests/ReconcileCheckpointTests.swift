@@ -4,6 +4,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
+
 @testable import Verification
 
 /// A reconcile pass (`ReconcileOnce`, what `tollctl reconcile` runs in-process): the checkpoint moves only

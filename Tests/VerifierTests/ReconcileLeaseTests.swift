@@ -3,6 +3,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
+
 @testable import Verification
 
 /// The leader lease and its fencing, against a real redis-server.
@@ -15,15 +16,21 @@ struct ReconcileLeaseTests {
             defer { redis.close() }
             try await ReconcileFunctions.library.load(on: redis)
             let keys = Keys()
-            let lease = keys.reconcileLease, cursor = keys.reconcileCursor(environment: "Production")
+            let lease = keys.reconcileLease
+            let cursor = keys.reconcileCursor(environment: "Production")
 
             #expect(try await ReconcileFunctions.acquire(on: redis, lease: lease, token: "a", ttl: .seconds(30)))
             #expect(try await ReconcileFunctions.acquire(on: redis, lease: lease, token: "b", ttl: .seconds(30)) == false)
             #expect(try await ReconcileFunctions.acquire(on: redis, lease: lease, token: "a", ttl: .seconds(30)))
-            #expect(try await ReconcileFunctions.write(on: redis, lease: lease, token: "b", hash: cursor, fields: [("checkpoint", "1")]) == false)
+            #expect(
+                try await ReconcileFunctions.write(on: redis, lease: lease, token: "b", hash: cursor, fields: [("checkpoint", "1")])
+                    == false)
             #expect(try await redis.send("EXISTS", cursor).int == 0)
-            #expect(try await ReconcileFunctions.write(on: redis, lease: lease, token: "a", hash: cursor, fields: [("checkpoint", "2"), ("page.token", "t")]))
-            #expect(try await ReconcileFunctions.write(on: redis, lease: lease, token: "a", hash: cursor, fields: [], removing: ["page.token"]))
+            #expect(
+                try await ReconcileFunctions.write(
+                    on: redis, lease: lease, token: "a", hash: cursor, fields: [("checkpoint", "2"), ("page.token", "t")]))
+            #expect(
+                try await ReconcileFunctions.write(on: redis, lease: lease, token: "a", hash: cursor, fields: [], removing: ["page.token"]))
             #expect(try await redis.send("HGET", cursor, "checkpoint").string == "2")
             #expect(try await redis.send("HEXISTS", cursor, "page.token").int == 0)
             #expect(try await ReconcileFunctions.release(on: redis, lease: lease, token: "b") == false)

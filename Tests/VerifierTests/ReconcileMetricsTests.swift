@@ -4,6 +4,7 @@ import Foundation
 import Pipeline
 import TestSupport
 import Testing
+
 @testable import Verification
 
 /// The real `verifier` executable's reconciler metrics and settings.
@@ -43,9 +44,11 @@ struct ReconcileMetricsTests {
     }
 
     @Test func settingsParseDurationsAndRefuseNonsense() throws {
-        var environment = ["TOLLGATE_BUNDLE_ID": "com.example.app", "TOLLGATE_RECONCILE_INTERVAL": "90s",
-                           "TOLLGATE_RECONCILE_ONLY_FAILURES": "true", "TOLLGATE_SWEEP_GRACE": "2h",
-                           "TOLLGATE_RECONCILE_LOOKBACK": "7d"]
+        var environment = [
+            "TOLLGATE_BUNDLE_ID": "com.example.app", "TOLLGATE_RECONCILE_INTERVAL": "90s",
+            "TOLLGATE_RECONCILE_ONLY_FAILURES": "true", "TOLLGATE_SWEEP_GRACE": "2h",
+            "TOLLGATE_RECONCILE_LOOKBACK": "7d",
+        ]
         let configuration = try VerifierConfiguration(environment: environment)
         #expect(configuration.reconcile.interval == .seconds(90))
         #expect(configuration.reconcile.onlyFailures)

@@ -5,6 +5,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
+
 @testable import Verification
 
 /// Notifications Apple recorded but never delivered (the simulator has no notify URL) are recovered from
@@ -21,7 +22,8 @@ struct ReconcileRecoveryTests {
         let coins = try await harness.sim.purchase(["appAccountToken": Support.token])
         let vip = try await harness.sim.purchase([
             "productId": "com.example.vip.month", "type": "Auto-Renewable Subscription",
-            "appAccountToken": Support.token, "expiresInSeconds": 3600])
+            "appAccountToken": Support.token, "expiresInSeconds": 3600,
+        ])
         let vipID = try #require(vip["transactionId"] as? String)
         let renewal = try await harness.sim.post("/sim/events", ["type": "DID_RENEW", "transactionId": vipID])
         var uuids: Set<String> = []
@@ -97,7 +99,8 @@ enum NotificationPeekTestView {
     static func expires(of jws: String) -> Int64? {
         let parts = jws.split(separator: ".")
         guard parts.count == 3, let bytes = Base64URL.decode(parts[1]),
-              let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        else { return nil }
         return (object["expiresDate"] as? NSNumber)?.int64Value
     }
 }

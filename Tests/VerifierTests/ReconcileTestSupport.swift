@@ -3,6 +3,7 @@ import Ledger
 import Pipeline
 import Redis
 import TestSupport
+
 @testable import Verification
 
 /// What the reconcile and sweeper tests share: the real `fulfiller` binary applying to the ledger, the
@@ -12,11 +13,11 @@ enum ReconcileTestSupport {
     static let token = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
 
     static let catalog = #"""
-    {"products": [
-      {"productId": "com.example.coins100", "type": "consumable", "coins": 100},
-      {"productId": "com.example.vip.month", "type": "autoRenewable", "entitlement": "vip"}
-    ]}
-    """#
+        {"products": [
+          {"productId": "com.example.coins100", "type": "consumable", "coins": 100},
+          {"productId": "com.example.vip.month", "type": "autoRenewable", "entitlement": "vip"}
+        ]}
+        """#
 
     /// API key settings plus a fast reconciler (`interval`), no sweep grace.
     static func settings(_ harness: VerifierHarness, interval: String = "300ms", extra: [String: String] = [:]) throws -> [String: String] {
@@ -33,11 +34,13 @@ enum ReconcileTestSupport {
     static func withFulfiller(_ harness: VerifierHarness, _ body: () async throws -> Void) async throws {
         let catalogURL = harness.sim.directory.appendingPathComponent("catalog.json")
         try catalog.write(to: catalogURL, atomically: true, encoding: .utf8)
-        let fulfiller = try ChildProcess.start("fulfiller", environment: [
-            "TOLLGATE_REDIS_URL": harness.redisServer.url, "TOLLGATE_CATALOG": catalogURL.path,
-            "TOLLGATE_METRICS_PORT": "0", "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_CLAIM_INTERVAL_MS": "200",
-            "LOG_LEVEL": "warning",
-        ], log: harness.sim.directory.appendingPathComponent("fulfiller.log"))
+        let fulfiller = try ChildProcess.start(
+            "fulfiller",
+            environment: [
+                "TOLLGATE_REDIS_URL": harness.redisServer.url, "TOLLGATE_CATALOG": catalogURL.path,
+                "TOLLGATE_METRICS_PORT": "0", "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_CLAIM_INTERVAL_MS": "200",
+                "LOG_LEVEL": "warning",
+            ], log: harness.sim.directory.appendingPathComponent("fulfiller.log"))
         defer { fulfiller.kill() }
         try await body()
     }

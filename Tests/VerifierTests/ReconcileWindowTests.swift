@@ -3,6 +3,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
+
 @testable import Verification
 
 /// How a pass picks its window: an interrupted window is resumed (and read again from its start when Apple
@@ -19,8 +20,9 @@ struct ReconcileWindowTests {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let (start, end) = (now - 3_600_000, now - 1)
             // What a pass that died after its first page leaves behind, with a token Apple does not know.
-            _ = try await harness.redis.send(RedisCommand(
-                "HSET", cursor, "window.start", start, "window.end", end, "window.failures", "0", "page.token", "stale"))
+            _ = try await harness.redis.send(
+                RedisCommand(
+                    "HSET", cursor, "window.start", start, "window.end", end, "window.failures", "0", "page.token", "stale"))
 
             let report = try await ReconcileOnce.run(configuration: configuration, arguments: .init(), logger: harness.logger)
             #expect(report.found == 3)

@@ -3,6 +3,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
+
 @testable import Verification
 
 /// Subscriptions a ledger held before it kept the sweep index are put into it by the first pass, once.
@@ -15,16 +16,20 @@ struct SweeperBackfillTests {
             let keys = harness.keys
             let later = Int64(Date().timeIntervalSince1970 * 1000) + 20 * 86_400_000
             func subscriber(_ user: String, state: String, autoRenew: String) async throws {
-                _ = try await harness.redis.send(RedisCommand(
-                    "HSET", keys.account(user: user), "ent:vip:state", state, "ent:vip:expires", later,
-                    "ent:vip:autorenew", autoRenew, "ent:no_ads:state", "active"))
-                _ = try await harness.redis.send(RedisCommand(
-                    "HSET", keys.entitlement(user: user, name: "vip"), "\(user)-1", "1,100,\(later - 30 * 86_400_000),0",
-                    "\(user)-2", "1,200,\(later),0"))
-                _ = try await harness.redis.send(RedisCommand(
-                    "HSET", keys.entitlement(user: user, name: "no_ads"), "\(user)-3", "1,300,0,0"))
-                _ = try await harness.redis.send(RedisCommand(
-                    "HSET", keys.transaction(user: user, transactionId: "\(user)-2"), "env", "Production"))
+                _ = try await harness.redis.send(
+                    RedisCommand(
+                        "HSET", keys.account(user: user), "ent:vip:state", state, "ent:vip:expires", later,
+                        "ent:vip:autorenew", autoRenew, "ent:no_ads:state", "active"))
+                _ = try await harness.redis.send(
+                    RedisCommand(
+                        "HSET", keys.entitlement(user: user, name: "vip"), "\(user)-1", "1,100,\(later - 30 * 86_400_000),0",
+                        "\(user)-2", "1,200,\(later),0"))
+                _ = try await harness.redis.send(
+                    RedisCommand(
+                        "HSET", keys.entitlement(user: user, name: "no_ads"), "\(user)-3", "1,300,0,0"))
+                _ = try await harness.redis.send(
+                    RedisCommand(
+                        "HSET", keys.transaction(user: user, transactionId: "\(user)-2"), "env", "Production"))
             }
             try await subscriber("alice", state: "active", autoRenew: "1")
             try await subscriber("bob", state: "expired", autoRenew: "0")

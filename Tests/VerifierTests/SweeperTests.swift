@@ -4,6 +4,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
+
 @testable import Verification
 
 /// A renewal that produced no notification at all is found by the subscription sweeper (Get All
@@ -19,15 +20,19 @@ struct SweeperTests {
             try await Support.bindToken(harness)
             let vip = try await harness.sim.purchase([
                 "productId": "com.example.vip.month", "type": "Auto-Renewable Subscription", "expiresInSeconds": 4,
-                "appAccountToken": Support.token])
+                "appAccountToken": Support.token,
+            ])
             let vipID = try #require(vip["transactionId"] as? String)
             let signed = try #require(vip["signedTransaction"] as? String)
             let firstExpiry = try #require(NotificationPeekTestView.expires(of: signed))
             try await Support.withFulfiller(harness) {
                 try await harness.withVerifier(try Support.settings(harness)) { _ in
                     // Apple renews and tells nobody: no notification, nothing in Notification History.
-                    let renewal = try await harness.sim.post("/sim/events", [
-                        "type": "DID_RENEW", "transactionId": vipID, "expiresInSeconds": 3600, "notify": false])
+                    let renewal = try await harness.sim.post(
+                        "/sim/events",
+                        [
+                            "type": "DID_RENEW", "transactionId": vipID, "expiresInSeconds": 3600, "notify": false,
+                        ])
                     #expect(renewal["notificationUUID"] == nil)
                     let renewedID = try #require(renewal["transactionId"] as? String)
                     let renewedSigned = try #require(renewal["signedTransaction"] as? String)
@@ -60,7 +65,8 @@ struct SweeperTests {
     @Test func withoutAnAPIKeyTheStoredReceiptIsVerifiedAgain() async throws {
         try await VerifierHarness.with { harness in
             let vip = try await harness.sim.purchase([
-                "productId": "com.example.vip.month", "type": "Auto-Renewable Subscription", "expiresInSeconds": 6])
+                "productId": "com.example.vip.month", "type": "Auto-Renewable Subscription", "expiresInSeconds": 6,
+            ])
             let vipID = try #require(vip["transactionId"] as? String)
             let receipt = try #require(vip["receipt"] as? String)
             let settings = [
@@ -79,8 +85,11 @@ struct SweeperTests {
                     let stored = try await Support.hash(harness, ReceiptReference.key(harness.keys, user: Support.user))
                     #expect(stored["receipt"]?.isEmpty == false)
 
-                    try await harness.sim.post("/sim/events", [
-                        "type": "DID_RENEW", "transactionId": vipID, "expiresInSeconds": 3600, "notify": false])
+                    try await harness.sim.post(
+                        "/sim/events",
+                        [
+                            "type": "DID_RENEW", "transactionId": vipID, "expiresInSeconds": 3600, "notify": false,
+                        ])
                     let extended = try await eventually {
                         (Int64(try await Support.account(harness)["ent:vip:expires"] ?? "") ?? 0) >= first + 3_600_000
                     }

@@ -3,6 +3,7 @@ import Foundation
 import Pipeline
 import TestSupport
 import Testing
+
 @testable import Verification
 
 /// The real `verifier` executable: configuration errors at startup, `/healthz` and `/metrics`.
@@ -31,9 +32,11 @@ struct VerifierBinaryTests {
             #expect(try await harness.waitForEvents(3).count == 3)
 
             let base = "http://127.0.0.1:\(port)"
-            let health = try await harness.sim.transport.send(HTTPTransportRequest(method: .get, url: try #require(URL(string: base + "/healthz"))))
+            let health = try await harness.sim.transport.send(
+                HTTPTransportRequest(method: .get, url: try #require(URL(string: base + "/healthz"))))
             #expect(health.status == 200)
-            let response = try await harness.sim.transport.send(HTTPTransportRequest(method: .get, url: try #require(URL(string: base + "/metrics"))))
+            let response = try await harness.sim.transport.send(
+                HTTPTransportRequest(method: .get, url: try #require(URL(string: base + "/metrics"))))
             let text = String(decoding: response.body, as: UTF8.self)
             #expect(response.status == 200)
             #expect(text.contains(#"tollgate_verifier_jobs_total{kind="receipt",outcome="verified"} 1"#))

@@ -2,6 +2,7 @@ import AppStore
 import Core
 import Pipeline
 import Testing
+
 @testable import Verification
 
 /// Startup validation of the verifier's environment.
@@ -46,10 +47,13 @@ struct VerifierConfigurationTests {
     /// shipped placeholders stop startup.
     @Test func productionRefusesPlainHTTPToAppleAndPlaceholders() throws {
         let base = ["TOLLGATE_BUNDLE_ID": "b", "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_APP_APPLE_ID": "1"]
-        for variable in ["TOLLGATE_VERIFY_RECEIPT_URL", "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", "TOLLGATE_APPSTORE_API_URL",
-                         "TOLLGATE_APPSTORE_API_SANDBOX_URL"] {
+        for variable in [
+            "TOLLGATE_VERIFY_RECEIPT_URL", "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL", "TOLLGATE_APPSTORE_API_URL",
+            "TOLLGATE_APPSTORE_API_SANDBOX_URL",
+        ] {
             do {
-                _ = try VerifierConfiguration(environment: base.merging([variable: "http://apple.example.com/verifyReceipt"]) { _, new in new })
+                _ = try VerifierConfiguration(
+                    environment: base.merging([variable: "http://apple.example.com/verifyReceipt"]) { _, new in new })
                 Issue.record("\(variable) over plain http was accepted in production")
             } catch {
                 #expect(error.message.hasPrefix(variable), "\(error.message)")

@@ -4,6 +4,7 @@ import Foundation
 import Pipeline
 import Redis
 import Testing
+
 @testable import Verification
 
 /// The verifier end to end against a real redis-server and the real `appstore-sim` binary.
@@ -37,11 +38,13 @@ struct VerifierFlowTests {
                 #expect(status["state"] == "verifying")
                 #expect(try await harness.pendingCount() == 0)
 
-                let metrics = try await harness.sim.transport.send(HTTPTransportRequest(
-                    method: .get, url: try #require(URL(string: "http://127.0.0.1:\(metricsPort)/healthz"))))
+                let metrics = try await harness.sim.transport.send(
+                    HTTPTransportRequest(
+                        method: .get, url: try #require(URL(string: "http://127.0.0.1:\(metricsPort)/healthz"))))
                 #expect(metrics.status == 200)
-                let ready = try await harness.sim.transport.send(HTTPTransportRequest(
-                    method: .get, url: try #require(URL(string: "http://127.0.0.1:\(metricsPort)/readyz"))))
+                let ready = try await harness.sim.transport.send(
+                    HTTPTransportRequest(
+                        method: .get, url: try #require(URL(string: "http://127.0.0.1:\(metricsPort)/readyz"))))
                 #expect(ready.status == 200, "\(String(decoding: ready.body, as: UTF8.self))")
             }
         }
@@ -86,13 +89,15 @@ struct VerifierFlowTests {
             let listener = try await JobResultListener.start(harness)
             defer { listener.stop() }
             try await harness.withVerifier { _ in
-                let forgedJob = try await harness.enqueue(kind: .notificationV2, payload: String(decoding: forgedBody, as: UTF8.self), user: nil)
+                let forgedJob = try await harness.enqueue(
+                    kind: .notificationV2, payload: String(decoding: forgedBody, as: UTF8.self), user: nil)
                 let status = try await harness.waitForStatus(forgedJob) { $0["state"] == "rejected" }
                 #expect(status["reason"] == "invalid_chain")
                 #expect(try await listener.announced(until: forgedJob).contains(forgedJob))
                 #expect(try await harness.events().isEmpty)
 
-                let genuineJob = try await harness.enqueue(kind: .notificationV2, payload: String(decoding: genuine, as: UTF8.self), user: nil)
+                let genuineJob = try await harness.enqueue(
+                    kind: .notificationV2, payload: String(decoding: genuine, as: UTF8.self), user: nil)
                 let event = try #require(try await harness.waitForEvents(1).first)
                 #expect(event.jobId == genuineJob)
                 #expect(event.source == .apple)

@@ -3,6 +3,7 @@ import Pipeline
 import Redis
 import ServiceLifecycle
 import TestSupport
+
 @testable import Verification
 
 /// The verifier's tests run against ``StoreHarness`` (a real redis-server and the real `appstore-sim`), with

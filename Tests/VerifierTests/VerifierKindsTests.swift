@@ -3,8 +3,9 @@ import AppStoreTesting
 import Foundation
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
+
 @testable import Verification
 
 /// Each job kind's particular rules: StoreKit 2 confirmed with the API, `TEST`, `CONSUMPTION_REQUEST`,
@@ -71,9 +72,12 @@ struct VerifierKindsTests {
 
                 // Credited to a user in the ledger: answered as delivered.
                 _ = try await harness.redis.send("SET", harness.keys.binding(originalTransactionId: transactionId), "user-5")
-                _ = try await harness.redis.send("HSET", harness.keys.transaction(user: "user-5", transactionId: transactionId), "product", "x")
+                _ = try await harness.redis.send(
+                    "HSET", harness.keys.transaction(user: "user-5", transactionId: transactionId), "product", "x")
                 let again = try await harness.sim.post("/sim/events", ["type": "CONSUMPTION_REQUEST", "transactionId": transactionId])
-                let againBody = String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": try #require(again["signedPayload"] as? String)]), as: UTF8.self)
+                let againBody = String(
+                    decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": try #require(again["signedPayload"] as? String)]
+                    ), as: UTF8.self)
                 let againJob = try await harness.enqueue(kind: .notificationV2, payload: againBody, user: nil)
                 try await harness.waitForStatus(againJob) { $0["state"] == "fulfilled" }
                 sent = try await Self.consumption(harness, transactionId)
@@ -96,10 +100,12 @@ struct VerifierKindsTests {
             func notification(receipt: String?) -> String {
                 var unified: [String: Any] = [
                     "environment": "Production", "status": 0,
-                    "latest_receipt_info": [[
-                        "transaction_id": "9999999999", "original_transaction_id": "9999999999",
-                        "product_id": "com.example.coins2000", "quantity": "20", "purchase_date_ms": "1760000000000",
-                    ]],
+                    "latest_receipt_info": [
+                        [
+                            "transaction_id": "9999999999", "original_transaction_id": "9999999999",
+                            "product_id": "com.example.coins2000", "quantity": "20", "purchase_date_ms": "1760000000000",
+                        ]
+                    ],
                 ]
                 if let receipt { unified["latest_receipt"] = receipt }
                 let json: [String: Any] = [

@@ -4,6 +4,7 @@ import Pipeline
 import Redis
 import TestSupport
 import Testing
+
 @testable import Verification
 
 /// Retries, dead letters, redrive and crash recovery against a real redis-server and `appstore-sim`.
@@ -24,7 +25,8 @@ struct VerifierRetryTests {
                 while ContinuousClock.now < deadline {
                     let status = try await harness.status(jobID)
                     if status["state"] == "retrying", let attempt = status["attempt"].flatMap(Int.init),
-                       let next = status["next.at"].flatMap(Int64.init), let updated = status["updated.at"].flatMap(Int64.init) {
+                        let next = status["next.at"].flatMap(Int64.init), let updated = status["updated.at"].flatMap(Int64.init)
+                    {
                         seen[attempt] = (status["reason"] ?? "", next - updated)
                     }
                     if status["verified.at"] != nil { break }
@@ -40,8 +42,11 @@ struct VerifierRetryTests {
                 }
                 // Each delay stays under its attempt's ceiling, and the ceilings double: 50, 100, 200 ms.
                 for (attempt, observed) in seen {
-                    #expect(observed.delay <= Int64(policy.ceiling(afterAttempt: attempt - 1).components.seconds * 1000
-                        + policy.ceiling(afterAttempt: attempt - 1).components.attoseconds / 1_000_000_000_000_000))
+                    #expect(
+                        observed.delay
+                            <= Int64(
+                                policy.ceiling(afterAttempt: attempt - 1).components.seconds * 1000
+                                    + policy.ceiling(afterAttempt: attempt - 1).components.attoseconds / 1_000_000_000_000_000))
                 }
                 #expect(policy.ceiling(afterAttempt: 1) < policy.ceiling(afterAttempt: 2))
                 #expect(policy.ceiling(afterAttempt: 2) < policy.ceiling(afterAttempt: 3))
@@ -70,8 +75,11 @@ struct VerifierRetryTests {
                 #expect(try await harness.events().isEmpty)
 
                 // A malformed entry is dead-lettered too, and the verifier keeps going.
-                _ = try await harness.redis.xadd(harness.keys.jobs().stream, fields: [
-                    (Job.Field.id, Array("bad-job".utf8)), (Job.Field.kind, Array("bogus".utf8))])
+                _ = try await harness.redis.xadd(
+                    harness.keys.jobs().stream,
+                    fields: [
+                        (Job.Field.id, Array("bad-job".utf8)), (Job.Field.kind, Array("bogus".utf8)),
+                    ])
                 let badStatus = try await harness.waitForStatus("bad-job") { $0["state"] == "dead" }
                 #expect(badStatus["reason"] == "malformed_entry")
 
@@ -129,7 +137,9 @@ struct VerifierRetryTests {
             let jobID = try await harness.enqueue(kind: .receipt, payload: receipt)
             let deadline = ContinuousClock.now + .seconds(15)
             while try await harness.sim.requestCount("verifyReceipt.production") < 1 {
-                guard ContinuousClock.now < deadline else { throw ChildProcess.Failure(description: "the first verifier never called Apple") }
+                guard ContinuousClock.now < deadline else {
+                    throw ChildProcess.Failure(description: "the first verifier never called Apple")
+                }
                 try await Task.sleep(for: .milliseconds(20))
             }
             try await harness.withVerifier(settings) { _ in

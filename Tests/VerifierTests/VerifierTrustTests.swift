@@ -4,6 +4,7 @@ import Foundation
 import Pipeline
 import Redis
 import Testing
+
 @testable import Verification
 
 /// What the verifier keeps of anonymous input, and what a replay costs (issue 13, items 4 and 8).
@@ -47,17 +48,21 @@ struct VerifierTrustTests {
     @Test func rejectedAnonymousJobsAreShortLivedAndLeaveTheBacklog() async throws {
         try await VerifierHarness.with { harness in
             let stranger = try TestCertificateAuthority().signer().sign(json: Data(#"{"notificationType":"TEST"}"#.utf8))
-            _ = try await harness.redis.send(RedisCommand("HSET", harness.keys.backlog(), "apple.jobs", 1, "apple.bytes", 5000,
-                                                          "client.jobs", 1, "client.bytes", 7))
+            _ = try await harness.redis.send(
+                RedisCommand(
+                    "HSET", harness.keys.backlog(), "apple.jobs", 1, "apple.bytes", 5000,
+                    "client.jobs", 1, "client.bytes", 7))
             try await harness.withVerifier { _ in
-                let forged = try await Self.enqueue(harness, #"{"signedPayload":"\#(stranger)"}"#, dedupe: "tg:{p0}:dedupe:forged", bytes: 5000)
+                let forged = try await Self.enqueue(
+                    harness, #"{"signedPayload":"\#(stranger)"}"#, dedupe: "tg:{p0}:dedupe:forged", bytes: 5000)
                 let status = try await harness.waitForStatus(forged) { $0["state"] == "rejected" }
                 #expect(status["reason"] == "invalid_chain", "\(status)")
                 #expect((1...3600).contains(try await harness.redis.send("TTL", harness.keys.job(forged)).int ?? -1))
                 #expect((1...3600).contains(try await harness.redis.send("TTL", "tg:{p0}:dedupe:forged").int ?? -1))
 
-                let client = Job(id: Job.newID(), kind: .receipt, payload: Array("bm90IGEgcmVjZWlwdA==".utf8), source: .client,
-                                 userID: "user-1", receivedAtMilliseconds: 1, countedBytes: 7, dedupeKey: "tg:{p0}:dedupe:client")
+                let client = Job(
+                    id: Job.newID(), kind: .receipt, payload: Array("bm90IGEgcmVjZWlwdA==".utf8), source: .client,
+                    userID: "user-1", receivedAtMilliseconds: 1, countedBytes: 7, dedupeKey: "tg:{p0}:dedupe:client")
                 _ = try await harness.redis.send(RedisCommand("SET", "tg:{p0}:dedupe:client", client.id, "EX", 86_400))
                 _ = try await harness.redis.xadd(harness.keys.jobs().stream, fields: client.fields)
                 try await harness.waitForStatus(client.id) { $0["state"] == "rejected" }
@@ -72,8 +77,9 @@ struct VerifierTrustTests {
 
     /// An Apple-source job as ingest writes it: counted in the backlog and with its dedupe key.
     static func enqueue(_ harness: VerifierHarness, _ payload: String, dedupe: String, bytes: Int? = nil) async throws -> String {
-        let job = Job(id: Job.newID(), kind: .notificationV2, payload: Array(payload.utf8), source: .apple,
-                      receivedAtMilliseconds: Int64(Date().timeIntervalSince1970 * 1000), countedBytes: bytes, dedupeKey: dedupe)
+        let job = Job(
+            id: Job.newID(), kind: .notificationV2, payload: Array(payload.utf8), source: .apple,
+            receivedAtMilliseconds: Int64(Date().timeIntervalSince1970 * 1000), countedBytes: bytes, dedupeKey: dedupe)
         _ = try await harness.redis.send(RedisCommand("SET", dedupe, job.id, "EX", 86_400))
         _ = try await harness.redis.xadd(harness.keys.jobs().stream, fields: job.fields)
         return job.id

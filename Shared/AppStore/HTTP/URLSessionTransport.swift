@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -75,15 +76,15 @@ package final class URLSessionTransport: HTTPTransport {
         case .timedOut:
             return HTTPTransportError(.timeout, "the request timed out (URLError)")
         case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .networkConnectionLost,
-             .notConnectedToInternet, .resourceUnavailable, .internationalRoamingOff, .callIsActive,
-             .dataNotAllowed:
+            .notConnectedToInternet, .resourceUnavailable, .internationalRoamingOff, .callIsActive,
+            .dataNotAllowed:
             return HTTPTransportError(.connectionFailed, "connection failed (URLError \(urlError.code.rawValue))")
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
-             .clientCertificateRequired:
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
+            .clientCertificateRequired:
             return HTTPTransportError(.tlsFailed, "TLS failed (URLError \(urlError.code.rawValue))")
         case .badServerResponse, .cannotParseResponse, .zeroByteResource, .cannotDecodeContentData,
-             .cannotDecodeRawData:
+            .cannotDecodeRawData:
             return HTTPTransportError(.invalidResponse, "unusable response (URLError \(urlError.code.rawValue))")
         default:
             return HTTPTransportError(.failed, "request failed (URLError \(urlError.code.rawValue))")

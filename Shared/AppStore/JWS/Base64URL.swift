@@ -25,9 +25,14 @@ package enum Base64URL {
                 var inIndex = 0
                 var outIndex = 0
                 while inIndex + 4 <= count {
-                    let a = table[Int(input[inIndex])], b = table[Int(input[inIndex + 1])]
-                    let c = table[Int(input[inIndex + 2])], d = table[Int(input[inIndex + 3])]
-                    if (a | b | c | d) & 0xC0 != 0 { failed = true; break }
+                    let a = table[Int(input[inIndex])]
+                    let b = table[Int(input[inIndex + 1])]
+                    let c = table[Int(input[inIndex + 2])]
+                    let d = table[Int(input[inIndex + 3])]
+                    if (a | b | c | d) & 0xC0 != 0 {
+                        failed = true
+                        break
+                    }
                     let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
                     buffer[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
                     buffer[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
@@ -37,7 +42,8 @@ package enum Base64URL {
                 }
                 let rest = count - inIndex
                 if !failed && rest >= 2 {
-                    let a = table[Int(input[inIndex])], b = table[Int(input[inIndex + 1])]
+                    let a = table[Int(input[inIndex])]
+                    let b = table[Int(input[inIndex + 1])]
                     let c = rest == 3 ? table[Int(input[inIndex + 2])] : 0
                     if (a | b | c) & 0xC0 != 0 {
                         failed = true

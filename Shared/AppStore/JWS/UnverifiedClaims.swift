@@ -10,7 +10,8 @@ package struct UnverifiedClaims: Sendable, Hashable {
     /// Reads the claims of `jws`; `nil` when it is not a readable JWS.
     package init?(jws: String) {
         guard let compact = CompactJWS(jws), let payload = compact.decode(compact.payload),
-              let probe = try? JSONDecoder().decode(Probe.self, from: Data(payload)) else { return nil }
+            let probe = try? JSONDecoder().decode(Probe.self, from: Data(payload))
+        else { return nil }
         environment = probe.environment ?? probe.receiptType ?? probe.data?.environment ?? probe.summary?.environment
         bundleId = probe.bundleId ?? probe.data?.bundleId ?? probe.summary?.bundleId
         appAppleId = probe.appAppleId ?? probe.data?.appAppleId ?? probe.summary?.appAppleId

@@ -19,7 +19,8 @@ extension KeyedDecodingContainer {
             return Int(text.trimmingCharacters(in: .whitespaces))
         }
         if let number = try? decodeIfPresent(Double.self, forKey: key), number.rounded() == number,
-           abs(number) < 9.0e15 {
+            abs(number) < 9.0e15
+        {
             return Int(number)
         }
         return nil

@@ -37,7 +37,8 @@ package struct LegacyPendingRenewalInfo: Decodable, Sendable, Hashable {
         originalTransactionId = container.legacyString(.originalTransactionId)
         productId = container.legacyString(.productId)
         autoRenewProductId = container.legacyString(.autoRenewProductId)
-        autoRenewStatus = container.legacyInt(.autoRenewStatus)
+        autoRenewStatus =
+            container.legacyInt(.autoRenewStatus)
             ?? container.legacyBool(.autoRenewStatus).map { $0 ? 1 : 0 }
         expirationIntent = container.legacyInt(.expirationIntent)
         isInBillingRetryPeriod = container.legacyBool(.isInBillingRetryPeriod)

@@ -33,11 +33,15 @@ package struct LegacyTransaction: Decodable, Sendable, Hashable {
         case originalTransactionId = "original_transaction_id"
         case productId = "product_id"
         case quantity
-        case purchaseDate = "purchase_date", purchaseDateMs = "purchase_date_ms"
-        case originalPurchaseDate = "original_purchase_date", originalPurchaseDateMs = "original_purchase_date_ms"
-        case expiresDate = "expires_date", expiresDateMs = "expires_date_ms"
+        case purchaseDate = "purchase_date"
+        case purchaseDateMs = "purchase_date_ms"
+        case originalPurchaseDate = "original_purchase_date"
+        case originalPurchaseDateMs = "original_purchase_date_ms"
+        case expiresDate = "expires_date"
+        case expiresDateMs = "expires_date_ms"
         case expiresDateFormatted = "expires_date_formatted"
-        case cancellationDate = "cancellation_date", cancellationDateMs = "cancellation_date_ms"
+        case cancellationDate = "cancellation_date"
+        case cancellationDateMs = "cancellation_date_ms"
         case cancellationReason = "cancellation_reason"
         case webOrderLineItemId = "web_order_line_item_id"
         case isTrialPeriod = "is_trial_period"
@@ -58,7 +62,8 @@ package struct LegacyTransaction: Decodable, Sendable, Hashable {
         quantity = container.legacyInt(.quantity)
         purchaseDate = container.legacyDate(millis: .purchaseDateMs, text: .purchaseDate)
         originalPurchaseDate = container.legacyDate(millis: .originalPurchaseDateMs, text: .originalPurchaseDate)
-        expiresDate = container.legacyDate(millis: .expiresDateMs, text: .expiresDate)
+        expiresDate =
+            container.legacyDate(millis: .expiresDateMs, text: .expiresDate)
             ?? container.legacyDate(millis: .expiresDateMs, text: .expiresDateFormatted)
         cancellationDate = container.legacyDate(millis: .cancellationDateMs, text: .cancellationDate)
         cancellationReason = container.legacyInt(.cancellationReason)

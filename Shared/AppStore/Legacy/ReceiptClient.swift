@@ -26,8 +26,10 @@ package struct ReceiptClient: Sendable {
         case .failure(let failure): return ReceiptVerification(result: .rejected(failure))
         }
         if configuration.startInSandbox && !configuration.allowSandbox {
-            return ReceiptVerification(result: .rejected(VerificationFailure(
-                .sandboxNotAllowed, "the client starts in sandbox but sandbox is not allowed")))
+            return ReceiptVerification(
+                result: .rejected(
+                    VerificationFailure(
+                        .sandboxNotAllowed, "the client starts in sandbox but sandbox is not allowed")))
         }
         let body: Data
         do {
@@ -48,15 +50,17 @@ package struct ReceiptClient: Sendable {
             case .redirect(let next):
                 if next == .sandbox && !configuration.allowSandbox {
                     return ReceiptVerification(
-                        result: .rejected(VerificationFailure(
-                            .sandboxNotAllowed,
-                            "Apple status 21007: this is a sandbox receipt and sandbox receipts are not accepted")),
+                        result: .rejected(
+                            VerificationFailure(
+                                .sandboxNotAllowed,
+                                "Apple status 21007: this is a sandbox receipt and sandbox receipts are not accepted")),
                         environmentsCalled: called)
                 }
                 if called.contains(next) {
                     return ReceiptVerification(
-                        result: .rejected(VerificationFailure(
-                            .wrongEnvironment, "Apple sent the receipt back and forth between production and sandbox")),
+                        result: .rejected(
+                            VerificationFailure(
+                                .wrongEnvironment, "Apple sent the receipt back and forth between production and sandbox")),
                         environmentsCalled: called)
                 }
                 environment = next
@@ -82,15 +86,21 @@ package struct ReceiptClient: Sendable {
         } catch let error as HTTPTransportError {
             return .finished(ReceiptVerification(result: .retryable(Self.failure(for: error, environment: environment))))
         } catch {
-            return .finished(ReceiptVerification(result: .retryable(VerificationFailure(
-                .appleUnreachable, "verifyReceipt (\(environment)) failed: \(error)"))))
+            return .finished(
+                ReceiptVerification(
+                    result: .retryable(
+                        VerificationFailure(
+                            .appleUnreachable, "verifyReceipt (\(environment)) failed: \(error)"))))
         }
         if let failure = Self.httpFailure(response, environment: environment) {
             return .finished(ReceiptVerification(result: .retryable(failure), retryAfter: response.retryAfter()))
         }
         guard let decoded = try? JSONDecoder().decode(VerifyReceiptResponse.self, from: response.body) else {
-            return .finished(ReceiptVerification(result: .retryable(VerificationFailure(
-                .appleBadResponse, "verifyReceipt (\(environment)) answered with a body that is not a receipt response"))))
+            return .finished(
+                ReceiptVerification(
+                    result: .retryable(
+                        VerificationFailure(
+                            .appleBadResponse, "verifyReceipt (\(environment)) answered with a body that is not a receipt response"))))
         }
         switch decoded.status {
         case ReceiptStatus.valid, ReceiptStatus.subscriptionExpired:
@@ -123,9 +133,10 @@ package struct ReceiptClient: Sendable {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
-        return try encoder.encode(Body(
-            receiptData: receipt, password: configuration.sharedSecret,
-            excludeOldTransactions: configuration.excludeOldTransactions))
+        return try encoder.encode(
+            Body(
+                receiptData: receipt, password: configuration.sharedSecret,
+                excludeOldTransactions: configuration.excludeOldTransactions))
     }
 
     static func failure(for error: HTTPTransportError, environment: AppStoreEnvironment) -> VerificationFailure {

@@ -17,8 +17,9 @@ package enum ReceiptNormalizer {
         expectedBundleId: String
     ) -> VerificationResult<VerifiedReceipt> {
         guard let receipt = response.receipt else {
-            return .retryable(VerificationFailure(
-                .appleBadResponse, "Apple answered status \(response.status) without a receipt"))
+            return .retryable(
+                VerificationFailure(
+                    .appleBadResponse, "Apple answered status \(response.status) without a receipt"))
         }
         if let failure = bundleMismatch(receipt.effectiveBundleId, expected: expectedBundleId) {
             return .rejected(failure)
@@ -29,14 +30,15 @@ package enum ReceiptNormalizer {
         var latest = response.latestReceiptInfo
         if let expired = response.latestExpiredReceiptInfo { latest.append(expired) }
         let renewals = response.pendingRenewalInfo.compactMap(ReceiptRenewalState.init)
-        return .verified(VerifiedReceipt(
-            environment: environment,
-            status: response.status,
-            bundleId: expectedBundleId,
-            transactions: transactions(purchases: purchases, latest: latest, renewals: renewals, environment: environment),
-            renewals: renewals,
-            latestReceipt: response.latestReceipt
-        ))
+        return .verified(
+            VerifiedReceipt(
+                environment: environment,
+                status: response.status,
+                bundleId: expectedBundleId,
+                transactions: transactions(purchases: purchases, latest: latest, renewals: renewals, environment: environment),
+                renewals: renewals,
+                latestReceipt: response.latestReceipt
+            ))
     }
 
     /// The canonical transactions in `purchases` (`in_app`, the iOS 6 top-level purchase) and `latest`
@@ -58,7 +60,8 @@ package enum ReceiptNormalizer {
         for legacy in latest {
             guard let transaction = ReceiptTransaction(legacy, environment: environment) else { continue }
             if let existing = byId[transaction.transactionId], existing.revocationDate != nil,
-               transaction.revocationDate == nil {
+                transaction.revocationDate == nil
+            {
                 continue
             }
             byId[transaction.transactionId] = transaction

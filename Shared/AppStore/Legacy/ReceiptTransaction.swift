@@ -64,8 +64,8 @@ package struct ReceiptTransaction: Codable, Sendable, Hashable {
     /// purchase date (nothing could be credited for it).
     package init?(_ legacy: LegacyTransaction, environment: AppStoreEnvironment) {
         guard let transactionId = legacy.transactionId, !transactionId.isEmpty,
-              let productId = legacy.productId, !productId.isEmpty,
-              let purchaseDate = legacy.purchaseDate
+            let productId = legacy.productId, !productId.isEmpty,
+            let purchaseDate = legacy.purchaseDate
         else { return nil }
         self.init(
             transactionId: transactionId,

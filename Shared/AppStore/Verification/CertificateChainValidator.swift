@@ -29,7 +29,9 @@ struct CertificateChainValidator: Sendable {
             }
             certificates.append(certificate)
         }
-        let leaf = certificates[0], intermediate = certificates[1], presentedRoot = certificates[2]
+        let leaf = certificates[0]
+        let intermediate = certificates[1]
+        let presentedRoot = certificates[2]
         guard let leafKey = P256.Signing.PublicKey(leaf.publicKey) else {
             return .failure(.init(.invalidChain, "leaf key is not P-256"))
         }
@@ -61,10 +63,11 @@ struct CertificateChainValidator: Sendable {
                 notAfter: Self.milliseconds(certificate.notValidAfter)
             )
         }
-        return .success(ProvenChain(
-            entry: ChainCache.Entry(leafKey: leafKey, windows: windows, provenAt: now),
-            leaf: leaf, intermediate: intermediate
-        ))
+        return .success(
+            ProvenChain(
+                entry: ChainCache.Entry(leafKey: leafKey, windows: windows, provenAt: now),
+                leaf: leaf, intermediate: intermediate
+            ))
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

@@ -106,7 +106,8 @@ package final class ChainCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if provenOnly[key] == nil, provenOnly.count >= capacity,
-           let oldest = provenOnly.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            let oldest = provenOnly.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+        {
             provenOnly.removeValue(forKey: oldest)
         }
         tick &+= 1
@@ -119,7 +120,8 @@ package final class ChainCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let found = headers[Self.headerHash(header)], Self.equal(found.header, header),
-              let entry = Self.use(found.key, in: &slots, tick: &tick) else { return nil }
+            let entry = Self.use(found.key, in: &slots, tick: &tick)
+        else { return nil }
         stats.hits += 1
         return (found.key, entry)
     }
@@ -131,7 +133,8 @@ package final class ChainCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if slots[key] == nil, slots.count >= capacity,
-           let oldest = slots.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            let oldest = slots.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+        {
             slots.removeValue(forKey: oldest)
             headers = headers.filter { $0.value.key != oldest }
             stats.evictions += 1

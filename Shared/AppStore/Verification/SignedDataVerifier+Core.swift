@@ -71,7 +71,8 @@ extension SignedDataVerifier {
             return .rejected(.init(.invalidFormat, "signature segment is not base64url"))
         }
         guard signatureBytes.count == 64,
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes) else {
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
+        else {
             return .rejected(.init(.invalidSignature, "signature is not a raw 64-byte ES256 r||s value"))
         }
         let valid = compact.bytes.withUnsafeBytes { buffer in
@@ -107,9 +108,11 @@ extension SignedDataVerifier {
     /// then the cache (keyed by the chain's DER), else proving it (returned in `proven`, to be cached once the
     /// JWS's signature verified).
     private func resolveChain(of compact: CompactJWS) async
-        -> VerificationResult<(key: ChainCache.Key, entry: ChainCache.Entry, proven: CertificateChainValidator.ProvenChain?)> {
+        -> VerificationResult<(key: ChainCache.Key, entry: ChainCache.Entry, proven: CertificateChainValidator.ProvenChain?)>
+    {
         guard let headerBytes = compact.decode(compact.header),
-              let header = try? Self.decoder.decode(JWSHeader.self, from: Data(headerBytes)) else {
+            let header = try? Self.decoder.decode(JWSHeader.self, from: Data(headerBytes))
+        else {
             return .rejected(.init(.invalidFormat, "header is not base64url JSON"))
         }
         guard header.alg == "ES256" else {

@@ -14,13 +14,16 @@ extension SignedDataVerifier {
     /// The notification checks after the outer signature verified.
     func verifyNotification(_ envelope: Envelope) async -> VerificationResult<VerifiedNotification> {
         let outer: VerifiedDocument<ResponseBodyV2DecodedPayload>
-        switch finish(envelope, as: ResponseBodyV2DecodedPayload.self, claims: { notification in
-            checkApp(
-                bundleId: notification.declaredBundleId,
-                environment: notification.declaredEnvironment,
-                appAppleId: notification.declaredAppAppleId
-            )
-        }) {
+        switch finish(
+            envelope, as: ResponseBodyV2DecodedPayload.self,
+            claims: { notification in
+                checkApp(
+                    bundleId: notification.declaredBundleId,
+                    environment: notification.declaredEnvironment,
+                    appAppleId: notification.declaredAppAppleId
+                )
+            })
+        {
         case .verified(let document): outer = document
         case .rejected(let failure): return .rejected(failure)
         case .retryable(let failure): return .retryable(failure)
@@ -55,9 +58,10 @@ extension SignedDataVerifier {
                 return .rejected(Self.nested("signedRenewalInfo", failure))
             }
         }
-        return .verified(VerifiedNotification(
-            payload: outer.payload, json: outer.json, transaction: transaction, renewalInfo: renewal
-        ))
+        return .verified(
+            VerifiedNotification(
+                payload: outer.payload, json: outer.json, transaction: transaction, renewalInfo: renewal
+            ))
     }
 
     /// Nested data must belong to the same app and environment as the notification carrying it, even

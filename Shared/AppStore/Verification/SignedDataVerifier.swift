@@ -37,14 +37,16 @@ package final class SignedDataVerifier: Sendable {
             throw SignedDataVerifierConfigurationError(message: "at least one trusted root certificate is needed")
         }
         if configuration.environment == .production, configuration.appAppleId == nil,
-           !configuration.allowsMissingAppAppleId {
+            !configuration.allowsMissingAppAppleId
+        {
             throw SignedDataVerifierConfigurationError(message: "appAppleId is required in production")
         }
         self.configuration = configuration
         self.chainCache = ChainCache(capacity: configuration.chainCacheCapacity)
         self.chainValidator = CertificateChainValidator(roots: roots)
         self.trustedRootsDER = Set(configuration.rootCertificates.map { Array($0) })
-        self.revocationChecker = configuration.onlineChecks && configuration.checksRevocation
+        self.revocationChecker =
+            configuration.onlineChecks && configuration.checksRevocation
             ? RevocationChecker(roots: roots, requester: configuration.ocspRequester ?? URLSessionOCSPRequester())
             : nil
         self.now = now

@@ -30,7 +30,8 @@ package struct URLSessionOCSPRequester: OCSPRequester {
         do {
             let (body, response) = try await URLSession.shared.data(for: httpRequest)
             guard let status = (response as? HTTPURLResponse)?.statusCode, status == 200 else {
-                return .terminalError(QueryError(description: "OCSP responder answered \(String(describing: (response as? HTTPURLResponse)?.statusCode))"))
+                return .terminalError(
+                    QueryError(description: "OCSP responder answered \(String(describing: (response as? HTTPURLResponse)?.statusCode))"))
             }
             return .response(Array(body))
         } catch {

@@ -72,11 +72,14 @@ package struct PurchaseEvent: Codable, Sendable, Hashable {
 
     /// The event's identity fields taken from a job (id, kind, source, user, order); the verifier adds
     /// what it verified.
-    package init(job: Job, environment: String, verifiedAt: Int64, transactions: [PurchaseEventTransaction],
-                renewals: [PurchaseEventRenewal] = [], notification: PurchaseEventNotification? = nil) {
-        self.init(jobId: job.id, kind: job.kind, source: job.source, userId: job.userID, orderNo: job.orderNo,
-                  environment: environment, verifiedAt: verifiedAt, transactions: transactions,
-                  renewals: renewals, notification: notification)
+    package init(
+        job: Job, environment: String, verifiedAt: Int64, transactions: [PurchaseEventTransaction],
+        renewals: [PurchaseEventRenewal] = [], notification: PurchaseEventNotification? = nil
+    ) {
+        self.init(
+            jobId: job.id, kind: job.kind, source: job.source, userId: job.userID, orderNo: job.orderNo,
+            environment: environment, verifiedAt: verifiedAt, transactions: transactions,
+            renewals: renewals, notification: notification)
     }
 
     /// The JSON encoding (sorted keys, so equal events encode equally).

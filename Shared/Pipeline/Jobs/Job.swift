@@ -115,8 +115,10 @@ package struct Job: Sendable, Hashable {
         guard let bytes = entry.string(Field.bytes).flatMap({ Int64($0) }), let source = entry.string(Field.source) else {
             return []
         }
-        return [.hincrby(key: keys.backlog(), field: source + ".jobs", delta: -1),
-                .hincrby(key: keys.backlog(), field: source + ".bytes", delta: -bytes)]
+        return [
+            .hincrby(key: keys.backlog(), field: source + ".jobs", delta: -1),
+            .hincrby(key: keys.backlog(), field: source + ".bytes", delta: -bytes),
+        ]
     }
 
     /// The stream field names.

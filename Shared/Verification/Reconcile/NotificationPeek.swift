@@ -13,13 +13,15 @@ struct NotificationPeek: Sendable, Hashable {
     /// Reads `signedPayload`; nil when it is not a readable notification JWS with a UUID.
     init?(signedPayload: String) {
         guard let payload = Self.payload(of: signedPayload),
-              let probe = try? JSONDecoder().decode(Probe.self, from: Data(payload)),
-              let uuid = probe.notificationUUID, !uuid.isEmpty else { return nil }
+            let probe = try? JSONDecoder().decode(Probe.self, from: Data(payload)),
+            let uuid = probe.notificationUUID, !uuid.isEmpty
+        else { return nil }
         notificationUUID = uuid.lowercased()
         type = probe.notificationType ?? "UNKNOWN"
         signedDate = probe.signedDate
         if let inner = probe.data?.signedTransactionInfo, let bytes = Self.payload(of: inner),
-           let transaction = try? JSONDecoder().decode(TransactionProbe.self, from: Data(bytes)) {
+            let transaction = try? JSONDecoder().decode(TransactionProbe.self, from: Data(bytes))
+        {
             originalTransactionId = transaction.originalTransactionId
         }
     }

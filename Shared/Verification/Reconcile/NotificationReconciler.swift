@@ -40,24 +40,30 @@ struct NotificationReconciler: Sendable {
         let cursor = try await context.hash(cursorKey)
         let failures = settings.onlyFailures ? "1" : "0"
         let scheduled = lease != nil
-        var from = Int64(cursor["checkpoint"] ?? "").map { $0 - settings.overlap.milliseconds }
+        var from =
+            Int64(cursor["checkpoint"] ?? "").map { $0 - settings.overlap.milliseconds }
             ?? now - settings.lookback.milliseconds
         if let open = Int64(cursor["window.start"] ?? ""), let close = Int64(cursor["window.end"] ?? ""),
-           cursor["window.failures"] == failures {
+            cursor["window.failures"] == failures
+        {
             // Finish the open window; if its start slid out of Apple's 180 days, re-read it from the limit.
             let token = open >= floor ? cursor["page.token"].flatMap { $0.isEmpty ? nil : $0 } : nil
-            try await read(environment, from: max(open, floor), to: close, token: token,
-                           cursor: scheduled ? cursorKey : nil, lease: lease, report: &report)
+            try await read(
+                environment, from: max(open, floor), to: close, token: token,
+                cursor: scheduled ? cursorKey : nil, lease: lease, report: &report)
             from = close - settings.overlap.milliseconds
         }
         let start = max(floor, from)
         if scheduled {
-            try await write(cursorKey, lease: lease, [
-                ("window.start", String(start)), ("window.end", String(now)), ("window.failures", failures),
-            ], removing: ["page.token"])
+            try await write(
+                cursorKey, lease: lease,
+                [
+                    ("window.start", String(start)), ("window.end", String(now)), ("window.failures", failures),
+                ], removing: ["page.token"])
         }
-        try await read(environment, from: start, to: now, token: nil, cursor: scheduled ? cursorKey : nil,
-                       lease: lease, report: &report)
+        try await read(
+            environment, from: start, to: now, token: nil, cursor: scheduled ? cursorKey : nil,
+            lease: lease, report: &report)
     }
 
     /// Reads one window page by page, enqueuing each page before recording its successor's token in `cursor`
@@ -68,8 +74,9 @@ struct NotificationReconciler: Sendable {
     ) async throws {
         guard start < end else {
             if let cursor {
-                try await write(cursor, lease: lease, [("checkpoint", String(end))],
-                                removing: ["window.start", "window.end", "window.failures", "page.token"])
+                try await write(
+                    cursor, lease: lease, [("checkpoint", String(end))],
+                    removing: ["window.start", "window.end", "window.failures", "page.token"])
             }
             return
         }
@@ -85,8 +92,10 @@ struct NotificationReconciler: Sendable {
                 page = try await context.callAPI(.notificationHistory, environment: environment) {
                     try await $0.getNotificationHistoryPage(request, paginationToken: token)
                 }
-            } catch let error as AppStoreAPIError where token != nil && !restarted
-                        && (error.appleErrorCode == 4_000_014 || error.appleErrorCode == 4_000_017) {
+            } catch let error as AppStoreAPIError
+                where token != nil && !restarted
+                && (error.appleErrorCode == 4_000_014 || error.appleErrorCode == 4_000_017)
+            {
                 // Apple no longer knows the token: read the window again from its start (deduplicated).
                 (token, restarted) = (nil, true)
                 continue
@@ -101,8 +110,9 @@ struct NotificationReconciler: Sendable {
                 if let cursor { try await write(cursor, lease: lease, [("page.token", next)]) }
             } else {
                 if let cursor {
-                    try await write(cursor, lease: lease, [("checkpoint", String(end))],
-                                    removing: ["window.start", "window.end", "window.failures", "page.token"])
+                    try await write(
+                        cursor, lease: lease, [("checkpoint", String(end))],
+                        removing: ["window.start", "window.end", "window.failures", "page.token"])
                 }
                 return
             }
@@ -122,14 +132,16 @@ struct NotificationReconciler: Sendable {
         guard report.handledNotifications.insert(peek.notificationUUID).inserted else { return }
         report.found += 1
         if peek.type == "TEST"
-            || (peek.type == "CONSUMPTION_REQUEST" && (peek.signedDate ?? 0) < now - Self.consumptionWindow) {
+            || (peek.type == "CONSUMPTION_REQUEST" && (peek.signedDate ?? 0) < now - Self.consumptionWindow)
+        {
             report.skipped += 1
             return
         }
         let keys = context.keys
         if let otid = peek.originalTransactionId, !otid.isEmpty,
-           let owner = try await context.redis.send("GET", keys.binding(originalTransactionId: otid)).string, !owner.isEmpty,
-           try await context.redis.send("SISMEMBER", keys.notifications(user: owner), peek.notificationUUID).int == 1 {
+            let owner = try await context.redis.send("GET", keys.binding(originalTransactionId: otid)).string, !owner.isEmpty,
+            try await context.redis.send("SISMEMBER", keys.notifications(user: owner), peek.notificationUUID).int == 1
+        {
             report.applied += 1
             return
         }
@@ -144,8 +156,9 @@ struct NotificationReconciler: Sendable {
             return
         }
         let body = try JSONEncoder().encode(["signedPayload": signedPayload])
-        let job = Job(id: Job.newID(), kind: .notificationV2, payload: Array(body), source: .reconciler,
-                      receivedAtMilliseconds: context.clock.nowMilliseconds())
+        let job = Job(
+            id: Job.newID(), kind: .notificationV2, payload: Array(body), source: .reconciler,
+            receivedAtMilliseconds: context.clock.nowMilliseconds())
         let result = try await ReconcileFunctions.enqueue(
             on: context.redis, keys: keys, job: job, seenKey: seenKey,
             seenTTLSeconds: context.configuration.reconcile.seenTTLSeconds)
@@ -153,9 +166,11 @@ struct NotificationReconciler: Sendable {
             report.enqueued += 1
             context.metrics.notificationRecovered(environment: environment.rawValue)
             report.note("enqueued notification \(peek.notificationUUID) \(peek.type) (\(environment.rawValue)) job=\(result.jobID)")
-            context.logger.info("Recovered a notification", metadata: [
-                "notification.uuid": "\(peek.notificationUUID)", "notification.type": "\(peek.type)", "job.id": "\(result.jobID)",
-            ])
+            context.logger.info(
+                "Recovered a notification",
+                metadata: [
+                    "notification.uuid": "\(peek.notificationUUID)", "notification.type": "\(peek.type)", "job.id": "\(result.jobID)",
+                ])
         } else {
             report.seen += 1
         }
@@ -163,8 +178,9 @@ struct NotificationReconciler: Sendable {
 
     private func write(_ key: String, lease: String?, _ fields: [(String, String)], removing: [String] = []) async throws {
         guard let lease else { return }
-        guard try await ReconcileFunctions.write(
-            on: context.redis, lease: context.keys.reconcileLease, token: lease, hash: key, fields: fields, removing: removing)
+        guard
+            try await ReconcileFunctions.write(
+                on: context.redis, lease: context.keys.reconcileLease, token: lease, hash: key, fields: fields, removing: removing)
         else { throw ReconcileError.leaseLost }
     }
 }

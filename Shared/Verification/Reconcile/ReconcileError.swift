@@ -12,7 +12,6 @@ package struct ReconcileError: TollgateError, Sendable {
         self.message = message
     }
 
-
     package static let leaseHeld = ReconcileError("lease_held", "another verifier holds the reconcile lease (a pass is running)")
     package static let leaseLost = ReconcileError("lease_lost", "the reconcile lease was lost during the pass")
 }

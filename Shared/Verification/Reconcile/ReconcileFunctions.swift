@@ -52,7 +52,8 @@ package enum ReconcileFunctions {
         var arguments: [[UInt8]] = [Array(job.id.utf8), Array(String(seenTTLSeconds).utf8), Array(String(JobStatus.retentionSeconds).utf8)]
         arguments += flatten(job.fields)
         arguments += flatten(status.fields.map { ($0.0, Array($0.1.utf8)) })
-        let reply = try await library.call("enqueue", on: redis, keys: [keys.jobs().stream, keys.job(job.id), seenKey], arguments: arguments)
+        let reply = try await library.call(
+            "enqueue", on: redis, keys: [keys.jobs().stream, keys.job(job.id), seenKey], arguments: arguments)
         guard let parts = reply.array, parts.count == 2, let id = parts[0].string, let created = parts[1].int else {
             throw PipelineError.unexpectedReply("\(library.function("enqueue")) returned \(reply)")
         }
@@ -61,8 +62,10 @@ package enum ReconcileFunctions {
 
     /// Hands a verified event to the fulfiller with its job status (`verifying`, `verified.at`).
     static func emit(on redis: any RedisCommandExecutor, keys: Keys, event: PurchaseEvent, nowMilliseconds: Int64) async throws {
-        var status = JobStatus(jobID: event.jobId, state: .verifying, kind: event.kind, userID: event.userId,
-                               updatedAtMilliseconds: nowMilliseconds).fields
+        var status = JobStatus(
+            jobID: event.jobId, state: .verifying, kind: event.kind, userID: event.userId,
+            updatedAtMilliseconds: nowMilliseconds
+        ).fields
         status.append(("verified.at", String(nowMilliseconds)))
         status.append(("source", event.source.rawValue))
         var arguments: [[UInt8]] = [Array(String(JobStatus.retentionSeconds).utf8)]

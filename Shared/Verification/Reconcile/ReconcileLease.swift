@@ -27,7 +27,10 @@ struct ReconcileLease: Sendable {
         do {
             let value = try await withThrowingTaskGroup(of: Step<Value>.self) { group in
                 group.addTask { .finished(try await body(token)) }
-                group.addTask { try await renew(token); return .renewerStopped }
+                group.addTask {
+                    try await renew(token)
+                    return .renewerStopped
+                }
                 defer { group.cancelAll() }
                 while let step = try await group.next() {
                     if case .finished(let value) = step { return value }
@@ -47,7 +50,8 @@ struct ReconcileLease: Sendable {
     /// reconcile` included — until it expired. The release runs in a detached task, which does not inherit the
     /// cancellation, and is awaited; a failure leaves the lease to expire.
     private func release(_ token: String) async {
-        let redis = redis, key = key
+        let redis = redis
+        let key = key
         await Task.detached {
             _ = try? await ReconcileFunctions.release(on: redis, lease: key, token: token)
         }.value

@@ -23,7 +23,9 @@ package enum ReconcileOnce {
         let metrics = VerifierMetrics()
         let (signedData, receipts, apiClients) = try VerifierServices.appleClients(configuration, metrics: metrics)
         guard !apiClients.isEmpty || configuration.sharedSecret != nil else {
-            throw ReconcileError("api_not_configured", """
+            throw ReconcileError(
+                "api_not_configured",
+                """
                 reconciling needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, \
                 TOLLGATE_API_PRIVATE_KEY_PATH) or, for receipts only, TOLLGATE_SHARED_SECRET
                 """)
@@ -31,9 +33,10 @@ package enum ReconcileOnce {
         let redis = try await configuration.shared.connectOne(
             clientName: "verifier-reconcile", logger: logger, commandTimeout: .seconds(10))
         defer { redis.close() }
-        let reconciler = Reconciler(context: ReconcileContext(
-            configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
-            redis: redis, clock: .system, dryRun: arguments.dryRun, metrics: metrics, logger: logger))
+        let reconciler = Reconciler(
+            context: ReconcileContext(
+                configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
+                redis: redis, clock: .system, dryRun: arguments.dryRun, metrics: metrics, logger: logger))
         if arguments.dryRun {
             return try await reconciler.pass(since: arguments.since, token: nil)
         }

@@ -51,9 +51,12 @@ final class Reconciler: Service {
                 return try await self.pass(since: nil, token: token)
             }
             if let report {
-                context.logger.info("Reconcile pass done", metadata: [
-                    "found": "\(report.found)", "enqueued": "\(report.enqueued)", "due": "\(report.due)",
-                    "corrected": "\(report.corrected)", "failed": "\(report.failed)"])
+                context.logger.info(
+                    "Reconcile pass done",
+                    metadata: [
+                        "found": "\(report.found)", "enqueued": "\(report.enqueued)", "due": "\(report.due)",
+                        "corrected": "\(report.corrected)", "failed": "\(report.failed)",
+                    ])
             }
             return settings.interval + jitter
         } catch let error as ReconcileError where error.code == ReconcileError.leaseHeld.code {
@@ -88,10 +91,13 @@ final class Reconciler: Service {
         try await SubscriptionSweeper(context: context).run(report: &report)
         let now = context.clock.nowMilliseconds()
         if let token {
-            guard try await ReconcileFunctions.write(
-                on: context.redis, lease: context.keys.reconcileLease, token: token, hash: context.keys.reconcileStatus,
-                fields: [("pass.at", String(now)), ("pass.found", String(report.found)),
-                         ("pass.enqueued", String(report.enqueued)), ("pass.corrected", String(report.corrected))])
+            guard
+                try await ReconcileFunctions.write(
+                    on: context.redis, lease: context.keys.reconcileLease, token: token, hash: context.keys.reconcileStatus,
+                    fields: [
+                        ("pass.at", String(now)), ("pass.found", String(report.found)),
+                        ("pass.enqueued", String(report.enqueued)), ("pass.corrected", String(report.corrected)),
+                    ])
             else { throw ReconcileError.leaseLost }
             context.metrics.reconcilePass(succeeded: true, atMilliseconds: now)
         }

@@ -18,14 +18,18 @@ extension SubscriptionSweeper {
     func check(_ due: Due, report: inout ReconcileReport) async throws {
         let keys = context.keys
         guard let transactionId = try await context.redis.send("HGET", keys.subscriptionsDueReference, due.member).string,
-              !transactionId.isEmpty else {
+            !transactionId.isEmpty
+        else {
             try await postpone(due)
             return
         }
         let record = try await context.hash(keys.transaction(user: due.user, transactionId: transactionId))
-        let meta = try await context.redis.send(RedisCommand(
-            "HMGET", keys.ledgerMeta(user: due.user), "r:\(due.entitlement):auto", "r:\(due.entitlement):retry",
-            "r:\(due.entitlement):grace")).array ?? []
+        let meta =
+            try await context.redis.send(
+                RedisCommand(
+                    "HMGET", keys.ledgerMeta(user: due.user), "r:\(due.entitlement):auto", "r:\(due.entitlement):retry",
+                    "r:\(due.entitlement):grace")
+            ).array ?? []
         let state = LedgerState(
             transactionId: transactionId, originalTransactionId: record["otid"] ?? transactionId,
             expires: record["expires"].flatMap { Int64($0) }, autoRenew: meta.first?.string,
@@ -43,8 +47,11 @@ extension SubscriptionSweeper {
             }
         } catch let error as AppStoreAPIError {
             report.failed += 1
-            context.logger.warning("Get All Subscription Statuses failed", metadata: [
-                "transaction.id": "\(transactionId)", "error": "\(error.code.rawValue)"])
+            context.logger.warning(
+                "Get All Subscription Statuses failed",
+                metadata: [
+                    "transaction.id": "\(transactionId)", "error": "\(error.code.rawValue)",
+                ])
             if error.isRetryable { throw ReconcileError("apple_unavailable", "Get All Subscription Statuses: \(error)") }
             try await postpone(due)
             return
@@ -74,7 +81,8 @@ extension SubscriptionSweeper {
     ) async throws {
         report.corrected += 1
         let expires = apple.transaction.expiresDate.map { Date(timeIntervalSince1970: Double($0) / 1000) }
-        let line = "\(due.entitlement) user=\(due.user) (\(due.environment.rawValue)) transaction \(transactionId) -> "
+        let line =
+            "\(due.entitlement) user=\(due.user) (\(due.environment.rawValue)) transaction \(transactionId) -> "
             + "\(apple.transaction.transactionId) expires \(expires.map { ISO8601DateFormatter().string(from: $0) } ?? "-")"
         if context.dryRun {
             report.note("would correct subscription " + line)
@@ -86,8 +94,11 @@ extension SubscriptionSweeper {
         try await postpone(due, by: settleDelay)
         context.metrics.subscriptionCorrected(environment: due.environment.rawValue)
         report.note("corrected subscription " + line + " job=\(event.jobId)")
-        context.logger.info("Corrected a subscription from Apple's answer", metadata: [
-            "transaction.id": "\(apple.transaction.transactionId)", "job.id": "\(event.jobId)"])
+        context.logger.info(
+            "Corrected a subscription from Apple's answer",
+            metadata: [
+                "transaction.id": "\(apple.transaction.transactionId)", "job.id": "\(event.jobId)",
+            ])
     }
 
     /// Apple's latest transaction and renewal info of one subscription, both verified.
@@ -100,8 +111,9 @@ extension SubscriptionSweeper {
     /// Verifies the item's signed transaction and renewal info; nil (logged) when either fails.
     func verify(_ item: LastTransactionsItem, due: Due) async -> VerifiedStatus? {
         guard let signed = item.signedTransactionInfo,
-              case .verified(let payload) = await context.signedData.verifyTransaction(signed),
-              let transaction = PurchaseEventTransaction(signed: payload) else {
+            case .verified(let payload) = await context.signedData.verifyTransaction(signed),
+            let transaction = PurchaseEventTransaction(signed: payload)
+        else {
             context.logger.warning("Apple's subscription status did not verify", metadata: ["user": "\(due.user)"])
             return nil
         }

@@ -10,7 +10,8 @@ extension SubscriptionSweeper {
     /// ledger.
     func checkReceipt(_ due: Due, state: LedgerState, report: inout ReconcileReport) async throws {
         let stored = try await context.redis.send(
-            "HGET", ReceiptReference.key(context.keys, user: due.user), "receipt").string
+            "HGET", ReceiptReference.key(context.keys, user: due.user), "receipt"
+        ).string
         guard let stored, !stored.isEmpty else {
             report.failed += 1
             try await postpone(due)
@@ -23,8 +24,11 @@ extension SubscriptionSweeper {
             receipt = value
         case .rejected(let failure):
             report.failed += 1
-            context.logger.warning("The stored receipt was refused", metadata: [
-                "user": "\(due.user)", "reason": "\(failure.code.rawValue)"])
+            context.logger.warning(
+                "The stored receipt was refused",
+                metadata: [
+                    "user": "\(due.user)", "reason": "\(failure.code.rawValue)",
+                ])
             try await postpone(due)
             return
         case .retryable(let failure):
@@ -51,9 +55,10 @@ extension SubscriptionSweeper {
             return
         }
         try await correct(due, from: state.transactionId, apple: apple, report: &report) { jobId, now in
-            PurchaseEvent(jobId: jobId, kind: .receipt, source: .reconciler, userId: due.user,
-                          environment: receipt.environment.rawValue, verifiedAt: now, transactions: chain,
-                          renewals: renewal.map { [$0] } ?? [])
+            PurchaseEvent(
+                jobId: jobId, kind: .receipt, source: .reconciler, userId: due.user,
+                environment: receipt.environment.rawValue, verifiedAt: now, transactions: chain,
+                renewals: renewal.map { [$0] } ?? [])
         }
     }
 }

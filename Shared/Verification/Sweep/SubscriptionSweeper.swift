@@ -39,8 +39,9 @@ struct SubscriptionSweeper: Sendable {
         let keys = context.keys
         let settings = context.configuration.reconcile
         let cutoff = context.clock.nowMilliseconds() - settings.sweepGrace.milliseconds
-        let reply = try await context.redis.send(RedisCommand(
-            "ZRANGEBYSCORE", keys.subscriptionsDue, "-inf", cutoff, "WITHSCORES", "LIMIT", 0, settings.sweepBatch))
+        let reply = try await context.redis.send(
+            RedisCommand(
+                "ZRANGEBYSCORE", keys.subscriptionsDue, "-inf", cutoff, "WITHSCORES", "LIMIT", 0, settings.sweepBatch))
         let flat = reply.array ?? []
         var index = 0
         while index + 1 < flat.count {
@@ -65,7 +66,8 @@ struct SubscriptionSweeper: Sendable {
     /// Reads an index member `["<environment>","<entitlement>","<userId>"]`.
     static func parse(member: String, score: Double) -> Due? {
         guard let parts = try? JSONDecoder().decode([String].self, from: Data(member.utf8)), parts.count == 3,
-              !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+            !parts[1].isEmpty, !parts[2].isEmpty
+        else { return nil }
         let environment = AppStoreEnvironment(rawValue: parts[0])
         guard environment == .production || environment == .sandbox else { return nil }
         return Due(member: member, environment: environment, entitlement: parts[1], user: parts[2], dueAt: Int64(score))

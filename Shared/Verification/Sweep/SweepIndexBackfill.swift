@@ -31,9 +31,10 @@ struct SweepIndexBackfill: Sendable {
             }
             cursor = next
         } while cursor != "0"
-        guard try await ReconcileFunctions.write(
-            on: context.redis, lease: keys.reconcileLease, token: lease, hash: keys.reconcileStatus,
-            fields: [(Self.markerField, String(context.clock.nowMilliseconds()))])
+        guard
+            try await ReconcileFunctions.write(
+                on: context.redis, lease: keys.reconcileLease, token: lease, hash: keys.reconcileStatus,
+                fields: [(Self.markerField, String(context.clock.nowMilliseconds()))])
         else { throw ReconcileError.leaseLost }
         return added
     }
@@ -44,12 +45,16 @@ struct SweepIndexBackfill: Sendable {
             let name = String(field.dropFirst(4).dropLast(6))
             let autoRenew = account[EntitlementsView.Field.autoRenew(name)] == "1"
             guard !name.isEmpty, state == "active" || state == "gracePeriod" || (state == "expired" && autoRenew),
-                  let due = account[EntitlementsView.Field.expires(name)].flatMap({ Int64($0) }),
-                  let latest = try await latestPeriod(user: user, entitlement: name) else { continue }
-            let environment = try await context.redis.send(
-                "HGET", context.keys.transaction(user: user, transactionId: latest), "env").string ?? ""
+                let due = account[EntitlementsView.Field.expires(name)].flatMap({ Int64($0) }),
+                let latest = try await latestPeriod(user: user, entitlement: name)
+            else { continue }
+            let environment =
+                try await context.redis.send(
+                    "HGET", context.keys.transaction(user: user, transactionId: latest), "env"
+                ).string ?? ""
             guard !environment.isEmpty,
-                  let member = String(data: try JSONEncoder().encode([environment, name, user]), encoding: .utf8) else { continue }
+                let member = String(data: try JSONEncoder().encode([environment, name, user]), encoding: .utf8)
+            else { continue }
             let created = try await context.redis.send(RedisCommand("ZADD", context.keys.subscriptionsDue, "NX", due, member))
             _ = try await context.redis.send(RedisCommand("HSETNX", context.keys.subscriptionsDueReference, member, latest))
             if created.int == 1 { added += 1 }
@@ -64,7 +69,8 @@ struct SweepIndexBackfill: Sendable {
         var best: (tid: String, expires: Int64)?
         for index in stride(from: 0, to: flat.count - 1, by: 2) {
             guard let tid = flat[index].string, let parts = flat[index + 1].string?.split(separator: ","), parts.count == 4,
-                  parts[0] == "1", parts[3] != "1", let expires = Int64(parts[2]), expires > 0 else { continue }
+                parts[0] == "1", parts[3] != "1", let expires = Int64(parts[2]), expires > 0
+            else { continue }
             if expires > (best?.expires ?? 0) { best = (tid, expires) }
         }
         return best?.tid
