@@ -83,6 +83,9 @@ import Testing
     @Test func receiptDataIsSanitized() throws {
         #expect(try ReceiptData.sanitize(" QUJD /8=\r\n", maximumLength: 100).get() == "QUJD+/8=")
         #expect(try ReceiptData.sanitize("QUJD\n+/8=", maximumLength: 100).get() == "QUJD+/8=")
+        // A receipt that starts or ends with `+`, form-decoded: the spaces at its ends are its `+`, not stray.
+        #expect(try ReceiptData.sanitize(" QUJD/8 ", maximumLength: 100).get() == "+QUJD/8+")
+        #expect(try ReceiptData.sanitize(" QUJ\n", maximumLength: 100).get() == "+QUJ")
         for bad in ["", "   ", "QUJ", "QU=D+/8=", "QUJD-_8=", "{\"a\":1}", "QUJD+/8=QUJD"] {
             #expect(throws: VerificationFailure.self, "\(bad)") { try ReceiptData.sanitize(bad, maximumLength: 100).get() }
         }

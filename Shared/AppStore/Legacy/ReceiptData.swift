@@ -1,22 +1,17 @@
 import Foundation
 
-/// Cleans up a base64 receipt as apps and form encodings deliver it: whitespace and line breaks are
-/// removed and spaces that were once `+` (URL form decoding) are turned back into `+`.
+/// Cleans up a base64 receipt as apps and form encodings deliver it: line breaks and tabs are removed and spaces
+/// that were once `+` (URL form decoding) are turned back into `+` — including at either end, where a receipt
+/// starting or ending with `+` has them. Only when that reading is not base64 are spaces at the ends taken as
+/// stray and dropped.
 package enum ReceiptData {
     /// The cleaned receipt, or a failure with code `invalid_receipt` when it is empty, too long or not
     /// standard base64.
     package static func sanitize(_ raw: String, maximumLength: Int) -> Result<String, VerificationFailure> {
-        var cleaned = String.UnicodeScalarView()
-        cleaned.reserveCapacity(raw.unicodeScalars.count)
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        for scalar in trimmed.unicodeScalars {
-            switch scalar {
-            case " ": cleaned.append("+")
-            case "\n", "\r", "\t": continue
-            default: cleaned.append(scalar)
-            }
+        var receipt = cleaned(raw)
+        if !isStandardBase64(receipt) {
+            receipt = cleaned(raw.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        let receipt = String(cleaned)
         guard !receipt.isEmpty else {
             return .failure(VerificationFailure(.invalidReceipt, "the receipt is empty"))
         }
@@ -27,6 +22,20 @@ package enum ReceiptData {
             return .failure(VerificationFailure(.invalidReceipt, "the receipt is not base64"))
         }
         return .success(receipt)
+    }
+
+    /// `raw` with line breaks and tabs removed and every space made `+`.
+    private static func cleaned(_ raw: String) -> String {
+        var cleaned = String.UnicodeScalarView()
+        cleaned.reserveCapacity(raw.unicodeScalars.count)
+        for scalar in raw.unicodeScalars {
+            switch scalar {
+            case " ": cleaned.append("+")
+            case "\n", "\r", "\t": continue
+            default: cleaned.append(scalar)
+            }
+        }
+        return String(cleaned)
     }
 
     /// Standard alphabet, `=` padding only at the end, length a multiple of four.
