@@ -1,1 +1,1 @@
-"""Shared by the benchmark scripts (scripts/bench-e2e): the system under test and the measuring helpers."""
+"""Shared by the benchmark scripts (bench-e2e, bench-cpu): the system under test, the purchases, the measuring helpers."""
