@@ -6,11 +6,13 @@ extension JobVerifier {
     /// A legacy receipt: Apple's `verifyReceipt` (production first, sandbox on 21007 when allowed), every
     /// transaction of the answer and the renewal states into the event.
     func verifyReceipt(_ job: Job) async -> VerificationOutcome {
-        let verification = await receipts.verify(text(of: job))
+        // Not trimmed: `ReceiptData` reads spaces at a receipt's ends as the `+` that form decoding made of them.
+        let submitted = String(decoding: job.payload, as: UTF8.self)
+        let verification = await receipts.verify(submitted)
         return await VerificationOutcome.from(verification.result, retryAfter: verification.retryAfter) { receipt in
             if let failure = environmentFailure(receipt.environment) { return .rejected(failure) }
             await ReceiptReference.store(
-                on: redis, keys: configuration.shared.keys, job: job, receipt: receipt, submitted: text(of: job),
+                on: redis, keys: configuration.shared.keys, job: job, receipt: receipt, submitted: submitted,
                 now: clock.nowMilliseconds(), logger: logger)
             return .verified(event(for: job, receipt: receipt, notification: nil))
         }

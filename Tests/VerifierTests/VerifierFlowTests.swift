@@ -10,6 +10,23 @@ import Testing
 /// The verifier end to end against a real redis-server and the real `appstore-sim` binary.
 @Suite(.serialized)
 struct VerifierFlowTests {
+    /// A receipt ending with `+` whose `+` became spaces on its way (an app posting it as a form field): the
+    /// verifier reads the space at its end as `+`, not as stray whitespace, and verifies it.
+    @Test func aFormDecodedReceiptEndingWithPlusIsVerified() async throws {
+        try await VerifierHarness.with { harness in
+            var receipt = ""
+            for _ in 0..<1000 where !receipt.hasSuffix("+") {  // 1 receipt in 64 ends with `+`
+                receipt = try #require(try await harness.sim.purchase()["receipt"] as? String)
+            }
+            try #require(receipt.hasSuffix("+"), "no receipt ending with + in 1000 purchases")
+            try await harness.withVerifier { _ in
+                let jobID = try await harness.enqueue(kind: .receipt, payload: receipt.replacingOccurrences(of: "+", with: " "))
+                let events = try await harness.waitForEvents(1)
+                #expect(events.first?.jobId == jobID)
+            }
+        }
+    }
+
     @Test func receiptIsVerifiedAndItsCanonicalEventEmitted() async throws {
         try await VerifierHarness.with { harness in
             let token = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
