@@ -21,7 +21,8 @@ struct VerifierKindsTests {
             var settings = try harness.apiSettings()
             settings["TOLLGATE_CONFIRM_WITH_API"] = "true"
             try await harness.withVerifier(settings) { _ in
-                let jobID = try await harness.enqueue(kind: .transaction, payload: signed, order: "order-1")
+                // Whitespace around the JWS, as a client may send it, is not part of it.
+                let jobID = try await harness.enqueue(kind: .transaction, payload: "\n \(signed) \t\r\n", order: "order-1")
                 let event = try #require(try await harness.waitForEvents(1).first)
                 #expect(event.jobId == jobID)
                 #expect(event.kind == .transaction)
