@@ -18,4 +18,20 @@ package struct RedisCommand: Sendable, Hashable {
     var name: String {
         arguments.first.map { String(decoding: $0, as: UTF8.self).uppercased() } ?? ""
     }
+
+    /// Whether the server may hold this command (and every later one on its connection) until something
+    /// happens: the blocking list, sorted-set and stream reads, `WAIT` and `WAITAOF`. A multiplexed connection
+    /// sends nothing after such a command until its reply arrives, and a pool routes other callers around it.
+    package var mayBlock: Bool {
+        guard let first = arguments.first, first.count >= 4, first.count <= 10 else { return false }
+        let name = String(decoding: first, as: UTF8.self).uppercased()
+        switch name {
+        case "BLPOP", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP", "WAIT", "WAITAOF":
+            return true
+        case "XREAD", "XREADGROUP":
+            return arguments.dropFirst().contains { $0.count == 5 && String(decoding: $0, as: UTF8.self).uppercased() == "BLOCK" }
+        default:
+            return false
+        }
+    }
 }

@@ -1,32 +1,29 @@
-import Foundation
 import Logging
 
-/// One hiredis `redisContext` owned by one dedicated OS thread; async callers are bridged with continuations.
+/// One multiplexed Redis connection: any number of tasks send through it at once, and every command queued
+/// while the connection's event loop is busy goes out with the others in one write (auto-pipelining, as
+/// ioredis and redis-rs' multiplexed connection do); replies complete the callers in order.
 ///
-/// Commands run in submission order. Blocking hiredis calls happen only on the connection's own thread, never
-/// on the cooperative pool or an event loop. The context is created lazily (or by ``connect()``), dropped on
-/// any I/O error or timeout (the command then fails with ``RedisError/unknownOutcome(_:)``), and recreated by
-/// the next command after a capped, jittered backoff; `redisSetTimeout`, TCP keepalive, AUTH, SELECT and
-/// CLIENT SETNAME are applied after every connect and reconnect.
+/// The connection is driven by a ``RedisEventLoop`` (one of `TOLLGATE_REDIS_IO_THREADS` dedicated threads
+/// shared by every connection of the process); hiredis' reply reader runs on that thread only, never on the
+/// cooperative pool. It connects lazily (or by ``connect()``); any I/O error or timeout drops it (the commands
+/// in flight then fail with ``RedisError/unknownOutcome(_:)``) and the next command reconnects, after a capped,
+/// jittered backoff when connecting failed. TCP keepalive, AUTH, SELECT and CLIENT SETNAME are applied after
+/// every connect and reconnect, before anything else is sent. A blocking call (one given its own timeout, or a
+/// command the server may hold, see ``RedisCommand/mayBlock``) is sent after what is already queued, and
+/// nothing follows it until it is answered: give blocking reads a connection of their own.
 package final class RedisConnection: RedisCommandExecutor {
     package let configuration: RedisConfiguration
-    private let mailbox = ConnectionMailbox()
+    let channel: RedisChannel
+    private let loop: RedisEventLoop
 
     package init(configuration: RedisConfiguration, logger: Logger) {
         self.configuration = configuration
-        let thread = Thread { [mailbox] in
-            // The session lives and dies on this thread only.
-            let session = HiredisSession(configuration: configuration, logger: logger, mailbox: mailbox)
-            while let job = mailbox.next() {
-                Self.run(job, on: session, mailbox: mailbox, configuration: configuration)
-            }
-            session.disconnect()
-        }
-        thread.name = "redis \(configuration.host):\(configuration.port)"
-        thread.start()
+        channel = RedisChannel(configuration: configuration, logger: logger)
+        loop = RedisEventLoop.next()
     }
 
-    deinit { mailbox.close() }
+    deinit { loop.close(channel) }
 
     package var commandTimeout: Duration { configuration.commandTimeout }
 
@@ -34,68 +31,47 @@ package final class RedisConnection: RedisCommandExecutor {
     /// ``RedisError/connectionFailed(_:)`` (also when PING times out), or
     /// ``RedisError/server(code:message:)`` if AUTH, SELECT or CLIENT SETNAME is refused.
     package func connect() async throws {
-        _ = try await submit(.connect)
+        _ = try await submit(.connect, id: ConnectionJob.makeID())
     }
 
     package func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
-        let replies = try await submit(.command(command, timeout: timeout))
+        guard !command.arguments.isEmpty else { throw RedisError.protocolError("empty command") }
+        let replies = try await submit(.command(command, timeout: timeout), id: ConnectionJob.makeID())
         guard let reply = replies.first else { throw RedisError.protocolError("no reply") }
         return reply
     }
 
     package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
         if commands.isEmpty { return [] }
-        return try await submit(.pipeline(commands))
+        if commands.contains(where: \.arguments.isEmpty) { throw RedisError.protocolError("empty command") }
+        return try await submit(.pipeline(commands), id: ConnectionJob.makeID())
     }
 
-    /// Stops the thread. A command in flight is interrupted (it fails with ``RedisError/unknownOutcome(_:)``,
-    /// so a blocking read does not hold shutdown up); queued and later calls throw ``RedisError/closed``.
+    /// Closes the connection. Commands in flight fail with ``RedisError/unknownOutcome(_:)`` (so a blocking read
+    /// does not hold shutdown up); queued and later calls throw ``RedisError/closed``.
     package func close() {
-        mailbox.close()
+        loop.close(channel)
     }
 
-    /// Queues work for the thread. Cancelling the caller removes queued work (throwing `CancellationError`)
-    /// and interrupts a running blocking command (one with a per-call timeout), which then throws
-    /// ``RedisError/unknownOutcome(_:)``; other running commands finish.
-    private func submit(_ work: ConnectionMailbox.Job.Work) async throws -> [RedisReply] {
-        let id = mailbox.makeJobID()
-        return try await withTaskCancellationHandler {
+    /// Queues work for the loop. Cancelling the caller removes unsent work (throwing `CancellationError`) and
+    /// interrupts a blocking call in flight (one with a per-call timeout), which then throws
+    /// ``RedisError/unknownOutcome(_:)``; other commands already sent finish.
+    func submit(_ work: ConnectionJob.Work, id: UInt64) async throws -> [RedisReply] {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                mailbox.submit(.init(id: id, work: work, continuation: continuation))
+                loop.submit(ConnectionJob(id: id, work: work, continuation: continuation), to: channel)
             }
-        } onCancel: { [mailbox] in
-            mailbox.cancel(id: id)
+        } onCancel: { [loop, channel] in
+            loop.cancel(id: id, on: channel)
         }
     }
 
-    /// Runs on the connection thread.
-    private static func run(
-        _ job: ConnectionMailbox.Job, on session: HiredisSession, mailbox: ConnectionMailbox,
-        configuration: RedisConfiguration
-    ) {
-        let sleep = { (delay: Duration) in mailbox.sleep(for: delay) }
-        if let error = session.ensureConnected(sleep: sleep) {
-            mailbox.finishRunning()
-            // Nothing was sent. A refused AUTH, SELECT or SETNAME stays a server error only for connect().
-            switch (error, job.work) {
-            case (.server(_, let message), .command), (.server(_, let message), .pipeline):
-                job.continuation.resume(throwing: RedisError.connectionFailed("connection setup refused: \(message)"))
-            default:
-                job.continuation.resume(throwing: error)
-            }
-            return
-        }
-        let result: Result<[RedisReply], RedisError> =
-            switch job.work {
-            case .connect:
-                session.execute(RedisCommand("PING"), timeout: nil).map { [$0] }.mapError { error in
-                    guard case .unknownOutcome(let message) = error else { return error }
-                    return .connectionFailed("\(configuration.host):\(configuration.port) did not answer PING: \(message)")
-                }
-            case .command(let command, let timeout): session.execute(command, timeout: timeout).map { [$0] }
-            case .pipeline(let commands): session.executePipeline(commands)
-            }
-        mailbox.finishRunning()
-        job.continuation.resume(with: result.mapError { $0 as any Error })
+    /// Hands an already built job to the loop (a pool dispatching a waiting caller in arrival order).
+    func enqueue(_ job: ConnectionJob) {
+        loop.submit(job, to: channel, checkingCancellation: false)
+    }
+
+    func cancel(id: UInt64) {
+        loop.cancel(id: id, on: channel)
     }
 }

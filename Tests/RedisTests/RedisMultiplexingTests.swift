@@ -1,0 +1,137 @@
+import Redis
+import TestSupport
+import Testing
+
+@Suite("RedisConnection: multiplexing")
+struct RedisMultiplexingTests {
+    /// Many tasks share one connection at once; each gets exactly its own replies, in its own order.
+    @Test func interleavedCallersGetTheirOwnReplies() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            defer { redis.close() }
+            _ = try await redis.send("CLIENT", "SETNAME", "shared")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<64 {
+                    group.addTask {
+                        for round in 0..<50 {
+                            let value = "t\(task)-r\(round)"
+                            #expect(try await redis.send("ECHO", value) == .bulk(Array(value.utf8)))
+                            let replies = try await redis.pipeline([
+                                RedisCommand("SET", "key:\(task)", value), RedisCommand("INCR", "count:\(task)"),
+                                RedisCommand("GET", "key:\(task)"),
+                            ])
+                            #expect(replies == [.status("OK"), .integer(Int64(round + 1)), .bulk(Array(value.utf8))])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // One connection carried all of it: the server saw one client named "shared" and no reconnect.
+            let clients = try await redis.send("CLIENT", "LIST").string ?? ""
+            #expect(clients.split(separator: "\n").filter { $0.contains("name=shared") }.count == 1)
+            #expect(try await redis.send("CLIENT", "GETNAME").string == "shared")
+        }
+    }
+
+    /// The connection is killed by the server again and again while 32 tasks have commands in flight: every
+    /// call ends with its own reply or an error saying the outcome is unknown (or that nothing was sent),
+    /// never with another command's reply, and the connection comes back each time.
+    @Test func aConnectionKilledWithCommandsInFlightNeverMixesReplies() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            var configuration = server.configuration()
+            configuration.clientName = "victim"
+            let redis = RedisConnection(configuration: configuration, logger: testLogger)
+            let admin = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            defer {
+                redis.close()
+                admin.close()
+            }
+            try await redis.connect()
+            let outcomes = try await withThrowingTaskGroup(of: (ok: Int, unknown: Int).self) { group in
+                for task in 0..<32 {
+                    group.addTask {
+                        var ok = 0
+                        var unknown = 0
+                        for round in 0..<150 {
+                            let value = "\(task):\(round)"
+                            do {
+                                let reply = try await redis.send("ECHO", value)
+                                #expect(reply == .bulk(Array(value.utf8)), "\(value) got \(reply)")
+                                ok += 1
+                            } catch let error as RedisError {
+                                #expect(error.code == "unknown_outcome" || error.code == "connection_failed", "\(error)")
+                                unknown += 1
+                            }
+                        }
+                        return (ok, unknown)
+                    }
+                }
+                group.addTask {
+                    var kills = 0
+                    while kills < 5 {
+                        try await Task.sleep(for: .milliseconds(20))
+                        if let killed = try? await admin.send("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").int, killed > 0 {
+                            kills += 1
+                        }
+                    }
+                    return (0, 0)
+                }
+                return try await group.reduce((ok: 0, unknown: 0)) { ($0.ok + $1.ok, $0.unknown + $1.unknown) }
+            }
+            #expect(outcomes.ok + outcomes.unknown == 32 * 150)
+            #expect(outcomes.unknown > 0, "no command was in flight at any of the kills")
+            #expect(outcomes.ok > 0)
+            #expect(try await redis.send("CLIENT", "GETNAME").string == "victim")
+        }
+    }
+
+    /// Commands queued behind a blocking read are not sent: cancelling some of them leaves exactly the others
+    /// to run once the read returns.
+    @Test func cancelledQueuedCommandsNeverRun() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            let admin = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            defer {
+                redis.close()
+                admin.close()
+            }
+            try await redis.connect()
+            let blocked = Task { try await redis.send(RedisCommand("BLPOP", "wake", 10), timeout: .seconds(20)) }
+            try await Task.sleep(for: .milliseconds(100))
+            let queued = (0..<40).map { index in
+                Task { try await redis.send("SADD", "ran", index) }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            for (index, task) in queued.enumerated() where index.isMultiple(of: 2) { task.cancel() }
+            _ = try await admin.send("RPUSH", "wake", "now")
+            #expect(try await blocked.value == .array([.bulk(Array("wake".utf8)), .bulk(Array("now".utf8))]))
+            for (index, task) in queued.enumerated() {
+                if index.isMultiple(of: 2) {
+                    await #expect(throws: CancellationError.self) { _ = try await task.value }
+                } else {
+                    #expect(try await task.value == .integer(1))
+                }
+            }
+            let ran = try await admin.send("SMEMBERS", "ran").array?.compactMap(\.string).compactMap { Int($0) }
+            #expect(Set(ran ?? []) == Set(stride(from: 1, to: 40, by: 2)))
+        }
+    }
+
+    /// A pool routes ordinary commands around a connection held by a blocking read.
+    @Test func aPoolRoutesAroundABlockedConnection() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let pool = RedisPool(configuration: server.configuration(), size: 2, logger: testLogger)
+            defer { pool.close() }
+            try await pool.connect()
+            let clock = ContinuousClock()
+            let blocked = Task { try await pool.send("BLPOP", "never", 3) }
+            try await Task.sleep(for: .milliseconds(100))
+            let started = clock.now
+            for index in 0..<200 { _ = try await pool.send("INCR", "n\(index % 7)") }
+            #expect(clock.now - started < .seconds(2), "ordinary commands waited behind the blocked connection")
+            #expect(try await pool.send("GET", "n0").int == 29)
+            blocked.cancel()
+            _ = try? await blocked.value
+        }
+    }
+}
