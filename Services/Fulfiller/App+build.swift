@@ -27,8 +27,7 @@ extension App {
         onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         let keys = configuration.shared.keys
-        let redis = try await configuration.shared.connectRedis(
-            poolSize: min(32, max(4, configuration.concurrency / 2)), clientName: "fulfiller", logger: logger)
+        let redis = try await configuration.shared.connectRedis(clientName: "fulfiller", logger: logger)
         let operatorsRedis: RedisPool
         do {
             try await LedgerFunctions.library.load(on: redis)

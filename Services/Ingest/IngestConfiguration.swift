@@ -91,8 +91,9 @@ package struct IngestConfiguration: Sendable {
     package var enqueueBatchSize = 256
     package var enqueueBatchBytes = 16_384
     package var enqueueRoundTrips = 64
-    /// Enqueue round trips plus 4 connections for reads and readiness checks.
-    package var redisPoolSize: Int { enqueueRoundTrips + 4 }
+    /// The multiplexed pool carries every round trip pipelined; with `TOLLGATE_REDIS_WAIT_REPLICAS` each
+    /// enqueue round trip ends with a `WAIT`, which holds its connection, so then one each plus 4 for the rest.
+    package var redisPoolSize: Int { waitReplicas > 0 ? enqueueRoundTrips + 4 : shared.redisConnections }
     package var waitReplicas = 0
     package var waitTimeoutMilliseconds = 1000
     /// Longest `?wait=` a client may ask for, in seconds.

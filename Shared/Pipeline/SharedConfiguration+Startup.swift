@@ -10,7 +10,7 @@ extension SharedConfiguration {
     /// `TOLLGATE_REDIS_URL` within a few seconds (connect timeout ≤ 2 s, then one answer within 2 s).
     ///
     /// The caller runs the returned pool in its `ServiceGroup` (it closes its connections on shutdown).
-    package func connectRedis(poolSize: Int = 8, clientName: String, logger: Logger) async throws -> RedisPool {
+    package func connectRedis(poolSize: Int? = nil, clientName: String, logger: Logger) async throws -> RedisPool {
         // Preflight on one connection with a short command timeout: reachability, AUTH, the library.
         let preflight = try await connectOne(clientName: clientName, logger: logger, commandTimeout: Self.startupCommandTimeout)
         defer { preflight.close() }
@@ -18,7 +18,7 @@ extension SharedConfiguration {
 
         var configuration = redis
         configuration.clientName = clientName
-        let pool = RedisPool(configuration: configuration, size: poolSize, logger: logger)
+        let pool = RedisPool(configuration: configuration, size: poolSize ?? redisConnections, logger: logger)
         do {
             try await unavailableIfRedisFails { try await pool.connect() }
         } catch {

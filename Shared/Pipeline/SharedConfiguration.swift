@@ -8,6 +8,9 @@ import ServiceLifecycle
 /// Keys:
 /// - `TOLLGATE_REDIS_URL` — `redis://[[user]:password@]host[:port][/db]` (`redis://127.0.0.1:6379`)
 /// - `TOLLGATE_KEY_PREFIX` — prefix of every Redis key, letters, digits, `_`, `-`, `.` (`tg`)
+/// - `TOLLGATE_REDIS_CONNECTIONS` — multiplexed connections in each process's Redis pool, 1-64 (`2`); every
+///   caller's commands are pipelined on them, so a few carry any load (blocking reads have their own)
+/// - `TOLLGATE_REDIS_IO_THREADS` — event-loop threads that drive every Redis connection of a process, 1-16 (`1`)
 /// - `LOG_LEVEL` — trace, debug, info, notice, warning, error or critical (`info`)
 /// - `TOLLGATE_SHUTDOWN_GRACE` — after SIGTERM, how long the process may finish what it accepted before its
 ///   tasks are cancelled (`25s`; ingest `40s`, to let a `?wait` of up to 30 s answer). Keep it below the
@@ -22,6 +25,8 @@ package struct SharedConfiguration: Sendable {
     package static let shutdownGraceVariable = "TOLLGATE_SHUTDOWN_GRACE"
     package static let defaultShutdownGrace = Duration.seconds(25)
     package static let defaultRedisURL = "redis://127.0.0.1:6379"
+    package static let redisConnectionsVariable = "TOLLGATE_REDIS_CONNECTIONS"
+    package static let redisIOThreadsVariable = "TOLLGATE_REDIS_IO_THREADS"
 
     /// Where Redis is. Its connect timeout is kept short so that startup fails fast.
     package var redis: RedisConfiguration
@@ -31,6 +36,8 @@ package struct SharedConfiguration: Sendable {
     package var logLevel: Logger.Level
     /// How long graceful shutdown may take before the process's tasks are cancelled.
     package var shutdownGrace: Duration
+    /// Multiplexed connections in the process's Redis pool.
+    package var redisConnections = 2
 
     package init(
         redis: RedisConfiguration = RedisConfiguration(), keys: Keys = Keys(), logLevel: Logger.Level = .info,
@@ -96,5 +103,8 @@ package struct SharedConfiguration: Sendable {
         keys = Keys(prefix: prefix)
         logLevel = try reader.logLevel(Self.logLevelVariable)
         shutdownGrace = try reader.duration(Self.shutdownGraceVariable, default: defaultShutdownGrace, minimum: .seconds(1))
+        redisConnections = try reader.int(Self.redisConnectionsVariable, default: redisConnections, range: 1...64)
+        // Read by the Redis module itself when its loops start; checked here so a bad value stops startup.
+        _ = try reader.int(Self.redisIOThreadsVariable, default: 1, range: 1...16)
     }
 }

@@ -1,4 +1,5 @@
 import CHiredis
+import Core
 import Foundation
 
 #if canImport(Glibc)
@@ -24,11 +25,11 @@ final class RedisEventLoop: @unchecked Sendable {
     }
 
     /// The process's loops: `TOLLGATE_REDIS_IO_THREADS` of them (1 to 16, default 1), started on first use.
+    /// (Services check the setting at startup and refuse a bad value; here one falls back to 1.)
     static let group: [RedisEventLoop] = {
-        let configured = ProcessInfo.processInfo.environment["TOLLGATE_REDIS_IO_THREADS"].flatMap {
-            Int($0.trimmingCharacters(in: .whitespaces))
-        }
-        return (0..<min(max(configured ?? 1, 1), 16)).map { RedisEventLoop(index: $0) }
+        let reader = EnvironmentReader(ProcessInfo.processInfo.environment)
+        let count = (try? reader.int("TOLLGATE_REDIS_IO_THREADS", default: 1, range: 1...16)) ?? 1
+        return (0..<count).map { RedisEventLoop(index: $0) }
     }()
 
     private static let roundRobin = LockedState(0)

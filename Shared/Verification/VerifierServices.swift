@@ -32,8 +32,7 @@ package enum VerifierServices {
         let metrics = VerifierMetrics()
         let (signedData, receipts, apiClients) = try appleClients(configuration, metrics: metrics)
 
-        let redis = try await configuration.shared.connectRedis(
-            poolSize: min(32, max(4, configuration.concurrency / 2)), clientName: "verifier", logger: logger)
+        let redis = try await configuration.shared.connectRedis(clientName: "verifier", logger: logger)
         let operatorsRedis: RedisPool
         do {
             try await VerifierFunctions.library.load(on: redis)

@@ -16,7 +16,7 @@ import Testing
         #expect(defaults.catalog.products.isEmpty)
         #expect(defaults.enqueueRoundTrips == 64)
         #expect(defaults.enqueueBatchBytes == 16_384)
-        #expect(defaults.redisPoolSize == 68)
+        #expect(defaults.redisPoolSize == 2)  // multiplexed: every enqueue round trip is pipelined on them
         #expect(defaults.maxReceiptBytes == 524_288)
         let custom = try IngestConfiguration(environment: [
             "TOLLGATE_HTTP_PORT": "9090",
@@ -27,6 +27,11 @@ import Testing
         #expect(custom.serviceKeys.count == 2)
         #expect(custom.maxBacklog == 5)
         #expect(custom.waitReplicas == 1)
+        #expect(custom.redisPoolSize == 68)  // each round trip's WAIT holds a connection
+        let connections = try IngestConfiguration(environment: ["TOLLGATE_REDIS_CONNECTIONS": "5"])
+        #expect(connections.redisPoolSize == 5)
+        #expect(throws: ConfigurationError.self) { try IngestConfiguration(environment: ["TOLLGATE_REDIS_CONNECTIONS": "0"]) }
+        #expect(throws: ConfigurationError.self) { try IngestConfiguration(environment: ["TOLLGATE_REDIS_IO_THREADS": "17"]) }
     }
 
     @Test(arguments: [

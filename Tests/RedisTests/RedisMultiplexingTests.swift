@@ -117,21 +117,39 @@ struct RedisMultiplexingTests {
         }
     }
 
-    /// A pool routes ordinary commands around a connection held by a blocking read.
+    /// A pool routes ordinary commands around a connection held by a blocking read: they finish while the read
+    /// still blocks (queued behind it, they would wait for ever; the read is woken only after them).
     @Test func aPoolRoutesAroundABlockedConnection() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
             let pool = RedisPool(configuration: server.configuration(), size: 2, logger: testLogger)
-            defer { pool.close() }
+            let admin = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            defer {
+                pool.close()
+                admin.close()
+            }
             try await pool.connect()
-            let clock = ContinuousClock()
-            let blocked = Task { try await pool.send("BLPOP", "never", 3) }
-            try await Task.sleep(for: .milliseconds(100))
-            let started = clock.now
-            for index in 0..<200 { _ = try await pool.send("INCR", "n\(index % 7)") }
-            #expect(clock.now - started < .seconds(2), "ordinary commands waited behind the blocked connection")
-            #expect(try await pool.send("GET", "n0").int == 29)
-            blocked.cancel()
-            _ = try? await blocked.value
+            let blocked = Task { try await pool.send(RedisCommand("BLPOP", "wake", 0), timeout: .zero) }
+            let isBlocked = try await eventually(timeout: .seconds(20)) {
+                (try await admin.send("CLIENT", "LIST").string ?? "").contains("cmd=blpop")
+            }
+            #expect(isBlocked)
+            let ordinary = Task {
+                for index in 0..<50 { _ = try await pool.send("INCR", "n\(index % 7)") }
+            }
+            let finished = await withTaskGroup(of: Bool.self) { group in
+                group.addTask { (try? await ordinary.value) != nil }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(30))
+                    return false
+                }
+                defer { group.cancelAll() }
+                return await group.next() ?? false
+            }
+            #expect(finished, "ordinary commands waited behind the blocked connection")
+            _ = try await admin.send("RPUSH", "wake", "up")
+            _ = try await blocked.value
+            _ = try? await ordinary.value
+            #expect(try await pool.send("GET", "n0").int == 8)
         }
     }
 }
