@@ -39,7 +39,7 @@ struct FIFO<Element> {
     mutating func remove(where predicate: (Element) -> Bool) -> Element? {
         guard let index = storage[head...].firstIndex(where: { $0.map(predicate) ?? false }) else { return nil }
         let element = storage.remove(at: index)
-        if head == storage.count { removeAll() }
+        if head == storage.count { _ = removeAll() }
         return element
     }
 
