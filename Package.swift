@@ -74,13 +74,15 @@ let package = Package(
         // Shared libraries
         .systemLibrary(
             name: "CHiredis", path: "Shared/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         library("Core", [Product.logging]),
         library("Redis", ["CHiredis", "Core", Product.logging, Product.serviceLifecycle]),
         library(
             "Pipeline", ["Core", "Redis", Product.logging, Product.metrics, Product.serviceLifecycle],
             lua: ["common", "jobs", "pipeline", "ratelimit", "deadletter"]),
         library("Operations", ["Redis", Product.hummingbird, Product.logging, Product.nioCore, Product.serviceLifecycle]),
-        library("AppStore", ["Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit]),
+        library("AppStore", ["CCurl", "Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit]),
         library("AppStoreTesting", ["AppStore", Product.crypto, Product.x509, Product.asn1]),
         library(
             "Verification",
@@ -117,7 +119,6 @@ let package = Package(
                 "Core", "AppStore", "AppStoreTesting", Product.hummingbird, Product.serviceLifecycle, Product.logging,
                 Product.argumentParser, Product.crypto, Product.nioCore, Product.nioConcurrencyHelpers,
             ]),
-
         // Tests
         .target(
             name: "TestSupport",

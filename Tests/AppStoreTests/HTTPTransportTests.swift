@@ -4,12 +4,28 @@ import Testing
 
 @testable import AppStore
 
-/// `URLSessionTransport` against a local stub server.
+/// Each transport, `URLSessionTransport` and `CurlTransport`, against a local stub server: the behaviours every
+/// ``HTTPTransport`` owes its callers. What only `CurlTransport` promises is in `CurlTransportTests`.
 @Suite struct HTTPTransportTests {
-    func withServer(_ body: (StubHTTPServer, URLSessionTransport) async throws -> Void) async throws {
+    /// The transports under test.
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case urlSession
+        case curl
+
+        func make() -> any HTTPTransport {
+            switch self {
+            case .urlSession: URLSessionTransport()
+            case .curl: CurlTransport()
+            }
+        }
+
+        var testDescription: String { rawValue }
+    }
+
+    static func withServer(_ kind: Kind, _ body: (StubHTTPServer, any HTTPTransport) async throws -> Void) async throws {
         let server = try await StubHTTPServer.start()
         do {
-            try await body(server, URLSessionTransport())
+            try await body(server, kind.make())
         } catch {
             await server.stop()
             throw error
@@ -17,7 +33,7 @@ import Testing
         await server.stop()
     }
 
-    func transportError(_ body: () async throws -> Void) async -> HTTPTransportError? {
+    static func transportError(_ body: () async throws -> Void) async -> HTTPTransportError? {
         do {
             try await body()
             Issue.record("expected an HTTPTransportError")
@@ -29,8 +45,8 @@ import Testing
         return nil
     }
 
-    @Test func sendsMethodHeadersAndBodyAndReturnsAnyStatus() async throws {
-        try await withServer { server, transport in
+    @Test(arguments: Kind.allCases) func sendsMethodHeadersAndBodyAndReturnsAnyStatus(kind: Kind) async throws {
+        try await Self.withServer(kind) { server, transport in
             await server.respond(to: "/echo", with: [StubResponse(status: 503, headers: ["X-Reason": "busy"], body: Data("later".utf8))])
             let response = try await transport.send(
                 HTTPTransportRequest(
@@ -48,8 +64,8 @@ import Testing
         }
     }
 
-    @Test func keepsTheConnectionAlive() async throws {
-        try await withServer { server, transport in
+    @Test(arguments: Kind.allCases) func keepsTheConnectionAlive(kind: Kind) async throws {
+        try await Self.withServer(kind) { server, transport in
             await server.respond(to: "/ping", with: [.json("{}")])
             for _ in 0..<3 {
                 _ = try await transport.send(HTTPTransportRequest(method: .get, url: server.url("/ping")))
@@ -60,11 +76,11 @@ import Testing
         }
     }
 
-    @Test func slowServerTimesOutOnTime() async throws {
-        try await withServer { server, transport in
+    @Test(arguments: Kind.allCases) func slowServerTimesOutOnTime(kind: Kind) async throws {
+        try await Self.withServer(kind) { server, transport in
             await server.respond(to: "/slow", with: [StubResponse(status: 200, delay: .milliseconds(5000))])
             let started = ContinuousClock.now
-            let error = await transportError {
+            let error = await Self.transportError {
                 _ = try await transport.send(HTTPTransportRequest(method: .get, url: server.url("/slow"), timeout: .milliseconds(250)))
             }
             let elapsed = ContinuousClock.now - started
@@ -73,16 +89,16 @@ import Testing
         }
     }
 
-    @Test func refusedConnectionIsAConnectionFailure() async throws {
+    @Test(arguments: Kind.allCases) func refusedConnectionIsAConnectionFailure(kind: Kind) async throws {
         let closed = try await StubHTTPServer.closedPortURL(path: "/x")
-        let error = await transportError {
-            _ = try await URLSessionTransport().send(HTTPTransportRequest(method: .get, url: closed, timeout: .seconds(5)))
+        let error = await Self.transportError {
+            _ = try await kind.make().send(HTTPTransportRequest(method: .get, url: closed, timeout: .seconds(5)))
         }
         #expect(error?.code == .connectionFailed)
     }
 
-    @Test func cancellationEndsTheRequest() async throws {
-        try await withServer { server, transport in
+    @Test(arguments: Kind.allCases) func cancellationEndsTheRequest(kind: Kind) async throws {
+        try await Self.withServer(kind) { server, transport in
             await server.respond(to: "/slow", with: [StubResponse(status: 200, delay: .seconds(20))])
             let url = server.url("/slow")
             let task = Task {
