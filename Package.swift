@@ -55,6 +55,7 @@ let package = Package(
         .executable(name: "fulfiller", targets: ["fulfiller"]),
         .executable(name: "tollctl", targets: ["tollctl"]),
         .executable(name: "appstore-sim", targets: ["appstore-sim"]),
+        .executable(name: "bench-http", targets: ["bench-http"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -119,6 +120,8 @@ let package = Package(
                 "Core", "AppStore", "AppStoreTesting", Product.hummingbird, Product.serviceLifecycle, Product.logging,
                 Product.argumentParser, Product.crypto, Product.nioCore, Product.nioConcurrencyHelpers,
             ]),
+        service("bench-http", folder: "BenchHTTP", ["AppStore"]),
+
         // Tests
         .target(
             name: "TestSupport",
