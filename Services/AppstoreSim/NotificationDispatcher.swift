@@ -17,7 +17,7 @@ final class NotificationDispatcher: Service {
     private let queue: AsyncStream<String>
     private let continuation: AsyncStream<String>.Continuation
 
-    init(store: SimStore, faults: FaultInjector, transport: any HTTPTransport = URLSessionTransport(), logger: Logger) {
+    init(store: SimStore, faults: FaultInjector, transport: any HTTPTransport = CurlTransport(), logger: Logger) {
         self.store = store
         self.faults = faults
         self.transport = transport

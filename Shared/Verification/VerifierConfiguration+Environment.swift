@@ -61,6 +61,12 @@ extension VerifierConfiguration {
         let attempts = try reader.int("TOLLGATE_RETRY_MAX_ATTEMPTS", default: 10, range: 1...1000)
         retry = RetryPolicy(base: .milliseconds(base), cap: .milliseconds(max(base, cap)), maxAttempts: attempts)
         appleTimeout = try reader.milliseconds("TOLLGATE_APPLE_TIMEOUT_MS", default: 10_000, range: 100...600_000)
+        let transportName = reader.string("TOLLGATE_HTTP_TRANSPORT", default: httpTransport.rawValue).lowercased()
+        guard let transport = HTTPTransportKind(rawValue: transportName) else {
+            throw ConfigurationError(
+                variable: "TOLLGATE_HTTP_TRANSPORT", problem: "must be curl or urlsession, not '\(transportName.prefix(32))'")
+        }
+        httpTransport = transport
         let minIdle = try reader.int("TOLLGATE_CLAIM_MIN_IDLE_MS", default: 60_000, range: 100...86_400_000)
         claimMinIdle = .milliseconds(minIdle)
         claimInterval = try reader.milliseconds("TOLLGATE_CLAIM_INTERVAL_MS", default: 5000, range: 10...600_000)

@@ -25,6 +25,8 @@ import Pipeline
 /// - `TOLLGATE_VERIFIER_CONCURRENCY` — jobs in flight per replica [`64`]
 /// - `TOLLGATE_RETRY_BASE_MS`, `TOLLGATE_RETRY_CAP_MS`, `TOLLGATE_RETRY_MAX_ATTEMPTS` [`2000`, `900000`, `10`]
 /// - `TOLLGATE_APPLE_TIMEOUT_MS` — time allowed for each call to Apple [`10000`]
+/// - `TOLLGATE_HTTP_TRANSPORT` — how Apple (and OCSP responders) are called: `curl` (libcurl's multi interface)
+///   or `urlsession` (Foundation's `URLSession`, the fallback) [`curl`]
 /// - `TOLLGATE_CLAIM_MIN_IDLE_MS` — entries idle longer are taken over from crashed replicas [`60000`];
 ///   must exceed the Apple timeout
 /// - `TOLLGATE_CLAIM_INTERVAL_MS` — how often idle entries are looked for [`5000`]
@@ -51,6 +53,7 @@ package struct VerifierConfiguration: Sendable {
     package var concurrency: Int
     package var retry: RetryPolicy
     package var appleTimeout: Duration
+    package var httpTransport: HTTPTransportKind
     package var claimMinIdle: Duration
     package var claimInterval: Duration
     package var heartbeatInterval: Duration
@@ -95,6 +98,7 @@ package struct VerifierConfiguration: Sendable {
         concurrency = 64
         retry = RetryPolicy(base: .seconds(2), cap: .seconds(900), maxAttempts: 10)
         appleTimeout = .seconds(10)
+        httpTransport = .curl
         claimMinIdle = .seconds(60)
         claimInterval = .seconds(5)
         heartbeatInterval = .seconds(15)

@@ -87,22 +87,25 @@ package enum VerifierServices {
         return configuration.shared.serviceGroup(services: services, handlesSignals: handlesSignals, logger: logger)
     }
 
-    /// The JWS verifier, the `verifyReceipt` client and the API clients, sharing one instrumented transport.
+    /// The JWS verifier, the `verifyReceipt` client and the API clients, sharing one transport of the configured
+    /// kind (instrumented for the calls to Apple; OCSP queries, should online checks be switched on, go through it
+    /// uninstrumented).
     package static func appleClients(
         _ configuration: VerifierConfiguration, metrics: VerifierMetrics
     ) throws -> (SignedDataVerifier, ReceiptClient, [String: AppStoreServerAPIClient]) {
+        let base = configuration.httpTransport.make(maximumConnectionsPerHost: max(4, configuration.concurrency))
+        let transport = InstrumentedTransport(base: base, metrics: metrics)
         let signedData: SignedDataVerifier
         do {
             signedData = try SignedDataVerifier(
                 configuration: SignedDataVerifierConfiguration(
                     rootCertificates: configuration.rootCertificates, bundleId: configuration.bundleId,
                     environment: configuration.environment, appAppleId: configuration.appAppleId,
-                    acceptsSandbox: configuration.acceptSandbox))
+                    acceptsSandbox: configuration.acceptSandbox,
+                    ocspRequester: TransportOCSPRequester(transport: base, timeout: configuration.appleTimeout)))
         } catch {
             throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
         }
-        let transport = InstrumentedTransport(
-            base: URLSessionTransport(maximumConnectionsPerHost: max(4, configuration.concurrency)), metrics: metrics)
         let receipts = ReceiptClient(
             configuration: ReceiptClientConfiguration(
                 bundleId: configuration.bundleId, sharedSecret: configuration.sharedSecret,

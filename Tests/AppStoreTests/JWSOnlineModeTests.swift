@@ -54,7 +54,8 @@ import X509
 
     @Test func unreachableResponderIsRetryable() async throws {
         let authority = try Self.authorityWithOCSP()
-        let verifier = try Self.onlineVerifier(roots: [authority.rootDER], requester: URLSessionOCSPRequester(timeout: 2))
+        let requester = TransportOCSPRequester(transport: CurlTransport(), timeout: .seconds(2))
+        let verifier = try Self.onlineVerifier(roots: [authority.rootDER], requester: requester)
         let result = await verifier.verifyTransaction(try authority.signer().sign(JWSTestSupport.transaction()))
         guard case .retryable(let failure) = result else {
             Issue.record("expected retryable, got \(result)")

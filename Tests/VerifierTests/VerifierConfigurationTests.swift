@@ -32,6 +32,30 @@ struct VerifierConfigurationTests {
         #expect(configuration.appleTimeout < configuration.claimMinIdle)
         #expect(configuration.heartbeatInterval < configuration.claimMinIdle)
         #expect(configuration.rootCertificates == [AppleRootCertificates.appleRootCAG3])
+        #expect(configuration.httpTransport == .curl)
+    }
+
+    /// Issue 16: Apple is called through libcurl unless the operator falls back to URLSession.
+    @Test(arguments: [
+        ("", HTTPTransportKind?.some(.curl)), (" curl ", .curl), ("URLSession", .urlsession), ("urlsession\n", .urlsession),
+        ("nio", nil), ("url session", nil),
+    ])
+    func transportSettingPicksTheTransport(value: String, expected: HTTPTransportKind?) throws {
+        let environment = ["TOLLGATE_BUNDLE_ID": "b", "TOLLGATE_HTTP_TRANSPORT": value]
+        guard let expected else {
+            #expect(throws: ConfigurationError.self) { _ = try VerifierConfiguration(environment: environment) }
+            do {
+                _ = try VerifierConfiguration(environment: environment)
+            } catch {
+                #expect(error.message.hasPrefix("TOLLGATE_HTTP_TRANSPORT"), "\(error.message)")
+            }
+            return
+        }
+        let configuration = try VerifierConfiguration(environment: environment)
+        #expect(configuration.httpTransport == expected)
+        let transport = configuration.httpTransport.make(maximumConnectionsPerHost: 4)
+        #expect((transport is CurlTransport) == (expected == .curl))
+        #expect((transport is URLSessionTransport) == (expected == .urlsession))
     }
 
     @Test func productionTakesSandboxOnlyWhenAllowed() throws {

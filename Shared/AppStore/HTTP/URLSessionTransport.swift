@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The default ``HTTPTransport``: one `URLSession` for the life of the transport (on Linux built on the
+/// The fallback ``HTTPTransport`` (``CurlTransport`` is the default): one `URLSession` for the life of the transport (on Linux built on the
 /// system libcurl), so connections to Apple are kept alive and reused; the standard proxy variables
 /// (`https_proxy`, `no_proxy`, …) are honoured by libcurl. No cookies, no cache.
 ///

@@ -8,12 +8,12 @@ import Foundation
 /// failures are retryable; every other status is a permanent rejection with a stable code and Apple's
 /// meaning. A verified receipt is normalized (``ReceiptNormalizer``) and checked against the bundle ID.
 ///
-/// The client holds one transport (one `URLSession`) for its whole life; share the client.
+/// The client holds one transport (one connection pool) for its whole life; share the client.
 package struct ReceiptClient: Sendable {
     package let configuration: ReceiptClientConfiguration
     private let transport: any HTTPTransport
 
-    package init(configuration: ReceiptClientConfiguration, transport: any HTTPTransport = URLSessionTransport()) {
+    package init(configuration: ReceiptClientConfiguration, transport: any HTTPTransport = CurlTransport()) {
         self.configuration = configuration
         self.transport = transport
     }

@@ -8,7 +8,7 @@ import Foundation
 /// HTTP 429 (with `Retry-After`), 5xx, timeouts and connection failures are retryable; 401 is
 /// `api_unauthorized`; other 4xx carry Apple's `errorCode` and `errorMessage`.
 ///
-/// The client holds one transport (one `URLSession`) and one token for its whole life; share it.
+/// The client holds one transport (one connection pool) and one token for its whole life; share it.
 package final class AppStoreServerAPIClient: Sendable {
     package let configuration: AppStoreServerAPIConfiguration
     let transport: any HTTPTransport
@@ -19,7 +19,7 @@ package final class AppStoreServerAPIClient: Sendable {
     ///   an identifier is empty, or the environment has no server API (Xcode, local testing).
     package init(
         configuration: AppStoreServerAPIConfiguration,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = CurlTransport(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(AppStoreAPIError) {
         guard configuration.environment == .production || configuration.environment == .sandbox else {

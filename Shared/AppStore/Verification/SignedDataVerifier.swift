@@ -47,7 +47,8 @@ package final class SignedDataVerifier: Sendable {
         self.trustedRootsDER = Set(configuration.rootCertificates.map { Array($0) })
         self.revocationChecker =
             configuration.onlineChecks && configuration.checksRevocation
-            ? RevocationChecker(roots: roots, requester: configuration.ocspRequester ?? URLSessionOCSPRequester())
+            ? RevocationChecker(
+                roots: roots, requester: configuration.ocspRequester ?? TransportOCSPRequester(transport: CurlTransport()))
             : nil
         self.now = now
     }

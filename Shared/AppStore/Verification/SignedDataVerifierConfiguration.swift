@@ -26,7 +26,7 @@ package struct SignedDataVerifierConfiguration: Sendable {
     /// Online mode only: ask the certificates' OCSP responders (verified "revoked" →
     /// `certificate_revoked`; no answer → retryable `retryable_ocsp`).
     package var checksRevocation: Bool
-    /// The OCSP transport; `nil` uses `URLSessionOCSPRequester`.
+    /// The OCSP transport; `nil` uses a `TransportOCSPRequester` on its own `CurlTransport`.
     package var ocspRequester: (any OCSPRequester)?
     /// Online mode only: how long a proven (and revocation-checked) chain is reused before being checked
     /// again.
