@@ -85,7 +85,9 @@ import Testing
             }
             let elapsed = ContinuousClock.now - started
             #expect(error?.code == .timeout)
-            #expect(elapsed >= .milliseconds(300) && elapsed < .milliseconds(500), "\(elapsed)")
+            // The server answers after 3 s: ending well before that is the deadline's doing (a wide bound, so a
+            // loaded machine cannot fail it).
+            #expect(elapsed >= .milliseconds(300) && elapsed < .milliseconds(2500), "\(elapsed)")
         }
     }
 
