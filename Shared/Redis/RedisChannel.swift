@@ -57,7 +57,9 @@ final class RedisChannel: @unchecked Sendable {
     init(configuration: RedisConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        endpoint = configuration.host.contains(":") ? "[\(configuration.host)]:\(configuration.port)" : "\(configuration.host):\(configuration.port)"
+        endpoint =
+            configuration.host.contains(":")
+            ? "[\(configuration.host)]:\(configuration.port)" : "\(configuration.host):\(configuration.port)"
         id = Self.lastID.withLock { last in
             last += 1
             return last
