@@ -10,6 +10,21 @@ struct ConnectionJob: Sendable {
     let id: UInt64
     let work: Work
     let continuation: CheckedContinuation<[RedisReply], any Error>
+    /// Whether nothing may be sent after this job until its replies are in: a call with its own timeout (a
+    /// blocking read) or a command the server may hold (``RedisCommand/mayBlock``). Worked out once, here.
+    let holdsConnection: Bool
+
+    init(id: UInt64, work: Work, continuation: CheckedContinuation<[RedisReply], any Error>) {
+        self.id = id
+        self.work = work
+        self.continuation = continuation
+        holdsConnection =
+            switch work {
+            case .connect: false
+            case .command(let command, let timeout): timeout != nil || command.mayBlock
+            case .pipeline(let commands): commands.contains(where: \.mayBlock)
+            }
+    }
 
     var commands: [RedisCommand] {
         switch work {
@@ -24,16 +39,6 @@ struct ConnectionJob: Sendable {
     var isInterruptible: Bool {
         if case .command(_, let timeout) = work { return timeout != nil }
         return false
-    }
-
-    /// Whether nothing may be sent after this job until its replies are in: a call with its own timeout (a
-    /// blocking read) or a command the server may hold (``RedisCommand/mayBlock``).
-    var holdsConnection: Bool {
-        switch work {
-        case .connect: false
-        case .command(let command, let timeout): timeout != nil || command.mayBlock
-        case .pipeline(let commands): commands.contains(where: \.mayBlock)
-        }
     }
 
     /// The per-call timeout, or nil for the configured command timeout.

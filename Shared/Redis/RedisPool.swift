@@ -74,7 +74,7 @@ package final class RedisPool: RedisCommandExecutor, Service {
 
     package func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
         guard !command.arguments.isEmpty else { throw RedisError.protocolError("empty command") }
-        let replies = try await run(.command(command, timeout: timeout), holds: timeout != nil || command.mayBlock)
+        let replies = try await run(.command(command, timeout: timeout))
         guard let reply = replies.first else { throw RedisError.protocolError("no reply") }
         return reply
     }
@@ -82,7 +82,7 @@ package final class RedisPool: RedisCommandExecutor, Service {
     package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
         if commands.isEmpty { return [] }
         if commands.contains(where: \.arguments.isEmpty) { throw RedisError.protocolError("empty command") }
-        return try await run(.pipeline(commands), holds: commands.contains(where: \.mayBlock))
+        return try await run(.pipeline(commands))
     }
 
     /// Takes one connection for `body` alone (e.g. for a long blocking read); others are not sent there meanwhile.
@@ -136,12 +136,13 @@ package final class RedisPool: RedisCommandExecutor, Service {
     }
 
     /// Sends `work` on a connection not held (taking it when `holds`), or queues the caller until one is free.
-    private func run(_ work: ConnectionJob.Work, holds: Bool) async throws -> [RedisReply] {
+    private func run(_ work: ConnectionJob.Work) async throws -> [RedisReply] {
         let id = ConnectionJob.makeID()
-        defer { if holds { release(id) } }
+        defer { release(id) }  // a no-op unless the job held a connection
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let job = ConnectionJob(id: id, work: work, continuation: continuation)
+                let holds = job.holdsConnection
                 let refused: (any Error)? = state.withLock { state in
                     if let refusal = refusal(&state) { return refusal }
                     if let index = state.available() {
