@@ -72,4 +72,74 @@ import Testing
         #expect(ExternalPurchaseToken(externalPurchaseId: "SANDBOX_abc").environment == .sandbox)
         #expect(ExternalPurchaseToken(externalPurchaseId: "abc").environment == .production)
     }
+
+    /// Apple's `RESCIND_CONSENT` carries `appData` (no `data`): the app it is for comes from there.
+    @Test func rescindConsentAppDataDecodes() throws {
+        let json = Data(
+            """
+            {"notificationType":"RESCIND_CONSENT","notificationUUID":"002e14d5-51f5-4503-b5a8-c3a1af68eb20",
+             "appData":{"appAppleId":41234,"bundleId":"com.example","environment":"Sandbox",
+                        "signedAppTransactionInfo":"signed_app_transaction_info_value"},
+             "version":"2.0","signedDate":1698148900000}
+            """.utf8)
+        let payload = try JSONDecoder().decode(ResponseBodyV2DecodedPayload.self, from: json)
+        #expect(payload.notificationType == .rescindConsent)
+        #expect(payload.data == nil)
+        #expect(payload.appData?.signedAppTransactionInfo == "signed_app_transaction_info_value")
+        #expect(payload.parts == ["appData"])
+        #expect(payload.declaredBundleId == "com.example")
+        #expect(payload.declaredAppAppleId == 41234)
+        #expect(payload.declaredEnvironment == .sandbox)
+        let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(payload)) as? [String: Any])
+        #expect((object["appData"] as? [String: Any])?["bundleId"] as? String == "com.example")
+    }
+
+    /// Every part Apple may send is seen, so that none escapes the checks made on another.
+    @Test func partsNameEveryPartPresent() {
+        let all = ResponseBodyV2DecodedPayload(
+            data: NotificationData(), summary: NotificationSummary(), externalPurchaseToken: ExternalPurchaseToken(),
+            appData: AppData())
+        #expect(all.parts == ["data", "summary", "externalPurchaseToken", "appData"])
+        #expect(ResponseBodyV2DecodedPayload().parts.isEmpty)
+    }
+
+    /// The 2026 fields (12-month commitments, Advanced Commerce, migrations) are kept, not dropped.
+    @Test func newerTransactionAndRenewalFieldsDecodeAndEncodeBack() throws {
+        let transactionJSON = Data(
+            """
+            {"transactionId":"2","originalTransactionId":"1","previousOriginalTransactionId":"0",
+             "billingPlanType":"MONTHLY_WITH_12_MONTH_COMMITMENT",
+             "commitmentInfo":{"billingPeriodNumber":3,"totalBillingPeriods":12,"commitmentPrice":119880,
+                               "commitmentExpiresDate":1790000000000},
+             "advancedCommerceInfo":{"requestReferenceId":"r-1","items":[{"SKU":"a","price":1.5,"ok":true,"none":null}]}}
+            """.utf8)
+        let transaction = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: transactionJSON)
+        #expect(transaction.previousOriginalTransactionId == "0")
+        #expect(transaction.billingPlanType == "MONTHLY_WITH_12_MONTH_COMMITMENT")
+        #expect(transaction.commitmentInfo?["totalBillingPeriods"] == .integer(12))
+        #expect(transaction.commitmentInfo?["commitmentExpiresDate"] == .integer(1_790_000_000_000))
+        #expect(transaction.advancedCommerceInfo?["requestReferenceId"] == .string("r-1"))
+        guard case .array(let items)? = transaction.advancedCommerceInfo?["items"] else {
+            Issue.record("advancedCommerceInfo.items is not an array")
+            return
+        }
+        #expect(items.first?["price"] == .double(1.5))
+        #expect(items.first?["ok"] == .bool(true))
+        #expect(items.first?["none"] == .null)
+        let reencoded = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: JSONEncoder().encode(transaction))
+        #expect(reencoded == transaction)
+
+        let renewalJSON = Data(
+            """
+            {"originalTransactionId":"1","renewalBillingPlanType":"MONTHLY_WITH_12_MONTH_COMMITMENT",
+             "commitmentInfo":{"billingPeriodNumber":4},"advancedCommerceInfo":{"consistencyToken":"t"}}
+            """.utf8)
+        let renewal = try JSONDecoder().decode(JWSRenewalInfoDecodedPayload.self, from: renewalJSON)
+        #expect(renewal.renewalBillingPlanType == "MONTHLY_WITH_12_MONTH_COMMITMENT")
+        #expect(renewal.commitmentInfo?["billingPeriodNumber"] == .integer(4))
+        #expect(renewal.advancedCommerceInfo?["consistencyToken"] == .string("t"))
+        let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(renewal)) as? [String: Any])
+        #expect(object["renewalBillingPlanType"] as? String == "MONTHLY_WITH_12_MONTH_COMMITMENT")
+        #expect((object["commitmentInfo"] as? [String: Any])?["billingPeriodNumber"] as? Int == 4)
+    }
 }

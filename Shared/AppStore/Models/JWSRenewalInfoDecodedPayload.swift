@@ -22,6 +22,12 @@ package struct JWSRenewalInfoDecodedPayload: SignedPayload, Codable, Hashable {
     package var eligibleWinBackOfferIds: [String]?
     package var appAccountToken: String?
     package var appTransactionId: String?
+    /// How the next period of a subscription with a commitment is billed (Apple's `renewalBillingPlanType`).
+    package var renewalBillingPlanType: String?
+    /// The renewal's commitment (Apple's `RenewalCommitmentInfo`), as sent.
+    package var commitmentInfo: JSONValue?
+    /// Advanced Commerce API renewal data (Apple's `advancedCommerceInfo`), as sent.
+    package var advancedCommerceInfo: JSONValue?
 
     package init(
         originalTransactionId: String? = nil, autoRenewProductId: String? = nil, productId: String? = nil,

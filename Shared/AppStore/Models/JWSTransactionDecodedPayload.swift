@@ -33,6 +33,15 @@ package struct JWSTransactionDecodedPayload: SignedPayload, Codable, Hashable {
     package var currency: String?
     package var price: Int64?
     package var appTransactionId: String?
+    /// The original transaction ID of a subscription before Apple migrated it (Apple's
+    /// `previousOriginalTransactionId`).
+    package var previousOriginalTransactionId: String?
+    /// How a subscription with a commitment is billed, as Apple names it (Apple's `billingPlanType`).
+    package var billingPlanType: String?
+    /// A monthly subscription's 12-month commitment (Apple's `TransactionCommitmentInfo`), as sent.
+    package var commitmentInfo: JSONValue?
+    /// Advanced Commerce API data (Apple's `advancedCommerceInfo`), as sent.
+    package var advancedCommerceInfo: JSONValue?
 
     package init(
         originalTransactionId: String? = nil, transactionId: String? = nil, webOrderLineItemId: String? = nil,
