@@ -21,6 +21,10 @@ extension FailureCode {
     package static let wrongBundleID: FailureCode = "wrong_bundle_id"
     package static let wrongEnvironment: FailureCode = "wrong_environment"
     package static let wrongAppAppleID: FailureCode = "wrong_app_apple_id"
+
+    // The shape of a V2 notification: exactly one of `data`, `summary`, `externalPurchaseToken`, `appData`
+    package static let missingNotificationData: FailureCode = "missing_notification_data"
+    package static let ambiguousNotificationData: FailureCode = "ambiguous_notification_data"
 }
 
 extension FailureCode {

@@ -1,8 +1,9 @@
 extension SignedDataVerifier {
     /// Verifies an App Store Server Notification V2 `signedPayload`, then its nested
-    /// `signedTransactionInfo` and `signedRenewalInfo`: a forged nested JWS inside a genuine notification
-    /// rejects the whole notification, and nested data must name the notification's bundle and
-    /// environment.
+    /// `signedTransactionInfo`, `signedRenewalInfo` and `appData.signedAppTransactionInfo`: a forged nested JWS
+    /// inside a genuine notification rejects the whole notification, and nested data must name the
+    /// notification's bundle and environment. The notification must carry exactly one of `data`, `summary`,
+    /// `externalPurchaseToken` and `appData`, and that part's app and environment are checked.
     package func verifyNotification(_ jws: String) async -> VerificationResult<VerifiedNotification> {
         switch await verifySignature(jws) {
         case .verified(let envelope): return await verifyNotification(envelope)
@@ -17,11 +18,12 @@ extension SignedDataVerifier {
         switch finish(
             envelope, as: ResponseBodyV2DecodedPayload.self,
             claims: { notification in
-                checkApp(
-                    bundleId: notification.declaredBundleId,
-                    environment: notification.declaredEnvironment,
-                    appAppleId: notification.declaredAppAppleId
-                )
+                checkParts(notification)
+                    ?? checkApp(
+                        bundleId: notification.declaredBundleId,
+                        environment: notification.declaredEnvironment,
+                        appAppleId: notification.declaredAppAppleId
+                    )
             })
         {
         case .verified(let document): outer = document
@@ -58,10 +60,44 @@ extension SignedDataVerifier {
                 return .rejected(Self.nested("signedRenewalInfo", failure))
             }
         }
+
+        var appTransaction: VerifiedDocument<AppTransaction>?
+        if let appData = outer.payload.appData {
+            let field = "appData.signedAppTransactionInfo"
+            guard let nested = appData.signedAppTransactionInfo, !nested.isEmpty else {
+                return .rejected(.init(.invalidFormat, "\(field) is missing"))
+            }
+            switch await verifyAppTransactionDocument(nested) {
+            case .verified(let document): appTransaction = document
+            case .rejected(let failure): return .rejected(Self.nested(field, failure))
+            case .retryable(let failure): return .retryable(Self.nested(field, failure))
+            }
+            let app = appTransaction?.payload
+            if let failure = checkNestedMatches(
+                bundleId: app?.bundleId, checksBundle: true, environment: app?.receiptType, outer: outer.payload
+            ) ?? checkNestedAppAppleId(app?.appAppleId, outer: outer.payload) {
+                return .rejected(Self.nested(field, failure))
+            }
+        }
         return .verified(
             VerifiedNotification(
-                payload: outer.payload, json: outer.json, transaction: transaction, renewalInfo: renewal
+                payload: outer.payload, json: outer.json, transaction: transaction, renewalInfo: renewal,
+                appTransaction: appTransaction
             ))
+    }
+
+    /// Exactly one of `data`, `summary`, `externalPurchaseToken` and `appData`: with none there is no app to
+    /// check, and with two the second would escape the checks made on the first.
+    private func checkParts(_ notification: ResponseBodyV2DecodedPayload) -> VerificationFailure? {
+        let parts = notification.parts
+        if parts.isEmpty {
+            return .init(.missingNotificationData, "the notification has none of data, summary, externalPurchaseToken, appData")
+        }
+        if parts.count > 1 {
+            return .init(
+                .ambiguousNotificationData, "the notification carries more than one of its parts: \(parts.joined(separator: ", "))")
+        }
+        return nil
     }
 
     /// Nested data must belong to the same app and environment as the notification carrying it, even
@@ -76,6 +112,12 @@ extension SignedDataVerifier {
             return .init(.wrongEnvironment, "nested environment \(environment?.rawValue ?? "(none)") differs from the notification's")
         }
         return nil
+    }
+
+    /// A production app transaction must name the notification's app Apple ID (sandbox ones may carry none).
+    private func checkNestedAppAppleId(_ appAppleId: Int64?, outer: ResponseBodyV2DecodedPayload) -> VerificationFailure? {
+        guard outer.declaredEnvironment == .production, appAppleId != outer.declaredAppAppleId else { return nil }
+        return .init(.wrongAppAppleID, "nested app \(appAppleId.map(String.init) ?? "(none)") differs from the notification's")
     }
 
     private static func nested(_ field: String, _ failure: VerificationFailure) -> VerificationFailure {

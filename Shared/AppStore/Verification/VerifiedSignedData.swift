@@ -17,8 +17,9 @@ package enum VerifiedSignedData: Sendable {
         }
     }
 
-    /// The decoded JSON, pretty-printed with sorted keys. In a notification, `data.signedTransactionInfo`
-    /// and `data.signedRenewalInfo` are replaced in place by their decoded JSON objects.
+    /// The decoded JSON, pretty-printed with sorted keys. In a notification, `data.signedTransactionInfo`,
+    /// `data.signedRenewalInfo` and `appData.signedAppTransactionInfo` are replaced in place by their decoded
+    /// JSON objects.
     package func decodedJSON() throws -> Data {
         let object: Any
         switch self {
@@ -38,6 +39,10 @@ package enum VerifiedSignedData: Sendable {
                     data["signedRenewalInfo"] = try JSONSerialization.jsonObject(with: renewal.json)
                 }
                 root["data"] = data
+            }
+            if var appData = root["appData"] as? [String: Any], let app = notification.appTransaction {
+                appData["signedAppTransactionInfo"] = try JSONSerialization.jsonObject(with: app.json)
+                root["appData"] = appData
             }
             object = root
         }
