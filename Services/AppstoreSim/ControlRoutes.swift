@@ -69,6 +69,12 @@ struct ControlRoutes: Sendable {
         router.get("/sim/notifications") { _, _ in
             JSONBody.response(["notifications": store.read { $0.notifications.map(NotificationView.init) }])
         }
+        router.post("/sim/notifications/rescind-consent") { request, context in
+            await Self.respond { () async throws(SimError) in
+                let body = try await JSONBody.decode(RescindConsentRequest.self, from: request, context: context)
+                return try rescindConsent(body)
+            }
+        }
         router.get("/sim/notifications/:uuid") { _, context in
             guard let uuid = context.parameters.get("uuid"), let notification = store.notification(uuid) else {
                 return SimError(.notFound, "notification_not_found", "no such notification").response
@@ -116,6 +122,26 @@ struct ControlRoutes: Sendable {
                 signedTransaction: outcome.signedTransaction, signedRenewalInfo: outcome.signedRenewalInfo,
                 notificationUUID: outcome.notification.notificationUUID, signedPayload: outcome.notification.signedPayload,
                 deliveryStatus: outcome.notification.delivery.rawValue), status: .created)
+    }
+
+    private func rescindConsent(_ request: RescindConsentRequest) throws(SimError) -> Response {
+        struct Body: Encodable {
+            var notificationUUID: String
+            var notificationType: String
+            var environment: String
+            var appTransactionId: String
+            var signedPayload: String
+            var deliveryStatus: String
+        }
+        let (notification, appTransactionId) = try store.withLedger { ledger, context throws(SimError) in
+            try ledger.notifyRescindConsent(request, context: context)
+        }
+        dispatcher.enqueue(notification.notificationUUID)
+        return JSONBody.response(
+            Body(
+                notificationUUID: notification.notificationUUID, notificationType: notification.type.rawValue,
+                environment: notification.environment.rawValue, appTransactionId: appTransactionId,
+                signedPayload: notification.signedPayload, deliveryStatus: notification.delivery.rawValue), status: .created)
     }
 
     private func event(_ request: EventRequest) throws(SimError) -> Response {

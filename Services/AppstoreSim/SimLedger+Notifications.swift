@@ -41,6 +41,39 @@ extension SimLedger {
         return notification
     }
 
+    /// Records Apple's `RESCIND_CONSENT` notification: `appData` with the app transaction of the customer's
+    /// download, signed like every other nested JWS.
+    mutating func notifyRescindConsent(
+        _ request: RescindConsentRequest, context: SimContext
+    ) throws(SimError) -> (notification: SimNotification, appTransactionId: String) {
+        let environment = try SimEnvironment.parse(request.environment)
+        let bundleId = request.bundleId ?? context.configuration.bundleId
+        guard !bundleId.isEmpty, bundleId.count <= 255 else { throw .invalid("bundleId must be 1-255 characters") }
+        let appTransactionId = request.appTransactionId ?? String(context.now) + String(Int.random(in: 100_000...999_999))
+        guard !appTransactionId.isEmpty, appTransactionId.count <= 64 else {
+            throw .invalid("appTransactionId must be 1-64 characters")
+        }
+        let app = AppTransaction(
+            receiptType: environment, appAppleId: context.configuration.appAppleId, bundleId: bundleId,
+            applicationVersion: "1", originalPurchaseDate: context.now - 86_400_000, appTransactionId: appTransactionId,
+            signedDate: context.now)
+        let signedApp: String
+        do {
+            signedApp = try context.signer.sign(app)
+        } catch {
+            throw SimError(.internalServerError, "signing_failed", "the app transaction could not be signed")
+        }
+        let appData = AppData(
+            appAppleId: context.configuration.appAppleId, bundleId: bundleId, environment: environment,
+            signedAppTransactionInfo: signedApp)
+        let notification = try record(
+            ResponseBodyV2DecodedPayload(
+                notificationType: .rescindConsent, notificationUUID: UUID().uuidString.lowercased(), appData: appData,
+                version: "2.0", signedDate: context.now),
+            environment: environment, bundleId: bundleId, transaction: nil, context: context)
+        return (notification, appTransactionId)
+    }
+
     private mutating func record(
         _ payload: ResponseBodyV2DecodedPayload, environment: AppStoreEnvironment, bundleId: String,
         transaction: SimTransaction?, context: SimContext

@@ -39,6 +39,33 @@ struct SignedDataTests {
         #expect(await appleOnly.verifyNotification(purchase.signedPayload).failure?.code == .invalidChain)
     }
 
+    /// `RESCIND_CONSENT` carries `appData` with the customer's app transaction, both signed by the simulator's CA;
+    /// it is recorded (Notification History, `/sim/notifications`) like every other notification.
+    @Test func rescindConsentCarriesAppDataWithASignedAppTransaction() async throws {
+        let sim = try await SimHarness.start()
+        defer { Task { await sim.stop() } }
+        let answer = try await sim.post(
+            "/sim/notifications/rescind-consent", ["environment": "Sandbox", "appTransactionId": "704289572311039393"])
+        #expect(answer.status == 201)
+        #expect(answer.body["appTransactionId"] as? String == "704289572311039393")
+        let payload = try #require(answer.body["signedPayload"] as? String)
+        let verifier = try Self.verifier(roots: [try await sim.rootDER()], environment: .sandbox)
+        let verified = try #require(await verifier.verifyNotification(payload).value)
+        #expect(verified.payload.notificationType == .rescindConsent)
+        #expect(verified.payload.data == nil)
+        #expect(verified.payload.appData?.bundleId == "com.example.app")
+        #expect(verified.payload.appData?.appAppleId == 1_234_567_890)
+        #expect(verified.payload.appData?.environment == .sandbox)
+        let app = try #require(verified.appTransaction?.payload)
+        #expect(app.appTransactionId == "704289572311039393")
+        #expect(app.receiptType == .sandbox)
+        #expect(app.bundleId == "com.example.app")
+        let uuid = try #require(answer.body["notificationUUID"] as? String)
+        #expect(try await sim.get("/sim/notifications/\(uuid)").body["notificationType"] as? String == "RESCIND_CONSENT")
+
+        #expect(try await sim.post("/sim/notifications/rescind-consent", ["environment": "Staging"]).status == 400)
+    }
+
     @Test func subscriptionNotificationCarriesRenewalInfoAndStatus() async throws {
         let sim = try await SimHarness.start()
         defer { Task { await sim.stop() } }
