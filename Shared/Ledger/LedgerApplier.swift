@@ -96,12 +96,21 @@ package struct LedgerApplier: Sendable {
     }
 
     private func park(_ delivery: LedgerDelivery, entry: StreamEntry, stream: String) async throws -> LedgerOutcome {
+        struct Note: Encodable {
+            var type: String
+            var subtype, uuid, app: String?
+            var signed: Int64?
+        }
         struct Body: Encodable {
             var jobId, kind, channel, event: String
             var now: Int64
             var retention: Int
             var forwarded: Bool
             var binds: [Int], tokens: [Int], parks: [Int]
+            /// A V2 notification about no purchase: emitted on the events stream (`events`) instead of parked.
+            var events: Int?
+            var env: String?
+            var note: Note?
         }
         let event = delivery.event
         var callKeys = [stream, keys.job(event.jobId)]
@@ -110,13 +119,20 @@ package struct LedgerApplier: Sendable {
             return callKeys.count
         }
         let otids = originalTransactionIds(event)
-        let body = Body(
+        var body = Body(
             jobId: event.jobId, kind: event.kind.rawValue, channel: keys.jobResultsChannel,
             event: try delivery.parkedJSON(entry: entry), now: now(),
             retention: JobStatus.retentionSeconds, forwarded: delivery.isForwarded,
             binds: otids.map { index(keys.binding(originalTransactionId: $0)) },
             tokens: event.transactions.compactMap(\.appAccountToken).map { index(keys.appAccountToken($0)) },
             parks: otids.map { index(keys.parked(originalTransactionId: $0)) })
+        if otids.isEmpty, let note = event.notification, note.version >= 2 {
+            body.events = index(keys.events().stream)
+            body.env = event.environment
+            body.note = Note(
+                type: note.type, subtype: note.subtype, uuid: note.notificationUUID, app: note.appTransactionId,
+                signed: note.signedDate)
+        }
         return try await LedgerFunctions.call(
             "park", on: redis, keys: callKeys, group: group, id: entry.id,
             plan: Array(try JSONEncoder().encode(body)))

@@ -11,8 +11,10 @@ import Redis
 ///   Checks the owner still resolves as planned (else `reresolve`, nothing written), the bindings of every
 ///   `originalTransactionId`, the order; then `XACK`s the entry and — only if that returned 1 — writes the
 ///   transaction records, balance, entitlements, bindings, order, job status (+ `PUBLISH`) and outbound events.
-/// - `ledger_v2_park` KEYS: verified stream, job hash, binding/token/parked keys…  ARGV: group, entry id,
-///   plan JSON → outcome JSON. Parks an event whose owner is unknown (or `reresolve` when one appeared).
+/// - `ledger_v2_park` KEYS: verified stream, job hash, binding/token/parked keys… (and the events stream for a V2
+///   notification about no purchase)  ARGV: group, entry id, plan JSON → outcome JSON. Parks an event whose owner
+///   is unknown (or `reresolve` when one appeared); an event with nothing to park is finished, and a V2
+///   notification among them emitted on the events stream as one app-level entry (`emitted`).
 ///
 /// Redis Cluster: the user's keys share the tag `{u:<user>}`, but one call also touches the verified
 /// stream, job hash and events stream (`{p0}`, as the pipeline contract places them) and the bindings

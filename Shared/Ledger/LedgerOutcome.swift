@@ -24,10 +24,12 @@ package struct LedgerOutcome: Sendable, Hashable, Codable {
     /// 1 when transactions of other owners were forwarded to them as a new verified-stream entry.
     package var forwarded: Int?
     package var transactions: [TransactionResult]?
+    /// `notification` when a V2 notification about no purchase went to the events stream as an app-level entry.
+    package var emitted: String?
 
     package init(
         outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,
-        forwarded: Int? = nil, transactions: [TransactionResult]? = nil
+        forwarded: Int? = nil, transactions: [TransactionResult]? = nil, emitted: String? = nil
     ) {
         self.outcome = outcome
         self.reason = reason
@@ -35,5 +37,6 @@ package struct LedgerOutcome: Sendable, Hashable, Codable {
         self.unparked = unparked
         self.forwarded = forwarded
         self.transactions = transactions
+        self.emitted = emitted
     }
 }

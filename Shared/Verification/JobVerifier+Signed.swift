@@ -38,7 +38,8 @@ extension JobVerifier {
     }
 
     /// A V2 notification: `signedPayload` and its nested JWS verified; `TEST` is recorded,
-    /// `CONSUMPTION_REQUEST` answered with Send Consumption Information, every other type becomes an event.
+    /// `CONSUMPTION_REQUEST` answered with Send Consumption Information, every other type becomes an event
+    /// (`RESCIND_CONSENT` with its verified app transaction's `appTransactionId`).
     func verifyNotificationV2(_ job: Job) async -> VerificationOutcome {
         struct Body: Decodable { var signedPayload: String }
         guard let body = try? JSONDecoder().decode(Body.self, from: Data(job.payload)), !body.signedPayload.isEmpty else {
@@ -62,6 +63,10 @@ extension JobVerifier {
             default:
                 break
             }
+            if payload.notificationType == .rescindConsent, verified.appTransaction?.payload.appTransactionId == nil {
+                return .rejected(
+                    VerificationFailure(.invalidFormat, "the RESCIND_CONSENT notification has no app transaction with an appTransactionId"))
+            }
             var transactions: [PurchaseEventTransaction] = []
             if let document = verified.transaction {
                 guard let transaction = PurchaseEventTransaction(signed: document.payload) else {
@@ -73,7 +78,8 @@ extension JobVerifier {
             let renewals = verified.renewalInfo.flatMap { PurchaseEventRenewal(signed: $0.payload) }.map { [$0] } ?? []
             let notification = PurchaseEventNotification(
                 type: payload.notificationType?.description ?? "UNKNOWN", subtype: payload.subtype?.description,
-                notificationUUID: payload.notificationUUID, signedDate: payload.signedDate, version: 2)
+                notificationUUID: payload.notificationUUID, signedDate: payload.signedDate, version: 2,
+                appTransactionId: verified.appTransaction?.payload.appTransactionId)
             return .verified(
                 PurchaseEvent(
                     job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),

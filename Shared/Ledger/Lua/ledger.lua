@@ -152,9 +152,26 @@ local function apply(keys, argv)
   return cjson.encode(out)
 end
 
--- KEYS: verified stream, job hash, then binding, token and parked keys.   ARGV: group, entry id, plan JSON
--- ({jobId, kind, now, retention, channel, event, binds, tokens, parks}). Parks the event under every
--- originalTransactionId while no owner is known; refuses (reresolve) once one is.
+-- A V2 notification about no purchase (plan.note: a summary, an external purchase token, RESCIND_CONSENT's
+-- appData) has no owner to wait for: it goes to the events stream (plan.events) as one app-level entry, no `user`.
+local function emit_app_notification(keys, plan)
+  local note = plan.note
+  if not (note and plan.events and type(note.type) == 'string') then return false end
+  local cmd = { 'XADD', key_at(keys, plan.events), '*', 'kind', 'notification', 'type', note.type }
+  if note.subtype then cmd[#cmd + 1] = 'subtype'; cmd[#cmd + 1] = note.subtype end
+  if note.uuid then cmd[#cmd + 1] = 'notificationUUID'; cmd[#cmd + 1] = note.uuid end
+  if note.signed then cmd[#cmd + 1] = 'signedDate'; cmd[#cmd + 1] = n2s(note.signed) end
+  if note.app then cmd[#cmd + 1] = 'appTransactionId'; cmd[#cmd + 1] = note.app end
+  cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env or ''
+  cmd[#cmd + 1] = 'at'; cmd[#cmd + 1] = n2s(plan.now)
+  redis.call(unpack(cmd))
+  return true
+end
+
+-- KEYS: verified stream, job hash, then binding, token and parked keys (and the events stream when plan.events
+-- is set).   ARGV: group, entry id, plan JSON ({jobId, kind, now, retention, channel, event, binds, tokens, parks,
+-- events?, env?, note?}). Parks the event under every originalTransactionId while no owner is known; refuses
+-- (reresolve) once one is. An event with nothing to park is finished here (and its notification emitted).
 local function park(keys, argv)
   local ok, plan = pcall(cjson.decode, argv[3] or '')
   if not ok or type(plan) ~= 'table' or type(plan.event) ~= 'string' then fail('bad plan') end
@@ -170,8 +187,10 @@ local function park(keys, argv)
     return cjson.encode({ outcome = 'acked_elsewhere' })
   end
   if #parks == 0 then
-    if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'fulfilled' }) end
-    return cjson.encode({ outcome = 'fulfilled' })
+    local out = { outcome = 'fulfilled' }
+    if not plan.forwarded and emit_app_notification(keys, plan) then out.emitted = 'notification' end
+    if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, out) end
+    return cjson.encode(out)
   end
   local item = cjson.encode({ j = plan.jobId, e = plan.event, f = plan.forwarded or nil })
   for _, k in ipairs(parks) do redis.call('RPUSH', k, item) end

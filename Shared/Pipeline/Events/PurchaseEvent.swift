@@ -24,7 +24,7 @@ import Foundation
 /// - `verifiedAt` — when the verifier accepted it.
 /// - `transactions` — the purchases, see ``PurchaseEventTransaction``: all of a receipt's transactions
 ///   (deduplicated, by purchase date), the one StoreKit 2 transaction, or a notification's transaction
-///   (empty for notifications without one, e.g. `EXTERNAL_PURCHASE_TOKEN` or summaries).
+///   (empty for notifications without one, e.g. `EXTERNAL_PURCHASE_TOKEN`, summaries or `RESCIND_CONSENT`).
 /// - `renewals` — subscription renewal states, see ``PurchaseEventRenewal``, one per
 ///   `originalTransactionId`, when Apple sent them (`pending_renewal_info`, `signedRenewalInfo`).
 /// - `notification` — for notification jobs, see ``PurchaseEventNotification``: type, subtype, UUID,
