@@ -2,8 +2,8 @@ import AppStore
 import Foundation
 import TestSupport
 
-/// The simulator's control API (`/sim/purchases`, `/sim/events`, `/sim/notifications`): what customers
-/// and Apple do. Every purchase and event makes the simulator post Apple's signed notification to ingest.
+/// The simulator's control API (`/sim/purchases`, `/sim/events`, `/sim/notifications`, `/sim/sign`): what
+/// customers and Apple do. Every purchase and event makes the simulator post Apple's signed notification to ingest.
 struct SimClient: Sendable {
     let baseURL: String
     let http: URLSessionTransport
@@ -55,6 +55,38 @@ struct SimClient: Sendable {
         let response = try await http.send(HTTPTransportRequest(method: .get, url: url, timeout: .seconds(10)))
         let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
         return json?["deliveryStatus"] as? String
+    }
+
+    /// `POST /sim/notifications/rescind-consent`: Apple's `RESCIND_CONSENT` (with `appData`) for the app, posted to
+    /// ingest; returns the notification's UUID and the body the simulator posts.
+    func rescindConsent(appTransactionId: String, environment: String = "Production") async throws -> (uuid: String, body: Data) {
+        let object = try await postJSON(
+            "/sim/notifications/rescind-consent", ["appTransactionId": appTransactionId, "environment": environment])
+        guard let uuid = object["notificationUUID"] as? String, let signedPayload = object["signedPayload"] as? String else {
+            throw ChildProcess.Failure(description: "rescind-consent answered \(object)")
+        }
+        return (uuid, Data(#"{"signedPayload":"\#(signedPayload)"}"#.utf8))
+    }
+
+    /// `POST /sim/sign`: `payload` signed by the simulator's CA, as Apple signs its notifications.
+    func sign(_ payload: [String: Any]) async throws -> String {
+        let object = try await postJSON("/sim/sign", ["payload": payload])
+        guard let jws = (object["jws"] as? [String])?.first else { throw ChildProcess.Failure(description: "sign answered \(object)") }
+        return jws
+    }
+
+    private func postJSON(_ path: String, _ json: [String: Any]) async throws -> [String: Any] {
+        guard let url = URL(string: baseURL + path) else { throw ChildProcess.Failure(description: "bad path \(path)") }
+        let response = try await http.send(
+            HTTPTransportRequest(
+                method: .post, url: url, headers: ["Content-Type": "application/json"],
+                body: try JSONSerialization.data(withJSONObject: json), timeout: .seconds(30)))
+        guard (200..<300).contains(response.status), let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+        else {
+            throw ChildProcess.Failure(
+                description: "POST \(path) answered \(response.status): \(String(decoding: response.body.prefix(500), as: UTF8.self))")
+        }
+        return object
     }
 
     private func post(_ path: String, _ json: [String: Any]) async throws -> Answer {
