@@ -41,7 +41,9 @@ final class FaultInjector: Sendable {
                 if let rate = rule.rate, Double.random(in: 0..<1) >= rate { continue }
                 if let remaining = rule.remaining { state.rules[index].remaining = remaining - 1 }
                 state.rules[index].served += 1
-                return FaultDecision(status: rule.status, delay: rule.delayMs.map { .milliseconds($0) }, retryAfter: rule.retryAfter)
+                return FaultDecision(
+                    status: rule.status, delay: rule.delayMs.map { .milliseconds($0) }, retryAfter: rule.retryAfter,
+                    errorCode: rule.errorCode)
             }
             return nil
         }

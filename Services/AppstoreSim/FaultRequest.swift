@@ -18,4 +18,7 @@ struct FaultRequest: Decodable, Sendable {
     var retryAfter: Int?
     /// Only calls to this environment (`Production` or `Sandbox`).
     var environment: String?
+    /// `api`: Apple's `errorCode` in the error body (default: Apple's for the status, e.g. `4040006` with 404 for
+    /// `OriginalTransactionIdNotFoundRetryableError`).
+    var errorCode: Int?
 }

@@ -13,6 +13,8 @@ struct FaultRule: Sendable, Encodable {
     var rate: Double?
     var retryAfter: Int
     var environment: String?
+    /// `api`: Apple's `errorCode` in the error body.
+    var errorCode: Int?
     /// Calls the fault was applied to.
     var served: Int = 0
 
@@ -47,6 +49,12 @@ struct FaultRule: Sendable, Encodable {
         self.remaining = request.times
         self.rate = request.rate
         self.retryAfter = retryAfter
+        if let errorCode = request.errorCode {
+            guard target == .api, (1_000_000...9_999_999).contains(errorCode) else {
+                throw .invalid("errorCode applies to api faults and has 7 digits")
+            }
+        }
+        self.errorCode = request.errorCode
         if let raw = request.environment {
             self.environment = try SimEnvironment.parse(raw).rawValue
         } else {

@@ -88,7 +88,9 @@ struct ServerAPIRoutes: Sendable {
         let counter = environment == .sandbox ? "api.sandbox" : "api.production"
         if let fault = faults.decide(.api, environment: environment, counter: counter) {
             if let delay = fault.delay { try? await Task.sleep(for: delay) }
-            if let status = fault.status { return Self.faultResponse(status: status, retryAfter: fault.retryAfter) }
+            if let status = fault.status {
+                return Self.faultResponse(status: status, retryAfter: fault.retryAfter, errorCode: fault.errorCode)
+            }
         }
         do {
             return try await handler(bid)
@@ -97,8 +99,11 @@ struct ServerAPIRoutes: Sendable {
         }
     }
 
-    static func faultResponse(status: Int, retryAfter: Int) -> Response {
+    static func faultResponse(status: Int, retryAfter: Int, errorCode: Int? = nil) -> Response {
         let code = HTTPResponse.Status(code: status)
+        if let errorCode {
+            return APIErrorBody(errorCode: errorCode, errorMessage: "Simulated error.", status: code).response
+        }
         switch status {
         case 429:
             var response = APIErrorBody.rateLimitExceeded.response

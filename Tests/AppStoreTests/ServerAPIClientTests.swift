@@ -220,6 +220,37 @@ import Testing
         }
     }
 
+    /// Apple's "Errors to retry" are retryable whatever status carries them; its other 404s are not (4040008, an
+    /// expired test notification token, included).
+    @Test(arguments: [(4_040_002, 404), (4_040_004, 404), (4_040_006, 404), (5_000_001, 500)])
+    func applesRetryableErrorCodesAreRetryable(errorCode: Int, status: Int) async throws {
+        try await Self.withAPI { api in
+            await api.server.respond(
+                to: "/inApps/v1/transactions/7",
+                with: [.json(#"{"errorCode": \#(errorCode), "errorMessage": "Please try again."}"#, status: status)])
+            let error = try #require(await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "7") })
+            #expect(error.isRetryable)
+            #expect(error.code == (status == 404 ? .retryLater : .unavailable))
+            #expect(error.appleErrorCode == errorCode)
+            guard case .retryable(let failure) = error.verificationResult(as: String.self) else {
+                Issue.record("Apple's retryable error \(errorCode) is not a retryable verification outcome")
+                return
+            }
+            #expect(failure.code.rawValue == error.code.rawValue)
+        }
+    }
+
+    @Test(arguments: [4_040_001, 4_040_003, 4_040_005, 4_040_008, 4_040_010])
+    func applesOtherNotFoundErrorsArePermanent(errorCode: Int) async throws {
+        try await Self.withAPI { api in
+            await api.server.respond(
+                to: "/inApps/v1/transactions/8", with: [.json(#"{"errorCode": \#(errorCode)}"#, status: 404)])
+            let error = try #require(await Self.apiError { _ = try await api.client.getTransactionInfo(transactionId: "8") })
+            #expect(error.code == .notFound)
+            #expect(!error.isRetryable)
+        }
+    }
+
     @Test func slowAnswerTimesOut() async throws {
         try await Self.withAPI(timeout: .milliseconds(300)) { api in
             await api.server.respond(

@@ -85,6 +85,10 @@ struct FaultTests {
             ("/sim/faults", ["target": "verifyReceipt", "status": 503, "rate": 2], 400, "invalid_request"),
             ("/sim/faults", ["target": "verifyReceipt"], 400, "invalid_request"),
             ("/sim/faults", [1, 2, 3], 400, "invalid_json"),
+            ("/sim/faults", ["target": "verifyReceipt", "status": 503, "errorCode": 4_040_006], 400, "invalid_request"),
+            ("/sim/faults", ["target": "api", "status": 404, "errorCode": 12], 400, "invalid_request"),
+            ("/sim/notifications/rescind-consent", ["environment": "Xcode"], 400, "invalid_request"),
+            ("/sim/notifications/rescind-consent", ["bundleId": ""], 400, "invalid_request"),
         ]
         for (path, body, status, code) in cases {
             let (answered, json) = try await sim.post(path, body)

@@ -57,6 +57,39 @@ struct VerifierRetryTests {
         }
     }
 
+    /// Apple's "not found, but try again" answers (404 with 4040006, 4040002, 4040004) are retried, not rejected;
+    /// a plain 404 (4040010, transaction ID not found) still is.
+    @Test func applesRetryableAPIErrorCodesAreRetriedThenVerified() async throws {
+        try await VerifierHarness.with { harness in
+            let purchase = try await harness.sim.purchase()
+            let signed = try #require(purchase["signedTransaction"] as? String)
+            try await harness.sim.post("/sim/faults", ["target": "api", "status": 404, "errorCode": 4_040_006, "times": 1])
+            try await harness.sim.post("/sim/faults", ["target": "api", "status": 404, "errorCode": 4_040_002, "times": 1])
+            var settings = try harness.apiSettings()
+            settings["TOLLGATE_CONFIRM_WITH_API"] = "true"
+            try await harness.withVerifier(settings) { _ in
+                let jobID = try await harness.enqueue(kind: .transaction, payload: signed)
+                var reasons: Set<String> = []
+                let deadline = ContinuousClock.now + .seconds(20)
+                while ContinuousClock.now < deadline {
+                    let status = try await harness.status(jobID)
+                    if status["state"] == "retrying", let reason = status["reason"] { reasons.insert(reason) }
+                    if status["verified.at"] != nil || status["state"] == "rejected" { break }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                let events = try await harness.waitForEvents(1)
+                #expect(events.first?.jobId == jobID)
+                #expect(reasons == ["api_retry_later"])
+                #expect(try await harness.status(jobID)["attempt"] == "3")
+
+                try await harness.sim.post("/sim/faults", ["target": "api", "status": 404, "errorCode": 4_040_010, "times": 1])
+                let second = try await harness.enqueue(kind: .transaction, payload: signed)
+                let rejected = try await harness.waitForStatus(second) { $0["state"] == "rejected" }
+                #expect(rejected["reason"] == "api_not_found")
+            }
+        }
+    }
+
     @Test func permanentFaultEndsDeadThenTollctlListsAndRedrivesIt() async throws {
         try await VerifierHarness.with { harness in
             let receipt = try #require(try await harness.sim.purchase()["receipt"] as? String)

@@ -23,6 +23,9 @@ package struct AppStoreAPIError: TollgateError, Sendable, Hashable {
         package static let unauthorized = Code(rawValue: "api_unauthorized")
         /// HTTP 404: the transaction, order or token does not exist. Permanent.
         package static let notFound = Code(rawValue: "api_not_found")
+        /// A 4xx carrying one of Apple's retryable error codes (4040002, 4040004, 4040006, 5000001: "not found, but
+        /// try again"). Retryable.
+        package static let retryLater = Code(rawValue: "api_retry_later")
         /// Any other 4xx: Apple refused the request; see ``AppStoreAPIError/appleErrorCode``. Permanent.
         package static let requestRejected = Code(rawValue: "api_request_rejected")
         /// The client's configuration (key, URLs) is unusable. Permanent.

@@ -1,6 +1,12 @@
 import Foundation
 
 extension AppStoreServerAPIClient {
+    /// Apple's "Errors to retry": `AccountNotFoundRetryableError` (4040002), `AppNotFoundRetryableError` (4040004),
+    /// `OriginalTransactionIdNotFoundRetryableError` (4040006) and `GeneralInternalRetryableError` (5000001). Each
+    /// means "resend the same request later", whatever HTTP status carries it. (4040008,
+    /// `TestNotificationNotFoundError`, is not one: the test notification's token expired.)
+    package static let retryableAppleErrorCodes: Set<Int> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
+
     static func transportFailure(
         _ error: HTTPTransportError, method: HTTPTransportRequest.Method, path: String
     ) -> AppStoreAPIError {
@@ -27,6 +33,10 @@ extension AppStoreServerAPIClient {
             AppStoreAPIError(
                 code, message, isRetryable: retryable, retryAfter: retryAfter, httpStatus: status,
                 appleErrorCode: payload?.errorCode, appleErrorMessage: payload?.errorMessage)
+        }
+        if let code = payload?.errorCode, retryableAppleErrorCodes.contains(code), status != 429 {
+            let retryAfter = response.retryAfter(now: now)
+            return error((500...599).contains(status) ? .unavailable : .retryLater, retryable: true, retryAfter: retryAfter)
         }
         switch status {
         case 429: return error(.rateLimited, retryable: true, retryAfter: response.retryAfter(now: now))
