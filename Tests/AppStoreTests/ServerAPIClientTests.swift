@@ -251,6 +251,20 @@ import Testing
         }
     }
 
+    /// Apple's recommended hosts since May 2026 are the defaults; the older ones are only a setting away.
+    @Test func defaultBaseURLsAreApplesCurrentHosts() throws {
+        let configuration = AppStoreServerAPIConfiguration(
+            issuerId: Self.issuer, keyId: Self.keyId, privateKeyPEM: "", bundleId: Self.bundleId, environment: .production)
+        #expect(configuration.baseURL.absoluteString == "https://api.storekit.apple.com")
+        var sandbox = configuration
+        sandbox.environment = .sandbox
+        #expect(sandbox.baseURL.absoluteString == "https://api.storekit-sandbox.apple.com")
+        let older = AppStoreServerAPIConfiguration(
+            issuerId: Self.issuer, keyId: Self.keyId, privateKeyPEM: "", bundleId: Self.bundleId, environment: .production,
+            productionURL: try #require(URL(string: "https://api.storekit.itunes.apple.com")))
+        #expect(older.baseURL.host == "api.storekit.itunes.apple.com")
+    }
+
     @Test func slowAnswerTimesOut() async throws {
         try await Self.withAPI(timeout: .milliseconds(300)) { api in
             await api.server.respond(

@@ -33,6 +33,14 @@ struct VerifierConfigurationTests {
         #expect(configuration.heartbeatInterval < configuration.claimMinIdle)
         #expect(configuration.rootCertificates == [AppleRootCertificates.appleRootCAG3])
         #expect(configuration.httpTransport == .curl)
+        #expect(configuration.apiURL.absoluteString == "https://api.storekit.apple.com")
+        #expect(configuration.apiSandboxURL.absoluteString == "https://api.storekit-sandbox.apple.com")
+        let older = try VerifierConfiguration(environment: [
+            "TOLLGATE_BUNDLE_ID": "com.example.app", "TOLLGATE_APPSTORE_API_URL": "https://api.storekit.itunes.apple.com",
+            "TOLLGATE_APPSTORE_API_SANDBOX_URL": "https://api.storekit-sandbox.itunes.apple.com",
+        ])
+        #expect(older.apiURL.host == "api.storekit.itunes.apple.com")
+        #expect(older.apiSandboxURL.host == "api.storekit-sandbox.itunes.apple.com")
     }
 
     /// Issue 16: Apple is called through libcurl unless the operator falls back to URLSession.

@@ -4,10 +4,11 @@ import Foundation
 /// `TOLLGATE_API_KEY_ID`, `TOLLGATE_API_PRIVATE_KEY_PATH`, `TOLLGATE_BUNDLE_ID`, `TOLLGATE_ENVIRONMENT`,
 /// `TOLLGATE_APPSTORE_API_URL` and `TOLLGATE_APPSTORE_API_SANDBOX_URL`.
 package struct AppStoreServerAPIConfiguration: Sendable {
-    /// Apple's production base URL.
-    package static let appleProductionURL = URL(string: "https://api.storekit.itunes.apple.com")!
-    /// Apple's sandbox base URL.
-    package static let appleSandboxURL = URL(string: "https://api.storekit-sandbox.itunes.apple.com")!
+    /// Apple's production base URL (recommended since May 2026; the older `https://api.storekit.itunes.apple.com`
+    /// still answers and can be configured).
+    package static let appleProductionURL = URL(string: "https://api.storekit.apple.com")!
+    /// Apple's sandbox base URL (the older `https://api.storekit-sandbox.itunes.apple.com` still answers).
+    package static let appleSandboxURL = URL(string: "https://api.storekit-sandbox.apple.com")!
 
     /// The issuer ID of the API key (App Store Connect, Users and Access, Integrations).
     package var issuerId: String
