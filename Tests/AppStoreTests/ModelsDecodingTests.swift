@@ -56,6 +56,16 @@ import Testing
         #expect(NotificationSubtype(rawValue: "AUTO_RENEW_DISABLED") == .autoRenewDisabled)
     }
 
+    /// Apple's `offerType` 3 is an offer code (`OFFER_CODE`), for any product type now.
+    @Test func offerType3IsAnOfferCode() throws {
+        let transaction = try JSONDecoder().decode(
+            JWSTransactionDecodedPayload.self, from: Data(#"{"type":"Consumable","offerType":3}"#.utf8))
+        #expect(transaction.offerType == .offerCode)
+        #expect(OfferType.offerCode.rawValue == 3)
+        let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(transaction)) as? [String: Any])
+        #expect(object["offerType"] as? Int == 3)
+    }
+
     @Test func appTransactionDecodes() throws {
         let json = Data(
             """

@@ -1,9 +1,11 @@
-/// The kind of subscription offer applied (Apple's `OfferType`).
+/// The kind of offer applied (Apple's `OfferType`).
 /// Unknown values decode as `.unknown(raw)`.
 package enum OfferType: LenientEnum {
     case introductoryOffer
     case promotionalOffer
-    case subscriptionOfferCode
+    /// An offer code (Apple's `OFFER_CODE`, once "subscription offer code"; offer codes now apply to every
+    /// product type).
+    case offerCode
     case winBackOffer
     case unknown(Int)
 
@@ -11,7 +13,7 @@ package enum OfferType: LenientEnum {
         switch rawValue {
         case 1: self = .introductoryOffer
         case 2: self = .promotionalOffer
-        case 3: self = .subscriptionOfferCode
+        case 3: self = .offerCode
         case 4: self = .winBackOffer
         default: self = .unknown(rawValue)
         }
@@ -22,7 +24,7 @@ package enum OfferType: LenientEnum {
         switch self {
         case .introductoryOffer: return 1
         case .promotionalOffer: return 2
-        case .subscriptionOfferCode: return 3
+        case .offerCode: return 3
         case .winBackOffer: return 4
         case .unknown(let raw): return raw
         }
