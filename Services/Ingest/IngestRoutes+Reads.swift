@@ -25,7 +25,7 @@ extension IngestRoutes {
             throw IngestError.notFound("no job \(jobID)")
         }
         guard principal.mayRead(user: status.userID) else { throw IngestError.forbidden("this job belongs to another user") }
-        return jsonResponse(.ok, JobStatusBody.object(status))
+        return JobStatusBody.response(.ok, status)
     }
 
     /// `GET /v1/users/{userId}/entitlements`: coins and entitlement states as the fulfiller wrote them.

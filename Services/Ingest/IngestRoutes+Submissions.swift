@@ -154,14 +154,14 @@ extension IngestRoutes {
     private func pollUntilFinal(jobID: String, waiter id: UInt64, deadline: ContinuousClock.Instant) async throws -> Response {
         while true {
             let status = try await redisRead { try await readStatus(jobID) }
-            if let status, status.state.isFinal { return jsonResponse(.ok, JobStatusBody.object(status)) }
+            if let status, status.state.isFinal { return JobStatusBody.response(.ok, status) }
             let remaining = deadline - ContinuousClock.now
             if remaining > .zero, !Task.isCancelled {
                 await waiters.nextSignal(jobID: jobID, id: id, timeout: remaining)
                 if !Task.isCancelled { continue }
             }
-            guard let status else { return jsonResponse(.accepted, ["jobId": jobID, "status": "queued"]) }
-            return jsonResponse(.accepted, JobStatusBody.object(status))
+            guard let status else { return JobStatusBody.queuedResponse(jobID: jobID) }
+            return JobStatusBody.response(.accepted, status)
         }
     }
 

@@ -102,21 +102,12 @@ struct IngestRoutes: Sendable {
     }
 }
 
-/// `{"jobId": "<id>"}`, written directly: job ids are lowercase hex, and `JSONSerialization` cost more than
-/// the rest of the answer on the notification path. Any other id goes through ``jsonResponse(_:_:)``.
+/// `{"jobId": "<id>"}`, written directly (``JSONObjectWriter``): `JSONSerialization` cost more than the rest of
+/// the answer on the notification path.
 func jobIDResponse(_ status: HTTPResponse.Status, _ jobID: String) -> Response {
-    let isPlain =
-        !jobID.isEmpty
-        && jobID.utf8.allSatisfy {
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
-        }
-    guard isPlain else { return jsonResponse(status, ["jobId": jobID]) }
-    var buffer = ByteBuffer()
-    buffer.reserveCapacity(jobID.utf8.count + 12)
-    buffer.writeString(#"{"jobId":""#)
-    buffer.writeString(jobID)
-    buffer.writeString(#""}"#)
-    return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
+    var writer = JSONObjectWriter()
+    writer.string("jobId", jobID)
+    return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: writer.finish()))
 }
 
 /// A JSON response from a JSON-serializable object.
