@@ -7,12 +7,20 @@
 ///
 /// Bounded: at most `maxWaiters` requests wait in this process and `maxPerUser` per user; past either
 /// ``register(jobID:user:)`` refuses (the caller answers `429 too_many_waiters`).
+///
+/// Timeouts: one ticker task per process, running only while a waiter is suspended, wakes every waiter past its
+/// deadline every ``tick`` (so a wait ends at most one tick late). A timer task per wait cost a task, a
+/// dispatch timer and its cancellation on every `?wait=` request.
 actor ResultWaiters {
     private struct Waiter {
         var user: String
         var continuation: CheckedContinuation<Void, Never>?
+        var deadline: ContinuousClock.Instant?
         var signalled = false
     }
+
+    /// How often the ticker looks for waiters past their deadline.
+    static let tick: Duration = .milliseconds(50)
 
     private let maxWaiters: Int
     private let maxPerUser: Int
@@ -20,6 +28,8 @@ actor ResultWaiters {
     private var perUser: [String: Int] = [:]
     private var total = 0
     private var nextID: UInt64 = 0
+    private var suspended = 0
+    private var ticker: Task<Void, Never>?
 
     init(maxWaiters: Int = 4096, maxPerUser: Int = 4) {
         self.maxWaiters = maxWaiters
@@ -39,7 +49,10 @@ actor ResultWaiters {
 
     func unregister(jobID: String, id: UInt64) {
         guard let waiter = byJob[jobID]?[id] else { return }
-        waiter.continuation?.resume()
+        if let continuation = waiter.continuation {
+            suspended -= 1
+            continuation.resume()
+        }
         byJob[jobID]?[id] = nil
         if byJob[jobID]?.isEmpty == true { byJob[jobID] = nil }
         total -= 1
@@ -55,18 +68,42 @@ actor ResultWaiters {
             byJob[jobID]?[id]?.signalled = false
             return
         }
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            await self?.wake(jobID: jobID, id: id)
-        }
+        guard timeout > .zero else { return }
+        byJob[jobID]?[id]?.deadline = ContinuousClock.now + timeout
+        startTicker()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 byJob[jobID]?[id]?.continuation = continuation
+                suspended += 1
             }
         } onCancel: {
             Task { await self.wake(jobID: jobID, id: id, remember: true) }
         }
-        timer.cancel()
+    }
+
+    private func startTicker() {
+        guard ticker == nil else { return }
+        ticker = Task { [weak self] in
+            while true {
+                try? await Task.sleep(for: Self.tick)
+                guard let self, await self.expire() else { return }
+            }
+        }
+    }
+
+    /// Wakes the waiters past their deadline; false (and the ticker ends) when no waiter is suspended.
+    private func expire() -> Bool {
+        let now = ContinuousClock.now
+        for (jobID, waiters) in byJob {
+            for (id, waiter) in waiters where waiter.continuation != nil {
+                if let deadline = waiter.deadline, deadline <= now { wake(jobID: jobID, id: id) }
+            }
+        }
+        guard suspended > 0 else {
+            ticker = nil
+            return false
+        }
+        return true
     }
 
     /// Wakes the waiters of one job.
@@ -88,6 +125,8 @@ actor ResultWaiters {
         guard var waiter = byJob[jobID]?[id] else { return }
         if let continuation = waiter.continuation {
             waiter.continuation = nil
+            waiter.deadline = nil
+            suspended -= 1
             continuation.resume()
         } else if remember {
             waiter.signalled = true

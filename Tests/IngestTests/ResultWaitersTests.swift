@@ -1,0 +1,74 @@
+import Testing
+
+@testable import ingest
+
+/// `?wait=`'s registry: a waiter returns at its job's signal, or at its deadline (one ticker for the whole
+/// process, so at most one tick late), and never waits on after either.
+@Suite(.timeLimit(.minutes(1))) struct ResultWaitersTests {
+    @Test func aWaitEndsAtItsDeadline() async throws {
+        let waiters = ResultWaiters()
+        let id = try #require(await waiters.register(jobID: "job", user: "u"))
+        let clock = ContinuousClock()
+        let took = await clock.measure { await waiters.nextSignal(jobID: "job", id: id, timeout: .milliseconds(300)) }
+        #expect(took >= .milliseconds(300))
+        #expect(took < .seconds(3), "the ticker must end the wait about one tick after its deadline")
+        await waiters.unregister(jobID: "job", id: id)
+        #expect(await waiters.count == 0)
+    }
+
+    @Test func aSignalEndsTheWaitLongBeforeItsDeadline() async throws {
+        let waiters = ResultWaiters()
+        let id = try #require(await waiters.register(jobID: "job", user: "u"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        async let waited: Void = waiters.nextSignal(jobID: "job", id: id, timeout: .seconds(60))
+        try await Task.sleep(for: .milliseconds(100))
+        await waiters.signal(jobID: "job")
+        await waited
+        #expect(clock.now - start < .seconds(10))
+        // A signal that arrives between two waits is remembered: the next wait returns at once.
+        await waiters.signal(jobID: "job")
+        let again = await clock.measure { await waiters.nextSignal(jobID: "job", id: id, timeout: .seconds(60)) }
+        #expect(again < .seconds(10))
+    }
+
+    @Test func waitersWithDifferentDeadlinesEachEndAtTheirOwn() async throws {
+        let waiters = ResultWaiters()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let ends = await withTaskGroup(of: (Int, Duration).self) { group in
+            for (index, milliseconds) in [150, 600, 1200].enumerated() {
+                guard let id = await waiters.register(jobID: "job-\(index)", user: "user-\(index)") else { continue }
+                group.addTask {
+                    await waiters.nextSignal(jobID: "job-\(index)", id: id, timeout: .milliseconds(milliseconds))
+                    return (milliseconds, clock.now - start)
+                }
+            }
+            var ends: [(Int, Duration)] = []
+            for await end in group { ends.append(end) }
+            return ends
+        }
+        #expect(ends.count == 3)
+        for (milliseconds, took) in ends {
+            #expect(took >= .milliseconds(milliseconds))
+            #expect(took < .milliseconds(milliseconds) + .seconds(3))
+        }
+        // Nothing suspended any more: a later wait still gets its deadline (the ticker starts again).
+        let id = try #require(await waiters.register(jobID: "late", user: "late"))
+        let took = await clock.measure { await waiters.nextSignal(jobID: "late", id: id, timeout: .milliseconds(200)) }
+        #expect(took >= .milliseconds(200) && took < .seconds(3))
+    }
+
+    @Test func unregisteringASuspendedWaiterReleasesIt() async throws {
+        let waiters = ResultWaiters()
+        let id = try #require(await waiters.register(jobID: "job", user: "u"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        async let waited: Void = waiters.nextSignal(jobID: "job", id: id, timeout: .seconds(60))
+        try await Task.sleep(for: .milliseconds(100))
+        await waiters.unregister(jobID: "job", id: id)
+        await waited
+        #expect(clock.now - start < .seconds(10))
+        #expect(await waiters.count == 0)
+    }
+}
