@@ -15,7 +15,9 @@ package struct Catalog: Sendable, Hashable, Codable {
     }
 
     /// Builds a catalog, checking every product: known type, no duplicate id, consumables with positive
-    /// coins, the others with an entitlement, non-renewing passes with a positive `durationDays`.
+    /// coins, the others with an entitlement, non-renewing passes with a positive `durationDays`, promotional
+    /// `offers` only on auto-renewable subscriptions, each a distinct identifier of 1–64 letters, digits, `.`, `_`
+    /// or `-`.
     package init(products: [Product]) throws(LedgerError) {
         var byID: [String: Product] = [:]
         for (index, product) in products.enumerated() {
@@ -37,6 +39,15 @@ package struct Catalog: Sendable, Hashable, Codable {
                     throw .invalidCatalog("\(at): a nonRenewing product needs a positive durationDays")
                 }
             }
+            if let offers = product.offers {
+                guard product.type == .autoRenewable else {
+                    throw .invalidCatalog("\(at): only autoRenewable products have promotional offers")
+                }
+                guard Set(offers).count == offers.count else { throw .invalidCatalog("\(at): duplicate offer") }
+                if let bad = offers.first(where: { !Self.isOfferIdentifier($0) }) {
+                    throw .invalidCatalog("\(at): offer '\(bad.prefix(80))' is not 1-64 letters, digits, '.', '_' or '-'")
+                }
+            }
             byID[product.productId] = product
         }
         self.init(checked: products, byID: byID)
@@ -50,6 +61,7 @@ package struct Catalog: Sendable, Hashable, Codable {
             var coins: Int?
             var entitlement: String?
             var durationDays: Int?
+            var offers: [String]?
         }
         struct RawCatalog: Decodable { var products: [RawProduct] }
         let raw: RawCatalog
@@ -67,7 +79,7 @@ package struct Catalog: Sendable, Hashable, Codable {
             products.append(
                 Product(
                     productId: item.productId, type: kind, coins: item.coins,
-                    entitlement: item.entitlement, durationDays: item.durationDays))
+                    entitlement: item.entitlement, durationDays: item.durationDays, offers: item.offers))
         }
         try self.init(products: products)
     }
@@ -78,6 +90,20 @@ package struct Catalog: Sendable, Hashable, Codable {
             throw .invalidCatalog("cannot read \(path)")
         }
         try self.init(json: Array(data))
+    }
+
+    /// An App Store Connect offer identifier as the catalog accepts it.
+    private static func isOfferIdentifier(_ offer: String) -> Bool {
+        (1...64).contains(offer.utf8.count)
+            && offer.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    return true
+                default:
+                    return false
+                }
+            }
     }
 
     /// The product with this Apple product id, if the catalog has it.

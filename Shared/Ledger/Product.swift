@@ -16,12 +16,22 @@ package struct Product: Sendable, Hashable, Codable {
     package var entitlement: String?
     /// How long a non-renewing pass lasts, in days; passes stack.
     package var durationDays: Int?
+    /// The promotional offers (App Store Connect offer identifiers) Tollgate may sign for this auto-renewable
+    /// subscription (`POST /v1/offers/promotional`); an offer not listed here is never signed.
+    package var offers: [String]?
 
-    package init(productId: String, type: Kind, coins: Int? = nil, entitlement: String? = nil, durationDays: Int? = nil) {
+    package init(
+        productId: String, type: Kind, coins: Int? = nil, entitlement: String? = nil, durationDays: Int? = nil,
+        offers: [String]? = nil
+    ) {
         self.productId = productId
         self.type = type
         self.coins = coins
         self.entitlement = entitlement
         self.durationDays = durationDays
+        self.offers = offers
     }
+
+    /// Whether the catalog lists `offerId` as a promotional offer of this product.
+    package func listsOffer(_ offerId: String) -> Bool { offers?.contains(offerId) ?? false }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Ledger
 import Testing
 
@@ -29,6 +30,10 @@ import Testing
         ),
         (#"{"products":[{"productId":"a","type":"nonConsumable"}]}"#, "needs an entitlement"),
         (#"{"products":[{"productId":"a","type":"nonRenewing","entitlement":"p"}]}"#, "positive durationDays"),
+        (#"{"products":[{"productId":"a","type":"nonConsumable","entitlement":"x","offers":["o"]}]}"#, "only autoRenewable"),
+        (#"{"products":[{"productId":"a","type":"autoRenewable","entitlement":"x","offers":["o","o"]}]}"#, "duplicate offer"),
+        (#"{"products":[{"productId":"a","type":"autoRenewable","entitlement":"x","offers":[""]}]}"#, "is not 1-64"),
+        (#"{"products":[{"productId":"a","type":"autoRenewable","entitlement":"x","offers":["a\u2063b"]}]}"#, "is not 1-64"),
         (#"{"items":[]}"#, "products array"),
         ("not json", "products array"),
     ])
@@ -40,6 +45,23 @@ import Testing
             return error.code == "invalid_catalog" && error.description.contains(expected)
                 && error.description.hasPrefix("invalid_catalog: invalid catalog: ")
         }
+    }
+
+    @Test func promotionalOffersAreListedPerProductAndServedWithIt() throws {
+        let json = """
+            {"products": [
+              {"productId": "com.example.vip.month", "type": "autoRenewable", "entitlement": "vip", "offers": ["winback50", "loyal.3m"]},
+              {"productId": "com.example.vip.year", "type": "autoRenewable", "entitlement": "vip"}
+            ]}
+            """
+        let catalog = try Catalog(json: Array(json.utf8))
+        let month = try #require(catalog.product("com.example.vip.month"))
+        #expect(month.offers == ["winback50", "loyal.3m"])
+        #expect(month.listsOffer("winback50"))
+        #expect(!month.listsOffer("WINBACK50"))
+        #expect(catalog.product("com.example.vip.year")?.listsOffer("winback50") == false)
+        let served = String(decoding: try JSONEncoder().encode(catalog), as: UTF8.self)
+        #expect(served.contains(#""offers":["winback50","loyal.3m"]"#))
     }
 
     @Test func missingFileNamesThePath() {
