@@ -134,7 +134,8 @@ let package = Package(
             "IngestTests",
             [
                 "ingest", "Core", "Pipeline", "Redis", "Ledger", "AppStore", "AppStoreTesting", "TestSupport",
-                Product.hummingbird, Product.hummingbirdTesting, Product.httpTypes, Product.jwtKit, Product.logging,
+                Product.crypto, Product.hummingbird, Product.hummingbirdTesting, Product.httpTypes, Product.jwtKit,
+                Product.logging,
             ]),
         tests(
             "VerifierTests",

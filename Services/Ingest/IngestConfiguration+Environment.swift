@@ -59,6 +59,7 @@ extension IngestConfiguration {
                 throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
             }
         }
+        offerKey = try Self.offerKey(reader)
         opsHost = reader.string("TOLLGATE_OPS_HOST", default: opsHost)
         if reader.optional("TOLLGATE_OPS_PORT") != nil {
             opsPort = try reader.int("TOLLGATE_OPS_PORT", default: 0, range: 0...65535)
@@ -69,6 +70,20 @@ extension IngestConfiguration {
         enqueueRoundTrips = try reader.int("TOLLGATE_ENQUEUE_ROUND_TRIPS", default: enqueueRoundTrips, range: 1...256)
         waitReplicas = try reader.int("TOLLGATE_REDIS_WAIT_REPLICAS", default: waitReplicas, range: 0...100)
         waitTimeoutMilliseconds = try reader.int("TOLLGATE_REDIS_WAIT_TIMEOUT_MS", default: waitTimeoutMilliseconds, range: 1...60_000)
+    }
+
+    /// The subscription-offer key from its three settings and the bundle ID: all or none.
+    private static func offerKey(_ reader: EnvironmentReader) throws(ConfigurationError) -> OfferSigningKey? {
+        let names = ["TOLLGATE_OFFER_KEY_ID", "TOLLGATE_OFFER_ISSUER_ID", "TOLLGATE_OFFER_PRIVATE_KEY_PATH"]
+        guard names.contains(where: { reader.optional($0) != nil }) else { return nil }
+        let keyId = try reader.required(names[0], "with the other TOLLGATE_OFFER_* settings")
+        let issuerId = try reader.required(names[1], "with the other TOLLGATE_OFFER_* settings")
+        let path = try reader.required(names[2], "with the other TOLLGATE_OFFER_* settings")
+        let bundleId = try reader.required("TOLLGATE_BUNDLE_ID", "to sign promotional offers")
+        guard let pem = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }) else {
+            throw ConfigurationError(variable: names[2], problem: "cannot read \(path)")
+        }
+        return try OfferSigningKey(keyId: keyId, issuerId: issuerId, bundleId: bundleId, privateKeyPEM: pem)
     }
 
     /// A byte budget: 0 (no limit) or at least 2 MiB, so that the largest submission always fits.

@@ -45,6 +45,10 @@ import Pipeline
 /// - `TOLLGATE_ROOT_CERTS` — comma-separated DER or PEM files of the roots Apple's signatures must chain to (Apple
 ///   Root CA - G3, built in). A V2 notification, or a client's signed transaction, whose signature does not
 ///   verify under a leaf chaining to one of them is refused (`401 invalid_signature`) and nothing is stored
+/// - `TOLLGATE_OFFER_KEY_ID`, `TOLLGATE_OFFER_ISSUER_ID`, `TOLLGATE_OFFER_PRIVATE_KEY_PATH` — the subscription-offer key
+///   (App Store Connect's In-App Purchase key, a `.p8` file; not the App Store Server API key) that signs
+///   promotional offers, with `TOLLGATE_BUNDLE_ID`. All or none; unset, `POST /v1/offers/promotional` answers
+///   `501 offers_not_configured`
 /// - `TOLLGATE_OPS_HOST`, `TOLLGATE_OPS_PORT` — a separate listener for `/healthz`, `/readyz` and `/metrics`
 ///   (unset port: they are served on the main listener)
 /// - `TOLLGATE_ENQUEUE_QUEUE_LIMIT` — enqueues waiting for a Redis round trip above which `503` (`10000`)
@@ -84,6 +88,8 @@ package struct IngestConfiguration: Sendable {
     package var bodyTimeout: Duration = .seconds(10)
     /// Trusted roots (DER) of the signature check at the door.
     package var rootCertificates: [Data] = [AppleRootCertificates.appleRootCAG3]
+    /// The subscription-offer key; nil: promotional offers are not signed.
+    package var offerKey: OfferSigningKey?
     package var opsHost = "127.0.0.1"
     /// The operators' listener port; nil: `/healthz`, `/readyz`, `/metrics` are on the main listener.
     package var opsPort: Int?

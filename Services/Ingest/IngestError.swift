@@ -77,6 +77,24 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
             status: .unprocessableContent, code: "unknown_product",
             message: "product '\(productId.prefix(200))' is not in the catalog")
     }
+    static func unknownOffer(_ offerId: String, productId: String) -> IngestError {
+        IngestError(
+            status: .unprocessableContent, code: "unknown_offer",
+            message: "the catalog lists no offer '\(offerId.prefix(64))' for product '\(productId.prefix(200))'")
+    }
+    static func unknownOrder(_ orderNo: String) -> IngestError {
+        IngestError(status: .notFound, code: "unknown_order", message: "this user has no order \(orderNo.prefix(64))")
+    }
+    static func orderMismatch(_ message: String) -> IngestError {
+        IngestError(status: .conflict, code: "order_mismatch", message: message)
+    }
+    static func offersNotConfigured() -> IngestError {
+        IngestError(
+            status: .notImplemented, code: "offers_not_configured",
+            message:
+                "promotional offers are not signed here (no TOLLGATE_OFFER_KEY_ID, TOLLGATE_OFFER_ISSUER_ID, TOLLGATE_OFFER_PRIVATE_KEY_PATH)"
+        )
+    }
     static func tooManyPendingOrders(retryAfter: Duration) -> IngestError {
         IngestError(
             status: .tooManyRequests, code: "too_many_pending_orders",

@@ -56,6 +56,13 @@ extension IngestRoutes {
             throw IngestError.invalidRequest("productId must be a non-empty string")
         }
         guard configuration.catalog.product(productId) != nil else { throw IngestError.unknownProduct(productId) }
+        let order = try await newOrder(userID: userID, productId: productId)
+        return jsonResponse(.created, ["orderNo": order.orderNo, "appAccountToken": order.appAccountToken])
+    }
+
+    /// Writes a new pending order of a catalog product (`ingest_v2_create_order`), or `429 too_many_pending_orders`
+    /// with nothing written.
+    func newOrder(userID: String, productId: String) async throws -> Order {
         let order = Order(
             orderNo: Order.newOrderNo(), userID: userID, productId: productId,
             appAccountToken: Order.newAppAccountToken(), createdAtMilliseconds: clock.nowMilliseconds())
@@ -69,6 +76,6 @@ extension IngestRoutes {
             throw IngestError.tooManyPendingOrders(retryAfter: retryAfter)
         }
         logger.info("order created", metadata: ["order.no": "\(order.orderNo)", "product": "\(productId)"])
-        return jsonResponse(.created, ["orderNo": order.orderNo, "appAccountToken": order.appAccountToken])
+        return order
     }
 }

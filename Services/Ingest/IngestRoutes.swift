@@ -38,6 +38,7 @@ struct IngestRoutes: Sendable {
             try await clientSubmission(request, parse: Submission.transaction)
         }
         router.post("/v1/orders") { request, _ in try await createOrder(request) }
+        router.post("/v1/offers/promotional") { request, _ in try await promotionalOffer(request) }
         router.get("/v1/jobs/:jobId") { request, context in
             try await job(request, jobID: context.parameters.get("jobId") ?? "")
         }

@@ -133,7 +133,8 @@ struct Submission: Sendable {
         return object
     }
 
-    private static func orderNo(_ object: [String: Any]) throws(IngestError) -> String? {
+    /// The optional `orderNo` member: 1–64 base64url characters, or `400 invalid_request`.
+    static func orderNo(_ object: [String: Any]) throws(IngestError) -> String? {
         guard let value = object["orderNo"], !(value is NSNull) else { return nil }
         guard let text = value as? String, !text.isEmpty, text.utf8.count <= 64,
             text.utf8.allSatisfy({ JWSStructure.isBase64URL($0) })
