@@ -25,9 +25,27 @@ extension IngestRoutes {
         let submission = try parse(body)
         try await takeSubmissionToken(userID)
         try await checkSignature(submission)
-        let outcome = try await enqueue(submission, source: .client, userID: userID)
-        guard wait > 0 else { return jobIDResponse(.accepted, outcome.jobID) }
-        return try await waitForResult(jobID: outcome.jobID, userID: userID, seconds: wait)
+        guard wait > 0 else {
+            return jobIDResponse(.accepted, try await enqueue(submission, source: .client, userID: userID).jobID)
+        }
+        // The waiter is registered under the new job's id before the job exists: a result published from then on
+        // is remembered, so a job this request created needs no status read until it is signalled.
+        let jobID = Self.newJobID()
+        let deadline = ContinuousClock.now + .seconds(wait)
+        let id = try await registerWaiter(jobID: jobID, userID: userID)
+        let outcome: EnqueueBatcher.Outcome
+        do {
+            outcome = try await enqueue(submission, source: .client, userID: userID, jobID: jobID)
+        } catch {
+            await waiters.unregister(jobID: jobID, id: id)
+            throw error
+        }
+        guard outcome.created, outcome.jobID == jobID else {
+            // A duplicate of an earlier job: wait for that one, reading its status first.
+            await waiters.unregister(jobID: jobID, id: id)
+            return try await waitForResult(jobID: outcome.jobID, userID: userID, deadline: deadline)
+        }
+        return try await waitRegistered(jobID: jobID, waiter: id, deadline: deadline, readFirst: false)
     }
 
     /// Refuses a signed submission whose signature does not verify under a leaf that chains to a trusted root
@@ -60,10 +78,12 @@ extension IngestRoutes {
 
     /// Enqueues atomically (dedupe key, source budget, the user's in-flight cap, job, `queued` status) through the
     /// group-commit batcher.
-    func enqueue(_ submission: Submission, source: Job.Source, userID: String?) async throws -> EnqueueBatcher.Outcome {
+    func enqueue(
+        _ submission: Submission, source: Job.Source, userID: String?, jobID: String = IngestRoutes.newJobID()
+    ) async throws -> EnqueueBatcher.Outcome {
         let now = clock.nowMilliseconds()
         let job = Job(
-            id: Self.newJobID(), kind: submission.kind, payload: submission.payload, source: source,
+            id: jobID, kind: submission.kind, payload: submission.payload, source: source,
             userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now,
             countedBytes: submission.payload.count, dedupeKey: dedupeKey(submission, source: source, userID: userID))
         let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
@@ -133,14 +153,26 @@ extension IngestRoutes {
     /// Waits for a final status without holding a Redis connection: registers with ``ResultWaiters``, then
     /// reads the status (closing the race with a result published before registering), and reads again on
     /// every signal until the state is final or the deadline passes.
-    func waitForResult(jobID: String, userID: String, seconds: Int) async throws -> Response {
-        let deadline = ContinuousClock.now + .seconds(seconds)
+    func waitForResult(jobID: String, userID: String, deadline: ContinuousClock.Instant) async throws -> Response {
+        let id = try await registerWaiter(jobID: jobID, userID: userID)
+        return try await waitRegistered(jobID: jobID, waiter: id, deadline: deadline, readFirst: true)
+    }
+
+    /// A waiter for `jobID`, or `429 too_many_waiters` when the process or the user has the most allowed.
+    private func registerWaiter(jobID: String, userID: String) async throws -> UInt64 {
         guard let id = await waiters.register(jobID: jobID, user: userID) else {
             metrics.reject(reason: "too_many_waiters")
             throw IngestError.tooManyWaiters()
         }
+        return id
+    }
+
+    /// ``pollUntilFinal(jobID:waiter:deadline:readFirst:)``, then the waiter unregistered whatever happened.
+    private func waitRegistered(
+        jobID: String, waiter id: UInt64, deadline: ContinuousClock.Instant, readFirst: Bool
+    ) async throws -> Response {
         do {
-            let response = try await pollUntilFinal(jobID: jobID, waiter: id, deadline: deadline)
+            let response = try await pollUntilFinal(jobID: jobID, waiter: id, deadline: deadline, readFirst: readFirst)
             await waiters.unregister(jobID: jobID, id: id)
             return response
         } catch {
@@ -150,19 +182,27 @@ extension IngestRoutes {
     }
 
     /// The final status once there is one; else, at the deadline or when the request's task is cancelled (a
-    /// shutdown past its grace), `202` with the last status read.
-    private func pollUntilFinal(jobID: String, waiter id: UInt64, deadline: ContinuousClock.Instant) async throws -> Response {
+    /// shutdown past its grace), `202` with the last status read. `readFirst: false` when the waiter was
+    /// registered before the job was created: nothing can be final before its first signal.
+    private func pollUntilFinal(
+        jobID: String, waiter id: UInt64, deadline: ContinuousClock.Instant, readFirst: Bool
+    ) async throws -> Response {
+        var status: JobStatus?
+        var read = readFirst
         while true {
-            let status = try await redisRead { try await readStatus(jobID) }
-            if let status, status.state.isFinal { return JobStatusBody.response(.ok, status) }
-            let remaining = deadline - ContinuousClock.now
-            if remaining > .zero, !Task.isCancelled {
-                await waiters.nextSignal(jobID: jobID, id: id, timeout: remaining)
-                if !Task.isCancelled { continue }
+            if read {
+                status = try await redisRead { try await readStatus(jobID) }
+                if let status, status.state.isFinal { return JobStatusBody.response(.ok, status) }
             }
-            guard let status else { return JobStatusBody.queuedResponse(jobID: jobID) }
-            return JobStatusBody.response(.accepted, status)
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero, !Task.isCancelled else { break }
+            await waiters.nextSignal(jobID: jobID, id: id, timeout: remaining)
+            guard !Task.isCancelled else { break }
+            read = true
         }
+        if !read, !Task.isCancelled { status = try await redisRead { try await readStatus(jobID) } }
+        guard let status else { return JobStatusBody.queuedResponse(jobID: jobID) }
+        return JobStatusBody.response(.accepted, status)
     }
 
     func readStatus(_ jobID: String) async throws -> JobStatus? {

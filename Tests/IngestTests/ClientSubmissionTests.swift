@@ -121,17 +121,19 @@ import Testing
         }
     }
 
-    /// `?wait` answers with the final status as soon as a (test) fulfiller writes it and publishes the job id.
-    @Test func waitReturnsTheResultOnceTheFulfillerPublishesIt() async throws {
+    /// `?wait` answers with the final status as soon as a (test) fulfiller writes it and publishes the job id:
+    /// at once (the signal may arrive before the request waits: it is remembered) or later.
+    @Test(arguments: [0, 300])
+    func waitReturnsTheResultOnceTheFulfillerPublishesIt(delayMilliseconds: Int) async throws {
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in
                 let headers = try await IngestHarness.userHeaders("alice")
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 let fulfiller = Task {
-                    for _ in 0..<200 {
+                    for _ in 0..<2000 {
                         if let entry = try await redis.xrange("tg:{p0}:jobs").first, let jobID = entry.string(Job.Field.id) {
-                            try await Task.sleep(for: .milliseconds(300))
+                            try await Task.sleep(for: .milliseconds(delayMilliseconds))
                             let status = JobStatus(
                                 jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 1,
                                 resultJSON: #"{"coins":100}"#)
@@ -141,7 +143,7 @@ import Testing
                             _ = try await redis.send("PUBLISH", "tg:job-results", jobID)
                             return jobID
                         }
-                        try await Task.sleep(for: .milliseconds(20))
+                        try await Task.sleep(for: .milliseconds(2))
                     }
                     return ""
                 }
@@ -156,6 +158,36 @@ import Testing
                 #expect(json["status"] as? String == "fulfilled")
                 #expect((json["result"] as? [String: Any])?["coins"] as? Int == 100)
                 #expect(elapsed < .seconds(15), "answered after \(elapsed): at the 30 s deadline, not at the result")
+            }
+        }
+    }
+
+    /// The same submission again with `?wait`: no new job; the answer is the first job's status, read at once
+    /// (it is final already, so no signal will ever come for it).
+    @Test func aDuplicateWithWaitAnswersTheFirstJobsFinalStatus() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                let headers = try await IngestHarness.userHeaders("alice")
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let body = #"{"receipt":"QUJDRA=="}"#
+                let first = try await client.execute(
+                    uri: "/v1/receipts", method: .post, headers: headers, body: ByteBuffer(string: body))
+                let jobID = try #require(IngestHarness.json(first)["jobId"] as? String)
+                let status = JobStatus(
+                    jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 1, resultJSON: #"{"coins":7}"#)
+                var arguments: [any RedisArgumentConvertible] = ["tg:{p0}:job:\(jobID)"]
+                for (name, value) in status.fields { arguments += [name, value] }
+                _ = try await redis.send(RedisCommand("HSET", arguments: arguments))
+                let started = ContinuousClock.now
+                let again = try await client.execute(
+                    uri: "/v1/receipts?wait=20", method: .post, headers: headers, body: ByteBuffer(string: body))
+                #expect(again.status == .ok)
+                let json = IngestHarness.json(again)
+                #expect(json["jobId"] as? String == jobID)
+                #expect((json["result"] as? [String: Any])?["coins"] as? Int == 7)
+                #expect(ContinuousClock.now - started < .seconds(10), "read at once, not at the deadline")
+                #expect(try await redis.xrange("tg:{p0}:jobs").count == 1)
             }
         }
     }
