@@ -6,10 +6,10 @@ import Core
 struct Tollctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tollctl",
-        abstract: "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters.",
+        abstract: "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters, look up Apple orders.",
         subcommands: [
             VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
-            UserCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self,
+            UserCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self, LookupCommand.self,
         ]
     )
 

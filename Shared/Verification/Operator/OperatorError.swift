@@ -1,0 +1,25 @@
+import AppStore
+import Core
+
+/// An error of the operators' Apple-facing commands (``OrderLookup``): a stable `code`
+/// and a message, reported as `tollctl: error: <code>: <message>`.
+package struct OperatorError: TollgateError, Sendable {
+    package var code: String
+    package var message: String
+
+    package init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    static let apiNotConfigured = OperatorError(
+        "api_not_configured",
+        "asking Apple needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH)")
+
+    /// The API clients by environment, production first.
+    static func orderedClients(_ clients: [String: AppStoreServerAPIClient]) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {
+        [AppStoreEnvironment.production, .sandbox].compactMap { environment in
+            clients[environment.rawValue].map { (environment, $0) }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import AppStore
+import Foundation
+import Ledger
+import Logging
+import Pipeline
+import Redis
+
+/// What `tollctl lookup ORDER_ID` runs: Apple's Look Up Order ID, every returned transaction verified by the
+/// verifier's own `SignedDataVerifier` (its settings: roots, bundle ID, environment, app Apple ID), and the owner
+/// each verified purchase chain is bound to in the ledger (`tg:{otx:<originalTransactionId>}:owner`, with the
+/// owner's transaction record). A transaction that does not verify is reported with its failure and nothing of it
+/// is read from the ledger. Redis is only read.
+package enum OrderLookup {
+    /// One transaction of the order.
+    package struct Entry: Sendable {
+        /// The verified transaction, or why it is not genuine.
+        package var result: VerificationResult<JWSTransactionDecodedPayload>
+        /// The user the purchase chain is bound to; nil when no one is (or the transaction did not verify).
+        package var owner: String?
+        /// The owner's record of this transaction (`state` and the rest), when the ledger has one.
+        package var record: TransactionRecord?
+    }
+
+    /// The order as Apple and the ledger know it.
+    package struct Report: Sendable {
+        package var orderId: String
+        /// The environment whose API answered.
+        package var environment: AppStoreEnvironment
+        package var entries: [Entry]
+
+        /// Transactions that did not verify.
+        package var unverified: Int { entries.count { $0.result.value == nil } }
+    }
+
+    /// Asks each environment the deployment accepts (production first) until one knows the order.
+    /// Throws ``OperatorError`` `api_not_configured` without an API key, `invalid_order_id` when Apple answers
+    /// status 1 in every environment; the API client's errors otherwise.
+    package static func run(configuration: VerifierConfiguration, orderId: String, logger: Logger) async throws -> Report {
+        let (signedData, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
+        let clients = OperatorError.orderedClients(apiClients)
+        guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
+        var found: (AppStoreEnvironment, [String])?
+        for (environment, client) in clients {
+            let response = try await client.lookUpOrderId(orderId)
+            if response.isValid {
+                found = (environment, response.signedTransactions ?? [])
+                break
+            }
+        }
+        guard let (environment, signed) = found else {
+            throw OperatorError(
+                "invalid_order_id",
+                "Apple does not know order ID \(orderId) (Look Up Order ID answered status 1 in \(clients.map { $0.0.rawValue }.joined(separator: ", ")))"
+            )
+        }
+        var entries: [Entry] = []
+        for jws in signed { entries.append(Entry(result: await signedData.verifyTransaction(jws))) }
+        guard entries.contains(where: { $0.result.value != nil }) else {
+            return Report(orderId: orderId, environment: environment, entries: entries)
+        }
+        let redis = try await configuration.shared.connectOne(clientName: "tollctl-lookup", logger: logger, commandTimeout: .seconds(10))
+        defer { redis.close() }
+        let keys = configuration.shared.keys
+        for index in entries.indices {
+            guard let transaction = entries[index].result.value, let original = transaction.originalTransactionId else { continue }
+            let owner = try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: original))).string
+            entries[index].owner = owner
+            if let owner, let id = transaction.transactionId {
+                entries[index].record = TransactionRecord(hash: try await redis.hgetall(keys.transaction(user: owner, transactionId: id)))
+            }
+        }
+        return Report(orderId: orderId, environment: environment, entries: entries)
+    }
+}
