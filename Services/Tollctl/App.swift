@@ -6,10 +6,12 @@ import Core
 struct Tollctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tollctl",
-        abstract: "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters, look up Apple orders.",
+        abstract:
+            "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters, look up Apple orders, test notifications.",
         subcommands: [
             VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
             UserCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self, LookupCommand.self,
+            AppleCommand.self,
         ]
     )
 

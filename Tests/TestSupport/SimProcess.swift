@@ -19,14 +19,17 @@ package final class SimProcess: Sendable {
         self.child = child
     }
 
-    package static func start() async throws -> SimProcess {
+    /// Starts the simulator; `environment` adds settings (e.g. `SIM_NOTIFY_URL`).
+    package static func start(environment: [String: String] = [:]) async throws -> SimProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-sim-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for _ in 0..<3 {
             let port = try ChildProcess.freePort()
             let child = try ChildProcess.start(
                 "appstore-sim", arguments: ["--ca-dir", directory.appendingPathComponent("ca").path],
-                environment: ["SIM_PORT": String(port), "SIM_HOST": "127.0.0.1", "LOG_LEVEL": "warning"],
+                environment: ["SIM_PORT": String(port), "SIM_HOST": "127.0.0.1", "LOG_LEVEL": "warning"].merging(environment) { _, new in
+                    new
+                },
                 log: directory.appendingPathComponent("sim.log"))
             let sim = SimProcess(port: port, directory: directory, child: child)
             let deadline = ContinuousClock.now + .seconds(15)
@@ -106,9 +109,9 @@ package final class SimProcess: Sendable {
 }
 
 /// Runs `body` with the real `appstore-sim` started on a free loopback port, and always stops it (and removes its
-/// directory) afterwards, even when `body` throws.
-package func withSim<T>(_ body: (SimProcess) async throws -> T) async throws -> T {
-    let sim = try await SimProcess.start()
+/// directory) afterwards, even when `body` throws. `environment` adds simulator settings.
+package func withSim<T>(environment: [String: String] = [:], _ body: (SimProcess) async throws -> T) async throws -> T {
+    let sim = try await SimProcess.start(environment: environment)
     do {
         let result = try await body(sim)
         sim.stop()

@@ -21,10 +21,10 @@ package final class StoreHarness: Sendable {
         self.redis = redis
     }
 
-    /// Runs `body` with a fresh Redis and simulator, always stopping both.
-    package static func with(_ body: (StoreHarness) async throws -> Void) async throws {
+    /// Runs `body` with a fresh Redis and simulator (`simEnvironment` added to its settings), always stopping both.
+    package static func with(simEnvironment: [String: String] = [:], _ body: (StoreHarness) async throws -> Void) async throws {
         try await withRedisServer { server in
-            try await withSim { sim in
+            try await withSim(environment: simEnvironment) { sim in
                 let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
                 try await redis.connect()
                 defer { redis.close() }

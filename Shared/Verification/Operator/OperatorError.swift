@@ -1,7 +1,7 @@
 import AppStore
 import Core
 
-/// An error of the operators' Apple-facing commands (``OrderLookup``): a stable `code`
+/// An error of the operators' Apple-facing commands (``OrderLookup``, ``TestNotificationCheck``): a stable `code`
 /// and a message, reported as `tollctl: error: <code>: <message>`.
 package struct OperatorError: TollgateError, Sendable {
     package var code: String

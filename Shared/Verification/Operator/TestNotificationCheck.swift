@@ -1,0 +1,44 @@
+import AppStore
+import Foundation
+
+/// What `tollctl apple test-notification` runs: Apple's Request a Test Notification, then Get Test Notification
+/// Status every `interval` until Apple reports send attempts or `wait` has passed. The attempts show whether
+/// Apple reached the App Store Server Notifications URL (ingest): `SUCCESS`, or why not.
+package enum TestNotificationCheck {
+    package struct Report: Sendable {
+        /// The environment whose API was asked.
+        package var environment: AppStoreEnvironment
+        package var token: String
+        /// The last status Apple gave; nil when the wait was zero.
+        package var status: CheckTestNotificationResponse?
+
+        /// Apple's send attempts so far.
+        package var attempts: [SendAttemptItem] { status?.sendAttempts ?? [] }
+        /// Some attempt reached the notifications URL.
+        package var delivered: Bool { attempts.contains { $0.sendAttemptResult == "SUCCESS" } }
+    }
+
+    /// Asks the production API when the deployment has one, else sandbox. `onToken` sees the token as soon as
+    /// Apple gives it (before the polling). A 404 status (Apple has not recorded the notification yet) is polled again.
+    package static func run(
+        configuration: VerifierConfiguration, wait: Duration, interval: Duration = .milliseconds(500),
+        clock: ContinuousClock = ContinuousClock(), onToken: (String) -> Void = { _ in }
+    ) async throws -> Report {
+        let (_, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
+        guard let (environment, client) = OperatorError.orderedClients(apiClients).first else { throw OperatorError.apiNotConfigured }
+        let token = try await client.requestTestNotification().testNotificationToken
+        onToken(token)
+        var report = Report(environment: environment, token: token)
+        let deadline = clock.now + wait
+        while wait > .zero {
+            do {
+                report.status = try await client.getTestNotificationStatus(token: token)
+            } catch let error as AppStoreAPIError where error.code == .notFound {
+                report.status = nil
+            }
+            if !report.attempts.isEmpty || clock.now >= deadline { break }
+            try await clock.sleep(for: min(interval, deadline - clock.now))
+        }
+        return report
+    }
+}
