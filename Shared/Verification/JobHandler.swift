@@ -4,7 +4,8 @@ import Pipeline
 import Redis
 
 /// The verifier's stream handler: reads the job, marks it `verifying`, verifies it (with a heartbeat
-/// keeping a slow healthy call from being reclaimed), and turns the ``VerificationOutcome`` into the
+/// keeping a slow healthy call from being reclaimed; neither for a job verified by local work only, see
+/// ``JobVerifier/isLocal(_:)``), and turns the ``VerificationOutcome`` into the
 /// ``HandlerOutcome`` whose writes the runtime applies atomically with the ack:
 ///
 /// - verified → `XADD` of the ``PurchaseEvent`` onto the verified stream, status `verifying` with
@@ -61,19 +62,26 @@ final class JobHandler: Sendable {
         var logger = logger
         logger[metadataKey: "job.id"] = "\(job.id)"
         logger[metadataKey: "job.kind"] = "\(job.kind.rawValue)"
-        do {
-            try await VerifierFunctions.markVerifying(
-                on: redis, key: keys.job(job.id), attempt: message.attempt, nowMilliseconds: clock.nowMilliseconds())
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            logger.warning("Could not mark the job verifying", metadata: ["error": "\(error)"])
+        let outcome: VerificationOutcome
+        if verifier.isLocal(job) {
+            // Local work only, done in well under a millisecond: a `verifying` mark first (a round trip) and a
+            // heartbeat (a task and a timer) would cost more than the verification; the outcome's write says
+            // `verifying` with the attempt, or the final state, in the same call as the ack.
+            outcome = await verifier.verify(job)
+        } else {
+            do {
+                try await VerifierFunctions.markVerifying(
+                    on: redis, key: keys.job(job.id), attempt: message.attempt, nowMilliseconds: clock.nowMilliseconds())
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                logger.warning("Could not mark the job verifying", metadata: ["error": "\(error)"])
+            }
+            let heartbeat = Heartbeat(
+                redis: redis, stream: jobs.stream, group: group, consumer: consumer, entryID: message.entry.id,
+                interval: heartbeatInterval, logger: logger)
+            outcome = await heartbeat.run { await verifier.verify(job) }
         }
-
-        let heartbeat = Heartbeat(
-            redis: redis, stream: jobs.stream, group: group, consumer: consumer, entryID: message.entry.id,
-            interval: heartbeatInterval, logger: logger)
-        let outcome = await heartbeat.run { await verifier.verify(job) }
         if Task.isCancelled { throw CancellationError() }
         metrics.job(kind: job.kind.rawValue, outcome: outcome.metricName)
         return handlerOutcome(outcome, job: job, message: message, logger: logger)
@@ -94,8 +102,10 @@ final class JobHandler: Sendable {
             return .complete(
                 writes: [
                     .xadd(stream: keys.verified().stream, fields: fields),
-                    JobStatus(jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now).write(
-                        keys: keys),
+                    JobStatus(
+                        jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, attempt: message.attempt,
+                        updatedAtMilliseconds: now
+                    ).write(keys: keys),
                     .hset(key: keys.job(job.id), strings: [("verified.at", String(now))]),
                 ] + seen(event.notification?.notificationUUID, job) + release)
         case .recorded(let result, let uuid):

@@ -37,6 +37,13 @@ final class JobVerifier: Sendable {
         self.logger = logger
     }
 
+    /// Whether verifying `job` is local work only: a StoreKit 2 transaction's JWS through the chain cache, with
+    /// neither the App Store Server API's confirmation nor OCSP online checks, so nothing outside is called.
+    func isLocal(_ job: Job) -> Bool {
+        job.kind == .transaction && !(configuration.confirmWithAPI && !apiClients.isEmpty)
+            && !signedData.configuration.onlineChecks
+    }
+
     /// Verifies `job`; never throws (infrastructure trouble is a retryable outcome).
     func verify(_ job: Job) async -> VerificationOutcome {
         switch job.kind {
