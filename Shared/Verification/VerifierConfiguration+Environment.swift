@@ -51,6 +51,9 @@ extension VerifierConfiguration {
         }
         apiKey = try Self.apiKey(reader)
         confirmWithAPI = try reader.bool("TOLLGATE_CONFIRM_WITH_API", default: false)
+        onlineChecks = try reader.bool("TOLLGATE_ONLINE_CHECKS", default: false)
+        onlineChainLifetime = try reader.duration(
+            "TOLLGATE_ONLINE_CHAIN_LIFETIME", default: onlineChainLifetime, minimum: .seconds(1))
         refundPreference = try reader.int("TOLLGATE_REFUND_PREFERENCE", default: 0, range: 0...3)
         apiRateScale = Double(try reader.int("TOLLGATE_API_RATE_SCALE_PERCENT", default: 100, range: 1...1000)) / 100
         metricsHost = reader.string("TOLLGATE_METRICS_HOST", default: "0.0.0.0")

@@ -46,6 +46,11 @@ package struct VerifierConfiguration: Sendable {
     package var apiSandboxURL: URL
     package var apiKey: APIKey?
     package var confirmWithAPI: Bool
+    /// Online checks (`TOLLGATE_ONLINE_CHECKS`): certificates valid now (not at the payload's `signedDate`), and
+    /// each proven chain's leaf and intermediate asked of their OCSP responders once per `onlineChainLifetime`
+    /// (a verified "revoked" rejects; no good answer is retryable, so an OCSP outage delays, never rejects).
+    package var onlineChecks: Bool
+    package var onlineChainLifetime: Duration
     package var refundPreference: Int
     package var apiRateScale: Double
     package var metricsHost: String
@@ -91,6 +96,8 @@ package struct VerifierConfiguration: Sendable {
         apiSandboxURL = AppStoreServerAPIConfiguration.appleSandboxURL
         apiKey = nil
         confirmWithAPI = false
+        onlineChecks = false
+        onlineChainLifetime = .seconds(900)
         refundPreference = 0
         apiRateScale = 1
         metricsHost = "0.0.0.0"

@@ -101,8 +101,10 @@ package enum VerifierServices {
                 configuration: SignedDataVerifierConfiguration(
                     rootCertificates: configuration.rootCertificates, bundleId: configuration.bundleId,
                     environment: configuration.environment, appAppleId: configuration.appAppleId,
-                    acceptsSandbox: configuration.acceptSandbox,
-                    ocspRequester: TransportOCSPRequester(transport: base, timeout: configuration.appleTimeout)))
+                    acceptsSandbox: configuration.acceptSandbox, onlineChecks: configuration.onlineChecks,
+                    checksRevocation: configuration.onlineChecks,
+                    ocspRequester: TransportOCSPRequester(transport: base, timeout: configuration.appleTimeout),
+                    onlineChainLifetime: Double(configuration.onlineChainLifetime.components.seconds)))
         } catch {
             throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
         }
