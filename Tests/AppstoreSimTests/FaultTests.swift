@@ -31,7 +31,7 @@ struct FaultTests {
         let client = ReceiptClient(
             configuration: ReceiptClientConfiguration(
                 bundleId: "com.example.app", productionURL: sim.url("/verifyReceipt"),
-                sandboxURL: sim.url("/sandbox/verifyReceipt"), timeout: .milliseconds(400)))
+                sandboxURL: sim.url("/sandbox/verifyReceipt"), timeout: .seconds(2)))
 
         _ = try await sim.post("/sim/faults", ["target": "verifyReceipt", "status": 503, "times": 1])
         let unavailable = await client.verify(purchase.receipt)
@@ -46,7 +46,7 @@ struct FaultTests {
         #expect(raw.status == 429)
         #expect(raw.header("Retry-After") == "7")
 
-        _ = try await sim.post("/sim/faults", ["target": "verifyReceipt", "delayMs": 1500])
+        _ = try await sim.post("/sim/faults", ["target": "verifyReceipt", "delayMs": 4000])
         let slow = await client.verify(purchase.receipt)
         #expect(slow.result.failure?.code == .appleTimeout)
         #expect(try await sim.delete("/sim/faults") == 204)
