@@ -22,6 +22,20 @@ struct APIErrorBody: Error, Sendable, Encodable {
     static let invalidEndDate = APIErrorBody(errorCode: 4_000_016, errorMessage: "Invalid end date.", status: .badRequest)
     static let startAfterEnd = APIErrorBody(errorCode: 4_000_013, errorMessage: "Start date after end date.", status: .badRequest)
     static let startTooFarInPast = APIErrorBody(errorCode: 4_000_012, errorMessage: "Start date too far in past.", status: .badRequest)
+    static let originalTransactionIdNotFound = APIErrorBody(
+        errorCode: 4_040_005, errorMessage: "Original transaction id not found.", status: .notFound)
+    static let invalidExtendByDays = APIErrorBody(errorCode: 4_000_009, errorMessage: "Invalid extend by days value.", status: .badRequest)
+    static let invalidExtendReasonCode = APIErrorBody(
+        errorCode: 4_000_010, errorMessage: "Invalid extend reason code.", status: .badRequest)
+    static let invalidRequestIdentifier = APIErrorBody(
+        errorCode: 4_000_011, errorMessage: "Invalid request identifier.", status: .badRequest)
+    static let subscriptionExtensionIneligible = APIErrorBody(
+        errorCode: 4_030_004, errorMessage: "Forbidden - subscription state ineligible for extension.", status: .forbidden)
+    static let subscriptionMaxExtension = APIErrorBody(
+        errorCode: 4_030_005, errorMessage: "Forbidden - subscription has reached maximum extension count.", status: .forbidden)
+    static let invalidProductId = APIErrorBody(errorCode: 4_000_023, errorMessage: "Invalid product id.", status: .badRequest)
+    static let massExtensionNotFound = APIErrorBody(
+        errorCode: 4_040_009, errorMessage: "Mass extension request not found.", status: .notFound)
     static let badRequest = APIErrorBody(errorCode: 4_000_000, errorMessage: "Bad request.", status: .badRequest)
     static let testNotificationNotFound = APIErrorBody(
         errorCode: 4_040_008, errorMessage: "Test notification not found.", status: .notFound)

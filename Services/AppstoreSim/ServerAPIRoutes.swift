@@ -63,6 +63,7 @@ struct ServerAPIRoutes: Sendable {
                     try testNotificationStatus(token: context.parameters.get("token"), bid: bid, environment: environment)
                 }
             }
+            registerExtensions(on: router, base: base, environment: environment)
             for version in ["v1", "v2"] {
                 router.put("\(base)/\(version)/transactions/consumption/:transactionId") { request, context in
                     let body = try? await request.body.collect(upTo: 1 << 20)
@@ -76,7 +77,7 @@ struct ServerAPIRoutes: Sendable {
     }
 
     /// Authenticates, applies `api` faults, then runs the handler.
-    private func guarded(
+    func guarded(
         _ request: Request, _ environment: AppStoreEnvironment,
         _ handler: (String) async throws(APIErrorBody) -> Response
     ) async -> Response {

@@ -15,6 +15,11 @@ struct SimLedger: Sendable {
     var notificationIndex: [String: Int] = [:]
     /// The transactions of each order ID (Look Up Order ID).
     var orders: [String: [String]] = [:]
+    /// Renewal date extensions: the dates (ms) each original transaction was extended (Apple allows two a year),
+    /// the answer of each request identifier, and each mass extension's status by `productId/requestIdentifier`.
+    var extensionDates: [String: [Int64]] = [:]
+    var extensionAnswers: [String: ExtendRenewalDateResponse] = [:]
+    var massExtensions: [String: MassExtendRenewalDateStatusResponse] = [:]
     /// Send Consumption Information bodies, by transaction ID.
     var consumptionInfo: [String: Data] = [:]
     /// Pre-encoded successful `verifyReceipt` answers; emptied on every change.

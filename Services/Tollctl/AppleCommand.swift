@@ -4,5 +4,8 @@ import ArgumentParser
 struct AppleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apple", abstract: "Check the App Store Server API and notifications.",
-        subcommands: [TestNotificationCommand.self])
+        subcommands: [
+            TestNotificationCommand.self, ExtendCommand.self, ExtendAllCommand.self, ExtendStatusCommand.self,
+            AppTransactionCommand.self,
+        ])
 }

@@ -1,0 +1,78 @@
+import AppStore
+import Foundation
+
+/// What `tollctl apple extend`, `extend-all`, `extend-status` and `app-transaction` run against Apple's App Store
+/// Server API: renewal-date extensions (one subscription, or every active subscriber of a product) and a
+/// customer's app transaction, verified like every JWS Apple signs.
+///
+/// An extension moves only Apple's renewal date: Apple then sends `RENEWAL_EXTENDED` for each subscription, and
+/// the ledger extends the entitlement from that signed notification, never from this call's answer.
+package enum SubscriptionExtensions {
+    /// Extends one subscription (production first, then sandbox when the transaction is not found there).
+    package static func extend(
+        configuration: VerifierConfiguration, originalTransactionId: String, request: ExtendRenewalDateRequest
+    ) async throws -> (AppStoreEnvironment, ExtendRenewalDateResponse) {
+        try await firstFound(configuration) { client in
+            try await client.extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request)
+        }
+    }
+
+    /// Asks Apple to extend every active subscription of a product; returns the environment asked.
+    package static func extendAll(
+        configuration: VerifierConfiguration, request: MassExtendRenewalDateRequest, environment: AppStoreEnvironment
+    ) async throws -> MassExtendRenewalDateResponse {
+        try await client(configuration, environment).extendRenewalDateForAllActiveSubscribers(request)
+    }
+
+    /// The status of a mass extension.
+    package static func status(
+        configuration: VerifierConfiguration, productId: String, requestIdentifier: String, environment: AppStoreEnvironment
+    ) async throws -> MassExtendRenewalDateStatusResponse {
+        try await client(configuration, environment).getStatusOfSubscriptionRenewalDateExtensions(
+            productId: productId, requestIdentifier: requestIdentifier)
+    }
+
+    /// The customer's app transaction, its signature checked with the verifier's rules (trusted roots, bundle,
+    /// environment, app Apple ID); a JWS that does not verify is an error, never shown.
+    package static func appTransaction(
+        configuration: VerifierConfiguration, transactionId: String
+    ) async throws -> (AppStoreEnvironment, AppTransaction) {
+        let (signedData, _, _) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
+        let (environment, response) = try await firstFound(configuration) { client in
+            try await client.getAppTransactionInfo(transactionId: transactionId)
+        }
+        switch await signedData.verifyAppTransaction(response.signedAppTransactionInfo) {
+        case .verified(let app): return (environment, app)
+        case .rejected(let failure), .retryable(let failure):
+            throw OperatorError("app_transaction_not_verified", "\(failure.code.rawValue): \(failure.message)")
+        }
+    }
+
+    private static func client(_ configuration: VerifierConfiguration, _ environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient
+    {
+        let (_, _, clients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
+        guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
+        guard let client = clients[environment.rawValue] else {
+            throw OperatorError("environment_not_accepted", "this deployment does not use Apple's \(environment.rawValue) environment")
+        }
+        return client
+    }
+
+    /// The first environment's answer that is not a 404 (production first); the last 404 when all are.
+    private static func firstFound<T>(
+        _ configuration: VerifierConfiguration, _ call: (AppStoreServerAPIClient) async throws -> T
+    ) async throws -> (AppStoreEnvironment, T) {
+        let (_, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
+        let clients = OperatorError.orderedClients(apiClients)
+        guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
+        var notFound: (any Error)?
+        for (environment, client) in clients {
+            do {
+                return (environment, try await call(client))
+            } catch let error as AppStoreAPIError where error.httpStatus == 404 {
+                notFound = error
+            }
+        }
+        throw notFound ?? OperatorError.apiNotConfigured
+    }
+}
