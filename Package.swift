@@ -113,7 +113,10 @@ let package = Package(
             ]),
         service(
             "tollctl", folder: "Tollctl",
-            ["Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification", Product.logging, Product.argumentParser]),
+            [
+                "Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification", Product.jwtKit, Product.logging,
+                Product.argumentParser,
+            ]),
         service(
             "appstore-sim", folder: "AppstoreSim",
             [
@@ -153,7 +156,7 @@ let package = Package(
             "OperationsTests",
             ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
         tests("LedgerTests", ["Ledger", "Pipeline", "Redis", "TestSupport"]),
-        tests("TollctlTests", ["Pipeline", "Redis", "TestSupport"]),
+        tests("TollctlTests", ["ingest", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
         tests("PipelineTests", ["Core", "Pipeline", "Redis", "TestSupport", Product.logging, Product.serviceLifecycle]),
         tests("AppStoreTests", ["AppStore", "AppStoreTesting", "TestSupport", Product.crypto, Product.x509, Product.asn1]),

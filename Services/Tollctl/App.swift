@@ -7,11 +7,11 @@ struct Tollctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tollctl",
         abstract:
-            "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters, look up Apple orders, test notifications.",
+            "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters, ask Apple (orders, test notifications, extensions); sandbox helpers.",
         subcommands: [
             VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
             UserCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self, LookupCommand.self,
-            AppleCommand.self,
+            AppleCommand.self, DevCommand.self,
         ]
     )
 
