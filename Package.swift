@@ -34,11 +34,14 @@ func library(_ name: String, _ dependencies: [Target.Dependency], lua: [String] 
         resources: lua.map { .embedInCode("Lua/\($0).lua") }, swiftSettings: swiftSettings)
 }
 
-/// Each service is an executable in `Services/<folder>`, with a README beside its code.
-func service(_ name: String, folder: String, _ dependencies: [Target.Dependency], lua: [String] = []) -> Target {
+/// Each service is an executable in `Services/<folder>`, with a README beside its code; its Lua files and any other
+/// `embed` files (paths in the folder) are compiled in (`PackageResources.<file>_<extension>`).
+func service(
+    _ name: String, folder: String, _ dependencies: [Target.Dependency], lua: [String] = [], embed: [String] = []
+) -> Target {
     .executableTarget(
         name: name, dependencies: dependencies, path: "Services/\(folder)", exclude: ["README.md"],
-        resources: lua.map { .embedInCode("Lua/\($0).lua") }, swiftSettings: swiftSettings)
+        resources: lua.map { .embedInCode("Lua/\($0).lua") } + embed.map { .embedInCode($0) }, swiftSettings: swiftSettings)
 }
 
 /// A module's tests in `Tests/<name>`.
@@ -102,7 +105,7 @@ let package = Package(
                 Product.nioCore, Product.jwtKit, Product.crypto, Product.serviceLifecycle, Product.logging,
                 Product.coreMetrics, Product.prometheus,
             ],
-            lua: ["ingest"]),
+            lua: ["ingest"], embed: ["openapi.yaml"]),
         service(
             "verifier", folder: "Verifier", ["Core", "Pipeline", "Verification", Product.logging, Product.metrics, Product.prometheus]),
         service(

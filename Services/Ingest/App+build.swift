@@ -12,7 +12,8 @@ import ServiceLifecycle
 
 /// Builds ingest: connects to Redis (failing fast, naming `TOLLGATE_REDIS_URL`), loads the pipeline and
 /// ingest function libraries, and wires the pool, the job-results listener, the backlog sampler and the HTTP
-/// routes into one application. Tests call this directly with port 0 and read the port in `onServerRunning`.
+/// routes into one application, on `router` (a new one unless given: a test passes its own to list what is
+/// registered). Tests call this directly with port 0 and read the port in `onServerRunning`.
 ///
 /// The operators' endpoints (`/healthz`, `/readyz`, `/metrics`: `OperatorEndpoints`) are served next to the API,
 /// or with `TOLLGATE_OPS_PORT` set by a second listener of their own. `/readyz` always uses a Redis connection of
@@ -25,7 +26,8 @@ func buildApplication(
     logger: Logger,
     clock: PipelineClock = .system,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
-    onOperatorsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    onOperatorsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+    router: Router<BasicRequestContext> = Router(context: BasicRequestContext.self)
 ) async throws -> some ApplicationProtocol {
     let pool = try await configuration.shared.connectRedis(
         poolSize: configuration.redisPoolSize, clientName: "ingest", logger: logger)
@@ -83,7 +85,6 @@ func buildApplication(
             waitReplicas: configuration.waitReplicas, waitTimeoutMilliseconds: configuration.waitTimeoutMilliseconds,
             metrics: metrics, logger: logger),
         waiters: waiters, backlog: backlog, metrics: metrics, clock: clock, logger: logger)
-    let router = Router(context: BasicRequestContext.self)
     routes.register(on: router)
     var services: [any Service] = [pool, operatorsRedis, listener, backlog]
     let endpoints = OperatorEndpoints(

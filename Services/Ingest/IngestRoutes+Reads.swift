@@ -15,6 +15,13 @@ extension IngestRoutes {
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// `GET /openapi.yaml`: this API as an OpenAPI 3.1 document (`Services/Ingest/openapi.yaml`, compiled in).
+    static func openAPIDocument() -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/yaml"],
+            body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
+    }
+
     /// `GET /v1/jobs/{jobId}`: the job's status; users see only their own jobs (`403`), services any.
     func job(_ request: Request, jobID: String) async throws -> Response {
         let principal = try await authenticator.authenticate(request)

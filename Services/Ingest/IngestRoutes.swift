@@ -23,11 +23,12 @@ struct IngestRoutes: Sendable {
 
     var keys: Keys { configuration.shared.keys }
 
-    /// The public API (DESIGN.md's table); the operators' endpoints (`OperatorEndpoints`) are added next to it
-    /// or served by a listener of their own (`TOLLGATE_OPS_PORT`).
+    /// The public API (DESIGN.md's table, and `openapi.yaml`, served at `GET /openapi.yaml`); the operators' endpoints
+    /// (`OperatorEndpoints`) are added next to it or served by a listener of their own (`TOLLGATE_OPS_PORT`).
     func register(on router: Router<BasicRequestContext>) {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.get("/v1/products") { _, _ in try products() }
+        router.get("/openapi.yaml") { _, _ in Self.openAPIDocument() }
         router.post("/v1/apple/notifications") { request, _ in try await notification(request) }
         router.post("/v1/receipts") { request, _ in
             try await clientSubmission(request) { (body) throws(IngestError) in
