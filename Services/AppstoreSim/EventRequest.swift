@@ -14,6 +14,9 @@ struct EventRequest: Decodable, Sendable {
     var expiresInSeconds: Int64?
     /// `REFUND`: Apple's `revocationReason` (`0` other, `1` app issue; default 0).
     var revocationReason: Int?
+    /// `REFUND`: a share below `100000` (milli-percent) makes it a `REFUND_PRORATED` refund of that share
+    /// (default: `REFUND_FULL`, `100000`).
+    var revocationPercentage: Int?
     /// `CONSUMPTION_REQUEST`: Apple's `consumptionRequestReason` (default `UNINTENDED_PURCHASE`).
     var reason: String?
     /// `DID_CHANGE_RENEWAL_PREF`: the product the subscription will renew to.

@@ -20,7 +20,9 @@ extension SimLedger {
             sentSubtype = .resubscribe
         case .refund, .revoke:
             try allow(subtype, [], for: type)
-            about = try revoke(target, family: type == .revoke, reason: request.revocationReason, context: context)
+            about = try revoke(
+                target, family: type == .revoke, reason: request.revocationReason,
+                percentage: request.revocationPercentage, context: context)
         case .refundReversed:
             try allow(subtype, [], for: type)
             about = try reverseRefund(target, context: context)
@@ -119,6 +121,7 @@ extension SimLedger {
         next.revocationDate = nil
         next.revocationReason = nil
         next.revocationType = nil
+        next.revocationPercentage = nil
         next.transactionReason = reason
         store(next)
         var renewed = subscription
@@ -157,17 +160,26 @@ extension SimLedger {
         return try newPeriod(after: latest, subscription: subscription, seconds: seconds, reason: .purchase, context: context)
     }
 
-    private mutating func revoke(_ target: SimTransaction, family: Bool, reason: Int?, context: SimContext) throws(SimError)
-        -> SimTransaction
-    {
+    private mutating func revoke(
+        _ target: SimTransaction, family: Bool, reason: Int?, percentage: Int?, context: SimContext
+    ) throws(SimError) -> SimTransaction {
         guard target.revocationDate == nil else {
             throw SimError(.conflict, "invalid_state", "transaction \(target.transactionId) is already refunded or revoked")
         }
         guard reason == nil || reason == 0 || reason == 1 else { throw .invalid("revocationReason must be 0 or 1") }
+        guard percentage.map({ (0...100_000).contains($0) }) ?? true, !(family && percentage != nil) else {
+            throw .invalid("revocationPercentage must be 0 to 100000, on REFUND only")
+        }
         var revoked = target
         revoked.revocationDate = context.now
         revoked.revocationReason = RevocationReason(rawValue: reason ?? 0)
-        revoked.revocationType = family ? .familyRevoke : .refundFull
+        if let percentage, percentage < 100_000 {
+            revoked.revocationType = .refundProrated
+            revoked.revocationPercentage = percentage
+        } else {
+            revoked.revocationType = family ? .familyRevoke : .refundFull
+            revoked.revocationPercentage = family ? nil : 100_000
+        }
         store(revoked)
         if revoked.isAutoRenewable, var subscription = subscriptions[target.originalTransactionId],
             latest(of: target.originalTransactionId)?.transactionId == target.transactionId
@@ -187,6 +199,7 @@ extension SimLedger {
         restored.revocationDate = nil
         restored.revocationReason = nil
         restored.revocationType = nil
+        restored.revocationPercentage = nil
         store(restored)
         if restored.isAutoRenewable, var subscription = subscriptions[target.originalTransactionId],
             latest(of: target.originalTransactionId)?.transactionId == target.transactionId

@@ -18,6 +18,8 @@ struct SimTransaction: Sendable, Hashable {
     var revocationDate: Int64?
     var revocationReason: RevocationReason?
     var revocationType: RevocationType?
+    /// Apple's `revocationPercentage` (milli-percent), with ``revocationType``.
+    var revocationPercentage: Int? = nil
     var environment: AppStoreEnvironment
     var subscriptionGroupIdentifier: String?
     var transactionReason: TransactionReason
@@ -39,7 +41,7 @@ struct SimTransaction: Sendable, Hashable {
             transactionReason: transactionReason, currency: currency, price: price
         )
         payload.revocationType = revocationType
-        if revocationType == .refundFull { payload.revocationPercentage = 100_000 }
+        payload.revocationPercentage = revocationPercentage
         return payload
     }
 }

@@ -48,7 +48,12 @@ extension PurchaseEventTransaction {
             webOrderLineItemId: payload.webOrderLineItemId,
             signedDate: payload.signedDate,
             isUpgraded: payload.isUpgraded,
-            offerType: payload.offerType?.rawValue
+            offerType: payload.offerType?.rawValue,
+            revocationType: payload.revocationType?.rawValue,
+            revocationPercentage: payload.revocationPercentage,
+            price: payload.price,
+            currency: payload.currency,
+            appTransactionId: payload.appTransactionId
         )
     }
 }

@@ -21,6 +21,16 @@ struct EventTests {
         #expect(revoked.revocationType == .familyRevoke)
         #expect(revoked.revocationDate != nil)
         #expect(revoked.inAppOwnershipType == .familyShared)
+        #expect(revoked.revocationPercentage == nil)
+
+        let coins = try await sim.purchase(type: "Consumable", productId: "com.example.coins100")
+        let prorated = try await transaction(
+            try await sim.event("REFUND", coins.transactionId, extra: ["revocationPercentage": 40_000]))
+        #expect(prorated.revocationType == .refundProrated && prorated.revocationPercentage == 40_000)
+        let restored = try await transaction(try await sim.event("REFUND_REVERSED", coins.transactionId))
+        #expect(restored.revocationType == nil && restored.revocationPercentage == nil)
+        let full = try await transaction(try await sim.event("REFUND", coins.transactionId))
+        #expect(full.revocationType == .refundFull && full.revocationPercentage == 100_000)
 
         let vip = try await sim.purchase(
             type: "Auto-Renewable Subscription", productId: "com.example.vip.month", extra: ["expiresInSeconds": 300])

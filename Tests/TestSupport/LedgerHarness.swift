@@ -117,12 +117,14 @@ package struct LedgerHarness: Sendable {
 package enum Fixture {
     package static func transaction(
         _ tid: String, product: String, otid: String? = nil, quantity: Int = 1, purchase: Int64 = testNow - day,
-        expires: Int64? = nil, revoked: Int64? = nil, family: Bool = false, token: String? = nil, signed: Int64? = nil
+        expires: Int64? = nil, revoked: Int64? = nil, family: Bool = false, token: String? = nil, signed: Int64? = nil,
+        revocationType: String? = nil, revocationPercentage: Int? = nil
     ) -> PurchaseEventTransaction {
         PurchaseEventTransaction(
             transactionId: tid, originalTransactionId: otid ?? tid, productId: product, quantity: quantity,
             purchaseDate: purchase, expiresDate: expires, revocationDate: revoked,
-            inAppOwnershipType: family ? "FAMILY_SHARED" : "PURCHASED", appAccountToken: token, signedDate: signed)
+            inAppOwnershipType: family ? "FAMILY_SHARED" : "PURCHASED", appAccountToken: token, signedDate: signed,
+            revocationType: revocationType, revocationPercentage: revocationPercentage)
     }
 
     /// A client submission by `user` (optionally paying `order`).

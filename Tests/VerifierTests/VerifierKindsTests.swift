@@ -17,7 +17,9 @@ struct VerifierKindsTests {
             let purchase = try await harness.sim.purchase(["productId": "com.example.noads", "type": "Non-Consumable"])
             let signed = try #require(purchase["signedTransaction"] as? String)
             let transactionId = try #require(purchase["transactionId"] as? String)
-            try await harness.sim.post("/sim/events", ["type": "REFUND", "transactionId": transactionId, "revocationReason": 1])
+            try await harness.sim.post(
+                "/sim/events",
+                ["type": "REFUND", "transactionId": transactionId, "revocationReason": 1, "revocationPercentage": 25_000])
             var settings = try harness.apiSettings()
             settings["TOLLGATE_CONFIRM_WITH_API"] = "true"
             try await harness.withVerifier(settings) { _ in
@@ -33,6 +35,10 @@ struct VerifierKindsTests {
                 #expect(transaction.productType == "Non-Consumable")
                 #expect(transaction.revocationDate != nil)
                 #expect(transaction.revocationReason == 1)
+                // The refund's detail and the price reach the ledger as Apple signed them.
+                #expect(transaction.revocationType == "REFUND_PRORATED")
+                #expect(transaction.revocationPercentage == 25_000)
+                #expect(transaction.price != nil && transaction.currency == "USD")
             }
             #expect(try await harness.sim.requestCount("api.production") >= 1)
         }

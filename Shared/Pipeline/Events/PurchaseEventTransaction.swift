@@ -13,6 +13,11 @@
 /// - `purchaseDate`, `originalPurchaseDate`.
 /// - `expiresDate` — end of the paid subscription period (subscriptions only).
 /// - `revocationDate`, `revocationReason` — set when refunded or revoked (`0` other, `1` app issue).
+/// - `revocationType` — Apple's `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE` (JWS sources only).
+/// - `revocationPercentage` — the share Apple refunded or revoked in milli-percent, `0`–`100000`
+///   (`100000` is all of it, for the whole quantity); set with `revocationType` (JWS sources only).
+/// - `price`, `currency` — what the customer paid, in milliunits of the ISO 4217 `currency` (JWS sources only).
+/// - `appTransactionId` — the customer's app download transaction (JWS sources only).
 /// - `inAppOwnershipType` — `PURCHASED` or `FAMILY_SHARED`.
 /// - `appAccountToken` — the UUID the app attached at purchase (binds the purchase to a user or order).
 /// - `webOrderLineItemId` — identifies a subscription period across devices.
@@ -36,13 +41,19 @@ package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
     package var signedDate: Int64?
     package var isUpgraded: Bool?
     package var offerType: Int?
+    package var revocationType: String?
+    package var revocationPercentage: Int?
+    package var price: Int64?
+    package var currency: String?
+    package var appTransactionId: String?
 
     package init(
         transactionId: String, originalTransactionId: String, productId: String, productType: String? = nil,
         quantity: Int = 1, purchaseDate: Int64, originalPurchaseDate: Int64? = nil, expiresDate: Int64? = nil,
         revocationDate: Int64? = nil, revocationReason: Int? = nil, inAppOwnershipType: String? = nil,
         appAccountToken: String? = nil, webOrderLineItemId: String? = nil, signedDate: Int64? = nil,
-        isUpgraded: Bool? = nil, offerType: Int? = nil
+        isUpgraded: Bool? = nil, offerType: Int? = nil, revocationType: String? = nil,
+        revocationPercentage: Int? = nil, price: Int64? = nil, currency: String? = nil, appTransactionId: String? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -60,5 +71,10 @@ package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
         self.signedDate = signedDate
         self.isUpgraded = isUpgraded
         self.offerType = offerType
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
+        self.price = price
+        self.currency = currency
+        self.appTransactionId = appTransactionId
     }
 }
