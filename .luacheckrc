@@ -17,7 +17,7 @@ files["Shared/Pipeline/Lua/jobs.lua"] = { ignore = { "211" } }
 -- ledger_transactions.lua, then ledger.lua. A later part reads the locals an earlier part defines; each name
 -- passed on is listed once here, so any other unused or undefined name is still reported.
 local ledger_records = {
-  "key_at", "num", "job_status", "coins_change", "ent_value", "recompute", "refund_key", "refund", "reverse",
+  "key_at", "num", "job_status", "coins_change", "ent_value", "recompute", "refund_key", "refund_fields", "refund", "reverse",
 }
 local ledger_transactions = { "apply_tx", "reresolve", "unpark", "apply_renewals", "validate", "forward" }
 local function passed_on(names)

@@ -48,6 +48,8 @@ struct UserCommand: AsyncParsableCommand {
             "environment=\(record.environment)", "purchased=\(date(record.purchaseDate))",
         ]
         if record.shortfall > 0 { parts.append("shortfall=\(record.shortfall)") }
+        if let type = record.revocationType { parts.append("revocationType=\(type)") }
+        if let share = record.revocationPercentage { parts.append("revocationPercentage=\(share)") }
         if let expires = record.expiresDate { parts.append("expires=\(date(expires))") }
         return "  " + parts.joined(separator: "  ")
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Pipeline
 
-/// The `KEYS` and the plan JSON of one `ledger_v2_apply` call: an event's transactions with what the
+/// The `KEYS` and the plan JSON of one `ledger_v3_apply` call: an event's transactions with what the
 /// catalog says about them, for one owner. The plan refers to keys by their 1-based index in ``keys``.
 struct LedgerPlan {
     struct Tx: Encodable {
@@ -15,6 +15,10 @@ struct LedgerPlan {
         var aat: String?
         var rec, bind, park: Int
         var aatKey: Int?
+        /// Apple's `revocationType` and `revocationPercentage` (milli-percent, only when 0–100000: anything else
+        /// is no stated share, so the revocation takes back everything).
+        var rtype: String?
+        var rpct: Int?
     }
     struct Ent: Encodable {
         var name, type: String
@@ -120,7 +124,9 @@ struct LedgerPlan {
                     rec: index(k.transaction(user: owner, transactionId: tx.transactionId)),
                     bind: index(k.binding(originalTransactionId: tx.originalTransactionId)),
                     park: index(k.parked(originalTransactionId: tx.originalTransactionId)),
-                    aatKey: tx.appAccountToken.map { index(k.appAccountToken($0)) }))
+                    aatKey: tx.appAccountToken.map { index(k.appAccountToken($0)) },
+                    rtype: tx.revocationType,
+                    rpct: tx.revocationPercentage.flatMap { (0...100_000).contains($0) ? $0 : nil }))
         }
         for renewal in event.renewals {
             var ent = entByOTID[renewal.originalTransactionId]

@@ -3,7 +3,9 @@
 /// Fields: `tid`, `otid`, `product`, `type` (catalog type or `unknown`), `env` (Apple environment),
 /// `qty`, `purchase`, `expires`, `signed` (ms), `state` (`applied`, `refunded`, `unknown_product`),
 /// `coins` (credited), `debited` (taken back by the standing refund), `shortfall` (not taken back because
-/// of clamping), `refunds` (revocations already applied, `,d<ms>,n<uuid>,`), `revoked` (ms), `family`
+/// of clamping), `refunds` (revocations already applied, `,d<ms>,n<uuid>,`, a prorated one with `p<share>`),
+/// `revoked` (ms), `rtype` (Apple's `revocationType` of the standing refund), `rpct` (its share in milli-percent,
+/// `100000` for a full refund), `family`
 /// (`1` Family Sharing), `ent`, `job` (first job), `created.at`, `updated.at`.
 package struct TransactionRecord: Sendable, Hashable, Codable {
     package var transactionId: String
@@ -17,6 +19,8 @@ package struct TransactionRecord: Sendable, Hashable, Codable {
     package var shortfall: Int64
     package var purchaseDate: Int64
     package var expiresDate: Int64?
+    package var revocationType: String?
+    package var revocationPercentage: Int?
 
     /// Reads a record from `HGETALL`; nil when it has no `tid` or `state`.
     package init?(hash: [String: String]) {
@@ -32,5 +36,7 @@ package struct TransactionRecord: Sendable, Hashable, Codable {
         shortfall = hash["shortfall"].flatMap { Int64($0) } ?? 0
         purchaseDate = hash["purchase"].flatMap { Int64($0) } ?? 0
         expiresDate = hash["expires"].flatMap { Int64($0) }
+        revocationType = hash["rtype"]
+        revocationPercentage = hash["rpct"].flatMap { Int($0) }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import Redis
+import TestSupport
 import Testing
 
 extension TollgateSystemTests {
@@ -25,6 +27,39 @@ extension TollgateSystemTests {
             try await system.awaitCoins(user, 100)
             let report = try await system.tollctlUser(user)
             #expect(report.contains("state=applied"), "\(report)")
+            try await system.expectAuditClean()
+        }
+
+        @Test(.logsOnFailure) func aProratedRefundTakesBackItsShareOnceAndShowsIt() async throws {
+            let system = try SystemHarness.require()
+            let ingest = system.ingestClient
+            let sim = system.simClient
+            let user = UserToken.newUser("prorated")
+            let purchase = try await sim.purchase("com.example.coins100", type: "Consumable", extra: ["quantity": 3])
+            let bought = try await ingest.submitTransaction(user: user, signedTransaction: purchase.signedTransaction)
+            #expect(bought.status == "fulfilled", "\(bought)")
+            try await system.awaitCoins(user, 300)
+
+            // Apple refunds 1 of 3: 33.333 % of 300 coins = 99.999, rounded down.
+            _ = try await sim.event("REFUND", transactionId: purchase.transactionId, extra: ["revocationPercentage": 33_333])
+            try await system.awaitCoins(user, 201)
+            // The purchase submitted again (Apple's signed transaction as it was bought) credits nothing.
+            let again = try await ingest.submitTransaction(user: user, signedTransaction: purchase.signedTransaction)
+            #expect(again.status == "fulfilled", "\(again)")
+            #expect(try await ingest.entitlements(user: user).coins == 201)
+            let report = try await system.tollctlUser(user)
+            #expect(report.contains("revocationType=REFUND_PRORATED"), "\(report)")
+            #expect(report.contains("revocationPercentage=33333") && report.contains("debited=99"), "\(report)")
+            let redis = RedisConnection(configuration: system.redis.configuration(), logger: testLogger)
+            try await redis.connect()
+            defer { redis.close() }
+            let refunds = try await redis.xrange("tg:{p0}:events").filter {
+                $0.string("user") == user && $0.string("reason") == "refund"
+            }
+            #expect(refunds.count == 1)
+            #expect(refunds.first?.string("delta") == "-99")
+            #expect(refunds.first?.string("revocationType") == "REFUND_PRORATED")
+            #expect(refunds.first?.string("revocationPercentage") == "33333")
             try await system.expectAuditClean()
         }
 

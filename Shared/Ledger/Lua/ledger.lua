@@ -124,7 +124,7 @@ local function apply(keys, argv)
   for i, ent in ipairs(plan.ents) do
     if touched[i] then
       local c = changed[i] or {}
-      recompute(keys, plan, ent, c.tid, c.reason or 'recomputed')
+      recompute(keys, plan, ent, c.tid, c.reason or 'recomputed', c.extra)
     end
   end
   if order and order.payer and order.state ~= 'paid' then

@@ -67,7 +67,7 @@ end
 
 -- Recomputes one entitlement from its transactions and renewal state; writes the account fields and
 -- emits an event when state, expiry or auto-renew changed.
-local function recompute(keys, plan, ent, tid, reason)
+local function recompute(keys, plan, ent, tid, reason, extra)
   local entries = redis.call('HGETALL', key_at(keys, ent.key))
   local rows, any_active, any_revoked = {}, false, false
   for i = 1, #entries, 2 do
@@ -119,36 +119,81 @@ local function recompute(keys, plan, ent, tid, reason)
   local fields = { 'kind', 'entitlement', 'entitlement', ent.name, 'state', state, 'autoRenew', auto,
                    'transactionId', tid or '', 'reason', reason }
   if new_expires then fields[#fields + 1] = 'expiresAt'; fields[#fields + 1] = new_expires end
+  if extra then for i = 1, #extra do fields[#fields + 1] = extra[i] end end
   emit(keys, plan, fields)
 end
 
-local function refund_key(tx, note)
-  if tx.revoked then return 'd' .. n2s(tx.revoked) end
-  if note and note.uuid then return 'n' .. note.uuid end
-  return 'x'
+local FULL_SHARE = 100000
+
+-- The share of the transaction Apple refunded, in milli-percent: the revocationPercentage of a REFUND_PRORATED
+-- revocation, else all of it (REFUND_FULL, FAMILY_REVOKE, no type: a revocation without a stated share).
+local function refund_share(tx)
+  if tx.rtype == 'REFUND_PRORATED' and tx.rpct then return tx.rpct end
+  return FULL_SHARE
 end
 
--- Reverses an applied transaction once: debits what it credited (clamped at 0 when plan.clamp) and
--- revokes what it granted.
+-- floor(credited × share / 100000) without leaving exact double arithmetic (credited < 2^53).
+local function prorate(credited, share)
+  local whole_part = math.floor(credited / FULL_SHARE)
+  return whole_part * share + math.floor((credited - whole_part * FULL_SHARE) * share / FULL_SHARE)
+end
+
+-- Identifies one revocation in the record's `refunds` list: its date (else the notification), and the share when
+-- prorated, so a later full refund with the same date is a new revocation while a replay is not.
+local function refund_key(tx, note)
+  local base = 'x'
+  if tx.revoked then base = 'd' .. n2s(tx.revoked)
+  elseif note and note.uuid then base = 'n' .. note.uuid end
+  local share = refund_share(tx)
+  if share < FULL_SHARE then return base .. 'p' .. n2s(share) end
+  return base
+end
+
+-- The revocation's type and share on the events stream.
+local function refund_fields(tx)
+  local fields = { 'revocationPercentage', n2s(refund_share(tx)) }
+  if tx.rtype then fields[#fields + 1] = 'revocationType'; fields[#fields + 1] = tx.rtype end
+  return fields
+end
+
+-- Applies a revocation once (keyed by rkey). The standing refund takes back floor(credited × share) in total —
+-- rounded down, so a user never loses more than Apple refunded — minus what an earlier revocation of the same
+-- standing refund already took (a prorated refund followed by a larger or full one takes only the difference;
+-- a smaller one takes nothing). Clamped at 0 when plan.clamp; what clamping leaves is the shortfall. Revokes
+-- what the transaction granted. Returns whether the record changed.
 local function refund(keys, plan, tx, rec, rkey)
   local credited = num(rec.coins, 0)
-  local debit, shortfall = credited, 0
-  if plan.clamp and credited > 0 then
-    local balance = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0)
-    debit = math.min(credited, math.max(balance, 0))
-    shortfall = credited - debit
+  local share = refund_share(tx)
+  local standing = rec.state == 'refunded'
+  local taken_debit, taken_short = 0, 0
+  if standing then
+    if share <= num(rec.rpct, FULL_SHARE) then return false end
+    taken_debit, taken_short = num(rec.debited, 0), num(rec.shortfall, 0)
   end
-  redis.call('HSET', key_at(keys, tx.rec), 'state', 'refunded', 'debited', n2s(debit), 'shortfall', n2s(shortfall),
-             'refunds', (rec.refunds or ',') .. rkey .. ',', 'revoked', n2s(tx.revoked or plan.now),
-             'updated.at', n2s(plan.now))
+  local due = math.max(prorate(credited, share) - taken_debit - taken_short, 0)
+  local debit, shortfall = due, 0
+  if plan.clamp and due > 0 then
+    local balance = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0)
+    debit = math.min(due, math.max(balance, 0))
+    shortfall = due - debit
+  end
+  local rk = key_at(keys, tx.rec)
+  redis.call('HSET', rk, 'state', 'refunded', 'debited', n2s(taken_debit + debit),
+             'shortfall', n2s(taken_short + shortfall), 'refunds', (rec.refunds or ',') .. rkey .. ',',
+             'rpct', n2s(share), 'updated.at', n2s(plan.now))
+  if not standing then redis.call('HSET', rk, 'revoked', n2s(tx.revoked or plan.now)) end
+  if tx.rtype then redis.call('HSET', rk, 'rtype', tx.rtype) else redis.call('HDEL', rk, 'rtype') end
   if shortfall > 0 then redis.call('HINCRBY', key_at(keys, 5), 'shortfall', n2s(shortfall)) end
-  coins_change(keys, plan, -debit, tx.tid, 'refund', shortfall > 0 and { 'shortfall', n2s(shortfall) } or nil)
+  local extra = refund_fields(tx)
+  if shortfall > 0 then extra[#extra + 1] = 'shortfall'; extra[#extra + 1] = n2s(shortfall) end
+  coins_change(keys, plan, -debit, tx.tid, 'refund', extra)
+  return true
 end
 
 local function reverse(keys, plan, tx, rec)
   local debited = num(rec.debited, 0)
   redis.call('HSET', key_at(keys, tx.rec), 'state', 'applied', 'debited', '0', 'shortfall', '0',
              'updated.at', n2s(plan.now))
-  redis.call('HDEL', key_at(keys, tx.rec), 'revoked')
+  redis.call('HDEL', key_at(keys, tx.rec), 'revoked', 'rtype', 'rpct')
   coins_change(keys, plan, debited, tx.tid, 'refund_reversed')
 end

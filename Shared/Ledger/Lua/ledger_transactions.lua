@@ -43,11 +43,14 @@ local function apply_tx(keys, plan, tx, changed_ents)
     redis.call('HSET', rk, 'expires', n2s(tx.expires), 'signed', n2s(tx.signed), 'updated.at', n2s(plan.now))
     result = 'updated'
   end
+  local refund_extra = nil
   if is_refund then
     local rkey = refund_key(tx, note)
-    if rec.state == 'applied' and not string.find(rec.refunds or ',', ',' .. rkey .. ',', 1, true) then
-      refund(keys, plan, tx, rec, rkey)
+    if (rec.state == 'applied' or rec.state == 'refunded')
+       and not string.find(rec.refunds or ',', ',' .. rkey .. ',', 1, true)
+       and refund(keys, plan, tx, rec, rkey) then
       result = (result == 'applied') and 'applied_refunded' or 'refunded'
+      refund_extra = refund_fields(tx)
     end
   elseif is_reversal and rec.state == 'refunded' then
     reverse(keys, plan, tx, rec)
@@ -60,7 +63,7 @@ local function apply_tx(keys, plan, tx, changed_ents)
     local value = ent_value(state == 'applied', current)
     if redis.call('HGET', key_at(keys, ent.key), tx.tid) ~= value then
       redis.call('HSET', key_at(keys, ent.key), tx.tid, value)
-      changed_ents[tx.ent] = changed_ents[tx.ent] or { tid = tx.tid, reason = result }
+      changed_ents[tx.ent] = changed_ents[tx.ent] or { tid = tx.tid, reason = result, extra = refund_extra }
     end
   end
   return result
@@ -123,6 +126,10 @@ local function validate(plan)
     if not whole(tx.coins, 0, TWO_53) or tx.coins * tx.qty >= TWO_53 then fail('bad plan: coins of ' .. tx.tid) end
     for _, field in ipairs({ 'purchase', 'expires', 'revoked', 'signed' }) do
       if tx[field] ~= nil and not whole(tx[field], 0, TWO_53) then fail('bad plan: ' .. field .. ' of ' .. tx.tid) end
+    end
+    if tx.rpct ~= nil and not whole(tx.rpct, 0, 100000) then fail('bad plan: revocation percentage of ' .. tx.tid) end
+    if tx.rtype ~= nil and (type(tx.rtype) ~= 'string' or #tx.rtype > 64) then
+      fail('bad plan: revocation type of ' .. tx.tid)
     end
   end
 end
