@@ -81,6 +81,8 @@ import Testing
             #expect(try await h.coins("alice") == 100)
             try await h.deliver(Self.refund("p2", percentage: 40_000))
             try await h.deliver(Self.refund("p2", type: "REFUND_FULL", percentage: 100_000))
+            // So does one that took nothing while a larger refund stood.
+            try await h.deliver(Self.refund("p2", revoked: testNow - 4000, percentage: 25_000))
             #expect(try await h.coins("alice") == 100)
             #expect(try await h.audit().differences.isEmpty)
         }

@@ -159,15 +159,21 @@ end
 -- Applies a revocation once (keyed by rkey). The standing refund takes back floor(credited × share) in total —
 -- rounded down, so a user never loses more than Apple refunded — minus what an earlier revocation of the same
 -- standing refund already took (a prorated refund followed by a larger or full one takes only the difference;
--- a smaller one takes nothing). Clamped at 0 when plan.clamp; what clamping leaves is the shortfall. Revokes
--- what the transaction granted. Returns whether the record changed.
+-- a smaller one takes nothing but is remembered as seen, so it never applies after a reversal). Clamped at 0
+-- when plan.clamp; what clamping leaves is the shortfall. Revokes what the transaction granted. Returns whether
+-- the standing refund changed.
 local function refund(keys, plan, tx, rec, rkey)
+  local rk = key_at(keys, tx.rec)
+  local refunds = (rec.refunds or ',') .. rkey .. ','
   local credited = num(rec.coins, 0)
   local share = refund_share(tx)
   local standing = rec.state == 'refunded'
   local taken_debit, taken_short = 0, 0
   if standing then
-    if share <= num(rec.rpct, FULL_SHARE) then return false end
+    if share <= num(rec.rpct, FULL_SHARE) then
+      redis.call('HSET', rk, 'refunds', refunds)
+      return false
+    end
     taken_debit, taken_short = num(rec.debited, 0), num(rec.shortfall, 0)
   end
   local due = math.max(prorate(credited, share) - taken_debit - taken_short, 0)
@@ -177,9 +183,8 @@ local function refund(keys, plan, tx, rec, rkey)
     debit = math.min(due, math.max(balance, 0))
     shortfall = due - debit
   end
-  local rk = key_at(keys, tx.rec)
   redis.call('HSET', rk, 'state', 'refunded', 'debited', n2s(taken_debit + debit),
-             'shortfall', n2s(taken_short + shortfall), 'refunds', (rec.refunds or ',') .. rkey .. ',',
+             'shortfall', n2s(taken_short + shortfall), 'refunds', refunds,
              'rpct', n2s(share), 'updated.at', n2s(plan.now))
   if not standing then redis.call('HSET', rk, 'revoked', n2s(tx.revoked or plan.now)) end
   if tx.rtype then redis.call('HSET', rk, 'rtype', tx.rtype) else redis.call('HDEL', rk, 'rtype') end
