@@ -104,17 +104,56 @@ extension ServerAPIRoutes {
         }
     }
 
-    /// Send Consumption Information: the body is recorded (see `GET /sim/consumption/{id}`); `202`.
-    func consumption(id: String?, body: ByteBuffer?, bid: String, environment: AppStoreEnvironment) throws(APIErrorBody) -> Response {
-        guard let body, let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)),
-            object is [String: Any]
+    /// Send Consumption Information (`version` `v1` or `v2`): the body is recorded with the endpoint's version
+    /// (see `GET /sim/consumption/{id}`); `202`. A v2 body is checked as Apple does (``checkConsumptionV2(_:)``).
+    func consumption(
+        id: String?, version: String, body: ByteBuffer?, bid: String, environment: AppStoreEnvironment
+    ) throws(APIErrorBody) -> Response {
+        guard let body, var object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         else {
             throw .badRequest
         }
+        if version == "v2" { try Self.checkConsumptionV2(Data(body.readableBytesView)) }
+        object["sim.endpoint"] = version
+        let recorded = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         try withLedger { ledger, _ throws(APIErrorBody) in
             let transaction = try lookup(id, in: ledger, bid: bid, environment: environment)
-            ledger.consumptionInfo[transaction.transactionId] = Data(body.readableBytesView)
+            ledger.consumptionInfo[transaction.transactionId] = recorded
         }
         return Response(status: .accepted)
+    }
+
+    /// Apple's rules for a v2 `ConsumptionRequest`: `customerConsented` must be `true`; `deliveryStatus` one of
+    /// Apple's five values; `consumptionPercentage` 0–100000, and `0` unless `DELIVERED`; `refundPreference`
+    /// `DECLINE`, `GRANT_FULL` or `GRANT_PRORATED` (this one only with a percentage above 0);
+    /// `sampleContentProvided` a Boolean.
+    static func checkConsumptionV2(_ body: Data) throws(APIErrorBody) {
+        struct V2: Decodable {
+            var customerConsented: Bool
+            var consumptionPercentage: Int?
+            var deliveryStatus: String
+            var refundPreference: String?
+            var sampleContentProvided: Bool
+        }
+        func invalid(_ code: Int, _ message: String) -> APIErrorBody {
+            APIErrorBody(errorCode: code, errorMessage: message, status: .badRequest)
+        }
+        guard let request = try? JSONDecoder().decode(V2.self, from: body) else { throw .badRequest }
+        guard request.customerConsented else { throw invalid(4_000_101, "Invalid customer consented.") }
+        let statuses = [
+            "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
+            "UNDELIVERED_OTHER",
+        ]
+        guard statuses.contains(request.deliveryStatus) else { throw invalid(4_000_099, "Invalid delivery status.") }
+        if let share = request.consumptionPercentage {
+            guard (0...100_000).contains(share), request.deliveryStatus == "DELIVERED" || share == 0 else {
+                throw invalid(4_000_104, "Invalid consumption percentage.")
+            }
+        }
+        if let preference = request.refundPreference {
+            guard ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"].contains(preference),
+                preference != "GRANT_PRORATED" || (request.consumptionPercentage ?? 0) > 0
+            else { throw invalid(4_000_105, "Invalid refund preference.") }
+        }
     }
 }

@@ -69,7 +69,8 @@ struct ServerAPIRoutes: Sendable {
                     let body = try? await request.body.collect(upTo: 1 << 20)
                     return await guarded(request, environment) { bid throws(APIErrorBody) in
                         try consumption(
-                            id: context.parameters.get("transactionId"), body: body, bid: bid, environment: environment)
+                            id: context.parameters.get("transactionId"), version: version, body: body, bid: bid,
+                            environment: environment)
                     }
                 }
             }

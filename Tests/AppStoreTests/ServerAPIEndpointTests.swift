@@ -146,6 +146,7 @@ import Testing
                     .json(#"{"signedPayload": "p.q.r", "sendAttempts": [{"attemptDate": 1, "sendAttemptResult": "SUCCESS"}]}"#)
                 ])
             await api.server.respond(to: "/inApps/v1/transactions/consumption/5000000005", with: [StubResponse(status: 202)])
+            await api.server.respond(to: "/inApps/v2/transactions/consumption/5000000006", with: [StubResponse(status: 202)])
             await api.server.respond(to: "/inApps/v1/lookup/MQKXY1Z9", with: [.json(#"{"status": 0, "signedTransactions": ["o1"]}"#)])
 
             let test = try await api.client.requestTestNotification()
@@ -164,6 +165,20 @@ import Testing
             #expect(body["consumptionStatus"] as? Int == 3)
             #expect(body["refundPreference"] as? Int == 2)
             #expect(body["appAccountToken"] as? String == "")
+
+            try await api.client.sendConsumptionInformation(
+                transactionId: "5000000006",
+                ConsumptionRequestV2(
+                    customerConsented: true, consumptionPercentage: 40_000, deliveryStatus: .delivered,
+                    refundPreference: .grantProrated))
+            let v2 = try #require(await api.server.requests(to: "/inApps/v2/transactions/consumption/5000000006").first)
+            #expect(v2.method == "PUT")
+            let v2Body = try #require(v2.jsonBody())
+            #expect(v2Body["customerConsented"] as? Bool == true)
+            #expect(v2Body["consumptionPercentage"] as? Int == 40_000)
+            #expect(v2Body["deliveryStatus"] as? String == "DELIVERED")
+            #expect(v2Body["refundPreference"] as? String == "GRANT_PRORATED")
+            #expect(v2Body["sampleContentProvided"] as? Bool == false)
 
             let order = try await api.client.lookUpOrderId("MQKXY1Z9")
             #expect(order.isValid)

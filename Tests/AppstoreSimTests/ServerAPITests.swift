@@ -128,5 +128,37 @@ struct ServerAPITests {
         let bad = try await sim.send(
             .put, "/inApps/v1/transactions/consumption/\(purchase.transactionId)", body: Data("[".utf8), headers: auth)
         #expect(bad.status == 400)
+        #expect(recorded.body["sim.endpoint"] as? String == "v1")
+    }
+
+    @Test func consumptionInformationV2IsCheckedAsAppleDoesAndRecorded() async throws {
+        let sim = try await SimHarness.start()
+        defer { Task { await sim.stop() } }
+        let auth = TestToken.header(try TestToken.make(key: P256.Signing.PrivateKey()))
+        let purchase = try await sim.purchase()
+        let path = "/inApps/v2/transactions/consumption/\(purchase.transactionId)"
+        func put(_ json: String) async throws -> Int {
+            try await sim.send(.put, path, body: Data(json.utf8), headers: auth).status
+        }
+        let refused = [
+            #"{"customerConsented":false,"deliveryStatus":"DELIVERED","sampleContentProvided":false}"#,
+            #"{"customerConsented":true,"deliveryStatus":"DELIVERED_SOMEHOW","sampleContentProvided":false}"#,
+            #"{"customerConsented":true,"deliveryStatus":0,"sampleContentProvided":false}"#,
+            #"{"customerConsented":true,"deliveryStatus":"DELIVERED"}"#,
+            #"{"customerConsented":true,"deliveryStatus":"UNDELIVERED_OTHER","consumptionPercentage":5,"sampleContentProvided":false}"#,
+            #"{"customerConsented":true,"deliveryStatus":"DELIVERED","consumptionPercentage":100001,"sampleContentProvided":false}"#,
+            #"{"customerConsented":true,"deliveryStatus":"DELIVERED","refundPreference":"GRANT_PRORATED","sampleContentProvided":false}"#,
+            #"{"customerConsented":true,"deliveryStatus":"DELIVERED","refundPreference":"MAYBE","sampleContentProvided":false}"#,
+        ]
+        for body in refused { #expect(try await put(body) == 400, "\(body)") }
+        #expect(try await sim.send(.get, "/sim/consumption/\(purchase.transactionId)").status == 404)
+        let accepted =
+            #"{"customerConsented":true,"deliveryStatus":"DELIVERED","consumptionPercentage":25000,"#
+            + #""refundPreference":"GRANT_PRORATED","sampleContentProvided":true}"#
+        #expect(try await put(accepted) == 202)
+        let recorded = try await sim.get("/sim/consumption/\(purchase.transactionId)")
+        #expect(recorded.body["sim.endpoint"] as? String == "v2")
+        #expect(recorded.body["consumptionPercentage"] as? Int == 25_000)
+        #expect(recorded.body["refundPreference"] as? String == "GRANT_PRORATED")
     }
 }

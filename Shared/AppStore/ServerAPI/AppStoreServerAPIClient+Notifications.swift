@@ -34,10 +34,17 @@ extension AppStoreServerAPIClient {
         return try await call(.get, "/inApps/v1/notifications/test/\(id)", as: CheckTestNotificationResponse.self)
     }
 
-    /// Send Consumption Information: `PUT /inApps/v1/transactions/consumption/{transactionId}`; Apple
+    /// Send Consumption Information V1: `PUT /inApps/v1/transactions/consumption/{transactionId}`; Apple
     /// answers `202 Accepted` with no body.
     package func sendConsumptionInformation(transactionId: String, _ request: ConsumptionRequest) async throws {
         let id = try segment(transactionId, "transaction ID")
         try await send(.put, "/inApps/v1/transactions/consumption/\(id)", body: try encode(request))
+    }
+
+    /// Send Consumption Information (v2): `PUT /inApps/v2/transactions/consumption/{transactionId}`; Apple
+    /// answers `202 Accepted` with no body.
+    package func sendConsumptionInformation(transactionId: String, _ request: ConsumptionRequestV2) async throws {
+        let id = try segment(transactionId, "transaction ID")
+        try await send(.put, "/inApps/v2/transactions/consumption/\(id)", body: try encode(request))
     }
 }
