@@ -46,6 +46,9 @@ struct IngestRoutes: Sendable {
         router.get("/v1/users/:userId/entitlements") { request, context in
             try await entitlements(request, userID: context.parameters.get("userId") ?? "")
         }
+        router.put("/v1/users/:userId/consent") { request, context in
+            try await consent(request, userID: context.parameters.get("userId") ?? "")
+        }
     }
 
     /// Reads the body, refusing more than `limit` bytes with `413 payload_too_large`, and a body that takes longer

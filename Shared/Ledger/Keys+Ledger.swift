@@ -13,6 +13,7 @@ import Pipeline
 /// | `tg:{u:<userId>}:orders` | zset | ingest | member `orderNo`, score = created at (ms) |
 /// | `tg:{aat:<appAccountToken>}:order` | hash | ingest | `user`, `order.no` (token lower-case UUID) |
 /// | `tg:{u:<userId>}:account` | hash | fulfiller | see ``EntitlementsView/Field`` |
+/// | `tg:{u:<userId>}:consent` | hash | ingest | `consented` (`1`/`0`), `at` (ms) |
 ///
 /// None of these keys expire: orders are kept so that a purchase notified days later still finds its order.
 extension Keys {
@@ -45,5 +46,12 @@ extension Keys {
     /// ``EntitlementsView/Field``).
     package func account(user userID: String) -> String {
         "\(prefix):\(userTag(userID)):account"
+    }
+
+    /// Whether the user consented to Tollgate sharing consumption data with Apple: `tg:{u:<userId>}:consent`
+    /// (hash: `consented` `1` or `0`, `at` ms), written by ingest (`PUT /v1/users/{userId}/consent`) for the
+    /// app's backend, read by the verifier before it answers a `CONSUMPTION_REQUEST`.
+    package func consent(user userID: String) -> String {
+        "\(prefix):\(userTag(userID)):consent"
     }
 }

@@ -1,0 +1,35 @@
+import Foundation
+import Hummingbird
+import Ledger
+import Pipeline
+import Redis
+
+extension IngestRoutes {
+    /// `PUT /v1/users/{userId}/consent {"consented": Bool}` (services only: the app's backend, which asked the
+    /// user): records whether the user consented to Tollgate sharing consumption data with Apple
+    /// (``Keys/consent(user:)``) → `200 {userId, consented, at}`. Without a recorded `true` the verifier answers no
+    /// `CONSUMPTION_REQUEST` for that user's purchases.
+    func consent(_ request: Request, userID: String) async throws -> Response {
+        guard try await authenticator.authenticate(request) == .service else {
+            throw IngestError.forbidden("only a service may record a user's consent")
+        }
+        guard UserID.isValid(userID) else { throw IngestError.invalidRequest("the user id is not valid") }
+        struct Body: Decodable { var consented: Bool }
+        let body: Body
+        do {
+            body = try JSONDecoder().decode(Body.self, from: Data(try await self.body(of: request, limit: 1024)))
+        } catch let error as IngestError {
+            throw error
+        } catch {
+            throw IngestError.invalidRequest("the body must be {\"consented\": true|false}")
+        }
+        let now = clock.nowMilliseconds()
+        _ = try await redisRead {
+            try await redis.send(
+                RedisCommand(
+                    "HSET", keys.consent(user: userID), "consented", body.consented ? "1" : "0", "at", String(now)))
+        }
+        logger.info("consent recorded", metadata: ["user.id": "\(userID)", "consented": "\(body.consented)"])
+        return jsonResponse(.ok, ["userId": userID, "consented": body.consented, "at": now])
+    }
+}
