@@ -3,18 +3,21 @@ import Foundation
 import Pipeline
 
 extension JobVerifier {
-    /// Answers a verified `CONSUMPTION_REQUEST` with Send Consumption Information, built from the ledger's
-    /// view of the transaction (``LedgerView``).
+    /// Answers a verified `CONSUMPTION_REQUEST` with Send Consumption Information (v2; the V1 body with
+    /// `TOLLGATE_CONSUMPTION_API=v1`), built from the ledger's view of the transaction (``LedgerView``) — but only
+    /// when the app's backend recorded the owner's consent (`PUT /v1/users/{id}/consent`): `customerConsented` is
+    /// never claimed otherwise. Without it nothing is sent and the job ends `fulfilled` with
+    /// `"sent":false,"reason":"no_customer_consent"` (also logged with that reason), as when no user owns the
+    /// transaction yet.
     ///
-    /// What is sent: `customerConsented: true`; `deliveryStatus: 0` (delivered) when the ledger holds the
-    /// transaction, else `5` (not delivered, other reason); `appAccountToken` from the transaction (or
-    /// empty); `refundPreference` from `TOLLGATE_REFUND_PREFERENCE` (default `0`, undeclared);
-    /// `sampleContentProvided: false`; and, because the ledger does not track them, `consumptionStatus`,
-    /// `platform`, `accountTenure`, `playTime`, `lifetimeDollarsRefunded`, `lifetimeDollarsPurchased` and
-    /// `userStatus` as `0` ("undeclared", which Apple allows).
+    /// What v2 sends: `customerConsented: true`; `deliveryStatus` `DELIVERED` when the ledger holds the
+    /// transaction, else `UNDELIVERED_OTHER`; `consumptionPercentage` for a consumable (``LedgerView/consumedShare``,
+    /// `0` when not delivered), omitted for other products; `refundPreference` from `TOLLGATE_REFUND_PREFERENCE`
+    /// (`1` → `GRANT_FULL`, `2` → `DECLINE`, otherwise none); `sampleContentProvided` from
+    /// `TOLLGATE_SAMPLE_CONTENT_PROVIDED`.
     ///
-    /// Without an API key the request is recorded and not answered (the job ends `fulfilled` with
-    /// `"sent": false`). Apple and Redis errors are retried like every other Apple call.
+    /// Without an API key the request is recorded and not answered (`"sent": false`, `api_not_configured`). Apple
+    /// and Redis errors are retried like every other Apple call.
     func answerConsumptionRequest(_ verified: VerifiedNotification, environment: AppStoreEnvironment) async -> VerificationOutcome {
         guard let transaction = verified.transaction?.payload, let transactionId = transaction.transactionId else {
             return .rejected(VerificationFailure(.invalidFormat, "the consumption request names no transaction"))
@@ -22,7 +25,7 @@ extension JobVerifier {
         guard !apiClients.isEmpty else {
             logger.warning(
                 "Consumption request not answered: no App Store Server API key",
-                metadata: ["transaction.id": "\(transactionId)"])
+                metadata: ["transaction.id": "\(transactionId)", "reason": "api_not_configured"])
             return .recorded(result: #"{"recorded":"consumption_request","sent":false,"reason":"api_not_configured"}"#)
         }
         let view: LedgerView
@@ -33,22 +36,57 @@ extension JobVerifier {
         } catch {
             return .retryable(VerificationFailure("ledger_unavailable", "cannot read the ledger: \(error)"), retryAfter: nil)
         }
-        let request = consumptionRequest(for: transaction, delivered: view.delivered)
+        guard view.consented else {
+            logger.notice(
+                "Consumption request not answered: the customer's consent is not recorded",
+                metadata: [
+                    "transaction.id": "\(transactionId)", "reason": "no_customer_consent",
+                    "owner.known": "\(view.owner != nil)",
+                ])
+            return .recorded(result: #"{"recorded":"consumption_request","sent":false,"reason":"no_customer_consent"}"#)
+        }
+        if configuration.consumptionAPIVersion == 1 {
+            let request = consumptionRequest(for: transaction, delivered: view.delivered)
+            let answer = await callAPI(.consumption, environment: environment) {
+                try await $0.sendConsumptionInformation(transactionId: transactionId, request)
+            }
+            if case .failure(let failure) = answer { return failure.outcome }
+            return .recorded(
+                result: #"{"recorded":"consumption_request","sent":true,"api":"v1","deliveryStatus":"#
+                    + "\(request.deliveryStatus ?? 0)}")
+        }
+        let request = consumptionRequestV2(view)
         let answer = await callAPI(.consumption, environment: environment) {
             try await $0.sendConsumptionInformation(transactionId: transactionId, request)
         }
-        switch answer {
-        case .failure(let failure): return failure.outcome
-        case .success:
-            return .recorded(
-                result: #"{"recorded":"consumption_request","sent":true,"deliveryStatus":"# + "\(request.deliveryStatus ?? 0)}")
-        }
+        if case .failure(let failure) = answer { return failure.outcome }
+        return .recorded(
+            result: #"{"recorded":"consumption_request","sent":true,"api":"v2","deliveryStatus":""#
+                + request.deliveryStatus.rawValue + #""}"#)
     }
 
-    /// The body sent for `transaction` (see ``answerConsumptionRequest(_:environment:)``).
+    /// The v2 body for the ledger's view of the transaction (see ``answerConsumptionRequest(_:environment:)``);
+    /// only called once consent is recorded.
+    func consumptionRequestV2(_ view: LedgerView) -> ConsumptionRequestV2 {
+        let preference: ConsumptionRequestV2.RefundPreference? =
+            switch configuration.refundPreference {
+            case 1: .grantFull
+            case 2: .decline
+            default: nil
+            }
+        return ConsumptionRequestV2(
+            customerConsented: view.consented, consumptionPercentage: view.delivered ? view.consumedShare : 0,
+            deliveryStatus: view.delivered ? .delivered : .undeliveredOther, refundPreference: preference,
+            sampleContentProvided: configuration.sampleContentProvided)
+    }
+
+    /// The V1 body sent for `transaction` with `TOLLGATE_CONSUMPTION_API=v1` (only once consent is recorded):
+    /// `deliveryStatus` `0` when the ledger holds the transaction, else `5`; `refundPreference` as configured; the
+    /// fields the ledger does not track as `0` ("undeclared").
     func consumptionRequest(for transaction: JWSTransactionDecodedPayload, delivered: Bool) -> ConsumptionRequest {
         ConsumptionRequest(
-            customerConsented: true, consumptionStatus: 0, platform: 0, sampleContentProvided: false,
+            customerConsented: true, consumptionStatus: 0, platform: 0,
+            sampleContentProvided: configuration.sampleContentProvided,
             deliveryStatus: delivered ? 0 : 5, appAccountToken: transaction.appAccountToken ?? "", accountTenure: 0, playTime: 0,
             lifetimeDollarsRefunded: 0, lifetimeDollarsPurchased: 0, userStatus: 0,
             refundPreference: configuration.refundPreference)

@@ -4,13 +4,32 @@ import Redis
 
 /// What the ledger knows about one transaction, read for a `CONSUMPTION_REQUEST` through the ledger's key
 /// contract (`Keys+Ledger`, `Keys+LedgerRecords`): the purchase chain's owner
-/// (`tg:{otx:<originalTransactionId>}:owner`) and whether the owner's transaction record
-/// (`tg:{u:<userId>}:tx:<transactionId>`) exists, i.e. whether Tollgate delivered it.
+/// (`tg:{otx:<originalTransactionId>}:owner`), the owner's transaction record (`tg:{u:<userId>}:tx:<transactionId>`;
+/// present when Tollgate delivered it), the owner's coin balance and whether the owner's consent to share
+/// consumption data is recorded (`tg:{u:<userId>}:consent`).
 struct LedgerView: Sendable {
     /// The user the purchase chain is bound to, when known.
     var owner: String?
+    /// The owner's record of the transaction (empty when the ledger holds none).
+    var record: [String: String] = [:]
+    /// The owner's coin balance.
+    var balance: Int64 = 0
+    /// True only when the app's backend recorded the owner's consent (`consented` = `1`).
+    var consented = false
+
     /// True when the ledger holds a record of the transaction (it was credited).
-    var delivered: Bool
+    var delivered: Bool { !record.isEmpty }
+
+    /// The share of a delivered consumable the customer used, in milli-percent: the part of its credited coins
+    /// no longer in the balance, `(credited − min(max(balance, 0), credited)) × 100000 / credited`, rounded down
+    /// (a balance that still holds them all reports `0`). `nil` for other products or when nothing was credited.
+    var consumedShare: Int? {
+        guard record["type"] == "consumable", let credited = record["coins"].flatMap({ Int64($0) }), credited > 0 else {
+            return nil
+        }
+        let remaining = min(max(balance, 0), credited)
+        return Int((credited - remaining) * 100_000 / credited)
+    }
 
     /// Reads the view; Redis errors propagate (the caller retries).
     static func read(
@@ -19,9 +38,15 @@ struct LedgerView: Sendable {
         guard let owner = try await redis.send("GET", keys.binding(originalTransactionId: originalTransactionId)).string,
             !owner.isEmpty
         else {
-            return LedgerView(owner: nil, delivered: false)
+            return LedgerView(owner: nil)
         }
-        let exists = try await redis.send("EXISTS", keys.transaction(user: owner, transactionId: transactionId)).int ?? 0
-        return LedgerView(owner: owner, delivered: exists == 1)
+        var view = LedgerView(owner: owner)
+        let items = try await redis.send("HGETALL", keys.transaction(user: owner, transactionId: transactionId)).array ?? []
+        for index in stride(from: 0, to: items.count - 1, by: 2) {
+            if let name = items[index].string, let value = items[index + 1].string { view.record[name] = value }
+        }
+        view.balance = try await redis.send("HGET", keys.account(user: owner), "coins").string.flatMap { Int64($0) } ?? 0
+        view.consented = try await redis.send("HGET", keys.consent(user: owner), "consented").string == "1"
+        return view
     }
 }

@@ -55,6 +55,12 @@ extension VerifierConfiguration {
         onlineChainLifetime = try reader.duration(
             "TOLLGATE_ONLINE_CHAIN_LIFETIME", default: onlineChainLifetime, minimum: .seconds(1))
         refundPreference = try reader.int("TOLLGATE_REFUND_PREFERENCE", default: 0, range: 0...3)
+        switch reader.string("TOLLGATE_CONSUMPTION_API", default: "v2") {
+        case "v2": consumptionAPIVersion = 2
+        case "v1": consumptionAPIVersion = 1
+        default: throw ConfigurationError(variable: "TOLLGATE_CONSUMPTION_API", problem: "must be v2 or v1")
+        }
+        sampleContentProvided = try reader.bool("TOLLGATE_SAMPLE_CONTENT_PROVIDED", default: false)
         apiRateScale = Double(try reader.int("TOLLGATE_API_RATE_SCALE_PERCENT", default: 100, range: 1...1000)) / 100
         metricsHost = reader.string("TOLLGATE_METRICS_HOST", default: "0.0.0.0")
         metricsPort = try reader.int("TOLLGATE_METRICS_PORT", default: 9090, range: 0...65535)

@@ -19,7 +19,9 @@ import Pipeline
 ///   API key; all three or none (without: no Get Transaction Info, no Send Consumption Information)
 /// - `TOLLGATE_CONFIRM_WITH_API` — confirm StoreKit 2 transactions with Get Transaction Info [`false`]
 /// - `TOLLGATE_REFUND_PREFERENCE` — refund preference sent with consumption information: `0` undeclared,
-///   `1` grant, `2` decline, `3` no preference [`0`]
+///   `1` grant (v2 `GRANT_FULL`), `2` decline (v2 `DECLINE`), `3` no preference (v2: none sent) [`0`]
+/// - `TOLLGATE_CONSUMPTION_API` — `v2` (Send Consumption Information) or `v1` (the deprecated V1 body) [`v2`]
+/// - `TOLLGATE_SAMPLE_CONTENT_PROVIDED` — the app offers a sample, trial or description before purchase [`false`]
 /// - `TOLLGATE_API_RATE_SCALE_PERCENT` — percent of Apple's published API rates the fleet-wide buckets allow [`100`]
 /// - `TOLLGATE_METRICS_PORT` — `/metrics` and `/healthz` [`9090`]; `TOLLGATE_METRICS_HOST` [`0.0.0.0`]
 /// - `TOLLGATE_VERIFIER_CONCURRENCY` — jobs in flight per replica [`64`]
@@ -52,6 +54,9 @@ package struct VerifierConfiguration: Sendable {
     package var onlineChecks: Bool
     package var onlineChainLifetime: Duration
     package var refundPreference: Int
+    /// `2`: Send Consumption Information (v2); `1`: the V1 body (`TOLLGATE_CONSUMPTION_API=v1`).
+    package var consumptionAPIVersion: Int
+    package var sampleContentProvided: Bool
     package var apiRateScale: Double
     package var metricsHost: String
     package var metricsPort: Int
@@ -99,6 +104,8 @@ package struct VerifierConfiguration: Sendable {
         onlineChecks = false
         onlineChainLifetime = .seconds(900)
         refundPreference = 0
+        consumptionAPIVersion = 2
+        sampleContentProvided = false
         apiRateScale = 1
         metricsHost = "0.0.0.0"
         metricsPort = 9090

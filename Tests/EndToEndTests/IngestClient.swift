@@ -140,6 +140,13 @@ struct IngestClient: Sendable {
         return try JSONDecoder().decode(EntitlementsView.self, from: reply.body)
     }
 
+    /// `PUT /v1/users/{id}/consent` as the app's backend (service key).
+    func recordConsent(user: String, consented: Bool) async throws -> Reply {
+        try await send(
+            .put, "/v1/users/\(user)/consent", auth: .service,
+            body: try JSONSerialization.data(withJSONObject: ["consented": consented]))
+    }
+
     /// `POST /v1/apple/notifications` with `body`, as Apple sends it.
     func postNotification(_ body: Data) async throws -> Reply {
         try await send(.post, "/v1/apple/notifications", auth: .none, body: body)

@@ -49,6 +49,14 @@ struct SimClient: Sendable {
         return try await post("/sim/events", body)
     }
 
+    /// What Send Consumption Information recorded last for `transactionId` (`sim.endpoint` added), or nil.
+    func consumption(_ transactionId: String) async throws -> [String: Any]? {
+        guard let url = URL(string: baseURL + "/sim/consumption/\(transactionId)") else { return nil }
+        let response = try await http.send(HTTPTransportRequest(method: .get, url: url, timeout: .seconds(10)))
+        guard response.status == 200 else { return nil }
+        return (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+    }
+
     /// The `deliveryStatus` of a notification (`pending`, `delivered`, `failed`, `disabled`).
     func deliveryStatus(_ notificationUUID: String) async throws -> String? {
         guard let url = URL(string: baseURL + "/sim/notifications/\(notificationUUID)") else { return nil }

@@ -118,7 +118,7 @@ extension SystemHarness {
         _ common: [String: String], sim: ServiceProcess, directory: URL,
         options: Options
     ) -> [ServiceProcess.Spec] {
-        let apple = [
+        var apple = [
             "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
             "TOLLGATE_VERIFY_RECEIPT_URL": sim.baseURL + "/verifyReceipt",
             "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL": sim.baseURL + "/sandbox/verifyReceipt",
@@ -129,11 +129,15 @@ extension SystemHarness {
             "TOLLGATE_RETRY_BASE_MS": "100", "TOLLGATE_RETRY_CAP_MS": "1000", "TOLLGATE_APPLE_TIMEOUT_MS": "5000",
             "TOLLGATE_VERIFIER_CONCURRENCY": "16", "TOLLGATE_METRICS_HOST": "127.0.0.1",
         ]
+        if options.serverAPI, let key = try? testAPIKeySettings(directory: directory) {
+            apple.merge(key) { _, new in new }
+        }
+        let settings = apple
         return (1...options.replicas).map { replica in
             ServiceProcess.Spec(
                 name: "verifier-\(replica)", executable: "verifier",
                 environment: { port in
-                    common.merging(apple) { _, new in new }.merging(["TOLLGATE_METRICS_PORT": String(port)]) { _, new in new }
+                    common.merging(settings) { _, new in new }.merging(["TOLLGATE_METRICS_PORT": String(port)]) { _, new in new }
                 }, readinessPath: "/healthz")
         }
     }

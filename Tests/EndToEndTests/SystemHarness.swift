@@ -15,6 +15,8 @@ final class SystemHarness: Sendable {
         var acceptSandbox = false
         /// How many verifier and how many fulfiller replicas run.
         var replicas = 2
+        /// The verifiers hold an App Store Server API key (Send Consumption Information, …).
+        var serverAPI = false
     }
 
     /// The HS256 secret of user tokens (`TOLLGATE_CLIENT_JWT_SECRET`).

@@ -51,9 +51,7 @@ package final class StoreHarness: Sendable {
     /// App Store Server API key settings: a fresh P-256 key in the simulator's directory (the simulator accepts
     /// any key unless `SIM_API_PUBLIC_KEY` is set).
     package func apiSettings() throws -> [String: String] {
-        let path = sim.directory.appendingPathComponent("api-key.p8")
-        try P256.Signing.PrivateKey().pemRepresentation.write(to: path, atomically: true, encoding: .utf8)
-        return ["TOLLGATE_API_KEY_ID": "KEY123", "TOLLGATE_API_ISSUER_ID": "issuer-1", "TOLLGATE_API_PRIVATE_KEY_PATH": path.path]
+        try testAPIKeySettings(directory: sim.directory)
     }
 
     /// Puts a job on the jobs stream, as ingest does.
@@ -107,4 +105,12 @@ package final class StoreHarness: Sendable {
         guard let found else { throw ChildProcess.Failure(description: "the verified stream never held \(count) events") }
         return found
     }
+}
+
+/// Writes a fresh App Store Server API key (`api-key.p8`) into `directory`; returns the verifier's settings for it
+/// (the simulator accepts any key unless `SIM_API_PUBLIC_KEY` is set).
+package func testAPIKeySettings(directory: URL) throws -> [String: String] {
+    let path = directory.appendingPathComponent("api-key.p8")
+    try P256.Signing.PrivateKey().pemRepresentation.write(to: path, atomically: true, encoding: .utf8)
+    return ["TOLLGATE_API_KEY_ID": "KEY123", "TOLLGATE_API_ISSUER_ID": "issuer-1", "TOLLGATE_API_PRIVATE_KEY_PATH": path.path]
 }

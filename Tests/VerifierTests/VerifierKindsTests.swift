@@ -65,30 +65,63 @@ struct VerifierKindsTests {
                 let testStatus = try await harness.waitForStatus(testJob) { $0["state"] == "fulfilled" }
                 #expect(testStatus["result"]?.contains("test_notification") == true)
 
-                // Not in the ledger: answered as not delivered.
+                func consumptionRequest() async throws -> String {
+                    let request = try await harness.sim.post(
+                        "/sim/events", ["type": "CONSUMPTION_REQUEST", "transactionId": transactionId])
+                    let payload = try #require(request["signedPayload"] as? String)
+                    let body = String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": payload]), as: UTF8.self)
+                    let job = try await harness.enqueue(kind: .notificationV2, payload: body, user: nil)
+                    return try await harness.waitForStatus(job) { $0["state"] == "fulfilled" }["result"] ?? ""
+                }
+                let notSent = #""sent":false,"reason":"no_customer_consent""#
+
+                // No owner known, hence no consent: nothing is sent, and the job says why.
+                #expect(try await consumptionRequest().contains(notSent))
+                #expect(try await harness.sim.send(.get, "/sim/consumption/\(transactionId)").status == 404)
+
+                // Credited to user-5 (100 coins, 40 left), but no consent recorded (or withdrawn): still nothing.
+                _ = try await harness.redis.send("SET", harness.keys.binding(originalTransactionId: transactionId), "user-5")
+                _ = try await harness.redis.send(
+                    "HSET", harness.keys.transaction(user: "user-5", transactionId: transactionId), "type", "consumable",
+                    "coins", "100", "state", "applied")
+                _ = try await harness.redis.send("HSET", harness.keys.account(user: "user-5"), "coins", "40")
+                #expect(try await consumptionRequest().contains(notSent))
+                _ = try await harness.redis.send("HSET", harness.keys.consent(user: "user-5"), "consented", "0")
+                #expect(try await consumptionRequest().contains(notSent))
+                #expect(try await harness.sim.send(.get, "/sim/consumption/\(transactionId)").status == 404)
+
+                // Consent recorded: answered with v2, from the ledger (60 of 100 coins gone → 60000).
+                _ = try await harness.redis.send("HSET", harness.keys.consent(user: "user-5"), "consented", "1")
+                #expect(try await consumptionRequest().contains(#""sent":true,"api":"v2","deliveryStatus":"DELIVERED""#))
+                var sent = try await Self.consumption(harness, transactionId)
+                #expect(sent["sim.endpoint"] as? String == "v2")
+                #expect(sent["customerConsented"] as? Bool == true)
+                #expect(sent["deliveryStatus"] as? String == "DELIVERED")
+                #expect(sent["consumptionPercentage"] as? Int == 60_000)
+                #expect(sent["refundPreference"] as? String == "DECLINE")
+                #expect(sent["sampleContentProvided"] as? Bool == false)
+
+                // Not in the owner's ledger: not delivered, nothing consumed.
+                _ = try await harness.redis.send("DEL", harness.keys.transaction(user: "user-5", transactionId: transactionId))
+                #expect(try await consumptionRequest().contains(#""deliveryStatus":"UNDELIVERED_OTHER""#))
+                sent = try await Self.consumption(harness, transactionId)
+                #expect(sent["deliveryStatus"] as? String == "UNDELIVERED_OTHER")
+                #expect(sent["consumptionPercentage"] as? Int == 0)
+            }
+            // V1 only behind the setting, and with the same consent rule.
+            settings["TOLLGATE_CONSUMPTION_API"] = "v1"
+            try await harness.withVerifier(settings) { _ in
                 let request = try await harness.sim.post("/sim/events", ["type": "CONSUMPTION_REQUEST", "transactionId": transactionId])
                 let payload = try #require(request["signedPayload"] as? String)
                 let body = String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": payload]), as: UTF8.self)
                 let job = try await harness.enqueue(kind: .notificationV2, payload: body, user: nil)
                 let status = try await harness.waitForStatus(job) { $0["state"] == "fulfilled" }
-                #expect(status["result"]?.contains(#""sent":true"#) == true)
-                var sent = try await Self.consumption(harness, transactionId)
+                #expect(status["result"]?.contains(#""sent":true,"api":"v1""#) == true)
+                let sent = try await Self.consumption(harness, transactionId)
+                #expect(sent["sim.endpoint"] as? String == "v1")
                 #expect(sent["deliveryStatus"] as? Int == 5)
                 #expect(sent["refundPreference"] as? Int == 2)
                 #expect(sent["customerConsented"] as? Bool == true)
-
-                // Credited to a user in the ledger: answered as delivered.
-                _ = try await harness.redis.send("SET", harness.keys.binding(originalTransactionId: transactionId), "user-5")
-                _ = try await harness.redis.send(
-                    "HSET", harness.keys.transaction(user: "user-5", transactionId: transactionId), "product", "x")
-                let again = try await harness.sim.post("/sim/events", ["type": "CONSUMPTION_REQUEST", "transactionId": transactionId])
-                let againBody = String(
-                    decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": try #require(again["signedPayload"] as? String)]
-                    ), as: UTF8.self)
-                let againJob = try await harness.enqueue(kind: .notificationV2, payload: againBody, user: nil)
-                try await harness.waitForStatus(againJob) { $0["state"] == "fulfilled" }
-                sent = try await Self.consumption(harness, transactionId)
-                #expect(sent["deliveryStatus"] as? Int == 0)
             }
             #expect(try await harness.events().isEmpty)
         }
