@@ -134,6 +134,14 @@ import Testing
             Call(operation: "GET /v1/users/{userId}/entitlements", uri: "/v1/users/alice/entitlements", headers: bob, expected: 403),
             Call(operation: "GET /v1/users/{userId}/entitlements", uri: "/v1/users/alice/entitlements", expected: 401),
             Call(operation: "GET /v1/users/{userId}/entitlements", uri: "/v1/users/a%7Bb/entitlements", headers: service, expected: 404),
+            Call(
+                operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", headers: service,
+                body: #"{"consented":true}"#, expected: 200),
+            Call(
+                operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", headers: alice,
+                body: #"{"consented":true}"#, expected: 403),
+            Call(operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", body: #"{"consented":true}"#, expected: 401),
+            Call(operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", headers: service, body: "{}", expected: 400),
         ]
     }
 
