@@ -19,49 +19,49 @@ struct TestNotificationCommandTests {
         return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["notificationType"] as? String
     }
 
-    @Test func aDeliveredTestNotificationShowsItsTokenAndSuccessfulAttempt() async throws {
+    /// Runs `tollctl apple test-notification --wait 10` against the simulator, whose notifications go to a stub
+    /// receiver answering `status`; returns the run and what the receiver got.
+    private func runTestNotification(
+        receiverStatus status: Int
+    ) async throws -> (status: Int32, output: String, delivered: [StubRecordedRequest]) {
         let receiver = try await StubHTTPServer.start()
-        await receiver.respond(to: "/v1/apple/notifications", with: [StubResponse(status: 200)])
+        await receiver.respond(to: "/v1/apple/notifications", with: [StubResponse(status: status)])
         do {
-            try await StoreHarness.with(simEnvironment: ["SIM_NOTIFY_URL": receiver.url("/v1/apple/notifications").absoluteString]) {
-                harness in
-                let environment = harness.environment(try harness.apiSettings())
+            var result: (status: Int32, output: String) = (-1, "")
+            try await StoreHarness.with(
+                simEnvironment: ["SIM_NOTIFY_URL": receiver.url("/v1/apple/notifications").absoluteString]
+            ) { harness in
                 let run = try await ChildProcess.run(
-                    "tollctl", arguments: ["apple", "test-notification", "--wait", "10"], environment: environment)
-                #expect(run.status == 0, "\(run.output)")
-                let token = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("token ") }?.dropFirst(6))
-                #expect(!token.isEmpty)
-                #expect(run.output.contains(" SUCCESS\n"), "\(run.output)")
-                #expect(run.output.contains("delivered"))
-                let delivered = await receiver.requests(to: "/v1/apple/notifications")
-                #expect(delivered.count == 1)
-                #expect(delivered.first.map { Self.notificationType(of: $0.body) } == "TEST")
+                    "tollctl", arguments: ["apple", "test-notification", "--wait", "10"],
+                    environment: harness.environment(try harness.apiSettings()))
+                result = (run.status, run.output)
             }
+            let delivered = await receiver.requests(to: "/v1/apple/notifications")
+            await receiver.stop()
+            return (result.status, result.output, delivered)
         } catch {
             await receiver.stop()
             throw error
         }
-        await receiver.stop()
+    }
+
+    @Test func aDeliveredTestNotificationShowsItsTokenAndSuccessfulAttempt() async throws {
+        let run = try await runTestNotification(receiverStatus: 200)
+        let delivered = run.delivered
+        #expect(run.status == 0, "\(run.output)")
+        let token = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("token ") }?.dropFirst(6))
+        #expect(!token.isEmpty)
+        #expect(run.output.contains(" SUCCESS\n"), "\(run.output)")
+        #expect(run.output.contains("delivered"))
+        #expect(delivered.count == 1)
+        #expect(delivered.first.map { Self.notificationType(of: $0.body) } == "TEST")
     }
 
     @Test func anEndpointThatRefusesItIsReportedAsNotDelivered() async throws {
-        let receiver = try await StubHTTPServer.start()
-        await receiver.respond(to: "/v1/apple/notifications", with: [StubResponse(status: 503)])
-        do {
-            try await StoreHarness.with(simEnvironment: ["SIM_NOTIFY_URL": receiver.url("/v1/apple/notifications").absoluteString]) {
-                harness in
-                let environment = harness.environment(try harness.apiSettings())
-                let run = try await ChildProcess.run(
-                    "tollctl", arguments: ["apple", "test-notification", "--wait", "10"], environment: environment)
-                #expect(run.status == 1, "\(run.output)")
-                #expect(run.output.contains("token "))
-                #expect(run.output.contains(" UNSUCCESSFUL_HTTP_RESPONSE_CODE\n"), "\(run.output)")
-                #expect(run.output.contains("not delivered"))
-            }
-        } catch {
-            await receiver.stop()
-            throw error
-        }
-        await receiver.stop()
+        let run = try await runTestNotification(receiverStatus: 503)
+        #expect(run.status == 1, "\(run.output)")
+        #expect(run.output.contains("token "))
+        #expect(run.output.contains(" UNSUCCESSFUL_HTTP_RESPONSE_CODE\n"), "\(run.output)")
+        #expect(run.output.contains("not delivered"))
     }
 }
