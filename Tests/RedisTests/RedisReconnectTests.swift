@@ -138,7 +138,16 @@ struct RedisReconnectTests {
             let clock = ContinuousClock()
             let started = clock.now
             let blocked = Task { try await redis.send(RedisCommand("BLPOP", "never", 0), timeout: .zero) }
-            try await Task.sleep(for: .milliseconds(100))
+            // Closed once the BLPOP is in flight (Redis counts it blocked): a command still queued when the
+            // connection closes fails as `closed`, which is a different contract.
+            let observer = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            defer { observer.close() }
+            var isBlocked = false
+            for _ in 0..<200 where !isBlocked {
+                isBlocked = (try await observer.send("INFO", "clients").string ?? "").contains("blocked_clients:1")
+                if !isBlocked { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(isBlocked, "the BLPOP never reached Redis")
             redis.close()
             do {
                 _ = try await blocked.value
