@@ -12,7 +12,8 @@ package enum SubscriptionExtensions {
     package static func extend(
         configuration: VerifierConfiguration, originalTransactionId: String, request: ExtendRenewalDateRequest
     ) async throws -> (AppStoreEnvironment, ExtendRenewalDateResponse) {
-        try await firstFound(configuration) { client in
+        let (_, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
+        return try await firstFound(apiClients) { client in
             try await client.extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request)
         }
     }
@@ -37,8 +38,9 @@ package enum SubscriptionExtensions {
     package static func appTransaction(
         configuration: VerifierConfiguration, transactionId: String
     ) async throws -> (AppStoreEnvironment, AppTransaction) {
-        let (signedData, _, _) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        let (environment, response) = try await firstFound(configuration) { client in
+        // One set of clients (each owns a transport and its thread) for the call and the verification.
+        let (signedData, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
+        let (environment, response) = try await firstFound(apiClients) { client in
             try await client.getAppTransactionInfo(transactionId: transactionId)
         }
         switch await signedData.verifyAppTransaction(response.signedAppTransactionInfo) {
@@ -60,9 +62,8 @@ package enum SubscriptionExtensions {
 
     /// The first environment's answer that is not a 404 (production first); the last 404 when all are.
     private static func firstFound<T>(
-        _ configuration: VerifierConfiguration, _ call: (AppStoreServerAPIClient) async throws -> T
+        _ apiClients: [String: AppStoreServerAPIClient], _ call: (AppStoreServerAPIClient) async throws -> T
     ) async throws -> (AppStoreEnvironment, T) {
-        let (_, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
         let clients = OperatorError.orderedClients(apiClients)
         guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
         var notFound: (any Error)?
