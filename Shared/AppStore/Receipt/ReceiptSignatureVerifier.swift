@@ -1,0 +1,110 @@
+import Foundation
+import SwiftASN1
+import X509
+
+/// Proves that Apple signed an app receipt, offline: the PKCS#7 `SignedData` has exactly one signer, without
+/// signed attributes (Apple's and Xcode's receipts have none); its certificate chains leaf → intermediate →
+/// trusted root under Apple's policy (``AppleChainPolicy``: the receipt-signing OID on the leaf, the WWDR OID on
+/// the intermediate) and RFC 5280 at the receipt's creation date; and its signature over the receipt payload
+/// verifies. Then the receipt's contents are Apple's words.
+///
+/// Without this, a receipt is only a claim: anyone can write a PKCS#7 file naming a transaction ID they found or
+/// guessed, and the App Store Server API would answer for that customer's purchases.
+package struct ReceiptSignatureVerifier: Sendable {
+    let roots: [Certificate]
+
+    /// - Parameter rootCertificates: DER roots; receipts chain to Apple Inc. Root (``AppleRootCertificates``).
+    package init(rootCertificates: [Data]) throws(SignedDataVerifierConfigurationError) {
+        var roots: [Certificate] = []
+        for der in rootCertificates {
+            guard let root = try? Certificate(derEncoded: Array(der)) else {
+                throw SignedDataVerifierConfigurationError(message: "a receipt root is not a DER certificate")
+            }
+            roots.append(root)
+        }
+        guard !roots.isEmpty else { throw SignedDataVerifierConfigurationError(message: "no receipt root certificate") }
+        self.roots = roots
+    }
+
+    /// Reads `bytes` as an app receipt and proves Apple signed it.
+    /// - Returns: the receipt; or `receipt_malformed` (not a receipt) or `receipt_not_authentic` (not signed by a
+    ///   trusted chain).
+    package func verify(_ bytes: [UInt8]) async -> Result<AppReceipt, VerificationFailure> {
+        let signed: PKCS7SignedData
+        let receipt: AppReceipt
+        do {
+            signed = try AppReceiptParser.signedData(bytes)
+            receipt = try AppReceiptParser.receipt(fromPayload: signed.content)
+        } catch {
+            return .failure(VerificationFailure(.receiptMalformed, "not an App Store receipt: \(error)"))
+        }
+        guard let created = receipt.creationDate else {
+            return .failure(VerificationFailure(.receiptMalformed, "the receipt has no creation date"))
+        }
+        if let failure = await check(signed, at: created) {
+            return .failure(VerificationFailure(.receiptNotAuthentic, failure))
+        }
+        return .success(receipt)
+    }
+
+    /// Why `signed` is not signed by a trusted chain at `time`; `nil` when it is.
+    func check(_ signed: PKCS7SignedData, at time: Date) async -> String? {
+        guard signed.signers.count == 1, let signer = signed.signers.first else {
+            return "a receipt has exactly one signer, this one has \(signed.signers.count)"
+        }
+        guard !signer.hasSignedAttributes else { return "the signature covers signed attributes, which receipts never use" }
+        guard let algorithm = Self.signatureAlgorithm(digest: signer.digestAlgorithm, signature: signer.signatureAlgorithm) else {
+            return "unsupported signature algorithm \(signer.signatureAlgorithm) with digest \(signer.digestAlgorithm)"
+        }
+        var certificates: [Certificate] = []
+        for der in signed.certificates {
+            guard let certificate = try? Certificate(derEncoded: der) else { return "a certificate of the receipt is unreadable" }
+            certificates.append(certificate)
+        }
+        guard
+            let leaf = certificates.first(where: {
+                $0.issuer == signer.issuer && $0.serialNumber == signer.serialNumber
+            })
+        else { return "the signer's certificate is not in the receipt" }
+        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+            AppleChainPolicy()
+            RFC5280Policy(validationTime: time)
+        }
+        let intermediates = certificates.filter { $0 != leaf }
+        guard case .validCertificate = await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates))
+        else { return "the signing certificate does not chain to a trusted root under Apple's receipt policy" }
+        guard leaf.publicKey.isValidSignature(signer.signature, for: signed.content, signatureAlgorithm: algorithm) else {
+            return "the signature does not match the receipt's content"
+        }
+        return nil
+    }
+
+    static let sha1: ASN1ObjectIdentifier = [1, 3, 14, 3, 2, 26]
+    static let sha256: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 1]
+    static let sha384: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 2, 2]
+    static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
+
+    /// The signature algorithm of a signer: Apple names RSA as `rsaEncryption` plus a digest (SHA-1 on older
+    /// receipts, SHA-256 since 2023); the combined OIDs are accepted when they agree with the digest.
+    static func signatureAlgorithm(
+        digest: ASN1ObjectIdentifier, signature: ASN1ObjectIdentifier
+    ) -> Certificate.SignatureAlgorithm? {
+        let combined: [ASN1ObjectIdentifier: (ASN1ObjectIdentifier, Certificate.SignatureAlgorithm)] = [
+            [1, 2, 840, 113549, 1, 1, 5]: (sha1, .sha1WithRSAEncryption),
+            [1, 2, 840, 113549, 1, 1, 11]: (sha256, .sha256WithRSAEncryption),
+            [1, 2, 840, 113549, 1, 1, 12]: (sha384, .sha384WithRSAEncryption),
+            [1, 2, 840, 10045, 4, 3, 2]: (sha256, .ecdsaWithSHA256),
+            [1, 2, 840, 10045, 4, 3, 3]: (sha384, .ecdsaWithSHA384),
+        ]
+        if signature == rsaEncryption {
+            switch digest {
+            case sha1: return .sha1WithRSAEncryption
+            case sha256: return .sha256WithRSAEncryption
+            case sha384: return .sha384WithRSAEncryption
+            default: return nil
+            }
+        }
+        guard let (expectedDigest, algorithm) = combined[signature], expectedDigest == digest else { return nil }
+        return algorithm
+    }
+}

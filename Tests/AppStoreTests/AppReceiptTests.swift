@@ -1,0 +1,147 @@
+import AppStore
+import AppStoreTesting
+@preconcurrency import Crypto
+import Foundation
+import Testing
+
+/// Reading app receipts (PKCS#7) and proving Apple signed them: Xcode's receipts from Apple's library, receipts a
+/// test authority signs, and every way a forged one differs.
+@Suite struct AppReceiptTests {
+    static let authority = Result { try TestCertificateAuthority() }
+    static let created = Date(timeIntervalSince1970: 1_790_000_000)
+
+    static func receipt(bundleId: String = "com.example.app", purchases: [AppReceiptPurchase]? = nil) -> AppReceipt {
+        AppReceipt(
+            receiptType: "ProductionSandbox", bundleId: bundleId, applicationVersion: "7", opaqueValue: [1, 2, 3],
+            creationDate: created,
+            purchases: purchases ?? [
+                AppReceiptPurchase(
+                    quantity: 2, productId: "coins.100", transactionId: "2000000111", originalTransactionId: "2000000111",
+                    purchaseDate: created.addingTimeInterval(-60)),
+                AppReceiptPurchase(
+                    quantity: 1, productId: "vip.month", transactionId: "2000000222", originalTransactionId: "2000000200",
+                    purchaseDate: created.addingTimeInterval(-30), expiresDate: created.addingTimeInterval(86_400)),
+            ])
+    }
+
+    static func verifier(trusting authority: TestCertificateAuthority) throws -> ReceiptSignatureVerifier {
+        try ReceiptSignatureVerifier(rootCertificates: [AppleRootCertificates.appleIncRoot, authority.rootDER])
+    }
+
+    @Test func xcodeReceiptsFromApplesLibraryAreRead() throws {
+        let withTransaction = try AppReceiptParser.parse(
+            Array(try #require(Data(base64Encoded: AppleLibraryReceipts.xcodeWithTransaction))))
+        #expect(withTransaction.receiptType == "Xcode")
+        #expect(withTransaction.environment == nil)
+        #expect(withTransaction.bundleId == "com.example.naturelab.backyardbirds.example")
+        #expect(withTransaction.purchases.count == 1)
+        #expect(withTransaction.purchases.first?.transactionId == "0")
+        #expect(withTransaction.purchases.first?.productId == "pass.premium")
+        #expect(withTransaction.transactionIdentifiers == ["0"])
+        #expect(withTransaction.creationDate == Date(timeIntervalSince1970: 1_697_679_940))  // 2023-10-19T01:45:40Z
+
+        let empty = try AppReceiptParser.parse(Array(try #require(Data(base64Encoded: AppleLibraryReceipts.xcodeEmpty))))
+        #expect(empty.bundleId == "com.example.naturelab.backyardbirds.example")
+        #expect(empty.purchases.isEmpty)
+        #expect(empty.transactionIdentifiers.isEmpty)
+    }
+
+    @Test func aTransactionReceiptYieldsItsTransactionID() throws {
+        let bytes = Array(try #require(Data(base64Encoded: AppleLibraryReceipts.legacyTransaction)))
+        #expect(TransactionReceipt(decoded: bytes)?.transactionId == "33993399")
+        #expect(TransactionReceipt(decoded: Array(#"{ "signature" = "AA=="; }"#.utf8)) == nil)
+        #expect(TransactionReceipt(decoded: [0xFF, 0xFE, 0x00]) == nil)
+    }
+
+    @Test func aSignedReceiptRoundTripsAndVerifies() async throws {
+        let authority = try Self.authority.get()
+        let bytes = try authority.receiptSigner().sign(Self.receipt())
+        let verified = try await Self.verifier(trusting: authority).verify(bytes).get()
+        #expect(verified == Self.receipt())
+        #expect(verified.environment == .sandbox)
+        #expect(verified.transactionIdentifiers == ["2000000111", "2000000222", "2000000200"])
+    }
+
+    @Test func xcodesSelfSignedReceiptIsNotAuthenticEvenWhenItsCertificateIsTrusted() async throws {
+        let bytes = Array(try #require(Data(base64Encoded: AppleLibraryReceipts.xcodeWithTransaction)))
+        let apple = try ReceiptSignatureVerifier(rootCertificates: [AppleRootCertificates.appleIncRoot])
+        #expect(try Self.failure(await apple.verify(bytes)) == .receiptNotAuthentic)
+        // Trusting the self-signed StoreKit certificate itself is not enough: Apple's chain is leaf, WWDR, root.
+        let storeKit = try #require(try AppReceiptParser.signedData(bytes).certificates.first)
+        let trusting = try ReceiptSignatureVerifier(rootCertificates: [Data(storeKit)])
+        #expect(try Self.failure(await trusting.verify(bytes)) == .receiptNotAuthentic)
+    }
+
+    @Test func forgedReceiptsAreNotAuthentic() async throws {
+        let authority = try Self.authority.get()
+        let verifier = try Self.verifier(trusting: authority)
+
+        // Another authority shaped exactly like Apple's, but not trusted.
+        let stranger = try TestCertificateAuthority()
+        #expect(try Self.failure(await verifier.verify(try stranger.receiptSigner().sign(Self.receipt()))) == .receiptNotAuthentic)
+
+        // The trusted chain's leaf without Apple's receipt-signing OID.
+        var options = TestCertificateAuthority.Options()
+        options.leafHasAppleOID = false
+        let noOID = try authority.withNewLeaf(options: options)
+        #expect(try Self.failure(await verifier.verify(try noOID.receiptSigner().sign(Self.receipt()))) == .receiptNotAuthentic)
+
+        // A creation date the leaf was not valid at: an old leaf cannot sign new receipts.
+        var late = Self.receipt()
+        late.creationDate = Date().addingTimeInterval(10 * 365 * 86_400)
+        #expect(try Self.failure(await verifier.verify(try authority.receiptSigner().sign(late))) == .receiptNotAuthentic)
+
+        // The trusted leaf signing, then one transaction ID changed in the content.
+        let genuine = try authority.receiptSigner().sign(Self.receipt())
+        let original = Array("2000000111".utf8)
+        let forged = Array("2000000999".utf8)
+        let tampered = try #require(Self.replacing(original, with: forged, in: genuine))
+        #expect(try AppReceiptParser.parse(tampered).purchases.first?.transactionId == "2000000999")
+        #expect(try Self.failure(await verifier.verify(tampered)) == .receiptNotAuthentic)
+
+        // The trusted chain, signed by a key that is not the leaf's.
+        let wrongKey = AppReceiptSigner(
+            key: P256.Signing.PrivateKey(), certificate: authority.leaf, intermediates: [authority.intermediate])
+        #expect(try Self.failure(await verifier.verify(try wrongKey.sign(Self.receipt()))) == .receiptNotAuthentic)
+
+        // No intermediate travelling with the leaf.
+        let bare = AppReceiptSigner(key: authority.leafKey, certificate: authority.leaf, intermediates: [])
+        #expect(try Self.failure(await verifier.verify(try bare.sign(Self.receipt()))) == .receiptNotAuthentic)
+    }
+
+    @Test func whatIsNotAReceiptIsMalformed() async throws {
+        let authority = try Self.authority.get()
+        let verifier = try Self.verifier(trusting: authority)
+        let genuine = try authority.receiptSigner().sign(Self.receipt())
+        for bytes in [[], [0x30, 0x80], Array("SIMRCPT1 not pkcs7".utf8), Array(genuine.prefix(genuine.count / 2))] {
+            #expect(try Self.failure(await verifier.verify(bytes)) == .receiptMalformed)
+        }
+        // Signed content that is not a set of attributes.
+        let notAttributes = try authority.receiptSigner().sign(payload: Array("hello".utf8))
+        #expect(try Self.failure(await verifier.verify(notAttributes)) == .receiptMalformed)
+        // No creation date: no time to check the chain at.
+        var undated = Self.receipt()
+        undated.creationDate = nil
+        #expect(try Self.failure(await verifier.verify(try authority.receiptSigner().sign(undated))) == .receiptMalformed)
+    }
+
+    @Test func appleIncRootIsPinned() {
+        let fingerprint = SHA256.hash(data: AppleRootCertificates.appleIncRoot).map { String(format: "%02X", $0) }.joined()
+        #expect(fingerprint == "B0B1730ECBC7FF4505142C49F1295E6EDA6BCAED7E2C68C5BE91B5A11001F024")
+    }
+
+    static func failure(_ result: Result<AppReceipt, VerificationFailure>) throws -> FailureCode? {
+        guard case .failure(let failure) = result else { return nil }
+        return failure.code
+    }
+
+    static func replacing(_ old: [UInt8], with new: [UInt8], in bytes: [UInt8]) -> [UInt8]? {
+        guard old.count == new.count, bytes.count >= old.count else { return nil }
+        for start in 0...(bytes.count - old.count) where Array(bytes[start..<start + old.count]) == old {
+            var result = bytes
+            result.replaceSubrange(start..<start + old.count, with: new)
+            return result
+        }
+        return nil
+    }
+}
