@@ -3,12 +3,13 @@ import Foundation
 import Pipeline
 
 extension JobVerifier {
-    /// A legacy receipt: Apple's `verifyReceipt` (production first, sandbox on 21007 when allowed), every
-    /// transaction of the answer and the renewal states into the event.
+    /// A receipt, by the deployment's route (``ReceiptRouter``): Apple's `verifyReceipt` (production first,
+    /// sandbox on 21007 when allowed), or the receipt proven offline and its purchases from the App Store Server
+    /// API; every transaction and renewal state into the event.
     func verifyReceipt(_ job: Job) async -> VerificationOutcome {
         // Not trimmed: `ReceiptData` reads spaces at a receipt's ends as the `+` that form decoding made of them.
         let submitted = String(decoding: job.payload, as: UTF8.self)
-        let verification = await receipts.verify(submitted)
+        let verification = await receipts.validate(submitted)
         return await VerificationOutcome.from(verification.result, retryAfter: verification.retryAfter) { receipt in
             if let failure = environmentFailure(receipt.environment) { return .rejected(failure) }
             await ReceiptReference.store(
@@ -19,12 +20,10 @@ extension JobVerifier {
     }
 
     /// The event of a verified receipt (also a V1 notification's `unified_receipt`).
-    func event(for job: Job, receipt: VerifiedReceipt, notification: PurchaseEventNotification?) -> PurchaseEvent {
+    func event(for job: Job, receipt: ValidatedReceipt, notification: PurchaseEventNotification?) -> PurchaseEvent {
         PurchaseEvent(
             job: job, environment: receipt.environment.rawValue, verifiedAt: clock.nowMilliseconds(),
-            transactions: receipt.transactions.map(PurchaseEventTransaction.init(receipt:)),
-            renewals: receipt.renewals.map(PurchaseEventRenewal.init(receipt:)),
-            notification: notification)
+            transactions: receipt.transactions, renewals: receipt.renewals, notification: notification)
     }
 
     /// A V1 notification is a trigger, never evidence (DESIGN.md invariant 9): ingest checked its password and
@@ -41,7 +40,7 @@ extension JobVerifier {
         if let bid = notification.bid, bid != configuration.bundleId {
             return .rejected(VerificationFailure(.wrongBundleID, "the V1 notification is for another app"))
         }
-        let verification = await receipts.verify(latest)
+        let verification = await receipts.validate(latest)
         return await VerificationOutcome.from(verification.result, retryAfter: verification.retryAfter) { receipt in
             if let failure = environmentFailure(receipt.environment) { return .rejected(failure) }
             return .verified(

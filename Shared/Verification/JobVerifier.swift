@@ -13,7 +13,8 @@ import Redis
 final class JobVerifier: Sendable {
     let configuration: VerifierConfiguration
     let signedData: SignedDataVerifier
-    let receipts: ReceiptClient
+    /// Receipts by the deployment's route (`verifyReceipt` or the App Store Server API).
+    let receipts: ReceiptRouter
     /// App Store Server API clients per environment; empty without an API key.
     let apiClients: [String: AppStoreServerAPIClient]
     let limiter: FleetRateLimiter
@@ -23,13 +24,15 @@ final class JobVerifier: Sendable {
     let logger: Logger
 
     init(
-        configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptClient,
+        configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptCheckers,
         apiClients: [String: AppStoreServerAPIClient], limiter: FleetRateLimiter, redis: any RedisCommandExecutor, clock: PipelineClock,
         logger: Logger
     ) {
         self.configuration = configuration
         self.signedData = signedData
-        self.receipts = receipts
+        self.receipts = ReceiptRouter(
+            configuration: configuration, checkers: receipts, apiClients: apiClients, signedData: signedData,
+            acquire: { try await limiter.acquire($0) })
         self.apiClients = apiClients
         self.limiter = limiter
         self.redis = redis
@@ -67,11 +70,7 @@ final class JobVerifier: Sendable {
 
     /// A rejection when this deployment does not take data from `environment`.
     func environmentFailure(_ environment: AppStoreEnvironment) -> VerificationFailure? {
-        guard !configuration.accepts(environment) else { return nil }
-        if environment == .sandbox && configuration.environment == .production {
-            return VerificationFailure(.sandboxNotAllowed, "sandbox data is not accepted (TOLLGATE_ACCEPT_SANDBOX is off)")
-        }
-        return VerificationFailure(.wrongEnvironment, "\(environment) data is not accepted by a \(configuration.environment) deployment")
+        configuration.failure(forDataFrom: environment)
     }
 
     /// Runs one App Store Server API call for `environment` under the fleet-wide bucket of `endpoint`;

@@ -13,7 +13,7 @@ enum ReceiptReference {
 
     /// Stores the receipt of a verified client job that holds an auto-renewable subscription.
     static func store(
-        on redis: any RedisCommandExecutor, keys: Keys, job: Job, receipt: VerifiedReceipt, submitted: String,
+        on redis: any RedisCommandExecutor, keys: Keys, job: Job, receipt: ValidatedReceipt, submitted: String,
         now: Int64, logger: Logger
     ) async {
         guard let user = job.userID, !user.isEmpty, !receipt.renewals.isEmpty else { return }

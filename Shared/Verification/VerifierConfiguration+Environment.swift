@@ -51,6 +51,24 @@ extension VerifierConfiguration {
         }
         apiKey = try Self.apiKey(reader)
         confirmWithAPI = try reader.bool("TOLLGATE_CONFIRM_WITH_API", default: false)
+        let validation = reader.string("TOLLGATE_RECEIPT_VALIDATION", default: ReceiptValidationMode.auto.rawValue).lowercased()
+        guard let mode = ReceiptValidationMode(rawValue: validation) else {
+            throw ConfigurationError(
+                variable: "TOLLGATE_RECEIPT_VALIDATION", problem: "must be verify-receipt, server-api or auto, not '\(validation.prefix(32))'")
+        }
+        guard mode != .serverAPI || apiKey != nil else {
+            throw ConfigurationError(
+                variable: "TOLLGATE_RECEIPT_VALIDATION",
+                problem: "server-api needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH)")
+        }
+        receiptValidation = mode
+        if let list = reader.optional("TOLLGATE_RECEIPT_ROOT_CERTS") {
+            do {
+                receiptRootCertificates = try TrustedRootLoader.load(list: list)
+            } catch {
+                throw ConfigurationError(variable: "TOLLGATE_RECEIPT_ROOT_CERTS", problem: "is not usable: \(error.message)")
+            }
+        }
         onlineChecks = try reader.bool("TOLLGATE_ONLINE_CHECKS", default: false)
         onlineChainLifetime = try reader.duration(
             "TOLLGATE_ONLINE_CHAIN_LIFETIME", default: onlineChainLifetime, minimum: .seconds(1))

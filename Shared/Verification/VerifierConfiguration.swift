@@ -17,6 +17,10 @@ import Pipeline
 /// - `TOLLGATE_APPSTORE_API_URL`, `TOLLGATE_APPSTORE_API_SANDBOX_URL` [Apple's]
 /// - `TOLLGATE_API_KEY_ID`, `TOLLGATE_API_ISSUER_ID`, `TOLLGATE_API_PRIVATE_KEY_PATH` — App Store Server
 ///   API key; all three or none (without: no Get Transaction Info, no Send Consumption Information)
+/// - `TOLLGATE_RECEIPT_VALIDATION` — `verify-receipt`, `server-api` (needs the API key) or `auto` (the Server API
+///   for app receipts it can prove, when a key is set; `verifyReceipt` otherwise) [`auto`]
+/// - `TOLLGATE_RECEIPT_ROOT_CERTS` — DER or PEM files of the roots app receipts' signatures chain to [Apple Inc.
+///   Root and the `TOLLGATE_ROOT_CERTS` roots]
 /// - `TOLLGATE_CONFIRM_WITH_API` — confirm StoreKit 2 transactions with Get Transaction Info [`false`]
 /// - `TOLLGATE_REFUND_PREFERENCE` — refund preference sent with consumption information: `0` undeclared,
 ///   `1` grant (v2 `GRANT_FULL`), `2` decline (v2 `DECLINE`), `3` no preference (v2: none sent) [`0`]
@@ -48,6 +52,9 @@ package struct VerifierConfiguration: Sendable {
     package var apiSandboxURL: URL
     package var apiKey: APIKey?
     package var confirmWithAPI: Bool
+    package var receiptValidation: ReceiptValidationMode
+    /// The roots of receipts' PKCS#7 signatures; `nil`: Apple Inc. Root and ``rootCertificates``.
+    package var receiptRootCertificates: [Data]?
     /// Online checks (`TOLLGATE_ONLINE_CHECKS`): certificates valid now (not at the payload's `signedDate`), and
     /// each proven chain's leaf and intermediate asked of their OCSP responders once per `onlineChainLifetime`
     /// (a verified "revoked" rejects; no good answer is retryable, so an OCSP outage delays, never rejects).
@@ -101,6 +108,8 @@ package struct VerifierConfiguration: Sendable {
         apiSandboxURL = AppStoreServerAPIConfiguration.appleSandboxURL
         apiKey = nil
         confirmWithAPI = false
+        receiptValidation = .auto
+        receiptRootCertificates = nil
         onlineChecks = false
         onlineChainLifetime = .seconds(900)
         refundPreference = 0
@@ -122,6 +131,18 @@ package struct VerifierConfiguration: Sendable {
     /// Whether data from `dataEnvironment` is accepted by this deployment.
     package func accepts(_ dataEnvironment: AppStoreEnvironment) -> Bool {
         dataEnvironment == environment || (environment == .production && acceptSandbox && dataEnvironment == .sandbox)
+    }
+
+    /// The roots app receipts' signatures must chain to.
+    package var receiptRoots: [Data] { receiptRootCertificates ?? [AppleRootCertificates.appleIncRoot] + rootCertificates }
+
+    /// A rejection when this deployment does not take data from `dataEnvironment`.
+    package func failure(forDataFrom dataEnvironment: AppStoreEnvironment) -> VerificationFailure? {
+        guard !accepts(dataEnvironment) else { return nil }
+        if dataEnvironment == .sandbox && environment == .production {
+            return VerificationFailure(.sandboxNotAllowed, "sandbox data is not accepted (TOLLGATE_ACCEPT_SANDBOX is off)")
+        }
+        return VerificationFailure(.wrongEnvironment, "\(dataEnvironment) data is not accepted by a \(environment) deployment")
     }
 
     /// Whether sandbox data can reach this deployment.

@@ -87,12 +87,12 @@ package enum VerifierServices {
         return configuration.shared.serviceGroup(services: services, handlesSignals: handlesSignals, logger: logger)
     }
 
-    /// The JWS verifier, the `verifyReceipt` client and the API clients, sharing one transport of the configured
+    /// The JWS verifier, the receipt checkers (`verifyReceipt`'s client, the offline signature check) and the API clients, sharing one transport of the configured
     /// kind (instrumented for the calls to Apple; OCSP queries, should online checks be switched on, go through it
     /// uninstrumented).
     package static func appleClients(
         _ configuration: VerifierConfiguration, metrics: VerifierMetrics
-    ) throws -> (SignedDataVerifier, ReceiptClient, [String: AppStoreServerAPIClient]) {
+    ) throws -> (SignedDataVerifier, ReceiptCheckers, [String: AppStoreServerAPIClient]) {
         let base = configuration.httpTransport.make(maximumConnectionsPerHost: max(4, configuration.concurrency))
         let transport = InstrumentedTransport(base: base, metrics: metrics)
         let signedData: SignedDataVerifier
@@ -114,7 +114,16 @@ package enum VerifierServices {
                 productionURL: configuration.verifyReceiptURL, sandboxURL: configuration.verifyReceiptSandboxURL,
                 allowSandbox: configuration.allowsSandbox, startInSandbox: configuration.environment == .sandbox,
                 timeout: configuration.appleTimeout), transport: transport)
-        return (signedData, receipts, try makeAPIClients(configuration, transport: transport))
+        let signatures: ReceiptSignatureVerifier
+        do {
+            signatures = try ReceiptSignatureVerifier(rootCertificates: configuration.receiptRoots)
+        } catch {
+            throw ConfigurationError(variable: "TOLLGATE_RECEIPT_ROOT_CERTS", problem: "is not usable: \(error.message)")
+        }
+        return (
+            signedData, ReceiptCheckers(legacy: receipts, signatures: signatures),
+            try makeAPIClients(configuration, transport: transport)
+        )
     }
 
     /// The App Store Server API clients per environment the deployment accepts; none without a key.

@@ -10,7 +10,13 @@ import Redis
 struct ReconcileContext: Sendable {
     let configuration: VerifierConfiguration
     let signedData: SignedDataVerifier
-    let receipts: ReceiptClient
+    /// Receipts by the deployment's route, paced like every other call of the pass.
+    var receipts: ReceiptRouter {
+        ReceiptRouter(
+            configuration: configuration, checkers: receiptCheckers, apiClients: apiClients, signedData: signedData,
+            acquire: { [self] bucket in try await self.acquire(bucket) })
+    }
+    private let receiptCheckers: ReceiptCheckers
     let apiClients: [String: AppStoreServerAPIClient]
     let redis: any RedisCommandExecutor
     let clock: PipelineClock
@@ -21,13 +27,13 @@ struct ReconcileContext: Sendable {
     private let localPace: LocalPace
 
     init(
-        configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptClient,
+        configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptCheckers,
         apiClients: [String: AppStoreServerAPIClient], redis: any RedisCommandExecutor, clock: PipelineClock,
         dryRun: Bool, metrics: VerifierMetrics, logger: Logger
     ) {
         self.configuration = configuration
         self.signedData = signedData
-        self.receipts = receipts
+        receiptCheckers = receipts
         self.apiClients = apiClients
         self.redis = redis
         self.clock = clock
@@ -58,15 +64,20 @@ struct ReconcileContext: Sendable {
         let bucket = endpoint.bucket(
             prefix: keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale)
         do {
-            if dryRun {
-                try await localPace.wait(ratePerSecond: bucket.ratePerSecond)
-            } else {
-                try await limiter.acquire(bucket)
-            }
+            try await acquire(bucket)
         } catch let error as RateLimitError {
             throw ReconcileError("apple_unavailable", error.description)
         }
         return try await body(client)
+    }
+
+    /// A token of `bucket` (a dry run paces itself in-process instead).
+    func acquire(_ bucket: TokenBucket) async throws {
+        if dryRun {
+            try await localPace.wait(ratePerSecond: bucket.ratePerSecond)
+        } else {
+            try await limiter.acquire(bucket)
+        }
     }
 
     /// `HGETALL` as a dictionary.

@@ -17,8 +17,8 @@ extension SubscriptionSweeper {
             try await postpone(due)
             return
         }
-        let verification = await context.receipts.verify(stored)
-        let receipt: VerifiedReceipt
+        let verification = await context.receipts.validate(stored)
+        let receipt: ValidatedReceipt
         switch verification.result {
         case .verified(let value):
             receipt = value
@@ -41,14 +41,12 @@ extension SubscriptionSweeper {
             return
         }
         let chain = receipt.transactions.filter { $0.originalTransactionId == state.originalTransactionId }
-            .map(PurchaseEventTransaction.init(receipt:))
         guard let latest = chain.max(by: { ($0.expiresDate ?? 0) < ($1.expiresDate ?? 0) }) else {
             report.failed += 1
             try await postpone(due)
             return
         }
         let renewal = receipt.renewals.first { $0.originalTransactionId == state.originalTransactionId }
-            .map(PurchaseEventRenewal.init(receipt:))
         let apple = VerifiedStatus(transaction: latest, renewal: renewal, environment: receipt.environment)
         guard differs(apple, from: state) else {
             try await postpone(due)

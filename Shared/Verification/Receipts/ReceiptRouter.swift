@@ -1,0 +1,209 @@
+import AppStore
+import Foundation
+import Pipeline
+
+/// Validates receipts (client receipts, V1 notifications' `latest_receipt`, the sweeper's stored receipts) by the
+/// deployment's route, ``ReceiptValidationMode``: Apple's `verifyReceipt`, or without it, the receipt proven offline
+/// and its purchases taken from the App Store Server API.
+///
+/// The Server API route, step by step (`validateWithServerAPI`):
+/// 1. The receipt's PKCS#7 signature is proven (``ReceiptSignatureVerifier``): without it anyone could write a
+///    receipt naming a transaction ID they found or guessed, and Apple's API would answer for that customer.
+/// 2. Its bundle ID and environment must be this deployment's.
+/// 3. One of its transaction IDs goes to Get Transaction History (every page); each signed transaction is verified
+///    like any JWS.
+/// 4. Only the transactions the receipt names (by transaction or original transaction ID: a subscription's
+///    renewals share the original) are kept, as `verifyReceipt` would: a customer's years-old consumables, which
+///    the history also holds and which an earlier backend may have credited, are not credited again.
+/// 5. For subscriptions, Get All Subscription Statuses supplies the signed renewal state.
+struct ReceiptRouter: Sendable {
+    let configuration: VerifierConfiguration
+    let legacy: ReceiptClient
+    let apiClients: [String: AppStoreServerAPIClient]
+    let signedData: SignedDataVerifier
+    let signatures: ReceiptSignatureVerifier
+    /// Takes a token of a fleet-wide rate-limit bucket before each API call.
+    let acquire: @Sendable (TokenBucket) async throws -> Void
+
+    init(
+        configuration: VerifierConfiguration, checkers: ReceiptCheckers, apiClients: [String: AppStoreServerAPIClient],
+        signedData: SignedDataVerifier, acquire: @escaping @Sendable (TokenBucket) async throws -> Void
+    ) {
+        self.configuration = configuration
+        legacy = checkers.legacy
+        signatures = checkers.signatures
+        self.apiClients = apiClients
+        self.signedData = signedData
+        self.acquire = acquire
+    }
+
+    /// Validates one receipt. Never throws: infrastructure trouble is retryable.
+    func validate(_ submitted: String) async -> ReceiptValidation {
+        switch configuration.receiptValidation {
+        case .verifyReceipt:
+            return await validateWithVerifyReceipt(submitted)
+        case .serverAPI:
+            switch await validateWithServerAPI(submitted) {
+            case .validated(let validation): return validation
+            case .cannotProve(let failure): return ReceiptValidation(.rejected(failure))
+            }
+        case .auto:
+            guard !apiClients.isEmpty else { return await validateWithVerifyReceipt(submitted) }
+            switch await validateWithServerAPI(submitted) {
+            case .validated(let validation): return validation
+            case .cannotProve: return await validateWithVerifyReceipt(submitted)
+            }
+        }
+    }
+
+    /// Apple's `verifyReceipt`, normalized.
+    func validateWithVerifyReceipt(_ submitted: String) async -> ReceiptValidation {
+        let verification = await legacy.verify(submitted)
+        return ReceiptValidation(
+            verification.result.map { receipt in
+                ValidatedReceipt(
+                    environment: receipt.environment,
+                    transactions: receipt.transactions.map(PurchaseEventTransaction.init(receipt:)),
+                    renewals: receipt.renewals.map(PurchaseEventRenewal.init(receipt:)),
+                    latestReceipt: receipt.latestReceipt, route: .verifyReceipt)
+            }, retryAfter: verification.retryAfter)
+    }
+
+    /// What the Server API route made of a receipt.
+    enum ServerAPIStep {
+        /// A final answer (verified, rejected or retryable).
+        case validated(ReceiptValidation)
+        /// The receipt cannot be proven offline (not an app receipt, not signed by a trusted chain, no API key for
+        /// its environment): `auto` asks `verifyReceipt` instead, `server-api` refuses it with this failure.
+        case cannotProve(VerificationFailure)
+    }
+
+    func validateWithServerAPI(_ submitted: String) async -> ServerAPIStep {
+        let text: String
+        switch ReceiptData.sanitize(submitted, maximumLength: legacy.configuration.maximumReceiptLength) {
+        case .success(let cleaned): text = cleaned
+        case .failure(let failure): return .validated(ReceiptValidation(.rejected(failure)))
+        }
+        guard let data = Data(base64Encoded: text) else {
+            return .validated(.rejected(.invalidReceipt, "the receipt is not base64"))
+        }
+        let bytes = Array(data)
+        if TransactionReceipt(decoded: bytes) != nil {
+            return .cannotProve(
+                VerificationFailure(
+                    .receiptUnsupported,
+                    "an iOS 6 transaction receipt's signature can only be checked by verifyReceipt; send the app receipt"))
+        }
+        let receipt: AppReceipt
+        switch await signatures.verify(bytes) {
+        case .success(let proven): receipt = proven
+        case .failure(let failure): return .cannotProve(failure)
+        }
+        guard receipt.bundleId == configuration.bundleId else {
+            return .validated(.rejected(.wrongBundleID, "the receipt is for another app"))
+        }
+        guard let environment = receipt.environment else {
+            return .validated(
+                .rejected(.wrongEnvironment, "a receipt of type '\(receipt.receiptType ?? "none")' has no App Store environment"))
+        }
+        if let failure = configuration.failure(forDataFrom: environment) {
+            return .validated(ReceiptValidation(.rejected(failure)))
+        }
+        guard let client = apiClients[environment.rawValue] else {
+            return .cannotProve(
+                VerificationFailure("api_not_configured", "no App Store Server API key is configured for \(environment)"))
+        }
+        return .validated(await purchases(of: receipt, environment: environment, client: client))
+    }
+
+    /// Steps 3 to 5: the receipt's purchases as Apple's signed transactions and renewal state.
+    func purchases(
+        of receipt: AppReceipt, environment: AppStoreEnvironment, client: AppStoreServerAPIClient
+    ) async -> ReceiptValidation {
+        let named = Set(receipt.transactionIdentifiers)
+        guard let query = receipt.purchases.lazy.compactMap({ $0.transactionId ?? $0.originalTransactionId }).first else {
+            return ReceiptValidation(
+                .verified(
+                    ValidatedReceipt(environment: environment, transactions: [], renewals: [], route: .serverAPI)))
+        }
+        let signedTransactions: [String]
+        switch await call(.transactionHistory, environment, { try await client.getTransactionHistory(transactionId: query) }) {
+        case .success(let pages): signedTransactions = pages
+        case .failure(let failure): return failure.validation
+        }
+        var transactions: [PurchaseEventTransaction] = []
+        var seen = Set<String>()
+        for jws in signedTransactions {
+            switch await signedData.verifyTransaction(jws) {
+            case .verified(let payload):
+                guard let transaction = PurchaseEventTransaction(signed: payload) else {
+                    return .rejected(.invalidFormat, "a transaction in Apple's history lacks an ID, product or purchase date")
+                }
+                let belongs = named.contains(transaction.transactionId) || named.contains(transaction.originalTransactionId)
+                if belongs, seen.insert(transaction.transactionId).inserted { transactions.append(transaction) }
+            case .rejected(let failure): return ReceiptValidation(.rejected(failure))
+            case .retryable(let failure): return ReceiptValidation(.retryable(failure))
+            }
+        }
+        guard transactions.contains(where: { $0.transactionId == query || $0.originalTransactionId == query }) else {
+            return .rejected(.receiptRejected, "Apple's transaction history for the receipt does not hold the receipt's transaction")
+        }
+        var renewals: [PurchaseEventRenewal] = []
+        let subscriptions = Set(transactions.filter { $0.expiresDate != nil }.map(\.originalTransactionId))
+        if let original = subscriptions.sorted().first {
+            switch await call(.subscriptionStatus, environment, { try await client.getAllSubscriptionStatuses(transactionId: original) }) {
+            case .success(let status):
+                for item in status.data?.flatMap({ $0.lastTransactions ?? [] }) ?? [] {
+                    guard let id = item.originalTransactionId, subscriptions.contains(id), let jws = item.signedRenewalInfo else {
+                        continue
+                    }
+                    switch await signedData.verifyRenewalInfo(jws) {
+                    case .verified(let payload):
+                        if let renewal = PurchaseEventRenewal(signed: payload), subscriptions.contains(renewal.originalTransactionId) {
+                            renewals.append(renewal)
+                        }
+                    case .rejected(let failure): return ReceiptValidation(.rejected(failure))
+                    case .retryable(let failure): return ReceiptValidation(.retryable(failure))
+                    }
+                }
+            case .failure(let failure): return failure.validation
+            }
+        }
+        transactions.sort { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
+        return ReceiptValidation(
+            .verified(
+                ValidatedReceipt(environment: environment, transactions: transactions, renewals: renewals, route: .serverAPI)))
+    }
+
+    /// One API call under its fleet-wide bucket; Apple's errors and a missing token become the validation's outcome.
+    func call<Value: Sendable>(
+        _ endpoint: AppStoreEndpointClass, _ environment: AppStoreEnvironment,
+        _ body: () async throws -> Value
+    ) async -> Result<Value, ReceiptAPIFailure> {
+        let bucket = endpoint.bucket(
+            prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale)
+        do {
+            try await acquire(bucket)
+            return .success(try await body())
+        } catch let error as AppStoreAPIError {
+            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(error.verificationResult(), retryAfter: error.retryAfter)))
+        } catch let error as RateLimitError {
+            let failure = VerificationFailure(.appleRateLimited, error.description)
+            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.retryable(failure), retryAfter: error.retryAfter)))
+        } catch {
+            let failure = VerificationFailure(.appleUnreachable, "App Store Server API call failed: \(error)")
+            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.retryable(failure))))
+        }
+    }
+}
+
+/// An API call that gave no answer, as the receipt's validation.
+struct ReceiptAPIFailure: Error, Sendable {
+    var validation: ReceiptValidation
+}
+
+/// The parts of receipt validation that need no Redis: `verifyReceipt`'s client and the offline signature check.
+package struct ReceiptCheckers: Sendable {
+    let legacy: ReceiptClient
+    let signatures: ReceiptSignatureVerifier
+}
