@@ -14,7 +14,7 @@ func buildApplication(
     clock: @escaping @Sendable () -> Date = { Date() },
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    let store = SimStore(configuration: configuration, signer: authority.signer(), clock: clock)
+    let store = SimStore(configuration: configuration, authority: authority, clock: clock)
     let faults = FaultInjector()
     let dispatcher = NotificationDispatcher(store: store, faults: faults, logger: logger)
     let router = Router(context: BasicRequestContext.self)

@@ -73,7 +73,8 @@ extension SimLedger {
             ? try notify(.subscribed, .initialBuy, about: transaction, context: context)
             : try notify(.oneTimeCharge, nil, about: transaction, context: context)
         return PurchaseOutcome(
-            transaction: transaction, receipt: receipt.token, orderId: orderId, signedTransaction: try context.sign(transaction),
+            transaction: transaction, receipt: try context.appReceipt(receipt, in: self), orderId: orderId,
+            signedTransaction: try context.sign(transaction),
             signedRenewalInfo: signedRenewalInfo, notification: notification)
     }
 

@@ -18,12 +18,17 @@ extension SimStore {
     private static let productionReceipt = statusBody(21008)
 
     /// Apple's `verifyReceipt` answer for a request body sent to the `endpoint` environment.
-    func verifyReceipt(body: ByteBuffer, endpoint: AppStoreEnvironment) -> ByteBuffer {
+    /// An app receipt (PKCS#7) must carry this simulator's signature, as Apple's must carry Apple's: a forged or
+    /// altered one is `21003`, whatever token it names.
+    func verifyReceipt(body: ByteBuffer, endpoint: AppStoreEnvironment) async -> ByteBuffer {
         guard let request = try? JSONDecoder().decode(VerifyReceiptRequest.self, from: Data(body.readableBytesView)),
             let raw = request.receiptData, !raw.isEmpty, raw.utf8.count <= 1 << 20,
-            let token = SimReceiptToken.normalize(raw)
+            let (token, signedReceipt) = SimReceiptToken.read(raw)
         else {
             return Self.malformed
+        }
+        if let signedReceipt, case .failure = await receiptVerifier.verify(signedReceipt) {
+            return Self.notIssued
         }
         let excludeOld = request.excludeOldTransactions ?? false
         let cacheKey = excludeOld ? token + "|x" : token

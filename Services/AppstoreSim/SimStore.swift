@@ -9,12 +9,20 @@ import NIOConcurrencyHelpers
 final class SimStore: Sendable {
     let configuration: SimConfiguration
     let signer: JWSSigner
+    /// Signs the app receipts purchases hand out, as the App Store does (PKCS#7).
+    let receiptSigner: AppReceiptSigner
+    /// Proves the app receipts `verifyReceipt` is sent were signed by this simulator, as Apple does (`21003` if not).
+    let receiptVerifier: ReceiptSignatureVerifier
     private let ledger: NIOLockedValueBox<SimLedger>
     private let clock: @Sendable () -> Date
 
-    init(configuration: SimConfiguration, signer: JWSSigner, clock: @escaping @Sendable () -> Date = { Date() }) {
+    init(
+        configuration: SimConfiguration, authority: TestCertificateAuthority, clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.configuration = configuration
-        self.signer = signer
+        signer = authority.signer()
+        receiptSigner = authority.receiptSigner()
+        receiptVerifier = ReceiptSignatureVerifier(roots: [authority.root])
         self.clock = clock
         self.ledger = NIOLockedValueBox(SimLedger(now: clock()))
     }
@@ -23,7 +31,7 @@ final class SimStore: Sendable {
     var nowMillis: Int64 { Int64((clock().timeIntervalSince1970 * 1000).rounded()) }
 
     private func context() -> SimContext {
-        SimContext(signer: signer, configuration: configuration, now: nowMillis)
+        SimContext(signer: signer, receiptSigner: receiptSigner, configuration: configuration, now: nowMillis)
     }
 
     /// Runs `body` on the ledger under the lock.

@@ -35,7 +35,7 @@ struct VerifyReceiptRoutes: Sendable {
         guard let body = try? await request.body.collect(upTo: 2 << 20) else {
             return Self.json(SimStore.statusBody(21002))
         }
-        return Self.json(store.verifyReceipt(body: body, endpoint: environment))
+        return Self.json(await store.verifyReceipt(body: body, endpoint: environment))
     }
 
     private static func json(_ buffer: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreTesting
 @preconcurrency import Crypto
 import Foundation
+import TestSupport
 import Testing
 
 /// Reading app receipts (PKCS#7) and proving Apple signed them: Xcode's receipts from Apple's library, receipts a

@@ -83,6 +83,14 @@ struct SimClient: Sendable {
         return jws
     }
 
+    /// The simulator's request counter `name` (e.g. `verifyReceipt.production`).
+    func requestCount(_ name: String) async throws -> Int {
+        guard let url = URL(string: baseURL + "/sim/faults") else { return 0 }
+        let response = try await http.send(HTTPTransportRequest(method: .get, url: url, timeout: .seconds(10)))
+        let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
+        return ((json?["requests"] as? [String: Any])?[name] as? Int) ?? 0
+    }
+
     private func postJSON(_ path: String, _ json: [String: Any]) async throws -> [String: Any] {
         guard let url = URL(string: baseURL + path) else { throw ChildProcess.Failure(description: "bad path \(path)") }
         let response = try await http.send(

@@ -132,6 +132,11 @@ extension SystemHarness {
         if options.serverAPI, let key = try? testAPIKeySettings(directory: directory) {
             apple.merge(key) { _, new in new }
         }
+        if options.withoutVerifyReceipt {
+            apple["TOLLGATE_RECEIPT_VALIDATION"] = "server-api"
+            apple["TOLLGATE_VERIFY_RECEIPT_URL"] = "http://127.0.0.1:1/verifyReceipt"
+            apple["TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL"] = "http://127.0.0.1:1/sandbox/verifyReceipt"
+        }
         let settings = apple
         return (1...options.replicas).map { replica in
             ServiceProcess.Spec(

@@ -17,6 +17,9 @@ final class SystemHarness: Sendable {
         var replicas = 2
         /// The verifiers hold an App Store Server API key (Send Consumption Information, …).
         var serverAPI = false
+        /// `verifyReceipt` is gone: receipts go through the Server API (`TOLLGATE_RECEIPT_VALIDATION=server-api`,
+        /// which needs ``serverAPI``) and the `verifyReceipt` URLs lead nowhere.
+        var withoutVerifyReceipt = false
     }
 
     /// The HS256 secret of user tokens (`TOLLGATE_CLIENT_JWT_SECRET`).

@@ -43,6 +43,27 @@ struct VerifierConfigurationTests {
         #expect(older.apiSandboxURL.host == "api.storekit-sandbox.itunes.apple.com")
     }
 
+    /// Issue 14 item 3: receipts by `verifyReceipt`, the Server API (only with a key) or `auto` (the default); receipt
+    /// roots are Apple Inc. Root and the JWS roots unless set.
+    @Test func receiptValidationSettingNeedsAKeyForTheServerAPI() throws {
+        let base = ["TOLLGATE_BUNDLE_ID": "b"]
+        let defaults = try VerifierConfiguration(environment: base)
+        #expect(defaults.receiptValidation == .auto)
+        #expect(defaults.receiptRoots == [AppleRootCertificates.appleIncRoot, AppleRootCertificates.appleRootCAG3])
+        #expect(
+            try VerifierConfiguration(environment: base.merging(["TOLLGATE_RECEIPT_VALIDATION": "Verify-Receipt"]) { $1 })
+                .receiptValidation == .verifyReceipt)
+        for (value, problem) in [("server-api", "needs an App Store Server API key"), ("serverapi", "must be verify-receipt")] {
+            do {
+                _ = try VerifierConfiguration(environment: base.merging(["TOLLGATE_RECEIPT_VALIDATION": value]) { $1 })
+                Issue.record("accepted TOLLGATE_RECEIPT_VALIDATION=\(value)")
+            } catch {
+                #expect(error.message.hasPrefix("TOLLGATE_RECEIPT_VALIDATION"), "\(error.message)")
+                #expect(error.message.contains(problem), "\(error.message)")
+            }
+        }
+    }
+
     /// Issue 16: Apple is called through libcurl unless the operator falls back to URLSession.
     @Test(arguments: [
         ("", HTTPTransportKind?.some(.curl)), (" curl ", .curl), ("URLSession", .urlsession), ("urlsession\n", .urlsession),

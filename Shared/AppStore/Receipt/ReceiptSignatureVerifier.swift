@@ -26,6 +26,11 @@ package struct ReceiptSignatureVerifier: Sendable {
         self.roots = roots
     }
 
+    /// Trusting `roots` (certificates already parsed).
+    package init(roots: [Certificate]) {
+        self.roots = roots
+    }
+
     /// Reads `bytes` as an app receipt and proves Apple signed it.
     /// - Returns: the receipt; or `receipt_malformed` (not a receipt) or `receipt_not_authentic` (not signed by a
     ///   trusted chain).

@@ -1,9 +1,9 @@
 /// Receipts from Apple's App Store Server Library (github.com/apple/app-store-server-library-swift, MIT licence,
 /// `Tests/AppStoreServerLibraryTests/resources`): app receipts Xcode's StoreKit testing wrote (BER with
 /// indefinite lengths, signed by Xcode's self-signed "StoreKit" certificate) and a mock iOS 6 transaction receipt.
-enum AppleLibraryReceipts {
+package enum AppleLibraryReceipts {
     /// `xcode/xcode-app-receipt-empty`: no in-app purchases.
-    static let xcodeEmpty = [
+    package static let xcodeEmpty = [
         "MIAGCSqGSIb3DQEHAqCAMIACAQExDzANBglghkgBZQMEAgEFADCABgkqhkiG9w0BBwGggCSABIHhMYHeMA8CAQACAQEEBwwFWGNv",
         "ZGUwCwIBAQIBAQQDAgEAMDUCAQICAQEELQwrY29tLmV4YW1wbGUubmF0dXJlbGFiLmJhY2t5YXJkYmlyZHMuZXhhbXBsZTALAgED",
         "AgEBBAMMATEwEAIBBAIBAQQI0bz+zwQAAAAwHAIBBQIBAQQU4nEwK24WxZhKi0PSGTYgWoXOIqMwCgIBCAIBAQQCFgAwHgIBDAIB",
@@ -29,7 +29,7 @@ enum AppleLibraryReceipts {
     ].joined()
 
     /// `xcode/xcode-app-receipt-with-transaction`: one purchase of `pass.premium`, transaction ID `0`.
-    static let xcodeWithTransaction = [
+    package static let xcodeWithTransaction = [
         "MIAGCSqGSIb3DQEHAqCAMIACAQExDzANBglghkgBZQMEAgEFADCABgkqhkiG9w0BBwGggCSABIIBdjGCAXIwDwIBAAIBAQQHDAVY",
         "Y29kZTALAgEBAgEBBAMCAQAwNQIBAgIBAQQtDCtjb20uZXhhbXBsZS5uYXR1cmVsYWIuYmFja3lhcmRiaXJkcy5leGFtcGxlMAsC",
         "AQMCAQEEAwwBMTAQAgEEAgEBBAjyv/X7DwAAADAcAgEFAgEBBBQWU6vLoHZxeVVlaOg/UEG2OOKahTAKAgEIAgEBBAIWADAeAgEM",
@@ -57,5 +57,5 @@ enum AppleLibraryReceipts {
     ].joined()
 
     /// `mock_signed_data/legacyTransaction`: transaction ID `33993399`.
-    static let legacyTransaction = "ewoicHVyY2hhc2UtaW5mbyIgPSAiZXdvaWRISmhibk5oWTNScGIyNHRhV1FpSUQwZ0lqTXpPVGt6TXprNUlqc0tmUW89IjsKfQo="
+    package static let legacyTransaction = "ewoicHVyY2hhc2UtaW5mbyIgPSAiZXdvaWRISmhibk5oWTNScGIyNHRhV1FpSUQwZ0lqTXpPVGt6TXprNUlqc0tmUW89IjsKfQo="
 }
