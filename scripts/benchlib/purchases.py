@@ -9,7 +9,7 @@ from benchlib.system import BUNDLE, SECRET
 from chaoslib.net import user_token
 
 PRODUCT, COINS = "com.example.coins100", 100
-PATHS = {"receipt": "/v1/receipts?wait=30", "transaction": "/v1/transactions?wait=30"}
+PATHS = {"receipt": "/v1/receipts?wait=30", "receipt-api": "/v1/receipts?wait=30", "transaction": "/v1/transactions?wait=30"}
 
 
 def buy(system, count):
@@ -39,7 +39,7 @@ def submit(system, bought, kind, first, count, concurrency):
     def work(conn, i):
         i += first
         receipt, signed = bought[i]
-        body = json.dumps({"receipt": receipt} if kind == "receipt" else {"signedTransaction": signed})
+        body = json.dumps({"receipt": receipt} if kind.startswith("receipt") else {"signedTransaction": signed})
         headers = {"Authorization": f"Bearer {tokens[i]}", "Content-Type": "application/json"}
         start = time.perf_counter()
         status, answer = request(conn, "POST", path, body, headers)

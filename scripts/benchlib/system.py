@@ -17,11 +17,14 @@ APP_APPLE_ID = "1234567890"
 class System:
     """redis-server, appstore-sim, ingest, verifier(s) and fulfiller(s) in a temporary directory."""
 
-    def __init__(self, bindir, replicas, notify):
+    def __init__(self, bindir, replicas, notify, server_api_receipts=False):
+        """`server_api_receipts`: the verifiers hold an App Store Server API key and validate receipts without
+        `verifyReceipt` (TOLLGATE_RECEIPT_VALIDATION=server-api; the verifyReceipt URLs lead nowhere)."""
         self.dir = tempfile.mkdtemp(prefix="bench-e2e-")
         self.procs = {}
         self.redis_port, self.sim_port, self.http_port = free_port(), free_port(), free_port()
         self.bindir, self.replicas, self.notify = bindir, replicas, notify
+        self.server_api_receipts = server_api_receipts
 
     def start(self, name, argv, env=None):
         log = open(os.path.join(self.dir, f"{name}.log"), "w")
@@ -63,6 +66,15 @@ class System:
                    TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL=f"{sim}/sandbox/verifyReceipt",
                    TOLLGATE_APPSTORE_API_URL=sim, TOLLGATE_APPSTORE_API_SANDBOX_URL=f"{sim}/sandbox",
                    TOLLGATE_METRICS_HOST="127.0.0.1")
+        if self.server_api_receipts:
+            key = os.path.join(self.dir, "api-key.p8")
+            with open(key, "wb") as f:
+                f.write(subprocess.run("openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt",
+                                       shell=True, check=True, capture_output=True).stdout)
+            env.update(TOLLGATE_API_KEY_ID="BENCHKEY01", TOLLGATE_API_ISSUER_ID="bench-issuer",
+                       TOLLGATE_API_PRIVATE_KEY_PATH=key, TOLLGATE_RECEIPT_VALIDATION="server-api",
+                       TOLLGATE_VERIFY_RECEIPT_URL="http://127.0.0.1:1/verifyReceipt",
+                       TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL="http://127.0.0.1:1/sandbox/verifyReceipt")
         self.start("ingest", [os.path.join(self.bindir, "ingest")], env)
         self.metrics, self.worker_names = [], []
         for role in ("verifier", "fulfiller"):
