@@ -88,6 +88,12 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
     static func orderMismatch(_ message: String) -> IngestError {
         IngestError(status: .conflict, code: "order_mismatch", message: message)
     }
+    static func introductoryOfferNotListed(_ productId: String) -> IngestError {
+        IngestError(
+            status: .unprocessableContent, code: "introductory_offer_not_listed",
+            message: "the catalog does not mark product '\(productId.prefix(200))' for introductory offer eligibility")
+    }
+
     static func offersNotConfigured() -> IngestError {
         IngestError(
             status: .notImplemented, code: "offers_not_configured",

@@ -58,6 +58,46 @@ extension IngestRoutes {
             ])
     }
 
+    /// `POST /v1/offers/introductory {productId}`: Apple's introductory offer eligibility signature for the calling
+    /// user, for a product the catalog marks (`introductoryOfferEligibility`; else `422 introductory_offer_not_listed`).
+    ///
+    /// Apple lets the signed value override its own rule (one introductory offer per Apple ID and subscription
+    /// group), both ways. Tollgate only ever takes eligibility away: when the ledger holds a transaction of the
+    /// product's entitlement for this user (bought under any Apple ID), it signs `allowIntroductoryOffer: false` with
+    /// that transaction's ID, so a second Apple ID does not get a second free trial for the same account,
+    /// `200 {productId, allowIntroductoryOffer: false, signature, transactionId}`. When the ledger holds none, it
+    /// signs nothing and Apple's own rule decides, `200 {productId, allowIntroductoryOffer: null, signature: null,
+    /// reason: "apple_decides"}`: signing `true` would hand a trial to an Apple ID that already had one, which only
+    /// Apple knows. Rate limits and keys as for promotional offers.
+    func introductoryOffer(_ request: Request) async throws -> Response {
+        let userID = try await authenticator.user(request)
+        guard let signer = configuration.offerKey else { throw IngestError.offersNotConfigured() }
+        let object = try Submission.jsonObject(try await body(of: request, limit: 4096))
+        guard let productId = object["productId"] as? String, !productId.isEmpty else {
+            throw IngestError.invalidRequest("productId must be a non-empty string")
+        }
+        guard let product = configuration.catalog.product(productId) else {
+            metrics.reject(reason: "unknown_product")
+            throw IngestError.unknownProduct(productId)
+        }
+        guard product.signsIntroductoryOfferEligibility else {
+            metrics.reject(reason: "introductory_offer_not_listed")
+            throw IngestError.introductoryOfferNotListed(productId)
+        }
+        try await takeSubmissionToken(userID)
+        guard let transactionId = try await latestTransaction(userID: userID, entitlement: product.entitlement) else {
+            return jsonResponse(
+                .ok, ["productId": productId, "allowIntroductoryOffer": NSNull(), "signature": NSNull(), "reason": "apple_decides"])
+        }
+        let signature = try signer.introductoryOfferEligibility(
+            productId: productId, allowIntroductoryOffer: false, transactionId: transactionId, nonce: UUID(),
+            issuedAtSeconds: clock.nowMilliseconds() / 1000)
+        logger.info("introductory offer eligibility signed", metadata: ["product": "\(productId)", "allow": "false"])
+        return jsonResponse(
+            .ok,
+            ["productId": productId, "allowIntroductoryOffer": false, "signature": signature, "transactionId": transactionId])
+    }
+
     /// The caller's pending order of `productId` named `orderNo`, or a new one when `orderNo` is nil. The order is
     /// read under the caller's own keys, so another user's order number is simply unknown.
     private func offerOrder(userID: String, productId: String, orderNo: String?) async throws -> Order {

@@ -40,6 +40,7 @@ struct IngestRoutes: Sendable {
         }
         router.post("/v1/orders") { request, _ in try await createOrder(request) }
         router.post("/v1/offers/promotional") { request, _ in try await promotionalOffer(request) }
+        router.post("/v1/offers/introductory") { request, _ in try await introductoryOffer(request) }
         router.get("/v1/jobs/:jobId") { request, context in
             try await job(request, jobID: context.parameters.get("jobId") ?? "")
         }

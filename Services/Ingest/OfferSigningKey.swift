@@ -14,6 +14,8 @@ import Foundation
 package struct OfferSigningKey: Sendable, CustomStringConvertible {
     /// The v2 JWS's `aud`.
     static let promotionalOfferAudience = "promotional-offer"
+    /// The introductory offer eligibility JWS's `aud`.
+    static let introductoryOfferEligibilityAudience = "introductory-offer-eligibility"
     /// What Apple joins the v1 signature's fields with: U+2063 INVISIBLE SEPARATOR.
     static let separator = "\u{2063}"
 
@@ -52,6 +54,20 @@ package struct OfferSigningKey: Sendable, CustomStringConvertible {
         ]
         if let transactionId { claims["transactionId"] = transactionId }
         return try compactJWS(claims: claims)
+    }
+
+    /// An introductory offer eligibility signature (StoreKit 2, iOS 18.4+,
+    /// `Product.PurchaseOption.introductoryOfferEligibility(compactJWS:)`): a compact JWS like the promotional v2
+    /// one, `aud` = `introductory-offer-eligibility`, claims `productId`, `allowIntroductoryOffer` and
+    /// `transactionId` (any transaction of the customer's).
+    func introductoryOfferEligibility(
+        productId: String, allowIntroductoryOffer: Bool, transactionId: String, nonce: UUID, issuedAtSeconds: Int64
+    ) throws -> String {
+        try compactJWS(claims: [
+            "iss": issuerId, "bid": bundleId, "aud": Self.introductoryOfferEligibilityAudience, "iat": issuedAtSeconds,
+            "nonce": nonce.uuidString.lowercased(), "productId": productId, "allowIntroductoryOffer": allowIntroductoryOffer,
+            "transactionId": transactionId,
+        ])
     }
 
     /// A promotional offer signature v1: ECDSA P-256 with SHA-256 over ``v1Message(productId:offerId:applicationUsername:nonce:timestampMilliseconds:)``,

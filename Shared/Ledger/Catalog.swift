@@ -17,7 +17,7 @@ package struct Catalog: Sendable, Hashable, Codable {
     /// Builds a catalog, checking every product: known type, no duplicate id, consumables with positive
     /// coins, the others with an entitlement, non-renewing passes with a positive `durationDays`, promotional
     /// `offers` only on auto-renewable subscriptions, each a distinct identifier of 1–64 letters, digits, `.`, `_`
-    /// or `-`.
+    /// or `-`; `introductoryOfferEligibility` only on auto-renewable subscriptions.
     package init(products: [Product]) throws(LedgerError) {
         var byID: [String: Product] = [:]
         for (index, product) in products.enumerated() {
@@ -48,6 +48,9 @@ package struct Catalog: Sendable, Hashable, Codable {
                     throw .invalidCatalog("\(at): offer '\(bad.prefix(80))' is not 1-64 letters, digits, '.', '_' or '-'")
                 }
             }
+            if product.introductoryOfferEligibility == true, product.type != .autoRenewable {
+                throw .invalidCatalog("\(at): only autoRenewable products have introductory offers")
+            }
             byID[product.productId] = product
         }
         self.init(checked: products, byID: byID)
@@ -62,6 +65,7 @@ package struct Catalog: Sendable, Hashable, Codable {
             var entitlement: String?
             var durationDays: Int?
             var offers: [String]?
+            var introductoryOfferEligibility: Bool?
         }
         struct RawCatalog: Decodable { var products: [RawProduct] }
         let raw: RawCatalog
@@ -79,7 +83,8 @@ package struct Catalog: Sendable, Hashable, Codable {
             products.append(
                 Product(
                     productId: item.productId, type: kind, coins: item.coins,
-                    entitlement: item.entitlement, durationDays: item.durationDays, offers: item.offers))
+                    entitlement: item.entitlement, durationDays: item.durationDays, offers: item.offers,
+                    introductoryOfferEligibility: item.introductoryOfferEligibility))
         }
         try self.init(products: products)
     }

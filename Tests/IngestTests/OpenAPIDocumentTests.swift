@@ -125,6 +125,12 @@ import Testing
             Call(
                 operation: "POST /v1/offers/promotional", uri: "/v1/offers/promotional", headers: alice,
                 body: #"{"productId":"com.example.vip.month","offerId":"winback50","orderNo":"ord_none"}"#, expected: 404),
+            Call(
+                operation: "POST /v1/offers/introductory", uri: "/v1/offers/introductory", headers: alice,
+                body: #"{"productId":"com.example.vip.month"}"#, expected: 200),
+            Call(
+                operation: "POST /v1/offers/introductory", uri: "/v1/offers/introductory", headers: alice,
+                body: #"{"productId":"com.example.coins100"}"#, expected: 422),
             Call(operation: "GET /v1/jobs/{jobId}", uri: "/v1/jobs/\(jobId)", headers: alice, expected: 200),
             Call(operation: "GET /v1/jobs/{jobId}", uri: "/v1/jobs/\(jobId)", headers: service, expected: 200),
             Call(operation: "GET /v1/jobs/{jobId}", uri: "/v1/jobs/\(jobId)", headers: bob, expected: 403),
@@ -159,7 +165,9 @@ import Testing
             configuration.offerKey = offerKey
             configuration.catalog = try Catalog(products: [
                 Product(productId: "com.example.coins100", type: .consumable, coins: 100),
-                Product(productId: "com.example.vip.month", type: .autoRenewable, entitlement: "vip", offers: ["winback50"]),
+                Product(
+                    productId: "com.example.vip.month", type: .autoRenewable, entitlement: "vip", offers: ["winback50"],
+                    introductoryOfferEligibility: true),
             ])
             let router = Router(context: BasicRequestContext.self)
             let app = try await buildApplication(configuration: configuration, logger: testLogger, router: router)

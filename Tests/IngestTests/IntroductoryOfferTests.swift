@@ -1,0 +1,143 @@
+import AppStore
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Ledger
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+
+@testable import ingest
+
+/// `POST /v1/offers/introductory`: eligibility is only ever taken away (a user the ledger knows bought the product's
+/// entitlement gets a signed `allowIntroductoryOffer: false`), never granted beyond Apple's own rule.
+@Suite struct IntroductoryOfferTests {
+    let month = "com.example.vip.month"
+    let bundleId = "com.example.offers"
+    let keyId = "OFFERKEY42"
+    let issuerId = "57246542-96fe-1a63-e053-0824d011072a"
+
+    func withOfferApp(
+        _ server: RedisServer, signing: Bool = true,
+        _ body: @escaping @Sendable (any TestClientProtocol, P256.Signing.PublicKey) async throws -> Void
+    ) async throws {
+        let privateKey = P256.Signing.PrivateKey()
+        let offerKey = try OfferSigningKey(
+            keyId: keyId, issuerId: issuerId, bundleId: bundleId, privateKeyPEM: privateKey.pemRepresentation)
+        let catalog = try Catalog(products: [
+            Product(productId: "com.example.coins100", type: .consumable, coins: 100),
+            Product(productId: month, type: .autoRenewable, entitlement: "vip", introductoryOfferEligibility: true),
+            Product(productId: "com.example.vip.year", type: .autoRenewable, entitlement: "vip"),
+        ])
+        let configure: (inout IngestConfiguration) throws -> Void = { configuration in
+            configuration.catalog = catalog
+            configuration.offerKey = signing ? offerKey : nil
+        }
+        try await IngestHarness.withApp(server, configure: configure) { client in try await body(client, privateKey.publicKey) }
+    }
+
+    func post(_ client: any TestClientProtocol, _ json: String, headers: HTTPFields) async throws -> TestResponse {
+        try await client.execute(uri: "/v1/offers/introductory", method: .post, headers: headers, body: ByteBuffer(string: json))
+    }
+
+    static func segment(_ part: Substring) throws -> [String: Any] {
+        let bytes = try #require(Base64URL.decode(part))
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    @Test func aUserWhoBoughtTheEntitlementIsSignedIneligibleAndANewOneIsLeftToApple() async throws {
+        try await withRedisServer { server in
+            let redis = try await IngestHarness.redis(server)
+            defer { redis.close() }
+            let keys = Keys(prefix: "tg")
+            // alice had vip under some Apple ID: two transactions, the later one is named.
+            _ = try await redis.send(
+                "HSET", keys.entitlement(user: "alice", name: "vip"), "2000000111", "0,1700000000000,1702592000000,0",
+                "2000000222", "1,1705000000000,1707592000000,0")
+            try await withOfferApp(server) { client, publicKey in
+                let before = Int64(Date().timeIntervalSince1970)
+                let response = try await post(
+                    client, #"{"productId":"\#(month)","allowIntroductoryOffer":true}"#,
+                    headers: try await IngestHarness.userHeaders("alice"))
+                #expect(response.status == .ok)
+                let json = IngestHarness.json(response)
+                #expect(json["allowIntroductoryOffer"] as? Bool == false)
+                #expect(json["transactionId"] as? String == "2000000222")
+                let jws = try #require(json["signature"] as? String)
+                let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+                try #require(parts.count == 3)
+                let header = try Self.segment(parts[0])
+                #expect(header["alg"] as? String == "ES256" && header["kid"] as? String == keyId)
+                let claims = try Self.segment(parts[1])
+                #expect(claims["aud"] as? String == "introductory-offer-eligibility")
+                #expect(claims["bid"] as? String == bundleId)
+                #expect(claims["iss"] as? String == issuerId)
+                #expect(claims["productId"] as? String == month)
+                #expect(claims["allowIntroductoryOffer"] as? Bool == false)
+                #expect(claims["transactionId"] as? String == "2000000222")
+                #expect(UUID(uuidString: claims["nonce"] as? String ?? "") != nil)
+                #expect(((claims["iat"] as? NSNumber)?.int64Value ?? 0) >= before)
+                #expect(Set(claims.keys) == ["iss", "bid", "aud", "iat", "nonce", "productId", "allowIntroductoryOffer", "transactionId"])
+                let raw = try #require(Base64URL.decode(parts[2]))
+                let signature = try P256.Signing.ECDSASignature(rawRepresentation: raw)
+                #expect(publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)))
+
+                // bob never bought vip: nothing is signed, Apple's own rule decides (the request cannot ask for true).
+                let bob = try await post(
+                    client, #"{"productId":"\#(month)","allowIntroductoryOffer":true}"#, headers: try await IngestHarness.userHeaders("bob")
+                )
+                #expect(bob.status == .ok)
+                let answer = IngestHarness.json(bob)
+                #expect(answer["signature"] is NSNull)
+                #expect(answer["allowIntroductoryOffer"] is NSNull)
+                #expect(answer["reason"] as? String == "apple_decides")
+            }
+        }
+    }
+
+    @Test func onlyMarkedProductsOfAuthenticatedUsersWithAKeyAreAnswered() async throws {
+        try await withRedisServer { server in
+            let redis = try await IngestHarness.redis(server)
+            defer { redis.close() }
+            try await withOfferApp(server) { client, _ in
+                let alice = try await IngestHarness.userHeaders("alice")
+                let cases: [(String, HTTPResponse.Status, String)] = [
+                    (#"{"productId":"com.example.vip.year"}"#, .unprocessableContent, "introductory_offer_not_listed"),
+                    (#"{"productId":"com.example.coins100"}"#, .unprocessableContent, "introductory_offer_not_listed"),
+                    (#"{"productId":"com.example.unknown"}"#, .unprocessableContent, "unknown_product"),
+                    ("{}", .badRequest, "invalid_request"),
+                    ("nope", .badRequest, "invalid_json"),
+                ]
+                for (body, status, code) in cases {
+                    let response = try await post(client, body, headers: alice)
+                    #expect(response.status == status, "\(body)")
+                    #expect(IngestHarness.errorCode(response) == code, "\(body)")
+                }
+                let anonymous = try await post(client, #"{"productId":"\#(month)"}"#, headers: [:])
+                #expect(anonymous.status == .unauthorized)
+                let service = try await post(client, #"{"productId":"\#(month)"}"#, headers: try IngestHarness.apiKeyHeaders())
+                #expect(service.status == .forbidden)
+            }
+            #expect(try await IngestHarness.dbsize(redis) == 0)
+            try await withOfferApp(server, signing: false) { client, _ in
+                let response = try await post(client, #"{"productId":"\#(month)"}"#, headers: try await IngestHarness.userHeaders("alice"))
+                #expect(response.status == .notImplemented)
+                #expect(IngestHarness.errorCode(response) == "offers_not_configured")
+            }
+        }
+    }
+
+    @Test func theCatalogMarksOnlySubscriptions() {
+        #expect(throws: LedgerError.self) {
+            _ = try Catalog(
+                json: Array(#"{"products":[{"productId":"c","type":"consumable","coins":5,"introductoryOfferEligibility":true}]}"#.utf8))
+        }
+        let catalog = try? Catalog(
+            json: Array(
+                #"{"products":[{"productId":"m","type":"autoRenewable","entitlement":"vip","introductoryOfferEligibility":true}]}"#.utf8))
+        #expect(catalog?.product("m")?.signsIntroductoryOfferEligibility == true)
+    }
+}
