@@ -110,6 +110,26 @@ import Testing
         #expect(try Self.failure(await verifier.verify(try bare.sign(Self.receipt()))) == .receiptNotAuthentic)
     }
 
+    /// Once a chain is proven (and kept), every later receipt it carries is still checked: its own signature, and
+    /// its creation date against the chain's validity.
+    @Test func aProvenChainStillChecksEachReceipt() async throws {
+        let authority = try Self.authority.get()
+        let verifier = try Self.verifier(trusting: authority)
+        let genuine = try authority.receiptSigner().sign(Self.receipt())
+        #expect(try Self.failure(await verifier.verify(genuine)) == nil)
+        #expect(try Self.failure(await verifier.verify(genuine)) == nil)
+
+        let tampered = try #require(Self.replacing(Array("2000000111".utf8), with: Array("2000000999".utf8), in: genuine))
+        #expect(try Self.failure(await verifier.verify(tampered)) == .receiptNotAuthentic)
+        var late = Self.receipt()
+        late.creationDate = Date().addingTimeInterval(10 * 365 * 86_400)
+        #expect(try Self.failure(await verifier.verify(try authority.receiptSigner().sign(late))) == .receiptNotAuthentic)
+        let wrongKey = AppReceiptSigner(
+            key: P256.Signing.PrivateKey(), certificate: authority.leaf, intermediates: [authority.intermediate])
+        #expect(try Self.failure(await verifier.verify(try wrongKey.sign(Self.receipt()))) == .receiptNotAuthentic)
+        #expect(try Self.failure(await verifier.verify(genuine)) == nil)
+    }
+
     @Test func whatIsNotAReceiptIsMalformed() async throws {
         let authority = try Self.authority.get()
         let verifier = try Self.verifier(trusting: authority)

@@ -74,13 +74,15 @@ struct VerifierServerAPIReceiptTests {
     @Test func aReceiptYieldsOnlyThePurchasesItNames() async throws {
         try await VerifierHarness.with { harness in
             let coins = try await harness.sim.purchase()
-            let older = try #require(coins["receipt"] as? String)
-            _ = try await harness.sim.purchase(["productId": "com.example.coins500", "receipt": older])
+            let more = try await harness.sim.purchase(["productId": "com.example.coins500", "receipt": try #require(coins["receipt"])])
+            let older = try #require(more["receipt"] as? String)
+            let later = try await harness.sim.purchase(["receipt": older])
             try await harness.withVerifier(try Self.withoutVerifyReceipt(harness)) { _ in
                 try await harness.enqueue(kind: .receipt, payload: older)
                 let event = try #require(try await harness.waitForEvents(1).first)
-                let coinsId = try #require(coins["transactionId"] as? String)
-                #expect(event.transactions.map(\.transactionId) == [coinsId])
+                let named = [try #require(coins["transactionId"] as? String), try #require(more["transactionId"] as? String)]
+                #expect(event.transactions.map(\.transactionId).sorted() == named.sorted())
+                #expect(!event.transactions.contains { $0.transactionId == later["transactionId"] as? String })
             }
         }
     }

@@ -12,6 +12,9 @@ import X509
 /// guessed, and the App Store Server API would answer for that customer's purchases.
 package struct ReceiptSignatureVerifier: Sendable {
     let roots: [Certificate]
+    /// Chains already proven (after a receipt they carried verified): a hit skips parsing and validating the
+    /// certificates, leaving the receipt's own signature and the validity window at its creation date.
+    let proven = ProvenReceiptChains()
 
     /// - Parameter rootCertificates: DER roots; receipts chain to Apple Inc. Root (``AppleRootCertificates``).
     package init(rootCertificates: [Data]) throws(SignedDataVerifierConfigurationError) {
@@ -61,26 +64,41 @@ package struct ReceiptSignatureVerifier: Sendable {
         guard let algorithm = Self.signatureAlgorithm(digest: signer.digestAlgorithm, signature: signer.signatureAlgorithm) else {
             return "unsupported signature algorithm \(signer.signatureAlgorithm) with digest \(signer.digestAlgorithm)"
         }
-        var certificates: [Certificate] = []
-        for der in signed.certificates {
-            guard let certificate = try? Certificate(derEncoded: der) else { return "a certificate of the receipt is unreadable" }
-            certificates.append(certificate)
+        let key = ProvenReceiptChains.Key(certificates: signed.certificates, signer: signer)
+        let leaf: Certificate
+        var proof: ProvenReceiptChains.Proof?
+        if let known = proven.proof(for: key) {
+            guard known.window.contains(time) else {
+                return "the signing certificate does not chain to a trusted root under Apple's receipt policy"
+            }
+            leaf = known.leaf
+        } else {
+            var certificates: [Certificate] = []
+            for der in signed.certificates {
+                guard let certificate = try? Certificate(derEncoded: der) else { return "a certificate of the receipt is unreadable" }
+                certificates.append(certificate)
+            }
+            guard
+                let signing = certificates.first(where: {
+                    $0.issuer == signer.issuer && $0.serialNumber == signer.serialNumber
+                })
+            else { return "the signer's certificate is not in the receipt" }
+            var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+                AppleChainPolicy()
+                RFC5280Policy(validationTime: time)
+            }
+            let intermediates = certificates.filter { $0 != signing }
+            guard case .validCertificate(let chain) = await verifier.validate(leaf: signing, intermediates: CertificateStore(intermediates))
+            else { return "the signing certificate does not chain to a trusted root under Apple's receipt policy" }
+            leaf = signing
+            let from = chain.map(\.notValidBefore).max() ?? time
+            let until = chain.map(\.notValidAfter).min() ?? time
+            proof = ProvenReceiptChains.Proof(leaf: signing, window: from...max(from, until))
         }
-        guard
-            let leaf = certificates.first(where: {
-                $0.issuer == signer.issuer && $0.serialNumber == signer.serialNumber
-            })
-        else { return "the signer's certificate is not in the receipt" }
-        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
-            AppleChainPolicy()
-            RFC5280Policy(validationTime: time)
-        }
-        let intermediates = certificates.filter { $0 != leaf }
-        guard case .validCertificate = await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates))
-        else { return "the signing certificate does not chain to a trusted root under Apple's receipt policy" }
         guard leaf.publicKey.isValidSignature(signer.signature, for: signed.content, signatureAlgorithm: algorithm) else {
             return "the signature does not match the receipt's content"
         }
+        if let proof { proven.remember(proof, for: key) }
         return nil
     }
 
@@ -111,5 +129,44 @@ package struct ReceiptSignatureVerifier: Sendable {
         }
         guard let (expectedDigest, algorithm) = combined[signature], expectedDigest == digest else { return nil }
         return algorithm
+    }
+}
+
+/// Receipt signing chains proven before, keyed by the SHA-256 of the receipt's certificates and its signer's
+/// identity; an entry keeps the signing certificate and the window in which every certificate of the chain is valid.
+/// Inserted only after a receipt the chain carried verified. Bounded (64): when full, it starts again.
+final class ProvenReceiptChains: @unchecked Sendable {
+    // @unchecked Sendable: `proofs` is only touched while `lock` is held; the entries are immutable values.
+
+    struct Key: Hashable {
+        let certificates: ChainCache.Key
+        let issuer: DistinguishedName
+        let serialNumber: Certificate.SerialNumber
+
+        init(certificates: [[UInt8]], signer: PKCS7SignerInfo) {
+            self.certificates = ChainCache.Key(certificates: certificates)
+            issuer = signer.issuer
+            serialNumber = signer.serialNumber
+        }
+    }
+
+    struct Proof {
+        let leaf: Certificate
+        let window: ClosedRange<Date>
+    }
+
+    static let capacity = 64
+    private let lock = NSLock()
+    private var proofs: [Key: Proof] = [:]
+
+    func proof(for key: Key) -> Proof? {
+        lock.withLock { proofs[key] }
+    }
+
+    func remember(_ proof: Proof, for key: Key) {
+        lock.withLock {
+            if proofs.count >= Self.capacity { proofs.removeAll(keepingCapacity: true) }
+            proofs[key] = proof
+        }
     }
 }

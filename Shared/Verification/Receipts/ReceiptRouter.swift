@@ -10,8 +10,8 @@ import Pipeline
 /// 1. The receipt's PKCS#7 signature is proven (``ReceiptSignatureVerifier``): without it anyone could write a
 ///    receipt naming a transaction ID they found or guessed, and Apple's API would answer for that customer.
 /// 2. Its bundle ID and environment must be this deployment's.
-/// 3. One of its transaction IDs goes to Get Transaction History (every page); each signed transaction is verified
-///    like any JWS.
+/// 3. One of its transaction IDs goes to Get Transaction History (every page), or, when the receipt holds a single
+///    purchase that is no subscription, to Get Transaction Info; each signed transaction is verified like any JWS.
 /// 4. Only the transactions the receipt names (by transaction or original transaction ID: a subscription's
 ///    renewals share the original) are kept, as `verifyReceipt` would: a customer's years-old consumables, which
 ///    the history also holds and which an earlier backend may have credited, are not credited again.
@@ -127,9 +127,17 @@ struct ReceiptRouter: Sendable {
                     ValidatedReceipt(environment: environment, transactions: [], renewals: [], route: .serverAPI)))
         }
         let signedTransactions: [String]
-        switch await call(.transactionHistory, environment, { try await client.getTransactionHistory(transactionId: query) }) {
-        case .success(let pages): signedTransactions = pages
-        case .failure(let failure): return failure.validation
+        if receipt.purchases.count == 1, receipt.purchases[0].expiresDate == nil, let id = receipt.purchases[0].transactionId {
+            // One purchase that is no subscription: Get Transaction Info is the whole answer, under its own bucket.
+            switch await call(.transactionInfo, environment, { try await client.getTransactionInfo(transactionId: id) }) {
+            case .success(let info): signedTransactions = [info.signedTransactionInfo]
+            case .failure(let failure): return failure.validation
+            }
+        } else {
+            switch await call(.transactionHistory, environment, { try await client.getTransactionHistory(transactionId: query) }) {
+            case .success(let pages): signedTransactions = pages
+            case .failure(let failure): return failure.validation
+            }
         }
         var transactions: [PurchaseEventTransaction] = []
         var seen = Set<String>()
