@@ -3,7 +3,8 @@ import Testing
 
 extension TollgateSystemTests {
     /// Issue 14 item 3: with `verifyReceipt` unreachable, the real services fulfil an app receipt (PKCS#7, signed by
-    /// the simulator's CA) from the App Store Server API, exactly once, and a refund still takes it back.
+    /// the simulator's CA) from the App Store Server API, exactly once; the subscription renews and a refund still
+    /// takes the coins back.
     @Suite struct ReceiptWithoutVerifyReceiptTests {
         @Test(.logsOnFailure) func aReceiptIsFulfilledFromTheServerAPIAndRefundedOnce() async throws {
             try await SystemHarness.with(.init(replicas: 1, serverAPI: true, withoutVerifyReceipt: true)) { system in
@@ -33,6 +34,10 @@ extension TollgateSystemTests {
                 let older = try await ingest.submitReceipt(user: user, receipt: try #require(coins.receipt))
                 #expect(older.status == "fulfilled", "\(older)")
                 #expect(older.transactionResults == ["duplicate"], "\(older)")
+
+                // A renewal: Apple's DID_RENEW moves the membership's end to the new period's.
+                let renewed = try await sim.event("DID_RENEW", transactionId: vip.transactionId)
+                _ = try await system.awaitEntitlement(user, "vip", "active", expiresAt: try #require(renewed.expiresDate))
 
                 _ = try await sim.event("REFUND", transactionId: coins.transactionId)
                 try await system.awaitCoins(user, 0)
