@@ -185,4 +185,46 @@ import Testing
             #expect(order.signedTransactions == ["o1"])
         }
     }
+
+    /// Set App Account Token: a PUT of `{"appAccountToken"}` answered 200 with no body; Apple's refusals of this
+    /// endpoint each have a stable code, none retryable.
+    @Test func setAppAccountTokenPutsTheTokenAndNamesApplesRefusals() async throws {
+        try await ServerAPIClientTests.withAPI { api in
+            let token = "7389a31a-fb6d-4569-a2a6-db7d85d84813"
+            await api.server.respond(to: "/inApps/v1/transactions/2000000001/appAccountToken", with: [StubResponse(status: 200)])
+            try await api.client.setAppAccountToken(
+                originalTransactionId: "2000000001", UpdateAppAccountTokenRequest(appAccountToken: token))
+            let put = try #require(await api.server.requests(to: "/inApps/v1/transactions/2000000001/appAccountToken").first)
+            #expect(put.method == "PUT")
+            #expect(put.headers["content-type"] == "application/json")
+            let body = try #require(put.jsonBody())
+            #expect(body.count == 1 && body["appAccountToken"] as? String == token, "\(body)")
+
+            let refusals: [(String, Int, Int, AppStoreAPIError.Code)] = [
+                ("2000000002", 400, 4_000_183, .invalidAppAccountToken),
+                ("2000000003", 400, 4_000_185, .familyTransactionNotSupported),
+                ("2000000004", 400, 4_000_187, .notOriginalTransactionId),
+                ("2000000005", 404, 4_040_010, .notFound),
+                ("2000000006", 400, 4_000_006, .requestRejected),
+            ]
+            for (id, status, appleCode, _) in refusals {
+                await api.server.respond(
+                    to: "/inApps/v1/transactions/\(id)/appAccountToken",
+                    with: [.json(#"{"errorCode": \#(appleCode), "errorMessage": "Invalid request."}"#, status: status)])
+            }
+            for (id, _, appleCode, code) in refusals {
+                let error = try #require(
+                    await ServerAPIClientTests.apiError {
+                        try await api.client.setAppAccountToken(
+                            originalTransactionId: id, UpdateAppAccountTokenRequest(appAccountToken: token))
+                    })
+                #expect(error.code == code, "Apple error \(appleCode)")
+                #expect(error.appleErrorCode == appleCode)
+                #expect(!error.isRetryable)
+            }
+            #expect(AppStoreAPIError.Code.invalidAppAccountToken.rawValue == "api_invalid_app_account_token")
+            #expect(AppStoreAPIError.Code.familyTransactionNotSupported.rawValue == "api_family_transaction_not_supported")
+            #expect(AppStoreAPIError.Code.notOriginalTransactionId.rawValue == "api_not_original_transaction_id")
+        }
+    }
 }

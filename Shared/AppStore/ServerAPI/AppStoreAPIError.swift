@@ -28,6 +28,15 @@ package struct AppStoreAPIError: TollgateError, Sendable, Hashable {
         package static let retryLater = Code(rawValue: "api_retry_later")
         /// Any other 4xx: Apple refused the request; see ``AppStoreAPIError/appleErrorCode``. Permanent.
         package static let requestRejected = Code(rawValue: "api_request_rejected")
+        /// HTTP 400, Apple error 4000183 (`InvalidAppAccountTokenUUIDError`): the app account token is not a UUID.
+        /// Permanent.
+        package static let invalidAppAccountToken = Code(rawValue: "api_invalid_app_account_token")
+        /// HTTP 400, Apple error 4000185 (`FamilyTransactionNotSupportedError`): the purchase came through Family
+        /// Sharing, which the endpoint does not take. Permanent.
+        package static let familyTransactionNotSupported = Code(rawValue: "api_family_transaction_not_supported")
+        /// HTTP 400, Apple error 4000187 (`TransactionIdNotOriginalTransactionIdError`): the endpoint wants an original
+        /// transaction ID. Permanent.
+        package static let notOriginalTransactionId = Code(rawValue: "api_not_original_transaction_id")
         /// The client's configuration (key, URLs) is unusable. Permanent.
         package static let invalidConfiguration = Code(rawValue: "api_invalid_configuration")
         /// The arguments of a call are invalid (empty ID, bad date range). Permanent.

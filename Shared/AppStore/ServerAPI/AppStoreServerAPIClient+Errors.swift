@@ -7,6 +7,13 @@ extension AppStoreServerAPIClient {
     /// `TestNotificationNotFoundError`, is not one: the test notification's token expired.)
     package static let retryableAppleErrorCodes: Set<Int> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
 
+    /// Apple's error codes that have a stable code of their own (any other 4xx is `api_request_rejected`, a 404
+    /// `api_not_found`): `InvalidAppAccountTokenUUIDError` (4000183), `FamilyTransactionNotSupportedError` (4000185),
+    /// `TransactionIdNotOriginalTransactionIdError` (4000187). None is retryable.
+    package static let namedAppleErrorCodes: [Int: AppStoreAPIError.Code] = [
+        4_000_183: .invalidAppAccountToken, 4_000_185: .familyTransactionNotSupported, 4_000_187: .notOriginalTransactionId,
+    ]
+
     static func transportFailure(
         _ error: HTTPTransportError, method: HTTPTransportRequest.Method, path: String
     ) -> AppStoreAPIError {
@@ -37,6 +44,11 @@ extension AppStoreServerAPIClient {
         if let code = payload?.errorCode, retryableAppleErrorCodes.contains(code), status != 429 {
             let retryAfter = response.retryAfter(now: now)
             return error((500...599).contains(status) ? .unavailable : .retryLater, retryable: true, retryAfter: retryAfter)
+        }
+        if let code = payload?.errorCode, let named = namedAppleErrorCodes[code], ![401, 429].contains(status),
+            (400...499).contains(status)
+        {
+            return error(named, retryable: false)
         }
         switch status {
         case 429: return error(.rateLimited, retryable: true, retryAfter: response.retryAfter(now: now))

@@ -7,6 +7,16 @@ extension AppStoreServerAPIClient {
         return try await call(.get, "/inApps/v1/transactions/\(id)", as: TransactionInfoResponse.self)
     }
 
+    /// Set App Account Token: `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`; Apple answers
+    /// `200` with no body, and from then on signs the purchase's transactions and renewal info with this token.
+    /// Apple refuses a token that is not a UUID (`api_invalid_app_account_token`), a Family Sharing purchase
+    /// (`api_family_transaction_not_supported`) and a transaction ID that is not an original one
+    /// (`api_not_original_transaction_id`); an unknown ID is `api_not_found`.
+    package func setAppAccountToken(originalTransactionId: String, _ request: UpdateAppAccountTokenRequest) async throws {
+        let id = try segment(originalTransactionId, "original transaction ID")
+        try await send(.put, "/inApps/v1/transactions/\(id)/appAccountToken", body: try encode(request))
+    }
+
     /// Get Transaction History (v2), every page: the signed transactions of the customer who owns
     /// `transactionId`, in the order Apple returns them.
     package func getTransactionHistory(
