@@ -36,6 +36,14 @@ struct APIErrorBody: Error, Sendable, Encodable {
     static let invalidProductId = APIErrorBody(errorCode: 4_000_023, errorMessage: "Invalid product id.", status: .badRequest)
     static let massExtensionNotFound = APIErrorBody(
         errorCode: 4_040_009, errorMessage: "Mass extension request not found.", status: .notFound)
+    static let invalidAppAccountTokenUUID = APIErrorBody(
+        errorCode: 4_000_183, errorMessage: "Invalid request. The app account token field must be a valid UUID.", status: .badRequest)
+    static let familyTransactionNotSupported = APIErrorBody(
+        errorCode: 4_000_185, errorMessage: "Invalid request. Family Sharing transactions aren't supported by this endpoint.",
+        status: .badRequest)
+    static let transactionIdNotOriginalTransactionId = APIErrorBody(
+        errorCode: 4_000_187, errorMessage: "Invalid request. The transaction ID provided is not an original transaction ID.",
+        status: .badRequest)
     static let badRequest = APIErrorBody(errorCode: 4_000_000, errorMessage: "Bad request.", status: .badRequest)
     static let testNotificationNotFound = APIErrorBody(
         errorCode: 4_040_008, errorMessage: "Test notification not found.", status: .notFound)

@@ -3,7 +3,8 @@ import Foundation
 import Hummingbird
 
 extension ServerAPIRoutes {
-    /// Extend a Subscription Renewal Date, the mass extension and its status, and Get App Transaction Info.
+    /// Extend a Subscription Renewal Date, the mass extension and its status, Set App Account Token and Get App
+    /// Transaction Info.
     func registerExtensions(on router: Router<BasicRequestContext>, base: String, environment: AppStoreEnvironment) {
         router.put("\(base)/v1/subscriptions/extend/:originalTransactionId") { request, context in
             let body = try? await request.body.collect(upTo: 1 << 16)
@@ -39,6 +40,14 @@ extension ServerAPIRoutes {
                 return JSONBody.response(status)
             }
         }
+        // The path parameter shares its name with Get Transaction Info's (the router's rule for one position).
+        router.put("\(base)/v1/transactions/:transactionId/appAccountToken") { request, context in
+            let body = try? await request.body.collect(upTo: 1 << 16)
+            return await guarded(request, environment) { bid throws(APIErrorBody) in
+                try setAppAccountToken(
+                    id: context.parameters.get("transactionId"), body: body, bid: bid, environment: environment)
+            }
+        }
         router.get("\(base)/v1/transactions/appTransactions/:transactionId") { request, context in
             await guarded(request, environment) { bid throws(APIErrorBody) in
                 let signed = try withLedger { ledger, simContext throws(APIErrorBody) in
@@ -53,6 +62,23 @@ extension ServerAPIRoutes {
                 return JSONBody.response(AppTransactionInfoResponse(signedAppTransactionInfo: signed))
             }
         }
+    }
+
+    /// Set App Account Token: `{"appAccountToken": UUID}` (anything else is `4000183`), then the transaction (`4000006`,
+    /// `4040010`), which must be an original one that is not Family Sharing; `200` with no body.
+    func setAppAccountToken(id: String?, body: ByteBuffer?, bid: String, environment: AppStoreEnvironment) throws(APIErrorBody)
+        -> Response
+    {
+        struct Body: Decodable { var appAccountToken: String? }
+        guard let body, let request = try? JSONDecoder().decode(Body.self, from: Data(body.readableBytesView)) else {
+            throw .badRequest
+        }
+        guard let raw = request.appAccountToken, let token = UUID(uuidString: raw) else { throw .invalidAppAccountTokenUUID }
+        try withLedger { ledger, _ throws(APIErrorBody) in
+            let transaction = try lookup(id, in: ledger, bid: bid, environment: environment)
+            try ledger.setAppAccountToken(token.uuidString.lowercased(), on: transaction)
+        }
+        return Response(status: .ok)
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ body: ByteBuffer?) throws(APIErrorBody) -> T {
