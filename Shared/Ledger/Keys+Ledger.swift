@@ -11,7 +11,8 @@ import Pipeline
 /// |---|---|---|---|
 /// | `tg:{u:<userId>}:order:<orderNo>` | hash | ingest (create), fulfiller (pay) | see ``Order/Field`` |
 /// | `tg:{u:<userId>}:orders` | zset | ingest | member `orderNo`, score = created at (ms) |
-/// | `tg:{aat:<appAccountToken>}:order` | hash | ingest | `user`, `order.no` (token lower-case UUID) |
+/// | `tg:{aat:<appAccountToken>}:order` | hash | ingest, tollctl | `user`, `order.no` (token lower-case UUID; a user's own token, ``AccountToken``, has no `order.no`) |
+/// | `tg:{u:<userId>}:aat` | string | tollctl | the user's own `appAccountToken` (``AccountToken``) |
 /// | `tg:{u:<userId>}:account` | hash | fulfiller | see ``EntitlementsView/Field`` |
 /// | `tg:{u:<userId>}:consent` | hash | ingest | `consented` (`1`/`0`), `at` (ms) |
 ///
@@ -40,6 +41,11 @@ extension Keys {
     /// lower-case UUID string; look it up lower-cased, as StoreKit may report it in either case.
     package func appAccountToken(_ token: String) -> String {
         "\(prefix):{aat:\(token.lowercased())}:order"
+    }
+
+    /// The user's own `appAccountToken` (``AccountToken``): `tg:{u:<userId>}:aat` (string, lower-case UUID).
+    package func accountToken(user userID: String) -> String {
+        "\(prefix):\(userTag(userID)):aat"
     }
 
     /// A user's balances and entitlements: `tg:{u:<userId>}:account` (hash, fields in

@@ -82,11 +82,7 @@ package struct LedgerApplier: Sendable {
     }
 
     private func tokenOwner(_ token: String) async throws -> (user: String, orderNo: String?)? {
-        let reply = try await redis.send(
-            RedisCommand(
-                "HMGET", keys.appAccountToken(token), Order.TokenField.user, Order.TokenField.orderNo))
-        guard let values = reply.array, let user = values.first?.string, !user.isEmpty else { return nil }
-        return (user, values.count > 1 ? values[1].string : nil)
+        try await AccountToken.owner(of: token, keys: keys, on: redis)
     }
 
     private func originalTransactionIds(_ event: PurchaseEvent) -> [String] {
