@@ -159,7 +159,7 @@ let package = Package(
             "OperationsTests",
             ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
         tests("LedgerTests", ["Ledger", "Pipeline", "Redis", "TestSupport"]),
-        tests("TollctlTests", ["ingest", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
+        tests("TollctlTests", ["ingest", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
         tests("PipelineTests", ["Core", "Pipeline", "Redis", "TestSupport", Product.logging, Product.serviceLifecycle]),
         tests("AppStoreTests", ["AppStore", "AppStoreTesting", "TestSupport", Product.crypto, Product.x509, Product.asn1]),

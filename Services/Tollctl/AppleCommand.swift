@@ -6,6 +6,6 @@ struct AppleCommand: AsyncParsableCommand {
         commandName: "apple", abstract: "Check the App Store Server API and notifications.",
         subcommands: [
             TestNotificationCommand.self, ExtendCommand.self, ExtendAllCommand.self, ExtendStatusCommand.self,
-            AppTransactionCommand.self,
+            AppTransactionCommand.self, SetAccountTokenCommand.self,
         ])
 }

@@ -23,13 +23,13 @@ struct ExtensionOptions: ParsableArguments {
     var identifier: String { (requestID ?? UUID().uuidString).lowercased() }
 }
 
-private func verifierConfiguration() throws -> VerifierConfiguration {
+func verifierConfiguration() throws -> VerifierConfiguration {
     let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
     configuration.shared.bootstrapLogging(ceiling: .warning)
     return configuration
 }
 
-private func parsedEnvironment(_ text: String) throws -> AppStoreEnvironment {
+func parsedEnvironment(_ text: String) throws -> AppStoreEnvironment {
     let environment = AppStoreEnvironment(rawValue: text.capitalized)
     guard environment == .production || environment == .sandbox else {
         throw ValidationError("--environment must be production or sandbox")

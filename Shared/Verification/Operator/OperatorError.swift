@@ -1,8 +1,8 @@
 import AppStore
 import Core
 
-/// An error of the operators' Apple-facing commands (``OrderLookup``, ``TestNotificationCheck``): a stable `code`
-/// and a message, reported as `tollctl: error: <code>: <message>`.
+/// An error of the operators' Apple-facing commands (``OrderLookup``, ``TestNotificationCheck``,
+/// ``AccountTokenAssignment``…): a stable `code` and a message, reported as `tollctl: error: <code>: <message>`.
 package struct OperatorError: TollgateError, Sendable {
     package var code: String
     package var message: String
@@ -15,6 +15,23 @@ package struct OperatorError: TollgateError, Sendable {
     static let apiNotConfigured = OperatorError(
         "api_not_configured",
         "asking Apple needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH)")
+
+    /// The first environment's answer that is not a 404 (in the order of `clients`), with the client that gave it;
+    /// the last 404 when all are.
+    static func firstFound<T>(
+        _ clients: [(AppStoreEnvironment, AppStoreServerAPIClient)], _ call: (AppStoreServerAPIClient) async throws -> T
+    ) async throws -> (AppStoreEnvironment, AppStoreServerAPIClient, T) {
+        guard !clients.isEmpty else { throw apiNotConfigured }
+        var notFound: (any Error)?
+        for (environment, client) in clients {
+            do {
+                return (environment, client, try await call(client))
+            } catch let error as AppStoreAPIError where error.httpStatus == 404 {
+                notFound = error
+            }
+        }
+        throw notFound ?? apiNotConfigured
+    }
 
     /// The API clients by environment, production first.
     static func orderedClients(_ clients: [String: AppStoreServerAPIClient]) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {

@@ -60,20 +60,10 @@ package enum SubscriptionExtensions {
         return client
     }
 
-    /// The first environment's answer that is not a 404 (production first); the last 404 when all are.
     private static func firstFound<T>(
         _ apiClients: [String: AppStoreServerAPIClient], _ call: (AppStoreServerAPIClient) async throws -> T
     ) async throws -> (AppStoreEnvironment, T) {
-        let clients = OperatorError.orderedClients(apiClients)
-        guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
-        var notFound: (any Error)?
-        for (environment, client) in clients {
-            do {
-                return (environment, try await call(client))
-            } catch let error as AppStoreAPIError where error.httpStatus == 404 {
-                notFound = error
-            }
-        }
-        throw notFound ?? OperatorError.apiNotConfigured
+        let (environment, _, answer) = try await OperatorError.firstFound(OperatorError.orderedClients(apiClients), call)
+        return (environment, answer)
     }
 }

@@ -1,0 +1,58 @@
+import AppStore
+import ArgumentParser
+import Logging
+import Pipeline
+import Verification
+
+/// `tollctl apple set-account-token ORIGINAL_TRANSACTION_ID --user USER`: Set App Account Token with the user's own
+/// token, after the ledger's checks (`AccountTokenAssignment`).
+struct SetAccountTokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-account-token", abstract: "Tie a purchase to a user at Apple (Set App Account Token).",
+        discussion: """
+            For a purchase made outside the app (an offer code redeemed in the App Store) or carrying no token Tollgate \
+            knows: Apple then signs the purchase, its renewals and their notifications with the user's own \
+            appAccountToken, which the ledger maps to the user. Refused (exit 1, nothing changed) when the ledger binds \
+            the purchase to another user, or to no one while its token maps to another user (owned_by_another_user), and \
+            for a transaction ID that is not the purchase's original one (not_original_transaction_id); Apple's \
+            refusals end with their own codes (api_family_transaction_not_supported, api_not_found …). Prints the \
+            environment, the purchase, who the ledger binds it to, and 'changed appAccountToken OLD -> NEW' or \
+            'unchanged'. Needs the verifier's settings (the App Store Server API key …) and TOLLGATE_REDIS_URL.
+            """)
+
+    @Argument(help: "The purchase's original transaction ID.")
+    var originalTransactionId: String
+
+    @Option(help: "The user the purchase belongs to.")
+    var user: String
+
+    @Option(help: "production or sandbox (default: production, then sandbox when Apple does not know the transaction).")
+    var environment: String?
+
+    func validate() throws {
+        guard (1...32).contains(originalTransactionId.count), originalTransactionId.allSatisfy({ $0.isASCII && $0.isNumber })
+        else { throw ValidationError("ORIGINAL_TRANSACTION_ID must be 1-32 digits") }
+        guard UserID.isValid(user) else {
+            throw ValidationError("--user must be 1-128 ASCII letters, digits, '-', '_', '.' or '@'")
+        }
+        if let environment { _ = try parsedEnvironment(environment) }
+    }
+
+    func run() async throws {
+        let report = try await AccountTokenAssignment.run(
+            configuration: try verifierConfiguration(), originalTransactionId: originalTransactionId, user: user,
+            environment: try environment.map(parsedEnvironment), logger: Logger(label: "tollctl.set-account-token"))
+        print("environment \(report.environment.rawValue)")
+        print("purchase \(report.originalTransactionId) product \(report.productId ?? "-")")
+        print("ledger bound to \(report.boundTo ?? "no one yet")")
+        if report.changed {
+            let origin = "user \(report.user)'s own token, \(report.tokenCreated ? "created now" : "existing")"
+            print("changed appAccountToken \(report.previousToken ?? "none") -> \(report.token) (\(origin))")
+        } else {
+            print("unchanged appAccountToken \(report.token) already maps to user \(report.user)")
+        }
+        if !report.userKnown {
+            StandardError.write("tollctl: note: the ledger had nothing of user \(report.user) before; check the user ID")
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import AppStore
+import Ledger
+import Logging
+import Pipeline
+import Redis
+
+/// What `tollctl apple set-account-token ORIGINAL_TRANSACTION_ID --user USER` runs: ties a purchase to a user through
+/// Apple's Set App Account Token, with the user's own token (``AccountToken``), so that every transaction, renewal and
+/// notification Apple signs about the purchase afterwards resolves to that user in the ledger.
+///
+/// Before Apple is asked to change anything:
+/// 1. the transaction is fetched (Get Transaction Info; production first, then sandbox when Apple does not know it
+///    there, or only the environment named) and verified like every JWS; it must be its purchase's original
+///    transaction (`not_original_transaction_id`), since the ledger binds purchases by original transaction ID;
+/// 2. the ledger must not bind the purchase to another user (`tg:{otx:<id>}:owner`), and, while it binds it to no
+///    one, the token Apple already has on it must not map to another user (an order's token or someone's own):
+///    `owned_by_another_user`, and nothing is written anywhere, so an operator's typo never hands one user's purchase
+///    to another (a purchase bound to the user gets the user's token whatever stale token it carries);
+/// 3. when the token Apple has already maps to the user, nothing changes (``Report/changed`` false).
+///
+/// Apple's answer is read back from the ledger: should a binding to another user have appeared while Apple was asked
+/// (a notification applied at that moment), the command fails with `binding_changed` and says how to repair it.
+package enum AccountTokenAssignment {
+    /// What was found and what changed.
+    package struct Report: Sendable {
+        /// The environment whose API knows the purchase.
+        package var environment: AppStoreEnvironment
+        package var originalTransactionId: String
+        package var productId: String?
+        package var user: String
+        /// The token Apple had on the purchase before (nil: none).
+        package var previousToken: String?
+        /// The token the purchase carries now.
+        package var token: String
+        /// Whether this run created the user's own token.
+        package var tokenCreated: Bool
+        /// Whether Apple was asked to change the purchase (false: it already carried a token of the user's).
+        package var changed: Bool
+        /// The user the ledger binds the purchase to (nil: no one yet).
+        package var boundTo: String?
+        /// Whether the ledger holds anything of the user (an account, orders or an own token): false hints at a typo.
+        package var userKnown: Bool
+    }
+
+    /// Runs the checks, then Set App Account Token.
+    /// - Throws: ``OperatorError`` (`invalid_user`, `api_not_configured`, `environment_not_accepted`,
+    ///   `transaction_not_verified`, `not_original_transaction_id`, `owned_by_another_user`, `binding_changed`), the
+    ///   API client's ``AppStoreAPIError`` (Apple's refusals, each with its stable code), Redis errors.
+    package static func run(
+        configuration: VerifierConfiguration, originalTransactionId: String, user: String,
+        environment: AppStoreEnvironment? = nil, logger: Logger
+    ) async throws -> Report {
+        guard UserID.isValid(user) else {
+            throw OperatorError("invalid_user", "the user ID must be 1-128 ASCII letters, digits, '-', '_', '.' or '@'")
+        }
+        let (signedData, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
+        var clients = OperatorError.orderedClients(apiClients)
+        guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
+        if let environment {
+            clients = clients.filter { $0.0 == environment }
+            guard !clients.isEmpty else {
+                throw OperatorError(
+                    "environment_not_accepted", "this deployment does not use Apple's \(environment.rawValue) environment")
+            }
+        }
+        let (found, client, info) = try await OperatorError.firstFound(clients) { client in
+            try await client.getTransactionInfo(transactionId: originalTransactionId)
+        }
+        let transaction: JWSTransactionDecodedPayload
+        switch await signedData.verifyTransaction(info.signedTransactionInfo) {
+        case .verified(let value): transaction = value
+        case .rejected(let failure), .retryable(let failure):
+            throw OperatorError("transaction_not_verified", "\(failure.code.rawValue): \(failure.message)")
+        }
+        guard transaction.transactionId == originalTransactionId else {
+            throw OperatorError(
+                "transaction_not_verified", "Apple answered with transaction \(transaction.transactionId ?? "-")")
+        }
+        guard transaction.originalTransactionId == originalTransactionId else {
+            throw OperatorError(
+                "not_original_transaction_id",
+                "\(originalTransactionId) is not an original transaction ID: its purchase's original transaction is "
+                    + "\(transaction.originalTransactionId ?? "unknown"); nothing was changed")
+        }
+
+        let redis = try await configuration.shared.connectOne(
+            clientName: "tollctl-account-token", logger: logger, commandTimeout: .seconds(10))
+        defer { redis.close() }
+        let keys = configuration.shared.keys
+        let bindingKey = keys.binding(originalTransactionId: originalTransactionId)
+        let boundTo = try await redis.send(RedisCommand("GET", bindingKey)).string
+        if let boundTo, !UserID.same(boundTo, user) {
+            throw OperatorError(
+                "owned_by_another_user",
+                "the ledger binds purchase \(originalTransactionId) to user \(boundTo), not \(user); nothing was changed")
+        }
+        let previous = transaction.appAccountToken?.lowercased()
+        var report = Report(
+            environment: found, originalTransactionId: originalTransactionId, productId: transaction.productId,
+            user: user, previousToken: previous, token: previous ?? "", tokenCreated: false, changed: false,
+            boundTo: boundTo, userKnown: try await userKnown(user, keys: keys, on: redis))
+        if let previous, let owner = try await AccountToken.owner(of: previous, keys: keys, on: redis) {
+            if UserID.same(owner.user, user) { return report }
+            // Bound to no one, the purchase follows its token. Bound to the user, it is theirs whatever stale token of
+            // someone else's it carries, and gets the user's own.
+            if boundTo == nil {
+                let order = owner.orderNo.map { " (order \($0))" } ?? ""
+                throw OperatorError(
+                    "owned_by_another_user",
+                    "purchase \(originalTransactionId) carries appAccountToken \(previous), which maps to user "
+                        + "\(owner.user)\(order), not \(user); nothing was changed")
+            }
+        }
+
+        let (token, created) = try await AccountToken.getOrCreate(user: user, keys: keys, on: redis)
+        report.token = token
+        report.tokenCreated = created
+        if token == previous { return report }
+        try await client.setAppAccountToken(
+            originalTransactionId: originalTransactionId, UpdateAppAccountTokenRequest(appAccountToken: token))
+        report.changed = true
+        logger.notice(
+            "app account token set",
+            metadata: ["transaction.original": "\(originalTransactionId)", "user": "\(user)", "environment": "\(found.rawValue)"])
+
+        if let now = try await redis.send(RedisCommand("GET", bindingKey)).string, !UserID.same(now, user) {
+            throw OperatorError(
+                "binding_changed",
+                "Apple now has user \(user)'s appAccountToken on purchase \(originalTransactionId), but meanwhile the "
+                    + "ledger bound the purchase to user \(now); give it back with 'tollctl apple set-account-token "
+                    + "\(originalTransactionId) --user \(now)'")
+        }
+        return report
+    }
+
+    /// Whether the ledger holds an account, orders or an own token of `user`.
+    private static func userKnown(_ user: String, keys: Keys, on redis: RedisConnection) async throws -> Bool {
+        let reply = try await redis.send(
+            RedisCommand("EXISTS", keys.account(user: user), keys.orders(user: user), keys.accountToken(user: user)))
+        return (reply.int ?? 0) > 0
+    }
+}
