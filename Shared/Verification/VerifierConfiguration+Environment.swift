@@ -54,12 +54,15 @@ extension VerifierConfiguration {
         let validation = reader.string("TOLLGATE_RECEIPT_VALIDATION", default: ReceiptValidationMode.auto.rawValue).lowercased()
         guard let mode = ReceiptValidationMode(rawValue: validation) else {
             throw ConfigurationError(
-                variable: "TOLLGATE_RECEIPT_VALIDATION", problem: "must be verify-receipt, server-api or auto, not '\(validation.prefix(32))'")
+                variable: "TOLLGATE_RECEIPT_VALIDATION",
+                problem: "must be verify-receipt, server-api or auto, not '\(validation.prefix(32))'")
         }
         guard mode != .serverAPI || apiKey != nil else {
             throw ConfigurationError(
                 variable: "TOLLGATE_RECEIPT_VALIDATION",
-                problem: "server-api needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH)")
+                problem:
+                    "server-api needs an App Store Server API key "
+                    + "(TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH)")
         }
         receiptValidation = mode
         if let list = reader.optional("TOLLGATE_RECEIPT_ROOT_CERTS") {

@@ -57,5 +57,8 @@ package enum AppleLibraryReceipts {
     ].joined()
 
     /// `mock_signed_data/legacyTransaction`: transaction ID `33993399`.
-    package static let legacyTransaction = "ewoicHVyY2hhc2UtaW5mbyIgPSAiZXdvaWRISmhibk5oWTNScGIyNHRhV1FpSUQwZ0lqTXpPVGt6TXprNUlqc0tmUW89IjsKfQo="
+    package static let legacyTransaction = [
+        "ewoicHVyY2hhc2UtaW5mbyIgPSAiZXdvaWRISmhibk5oWTNScGIyNHRhV1FpSUQwZ0lqTXpPVGt6TXprNUlqc0tmUW89Ij",
+        "sKfQo=",
+    ].joined()
 }
