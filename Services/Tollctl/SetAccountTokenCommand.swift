@@ -17,7 +17,9 @@ struct SetAccountTokenCommand: AsyncParsableCommand {
             for a transaction ID that is not the purchase's original one (not_original_transaction_id); Apple's \
             refusals end with their own codes (api_family_transaction_not_supported, api_not_found …). Prints the \
             environment, the purchase, who the ledger binds it to, and 'changed appAccountToken OLD -> NEW' or \
-            'unchanged'. Needs the verifier's settings (the App Store Server API key …) and TOLLGATE_REDIS_URL.
+            'unchanged'. Unless the ledger already binds the purchase to the user, Apple's transaction (now carrying the \
+            token) is then handed to the fulfiller, which binds the purchase to the user, credits what was never \
+            credited and applies what was parked for it. Needs the verifier's settings (the App Store Server API key …) and TOLLGATE_REDIS_URL.
             """)
 
     @Argument(help: "The purchase's original transaction ID.")
@@ -50,6 +52,9 @@ struct SetAccountTokenCommand: AsyncParsableCommand {
             print("changed appAccountToken \(report.previousToken ?? "none") -> \(report.token) (\(origin))")
         } else {
             print("unchanged appAccountToken \(report.token) already maps to user \(report.user)")
+        }
+        if let job = report.handedOverJobId {
+            print("handed Apple's transaction to the ledger as job \(job): the fulfiller binds the purchase to \(report.user)")
         }
         if !report.userKnown {
             StandardError.write("tollctl: note: the ledger had nothing of user \(report.user) before; check the user ID")

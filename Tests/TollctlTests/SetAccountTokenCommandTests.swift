@@ -70,6 +70,15 @@ struct SetAccountTokenCommandTests {
             #expect(changed.contains("-> \(token) "))
             #expect(UUID(uuidString: token) != nil && token == token.lowercased())
 
+            // Then the ledger binds it: Apple's transaction, carrying the token and no user, is on the verified stream.
+            let handed = try #require(line(run.output, "handed Apple's transaction to the ledger as job "), "\(run.output)")
+            let handedEvent = try #require(try await harness.events().last)
+            #expect(handed.contains(handedEvent.jobId))
+            #expect(handedEvent.userId == nil)
+            #expect(handedEvent.kind == .transaction)
+            #expect(handedEvent.transactions.map(\.originalTransactionId) == [original])
+            #expect(handedEvent.transactions.first?.appAccountToken == token)
+
             // The mapping the fulfiller reads: the user, no order, never expiring.
             let mapping = harness.keys.appAccountToken(token)
             #expect(try await harness.redis.hgetall(mapping) == [Order.TokenField.user: "bob"])
@@ -134,6 +143,8 @@ struct SetAccountTokenCommandTests {
             #expect(tokenRefused.output.contains("maps to user alice (order ord_1), not bob"), "\(tokenRefused.output)")
             #expect(try await tokenAtApple(harness, ordered).0 == orderToken)
             #expect(try await harness.redis.send("EXISTS", harness.keys.accountToken(user: "bob")).int == 0)
+            // Nothing was handed to the ledger for the refused purchases.
+            #expect(try await harness.events().isEmpty)
 
             // Bound to alice but carrying bob's token (set before the binding appeared): bob is still refused, and
             // alice's own token replaces bob's.
@@ -156,6 +167,9 @@ struct SetAccountTokenCommandTests {
             #expect(hers.output.contains("ledger bound to alice"))
             #expect(hers.output.contains("changed appAccountToken none -> \(alicesToken) (user alice's own token, existing)"))
             #expect(try await tokenAtApple(harness, alices).0 == alicesToken)
+            // Already bound to her: nothing to hand over.
+            #expect(!hers.output.contains("handed Apple's transaction"), "\(hers.output)")
+            #expect(try await harness.events().isEmpty)
         }
     }
 

@@ -20,6 +20,12 @@ import Redis
 ///
 /// Apple's answer is read back from the ledger: should a binding to another user have appeared while Apple was asked
 /// (a notification applied at that moment), the command fails with `binding_changed` and says how to repair it.
+///
+/// Then the ledger binds the purchase: unless it already binds it to the user, Apple's transaction is fetched again
+/// (it now carries the user's token), verified, and handed to the fulfiller as a `transaction` event with no user,
+/// as the reconciler hands Apple's word on (``ReconcileFunctions/emit(on:keys:event:nowMilliseconds:)``); the
+/// fulfiller resolves it by the token to the user, binds the purchase, credits what was never credited, and applies
+/// what was parked for it. The operator's word never reaches the ledger, only Apple's.
 package enum AccountTokenAssignment {
     /// What was found and what changed.
     package struct Report: Sendable {
@@ -40,6 +46,9 @@ package enum AccountTokenAssignment {
         package var boundTo: String?
         /// Whether the ledger holds anything of the user (an account, orders or an own token): false hints at a typo.
         package var userKnown: Bool
+        /// The job that hands Apple's transaction, now carrying the user's token, to the ledger (nil: the ledger
+        /// already bound the purchase to the user).
+        package var handedOverJobId: String?
     }
 
     /// Runs the checks, then Set App Account Token.
@@ -100,7 +109,14 @@ package enum AccountTokenAssignment {
             user: user, previousToken: previous, token: previous ?? "", tokenCreated: false, changed: false,
             boundTo: boundTo, userKnown: try await userKnown(user, keys: keys, on: redis))
         if let previous, let owner = try await AccountToken.owner(of: previous, keys: keys, on: redis) {
-            if UserID.same(owner.user, user) { return report }
+            if UserID.same(owner.user, user) {
+                if boundTo == nil {
+                    report.handedOverJobId = try await handOver(
+                        originalTransactionId, token: previous, client: client, environment: found, signedData: signedData,
+                        keys: keys, redis: redis)
+                }
+                return report
+            }
             // Bound to no one, the purchase follows its token. Bound to the user, it is theirs whatever stale token of
             // someone else's it carries, and gets the user's own.
             if boundTo == nil {
@@ -130,7 +146,41 @@ package enum AccountTokenAssignment {
                     + "ledger bound the purchase to user \(now); give it back with 'tollctl apple set-account-token "
                     + "\(originalTransactionId) --user \(now)'")
         }
+        if boundTo == nil {
+            report.handedOverJobId = try await handOver(
+                originalTransactionId, token: token, client: client, environment: found, signedData: signedData, keys: keys,
+                redis: redis)
+        }
         return report
+    }
+
+    /// Apple's transaction, fetched again and verified, to the fulfiller as an event with no user: it resolves by
+    /// `token`. Returns the event's job ID.
+    /// - Throws: `transaction_not_verified` when Apple's copy does not verify or does not carry `token` yet.
+    private static func handOver(
+        _ originalTransactionId: String, token: String, client: AppStoreServerAPIClient, environment: AppStoreEnvironment,
+        signedData: SignedDataVerifier, keys: Keys, redis: RedisConnection
+    ) async throws -> String {
+        let info = try await client.getTransactionInfo(transactionId: originalTransactionId)
+        let transaction: PurchaseEventTransaction
+        switch await signedData.verifyTransaction(info.signedTransactionInfo) {
+        case .verified(let payload):
+            guard payload.appAccountToken?.lowercased() == token, let converted = PurchaseEventTransaction(signed: payload) else {
+                throw OperatorError(
+                    "transaction_not_verified",
+                    "Apple's copy of \(originalTransactionId) does not carry the token yet; run the command again to hand it over")
+            }
+            transaction = converted
+        case .rejected(let failure), .retryable(let failure):
+            throw OperatorError("transaction_not_verified", "\(failure.code.rawValue): \(failure.message)")
+        }
+        try await ReconcileFunctions.library.load(on: redis)
+        let now = PipelineClock.system.nowMilliseconds()
+        let event = PurchaseEvent(
+            jobId: Job.newID(), kind: .transaction, source: .reconciler, environment: environment.rawValue, verifiedAt: now,
+            transactions: [transaction])
+        try await ReconcileFunctions.emit(on: redis, keys: keys, event: event, nowMilliseconds: now)
+        return event.jobId
     }
 
     /// Whether the ledger holds an account, orders or an own token of `user`.
