@@ -15,20 +15,12 @@ extension IngestRoutes {
     /// product's entitlement as `transactionId` when the ledger has one. Each request takes a token of the user's
     /// submission bucket (`429 rate_limited`); without an offer key the answer is `501 offers_not_configured`.
     func promotionalOffer(_ request: Request) async throws -> Response {
-        let userID = try await authenticator.user(request)
-        guard let signer = configuration.offerKey else { throw IngestError.offersNotConfigured() }
-        let object = try Submission.jsonObject(try await body(of: request, limit: 4096))
-        guard let productId = object["productId"] as? String, !productId.isEmpty else {
-            throw IngestError.invalidRequest("productId must be a non-empty string")
-        }
+        let (userID, signer, object, productId) = try await offerRequest(request)
         guard let offerId = object["offerId"] as? String, !offerId.isEmpty else {
             throw IngestError.invalidRequest("offerId must be a non-empty string")
         }
         let orderNo = try Submission.orderNo(object)
-        guard let product = configuration.catalog.product(productId) else {
-            metrics.reject(reason: "unknown_product")
-            throw IngestError.unknownProduct(productId)
-        }
+        let product = try catalogProduct(productId)
         guard product.listsOffer(offerId) else {
             metrics.reject(reason: "unknown_offer")
             throw IngestError.unknownOffer(offerId, productId: productId)
@@ -70,16 +62,8 @@ extension IngestRoutes {
     /// reason: "apple_decides"}`: signing `true` would hand a trial to an Apple ID that already had one, which only
     /// Apple knows. Rate limits and keys as for promotional offers.
     func introductoryOffer(_ request: Request) async throws -> Response {
-        let userID = try await authenticator.user(request)
-        guard let signer = configuration.offerKey else { throw IngestError.offersNotConfigured() }
-        let object = try Submission.jsonObject(try await body(of: request, limit: 4096))
-        guard let productId = object["productId"] as? String, !productId.isEmpty else {
-            throw IngestError.invalidRequest("productId must be a non-empty string")
-        }
-        guard let product = configuration.catalog.product(productId) else {
-            metrics.reject(reason: "unknown_product")
-            throw IngestError.unknownProduct(productId)
-        }
+        let (userID, signer, _, productId) = try await offerRequest(request)
+        let product = try catalogProduct(productId)
         guard product.signsIntroductoryOfferEligibility else {
             metrics.reject(reason: "introductory_offer_not_listed")
             throw IngestError.introductoryOfferNotListed(productId)
@@ -96,6 +80,29 @@ extension IngestRoutes {
         return jsonResponse(
             .ok,
             ["productId": productId, "allowIntroductoryOffer": false, "signature": signature, "transactionId": transactionId])
+    }
+
+    /// What every offer request starts with: the calling user, the offer key (`501 offers_not_configured`), the JSON
+    /// body (4 KiB at most) and its `productId`.
+    private func offerRequest(
+        _ request: Request
+    ) async throws -> (userID: String, signer: OfferSigningKey, object: [String: Any], productId: String) {
+        let userID = try await authenticator.user(request)
+        guard let signer = configuration.offerKey else { throw IngestError.offersNotConfigured() }
+        let object = try Submission.jsonObject(try await body(of: request, limit: 4096))
+        guard let productId = object["productId"] as? String, !productId.isEmpty else {
+            throw IngestError.invalidRequest("productId must be a non-empty string")
+        }
+        return (userID, signer, object, productId)
+    }
+
+    /// The catalog's product, or `422 unknown_product`.
+    private func catalogProduct(_ productId: String) throws -> Product {
+        guard let product = configuration.catalog.product(productId) else {
+            metrics.reject(reason: "unknown_product")
+            throw IngestError.unknownProduct(productId)
+        }
+        return product
     }
 
     /// The caller's pending order of `productId` named `orderNo`, or a new one when `orderNo` is nil. The order is

@@ -16,27 +16,20 @@ import Testing
 /// entitlement gets a signed `allowIntroductoryOffer: false`), never granted beyond Apple's own rule.
 @Suite struct IntroductoryOfferTests {
     let month = "com.example.vip.month"
-    let bundleId = "com.example.offers"
-    let keyId = "OFFERKEY42"
-    let issuerId = "57246542-96fe-1a63-e053-0824d011072a"
+    let bundleId = OfferKeyFixture.bundleId
+    let keyId = OfferKeyFixture.keyId
+    let issuerId = OfferKeyFixture.issuerId
 
     func withOfferApp(
         _ server: RedisServer, signing: Bool = true,
         _ body: @escaping @Sendable (any TestClientProtocol, P256.Signing.PublicKey) async throws -> Void
     ) async throws {
-        let privateKey = P256.Signing.PrivateKey()
-        let offerKey = try OfferSigningKey(
-            keyId: keyId, issuerId: issuerId, bundleId: bundleId, privateKeyPEM: privateKey.pemRepresentation)
         let catalog = try Catalog(products: [
             Product(productId: "com.example.coins100", type: .consumable, coins: 100),
             Product(productId: month, type: .autoRenewable, entitlement: "vip", introductoryOfferEligibility: true),
             Product(productId: "com.example.vip.year", type: .autoRenewable, entitlement: "vip"),
         ])
-        let configure: (inout IngestConfiguration) throws -> Void = { configuration in
-            configuration.catalog = catalog
-            configuration.offerKey = signing ? offerKey : nil
-        }
-        try await IngestHarness.withApp(server, configure: configure) { client in try await body(client, privateKey.publicKey) }
+        try await OfferKeyFixture.withApp(server, catalog: catalog, signing: signing, body)
     }
 
     func post(_ client: any TestClientProtocol, _ json: String, headers: HTTPFields) async throws -> TestResponse {

@@ -17,9 +17,9 @@ import Testing
 /// fields, and nothing the catalog does not list, or that belongs to someone else, is ever signed.
 @Suite struct PromotionalOfferTests {
     let month = "com.example.vip.month"
-    let bundleId = "com.example.offers"
-    let keyId = "OFFERKEY42"
-    let issuerId = "57246542-96fe-1a63-e053-0824d011072a"
+    let bundleId = OfferKeyFixture.bundleId
+    let keyId = OfferKeyFixture.keyId
+    let issuerId = OfferKeyFixture.issuerId
 
     /// The harness catalog plus listed offers; `com.example.vip.year` lists none.
     func catalog() throws -> Catalog {
@@ -35,16 +35,7 @@ import Testing
         _ server: RedisServer, signing: Bool = true,
         _ body: @escaping @Sendable (any TestClientProtocol, P256.Signing.PublicKey) async throws -> Void
     ) async throws {
-        let privateKey = P256.Signing.PrivateKey()
-        let offerKey = try OfferSigningKey(
-            keyId: keyId, issuerId: issuerId, bundleId: bundleId, privateKeyPEM: privateKey.pemRepresentation)
-        let publicKey = privateKey.publicKey
-        let catalog = try catalog()
-        let configure: (inout IngestConfiguration) throws -> Void = { configuration in
-            configuration.catalog = catalog
-            configuration.offerKey = signing ? offerKey : nil
-        }
-        try await IngestHarness.withApp(server, configure: configure) { client in try await body(client, publicKey) }
+        try await OfferKeyFixture.withApp(server, catalog: try catalog(), signing: signing, body)
     }
 
     func post(
