@@ -36,20 +36,12 @@ import Testing
         try await client.execute(uri: "/v1/offers/introductory", method: .post, headers: headers, body: ByteBuffer(string: json))
     }
 
-    static func segment(_ part: Substring) throws -> [String: Any] {
-        let bytes = try #require(Base64URL.decode(part))
-        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-    }
-
     @Test func aUserWhoBoughtTheEntitlementIsSignedIneligibleAndANewOneIsLeftToApple() async throws {
         try await withRedisServer { server in
             let redis = try await IngestHarness.redis(server)
             defer { redis.close() }
-            let keys = Keys(prefix: "tg")
             // alice had vip under some Apple ID: two transactions, the later one is named.
-            _ = try await redis.send(
-                "HSET", keys.entitlement(user: "alice", name: "vip"), "2000000111", "0,1700000000000,1702592000000,0",
-                "2000000222", "1,1705000000000,1707592000000,0")
+            try await OfferKeyFixture.recordAlicesVIP(redis)
             try await withOfferApp(server) { client, publicKey in
                 let before = Int64(Date().timeIntervalSince1970)
                 let response = try await post(
@@ -62,9 +54,9 @@ import Testing
                 let jws = try #require(json["signature"] as? String)
                 let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
                 try #require(parts.count == 3)
-                let header = try Self.segment(parts[0])
+                let header = try OfferKeyFixture.jsonSegment(parts[0])
                 #expect(header["alg"] as? String == "ES256" && header["kid"] as? String == keyId)
-                let claims = try Self.segment(parts[1])
+                let claims = try OfferKeyFixture.jsonSegment(parts[1])
                 #expect(claims["aud"] as? String == "introductory-offer-eligibility")
                 #expect(claims["bid"] as? String == bundleId)
                 #expect(claims["iss"] as? String == issuerId)

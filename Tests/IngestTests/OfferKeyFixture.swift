@@ -1,8 +1,13 @@
+import AppStore
 import Crypto
+import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Ledger
+import Pipeline
+import Redis
 import TestSupport
+import Testing
 
 @testable import ingest
 
@@ -26,5 +31,18 @@ enum OfferKeyFixture {
             configuration.offerKey = signing ? offerKey : nil
         }
         try await IngestHarness.withApp(server, configure: configure) { client in try await body(client, privateKey.publicKey) }
+    }
+
+    /// alice's two transactions of the `vip` entitlement in the ledger; offers name the later one, `2000000222`.
+    static func recordAlicesVIP(_ redis: RedisConnection) async throws {
+        _ = try await redis.send(
+            "HSET", Keys(prefix: "tg").entitlement(user: "alice", name: "vip"), "2000000111", "0,1700000000000,1702592000000,0",
+            "2000000222", "1,1705000000000,1707592000000,0")
+    }
+
+    /// A JWS segment's JSON object.
+    static func jsonSegment(_ segment: Substring) throws -> [String: Any] {
+        let bytes = try #require(Base64URL.decode(segment))
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 }

@@ -44,11 +44,6 @@ import Testing
         try await client.execute(uri: "/v1/offers/promotional", method: .post, headers: headers, body: ByteBuffer(string: json))
     }
 
-    func segmentJSON(_ segment: Substring) throws -> [String: Any] {
-        let bytes = try #require(Base64URL.decode(segment))
-        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-    }
-
     /// `HGETALL` as a dictionary.
     func hash(_ redis: RedisConnection, _ key: String) async throws -> [String: String] {
         let items = try #require(try await redis.send("HGETALL", key).array)
@@ -63,11 +58,8 @@ import Testing
         try await withRedisServer { server in
             let redis = try await IngestHarness.redis(server)
             defer { redis.close() }
-            let keys = Keys(prefix: "tg")
             // alice owns two transactions of the vip group; the later purchase is named in the v2 JWS.
-            _ = try await redis.send(
-                "HSET", keys.entitlement(user: "alice", name: "vip"), "2000000111", "0,1700000000000,1702592000000,0",
-                "2000000222", "1,1705000000000,1707592000000,0")
+            try await OfferKeyFixture.recordAlicesVIP(redis)
             try await withOfferApp(server) { client, publicKey in
                 let before = Int64(Date().timeIntervalSince1970 * 1000)
                 let response = try await post(
@@ -87,12 +79,12 @@ import Testing
                 let jws = try #require(json["signatureV2"] as? String)
                 let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
                 try #require(parts.count == 3)
-                let header = try segmentJSON(parts[0])
+                let header = try OfferKeyFixture.jsonSegment(parts[0])
                 #expect(header["alg"] as? String == "ES256")
                 #expect(header["kid"] as? String == keyId)
                 #expect(header["typ"] as? String == "JWT")
                 #expect(header.count == 3)
-                let claims = try segmentJSON(parts[1])
+                let claims = try OfferKeyFixture.jsonSegment(parts[1])
                 #expect(claims["bid"] as? String == bundleId)
                 #expect(claims["iss"] as? String == issuerId)
                 #expect(claims["aud"] as? String == "promotional-offer")
@@ -122,11 +114,11 @@ import Testing
 
                 // The applicationUsername is a new order of alice's for this product: the purchase pays it.
                 let orderNo = try #require(json["orderNo"] as? String)
-                let order = Order(hash: try await hash(redis, keys.order(user: "alice", orderNo: orderNo)))
+                let order = Order(hash: try await hash(redis, Keys(prefix: "tg").order(user: "alice", orderNo: orderNo)))
                 #expect(order?.productId == month)
                 #expect(order?.appAccountToken == token)
                 #expect(order?.state == .pending)
-                let mapping = try await redis.send("HGET", keys.appAccountToken(token), Order.TokenField.user)
+                let mapping = try await redis.send("HGET", Keys(prefix: "tg").appAccountToken(token), Order.TokenField.user)
                 #expect(mapping.string == "alice")
             }
         }
@@ -237,7 +229,7 @@ import Testing
                     #expect(response.status == .ok)
                     let json = IngestHarness.json(response)
                     let jws = try #require(json["signatureV2"] as? String)
-                    let claims = try segmentJSON(jws.split(separator: ".")[1])
+                    let claims = try OfferKeyFixture.jsonSegment(jws.split(separator: ".")[1])
                     nonces.insert(try #require(claims["nonce"] as? String))
                     signatures.insert(jws)
                     #expect(claims["transactionId"] == nil)  // alice owns nothing yet
