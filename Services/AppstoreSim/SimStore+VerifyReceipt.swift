@@ -27,7 +27,7 @@ extension SimStore {
         else {
             return Self.malformed
         }
-        if let signedReceipt, case .failure = await receiptVerifier.verify(signedReceipt) {
+        if let signedReceipt, await !isSignedReceipt(signedReceipt) {
             return Self.notIssued
         }
         let excludeOld = request.excludeOldTransactions ?? false

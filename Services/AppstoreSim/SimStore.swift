@@ -13,6 +13,9 @@ final class SimStore: Sendable {
     let receiptSigner: AppReceiptSigner
     /// Proves the app receipts `verifyReceipt` is sent were signed by this simulator, as Apple does (`21003` if not).
     let receiptVerifier: ReceiptSignatureVerifier
+    /// App receipts whose signature was proven, so that the `verifyReceipt` hot path stays a lookup (bounded: emptied
+    /// when full).
+    private let provenReceipts = NIOLockedValueBox(Set<[UInt8]>())
     private let ledger: NIOLockedValueBox<SimLedger>
     private let clock: @Sendable () -> Date
 
@@ -25,6 +28,17 @@ final class SimStore: Sendable {
         receiptVerifier = ReceiptSignatureVerifier(roots: [authority.root])
         self.clock = clock
         self.ledger = NIOLockedValueBox(SimLedger(now: clock()))
+    }
+
+    /// Whether `bytes` is an app receipt this simulator signed (``receiptVerifier``, remembered once proven).
+    func isSignedReceipt(_ bytes: [UInt8]) async -> Bool {
+        if provenReceipts.withLockedValue({ $0.contains(bytes) }) { return true }
+        guard case .success = await receiptVerifier.verify(bytes) else { return false }
+        provenReceipts.withLockedValue { proven in
+            if proven.count >= 10_000 { proven.removeAll(keepingCapacity: true) }
+            proven.insert(bytes)
+        }
+        return true
     }
 
     /// Now in milliseconds since 1970.
