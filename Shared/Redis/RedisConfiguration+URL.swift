@@ -1,7 +1,9 @@
 extension RedisConfiguration {
-    /// Parses `redis://[[user]:password@]host[:port][/db]`.
+    /// Parses `redis://[[user]:password@]host[:port][,host[:port]…][/db]`.
     ///
-    /// User and password may be percent-encoded; an IPv6 host goes in brackets (`redis://[::1]:6379`).
+    /// User and password may be percent-encoded; an IPv6 host goes in brackets (`redis://[::1]:6379`). Several
+    /// comma-separated hosts are the seeds of a Redis Cluster: the first is `host:port`, the others
+    /// ``additionalSeeds`` (each without a port gets 6379).
     /// Throws ``RedisError/invalidURL(_:)`` naming what is wrong; `rediss://` is rejected (no TLS support).
     package init(url: String) throws {
         self.init()
@@ -32,7 +34,19 @@ extension RedisConfiguration {
             try parseCredentials(authority[..<at])
             hostPort = authority[authority.index(after: at)...]
         }
-        try parseHostPort(hostPort)
+        let hosts = hostPort.split(separator: ",", omittingEmptySubsequences: false)
+        var seeds: [Endpoint] = []
+        for text in hosts {
+            guard !text.isEmpty || hosts.count == 1 else {
+                throw RedisError.invalidURL("empty host in the comma-separated list")
+            }
+            try parseHostPort(text)
+            seeds.append(Endpoint(host: host, port: port))
+            port = 6379
+        }
+        host = seeds[0].host
+        port = seeds[0].port
+        additionalSeeds = Array(seeds.dropFirst())
     }
 
     private mutating func parseCredentials(_ userInfo: Substring) throws {
