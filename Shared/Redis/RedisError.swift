@@ -17,6 +17,8 @@ package enum RedisError: TollgateError, Sendable, Hashable {
     case protocolError(String)
     /// The pool or connection was shut down.
     case closed
+    /// A cluster client refused a command whose keys hash to different slots; it was not sent.
+    case crossSlot(String)
 
     /// A stable machine-readable code.
     package var code: String {
@@ -27,6 +29,7 @@ package enum RedisError: TollgateError, Sendable, Hashable {
         case .unknownOutcome: "unknown_outcome"
         case .protocolError: "protocol"
         case .closed: "closed"
+        case .crossSlot: "cross_slot"
         }
     }
 
@@ -39,6 +42,7 @@ package enum RedisError: TollgateError, Sendable, Hashable {
         case .unknownOutcome(let message): "Redis command outcome unknown: \(message)"
         case .protocolError(let message): "unexpected Redis reply: \(message)"
         case .closed: "Redis client closed"
+        case .crossSlot(let message): "Redis Cluster: keys in different slots, not sent: \(message)"
         }
     }
 
