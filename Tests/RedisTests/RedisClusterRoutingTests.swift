@@ -56,5 +56,6 @@ struct RedisClusterRoutingTests {
         #expect(single.description == "redis://h:6380/2")
         #expect(throws: RedisError.self) { try RedisConfiguration(url: "redis://a:1,,b:2") }
         #expect(throws: RedisError.self) { try RedisConfiguration(url: "redis://a:1,b:x") }
+        #expect(throws: RedisError.self) { try RedisClusterClient(configuration: single, logger: testLogger) }
     }
 }

@@ -1,0 +1,146 @@
+extension RedisClusterClient {
+    /// Consecutive commands that go to one node together: one command, or a whole `MULTI … EXEC` block.
+    struct PipelineUnit {
+        var indices: Range<Int>
+        var route: ClusterRoute
+        var isTransaction: Bool
+    }
+
+    /// Splits the pipeline per node (order kept per node, a `MULTI … EXEC` block kept together and refused when
+    /// its keys span slots), sends the parts concurrently, and merges the replies back in order. A reply that is
+    /// a redirection, `TRYAGAIN`, `CLUSTERDOWN` or `Function not found` (none ran) is replaced by sending that
+    /// command again alone, as ``send(_:timeout:)`` would; inside a transaction it is left as it is. A node that
+    /// could not be reached (nothing sent there) gets its commands sent again one by one after a map refresh.
+    /// An I/O failure after sending throws ``RedisError/unknownOutcome(_:)``, as with one server.
+    package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
+        if commands.isEmpty { return [] }
+        if commands.contains(where: \.arguments.isEmpty) { throw RedisError.protocolError("empty command") }
+        let units = try Self.units(commands)
+        var groups: [Endpoint: [PipelineUnit]] = [:]
+        var order: [Endpoint] = []
+        for unit in units {
+            let node = try await primary(for: unit.route)
+            if groups[node] == nil { order.append(node) }
+            groups[node, default: []].append(unit)
+        }
+        var replies = [RedisReply?](repeating: nil, count: commands.count)
+        var sentTo = [Endpoint?](repeating: nil, count: commands.count)
+        var unsent: [(Endpoint, [PipelineUnit])] = []
+        try await withThrowingTaskGroup(of: (Endpoint, [PipelineUnit], [RedisReply]?).self) { group in
+            for node in order {
+                let nodeUnits = groups[node] ?? []
+                let part = nodeUnits.flatMap { commands[$0.indices] }
+                let connection = try self.connection(to: node)
+                group.addTask {
+                    do {
+                        return (node, nodeUnits, try await connection.pipeline(part))
+                    } catch RedisError.connectionFailed {
+                        return (node, nodeUnits, nil)
+                    }
+                }
+            }
+            for try await (node, nodeUnits, part) in group {
+                guard let part else {
+                    unsent.append((node, nodeUnits))
+                    continue
+                }
+                var position = 0
+                for unit in nodeUnits {
+                    for index in unit.indices {
+                        replies[index] = part[position]
+                        sentTo[index] = node
+                        position += 1
+                    }
+                }
+            }
+        }
+        for (node, nodeUnits) in unsent {
+            state.withLock {
+                $0.counters.unreachable += 1
+                $0.unreachable.insert(node)
+            }
+            for unit in nodeUnits {
+                guard !unit.isTransaction else {
+                    throw RedisError.connectionFailed("node \(node) unreachable; its transaction was not sent")
+                }
+                for index in unit.indices {
+                    replies[index] = try await replyOrError {
+                        try await self.execute(commands[index], route: unit.route, timeout: nil, start: .route)
+                    }
+                }
+            }
+        }
+        for unit in units where !unit.isTransaction {
+            for index in unit.indices {
+                guard case .error(let text) = replies[index], let node = sentTo[index],
+                    let start = try await resendStart(commands[index], text, from: node)
+                else { continue }
+                replies[index] = try await replyOrError {
+                    try await self.execute(commands[index], route: unit.route, timeout: nil, start: start)
+                }
+            }
+        }
+        return replies.map { $0 ?? .null }
+    }
+
+    /// Where to send again a pipelined command whose reply was `text`, or nil to keep the reply.
+    private func resendStart(_ command: RedisCommand, _ text: String, from node: Endpoint) async throws -> Start? {
+        let error = RedisError.fromErrorReply(text)
+        guard case .server(let code, _) = error else { return nil }
+        if let redirect = ClusterRedirect(error, from: node) {
+            // The node checked the slot first: the command did not run.
+            return follow(redirect)
+        }
+        if Self.isFunctionCall(command), RedisFunctionLibrary.isMissingFunction(text), try await reloadLibraries(on: node) {
+            return .node(node)
+        }
+        if code == "TRYAGAIN" || code == "CLUSTERDOWN" {
+            countRefusal(code)
+            try await Task.sleep(for: .milliseconds(10))
+            return .route
+        }
+        return nil
+    }
+
+    /// Server errors become `.error` replies in place, as in any pipeline; I/O errors are thrown.
+    private func replyOrError(_ body: () async throws -> RedisReply) async throws -> RedisReply {
+        do {
+            return try await body()
+        } catch RedisError.server(_, let message) {
+            return .error(message)
+        }
+    }
+
+    /// Groups the pipeline into units, each with its route; throws ``RedisError/crossSlot(_:)`` for a
+    /// transaction over several slots and ``RedisError/protocolError(_:)`` for a command every primary must run.
+    static func units(_ commands: [RedisCommand]) throws -> [PipelineUnit] {
+        var units: [PipelineUnit] = []
+        var index = 0
+        while index < commands.count {
+            if commands[index].name == "MULTI" {
+                var end = index + 1
+                while end < commands.count, commands[end].name != "EXEC", commands[end].name != "DISCARD" { end += 1 }
+                end = min(end + 1, commands.count)
+                var route = ClusterRoute.anyPrimary
+                for command in commands[index..<end] {
+                    let inner = try ClusterRoute.of(command)
+                    guard case .slot(let slot) = inner else { continue }
+                    if case .slot(let current) = route, current != slot {
+                        throw RedisError.crossSlot("a MULTI block spans slots \(current) and \(slot)")
+                    }
+                    route = inner
+                }
+                units.append(PipelineUnit(indices: index..<end, route: route, isTransaction: true))
+                index = end
+                continue
+            }
+            let route = try ClusterRoute.of(commands[index])
+            if route == .everyPrimary {
+                throw RedisError.protocolError("\(commands[index].name) runs on every primary; send it alone, not in a pipeline")
+            }
+            units.append(PipelineUnit(indices: index..<(index + 1), route: route, isTransaction: false))
+            index += 1
+        }
+        return units
+    }
+}

@@ -1,0 +1,231 @@
+import Logging
+import ServiceLifecycle
+
+/// A Redis Cluster client: the ``RedisCommandExecutor`` the services use, over one multiplexed
+/// ``RedisConnection`` per node (created when first needed), routing each command to the primary of its keys'
+/// slot (``ClusterRoute``) by a slot map read with `CLUSTER SLOTS`.
+///
+/// Redirections and retries, and why each is safe:
+/// - `MOVED` and `ASK` replies mean the node did **not** execute the command (it checks the slot before
+///   anything else), so the command is sent again: after `MOVED` to the named node, with the slot map patched
+///   and a refresh scheduled; after `ASK` to the named node, preceded by `ASKING`, once, map unchanged. At most
+///   `maxRedirections` in a row.
+/// - `TRYAGAIN` (a multi-key command during a slot migration) and `CLUSTERDOWN` were not executed either: they
+///   are retried after a jittered backoff (10–200 ms) until `retryWindow` has passed, then thrown.
+/// - ``RedisError/connectionFailed(_:)`` means the command was never sent: the map is refreshed from any node
+///   that answers (so a replica promoted after its primary died is followed) and the command is sent again,
+///   until `retryWindow` has passed.
+/// - ``RedisError/unknownOutcome(_:)`` (the connection died or timed out with the command in flight) is never
+///   retried here, exactly as with one server: the command may have run. A refresh is scheduled for the next
+///   command.
+///
+/// A command whose keys hash to different slots is refused before it is sent (``RedisError/crossSlot(_:)``).
+/// `FUNCTION LOAD` goes to every primary, and the client remembers the library: a node that answers
+/// `Function not found` (it restarted without its data, or was added later) gets every remembered library
+/// again and the call is retried once.
+package final class RedisClusterClient: RedisCommandExecutor, Service {
+    package typealias Endpoint = RedisConfiguration.Endpoint
+
+    /// How often each path ran, for tests, metrics and the chaos run's "the path ran" checks.
+    package struct Counters: Sendable, Hashable {
+        package var moved = 0
+        package var ask = 0
+        package var tryAgain = 0
+        package var clusterDown = 0
+        /// Commands that found their node unreachable (`connectionFailed`) and were sent again.
+        package var unreachable = 0
+        /// Slot maps read with `CLUSTER SLOTS`.
+        package var refreshes = 0
+        /// Nodes that were given the remembered libraries again after `Function not found`.
+        package var functionReloads = 0
+    }
+
+    struct State {
+        var map = ClusterSlotMap()
+        var connections: [Endpoint: RedisConnection] = [:]
+        var unreachable: Set<Endpoint> = []
+        var refreshing: Task<ClusterSlotMap, any Error>?
+        var lastRefresh: ContinuousClock.Instant?
+        /// Library name → source, from every `FUNCTION LOAD` sent through this client.
+        var libraries: [String: String] = [:]
+        var counters = Counters()
+        var nextPrimary = 0
+        var closed = false
+    }
+
+    package let configuration: RedisConfiguration
+    /// Redirections followed for one command before its last error is thrown.
+    package let maxRedirections: Int
+    /// How long `TRYAGAIN`, `CLUSTERDOWN` and an unreachable node are retried for one command.
+    package let retryWindow: Duration
+    let state = LockedState(State())
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - configuration: the seeds (`host:port` and ``RedisConfiguration/additionalSeeds``) and what every
+    ///     node connection uses (credentials, timeouts, name). The database must be 0 (Cluster has only 0).
+    package init(
+        configuration: RedisConfiguration, maxRedirections: Int = 5, retryWindow: Duration = .seconds(10),
+        logger: Logger
+    ) throws {
+        guard configuration.database == 0 else {
+            throw RedisError.invalidURL("Redis Cluster has only database 0, not \(configuration.database)")
+        }
+        self.configuration = configuration
+        self.maxRedirections = max(maxRedirections, 1)
+        self.retryWindow = retryWindow
+        self.logger = logger
+    }
+
+    package var commandTimeout: Duration { configuration.commandTimeout }
+
+    /// A snapshot of the counters.
+    package var counters: Counters { state.withLock { $0.counters } }
+
+    /// The current slot map (empty until the first command or ``connect()``).
+    package var slotMap: ClusterSlotMap { state.withLock { $0.map } }
+
+    package func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
+        guard !command.arguments.isEmpty else { throw RedisError.protocolError("empty command") }
+        let route = try ClusterRoute.of(command)
+        if route == .everyPrimary { return try await sendToEveryPrimary(command, timeout: timeout) }
+        return try await execute(command, route: route, timeout: timeout, start: .route)
+    }
+
+    /// Where ``execute(_:route:timeout:start:)`` sends a command first.
+    enum Start {
+        case route
+        case node(Endpoint)
+        case asking(Endpoint)
+    }
+
+    /// Sends `command` and follows redirections and retryable refusals (see the type's comment).
+    func execute(_ command: RedisCommand, route: ClusterRoute, timeout: Duration?, start: Start) async throws -> RedisReply {
+        let deadline = ContinuousClock.now + retryWindow
+        var next = start
+        var redirections = 0
+        var reloaded = false
+        var backoff = ReconnectBackoff()
+        backoff.base = .milliseconds(10)
+        backoff.cap = .milliseconds(200)
+        while true {
+            let node: Endpoint
+            var asking = false
+            switch next {
+            case .route: node = try await primary(for: route)
+            case .node(let endpoint): node = endpoint
+            case .asking(let endpoint):
+                node = endpoint
+                asking = true
+            }
+            next = .route
+            do {
+                let reply = try await attempt(command, on: node, asking: asking, timeout: timeout)
+                state.withLock { _ = $0.unreachable.remove(node) }
+                return reply
+            } catch let error as RedisError {
+                switch error {
+                case .server(let code, _):
+                    if let redirect = ClusterRedirect(error, from: node) {
+                        redirections += 1
+                        guard redirections <= maxRedirections else { throw error }
+                        next = follow(redirect)
+                        continue
+                    }
+                    if code == "TRYAGAIN" || code == "CLUSTERDOWN" {
+                        countRefusal(code)
+                        if code == "CLUSTERDOWN" { _ = try? await refresh() }
+                        try await pause(&backoff, until: deadline, else: error)
+                        redirections = 0
+                        continue
+                    }
+                    if !reloaded, Self.isFunctionCall(command), RedisFunctionLibrary.isMissingFunction(error),
+                        try await reloadLibraries(on: node)
+                    {
+                        reloaded = true
+                        next = .node(node)
+                        continue
+                    }
+                    throw error
+                case .connectionFailed:
+                    // Never sent: safe to send again once the map names a reachable primary.
+                    state.withLock {
+                        $0.counters.unreachable += 1
+                        $0.unreachable.insert(node)
+                    }
+                    logger.debug("redis cluster node unreachable", metadata: ["redis.node": "\(node)"])
+                    _ = try? await refresh()
+                    try await pause(&backoff, until: deadline, else: error)
+                    continue
+                case .unknownOutcome:
+                    // May have run: never sent again here. The node may be gone; the next command finds out.
+                    scheduleRefresh(force: true)
+                    throw error
+                default:
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// One try on one node; `ASKING` first (pipelined with the command) after an `ASK` redirection.
+    private func attempt(_ command: RedisCommand, on node: Endpoint, asking: Bool, timeout: Duration?) async throws -> RedisReply {
+        let connection = try self.connection(to: node)
+        guard asking else { return try await connection.send(command, timeout: timeout) }
+        let replies = try await connection.pipeline([RedisCommand("ASKING"), command])
+        guard replies.count == 2 else { throw RedisError.protocolError("ASKING pipeline returned \(replies.count) replies") }
+        if case .error(let text) = replies[1] { throw RedisError.fromErrorReply(text) }
+        return replies[1]
+    }
+
+    /// Records a redirection and says where to send next: `MOVED` patches the map.
+    func follow(_ redirect: ClusterRedirect) -> Start {
+        switch redirect.kind {
+        case .moved:
+            state.withLock {
+                $0.counters.moved += 1
+                $0.map.move(slot: redirect.slot, to: redirect.endpoint)
+            }
+            scheduleRefresh(force: false)
+            return .node(redirect.endpoint)
+        case .ask:
+            state.withLock { $0.counters.ask += 1 }
+            return .asking(redirect.endpoint)
+        }
+    }
+
+    /// Sleeps the next backoff delay, or throws `error` when that would pass `deadline`.
+    private func pause(_ backoff: inout ReconnectBackoff, until deadline: ContinuousClock.Instant, else error: RedisError) async throws {
+        backoff.recordFailure()
+        let delay = backoff.delay()
+        guard ContinuousClock.now + delay < deadline else { throw error }
+        try await Task.sleep(for: delay)
+    }
+
+    /// Counts a `TRYAGAIN` or `CLUSTERDOWN`.
+    func countRefusal(_ code: String) {
+        state.withLock { state in
+            if code == "TRYAGAIN" { state.counters.tryAgain += 1 } else { state.counters.clusterDown += 1 }
+        }
+    }
+
+    static func isFunctionCall(_ command: RedisCommand) -> Bool {
+        command.name == "FCALL" || command.name == "FCALL_RO"
+    }
+
+    /// Closes every node connection; later calls throw ``RedisError/closed``.
+    package func close() {
+        let connections = state.withLock { state in
+            state.closed = true
+            state.refreshing?.cancel()
+            return Array(state.connections.values)
+        }
+        for connection in connections { connection.close() }
+    }
+
+    package func run() async throws {
+        try? await gracefulShutdown()
+        logger.info("closing redis cluster client")
+        close()
+    }
+}
