@@ -62,8 +62,16 @@ struct RedisClusterTests {
             // Streams: XADD, XGROUP, XREADGROUP and XACK route by their keys.
             let stream = "tg:{p3}:jobs"
             #expect(try await client.xgroupCreate(stream, group: "g"))
+            // A blocking read holds a connection of its own: commands to the same node are not held up behind it.
+            let reader = Task {
+                try await client.xreadgroup(group: "g", consumer: "c", stream: stream, count: 10, block: .seconds(5))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let beforeAdd = ContinuousClock.now
+            #expect(try await client.send("XLEN", stream).int == 0)
+            #expect(ContinuousClock.now - beforeAdd < .seconds(2))
             let id = try #require(try await client.xadd(stream, fields: [("a", [1])]))
-            let read = try await client.xreadgroup(group: "g", consumer: "c", stream: stream, count: 10, block: nil)
+            let read = try await reader.value
             #expect(read.map(\.id) == [id])
             #expect(try await client.send("XACK", stream, "g", id).int == 1)
             let owner = try #require(map.primaries[ClusterKeySlot.slot(stream)])

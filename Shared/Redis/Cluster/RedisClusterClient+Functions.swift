@@ -1,13 +1,15 @@
 extension RedisClusterClient {
     /// Sends a command every primary must run (``ClusterRoute/everyPrimary``) to each primary in turn and
-    /// returns the first primary's reply; the first error is thrown. `FUNCTION LOAD` is remembered (and
+    /// returns the first primary's reply; the first error is thrown (nothing is retried: loading a library is
+    /// idempotent, so the caller may simply load again). `FUNCTION LOAD` is remembered (and
     /// `FUNCTION DELETE`/`FLUSH` forgotten), so a node that lost its libraries gets them again.
     func sendToEveryPrimary(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
         var map = state.withLock { $0.map }
         if map.isEmpty { map = try await refresh() }
         var first: RedisReply?
         for primary in map.allPrimaries {
-            let reply = try await execute(command, route: .anyPrimary, timeout: timeout, start: .node(primary))
+            // Straight to this primary: a retry by route could land on another one and skip this one.
+            let reply = try await connection(to: primary).send(command, timeout: timeout)
             if first == nil { first = reply }
         }
         guard let first else { throw RedisError.connectionFailed("the cluster has no primary serving slots") }

@@ -168,8 +168,18 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
         }
     }
 
-    /// One try on one node; `ASKING` first (pipelined with the command) after an `ASK` redirection.
+    /// One try on one node; `ASKING` first (pipelined with the command) after an `ASK` redirection. A call
+    /// that would hold its connection (a blocking read, `WAIT`, or any call given its own timeout, as
+    /// ``RedisPool`` decides) gets a connection of its own for the call, so nothing queues behind it on the
+    /// node's shared connection.
     private func attempt(_ command: RedisCommand, on node: Endpoint, asking: Bool, timeout: Duration?) async throws -> RedisReply {
+        if timeout != nil || command.mayBlock {
+            try state.withLock { if $0.closed { throw RedisError.closed } }
+            let dedicated = RedisConnection(configuration: configuration.node(node), logger: logger)
+            defer { dedicated.close() }
+            if asking { _ = try await dedicated.send(RedisCommand("ASKING")) }
+            return try await dedicated.send(command, timeout: timeout)
+        }
         let connection = try self.connection(to: node)
         guard asking else { return try await connection.send(command, timeout: timeout) }
         let replies = try await connection.pipeline([RedisCommand("ASKING"), command])
