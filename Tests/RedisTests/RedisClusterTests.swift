@@ -145,6 +145,13 @@ struct RedisClusterTests {
             #expect(try await client.send("GET", "{mig}b").string == "before-{mig}b")  // still on the source
             #expect(try await client.send("SET", "{mig}c", "during") == .status("OK"))  // new keys: ASK → target
             #expect(client.counters.ask >= 2)
+            // In a pipeline, the ASK reply is replaced by the command sent again with ASKING, in place.
+            let asked = client.counters.ask
+            let replies = try await client.pipeline([
+                RedisCommand("GET", "{mig}b"), RedisCommand("GET", "{mig}a"), RedisCommand("GET", "{mig}c"),
+            ])
+            #expect(replies.map(\.string) == ["before-{mig}b", "before-{mig}a", "during"])
+            #expect(client.counters.ask == asked + 2)
             #expect(client.counters.moved == 0)
             #expect(client.slotMap.primaries[slot] == source)  // ASK changes no map
             #expect(try await cluster.send(to: target.port, "CLUSTER", "COUNTKEYSINSLOT", slot).int == 2)
