@@ -32,7 +32,7 @@ import Testing
                         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
                         components?.query = "n=\(index)"
                         let target = try #require(components?.url)
-                        let response = try await transport.send(HTTPTransportRequest(method: .get, url: target, timeout: .seconds(10)))
+                        let response = try await transport.send(HTTPTransportRequest(method: .get, url: target, timeout: .seconds(30)))
                         #expect(response.status == 200)
                         return (index, String(decoding: response.body, as: UTF8.self))
                     }
