@@ -90,6 +90,13 @@ package struct SharedConfiguration: Sendable {
         guard (1...65535).contains(redis.port) else {
             throw ConfigurationError(variable: Self.redisURLVariable, problem: "must have a port in 1...65535")
         }
+        // Several seeds name a Redis Cluster: the cluster-aware client exists (RedisClusterClient), but the services'
+        // keys are not partitioned yet, so they run on one primary only rather than quietly use the first seed.
+        guard redis.additionalSeeds.isEmpty else {
+            throw ConfigurationError(
+                variable: Self.redisURLVariable,
+                problem: "names several nodes (a Redis Cluster); the services run on one Redis primary until partitions land")
+        }
         redis.connectTimeout = min(redis.connectTimeout, .seconds(2))
 
         let prefix = reader.string(Self.keyPrefixVariable, default: "tg")

@@ -43,6 +43,15 @@ import Testing
         }
     }
 
+    /// A cluster's seed list is refused until the services' keys are partitioned (not quietly cut to its first node).
+    @Test func severalSeedsAreRefusedForNow() {
+        #expect {
+            try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": "redis://127.0.0.1:7000,127.0.0.1:7001"])
+        } throws: { error in
+            "\(error)".contains("TOLLGATE_REDIS_URL") && "\(error)".contains("several nodes")
+        }
+    }
+
     @Test func outOfRangePortSaysSo() {
         #expect {
             try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": "redis://localhost:70000"])
