@@ -18,9 +18,6 @@ import Pipeline
 ///
 /// None of these keys expire: orders are kept so that a purchase notified days later still finds its order.
 extension Keys {
-    /// The hash tag of a user's ledger keys, e.g. `{u:42}`.
-    package func userTag(_ userID: String) -> String { "{u:\(userID)}" }
-
     /// An order of a user: `tg:{u:<userId>}:order:<orderNo>` (hash, fields in ``Order/Field``).
     package func order(user userID: String, orderNo: String) -> String {
         "\(prefix):\(userTag(userID)):order:\(orderNo)"

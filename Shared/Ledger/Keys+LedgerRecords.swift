@@ -36,24 +36,39 @@ extension Keys {
         "\(prefix):\(userTag(userID)):ent:\(name)"
     }
 
-    package func binding(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:owner" }
+    package func binding(originalTransactionId: String) -> String {
+        "\(prefix):\(chainTag(originalTransactionId)):owner"
+    }
 
-    package func parked(originalTransactionId: String) -> String { "\(prefix):{otx:\(originalTransactionId)}:parked" }
+    package func parked(originalTransactionId: String) -> String {
+        "\(prefix):\(chainTag(originalTransactionId)):parked"
+    }
 
-    /// The sweep index: auto-renewable subscriptions by when to ask Apple about them, `tg:{p0}:subs:due`.
-    package var subscriptionsDue: String { partitionKey(0, "subs", "due") }
+    /// The sweep index of a partition: auto-renewable subscriptions by when to ask Apple about them,
+    /// `tg:{p0}:subs:due`, in the partition of the users it lists.
+    package func subscriptionsDue(partition: Int = 0) -> String { partitionKey(partition, "subs", "due") }
 
     /// The latest transactionId per sweep-index member, `tg:{p0}:subs:ref`.
-    package var subscriptionsDueReference: String { partitionKey(0, "subs", "ref") }
+    package func subscriptionsDueReference(partition: Int = 0) -> String { partitionKey(partition, "subs", "ref") }
 
     /// `SCAN MATCH` pattern of every account hash.
-    package var accountPattern: String { "\(prefix):{u:*}:account" }
+    package var accountPattern: String {
+        layout.isSingle ? "\(prefix):{u:*}:account" : "\(prefix):{p*}:u:*:account"
+    }
 
     /// The user id of an account key, or nil when `key` is not one.
     package func user(ofAccountKey key: String) -> String? {
-        let head = "\(prefix):{u:"
-        let tail = "}:account"
-        guard key.hasPrefix(head), key.hasSuffix(tail), key.count > head.count + tail.count else { return nil }
-        return String(key.dropFirst(head.count).dropLast(tail.count))
+        let tail = layout.isSingle ? "}:account" : ":account"
+        let head = "\(prefix):{"
+        guard key.hasPrefix(head), key.hasSuffix(tail) else { return nil }
+        let inner = key.dropFirst(head.count).dropLast(tail.count)
+        if layout.isSingle {
+            guard inner.hasPrefix("u:"), inner.count > 2 else { return nil }
+            return String(inner.dropFirst(2))
+        }
+        guard let marker = inner.range(of: "}:u:") else { return nil }
+        let user = inner[marker.upperBound...]
+        guard !user.isEmpty, userTag(String(user)) == "{" + inner else { return nil }
+        return String(user)
     }
 }

@@ -157,8 +157,8 @@ struct LedgerPlan {
     /// is in the plan. They share the verified stream's slot (`{p0}`), which the call already touches.
     private mutating func addSweepIndex(keys k: Keys) {
         guard body.due == nil, body.ents.contains(where: { $0.type == Product.Kind.autoRenewable.rawValue }) else { return }
-        body.due = index(k.subscriptionsDue)
-        body.dueRef = index(k.subscriptionsDueReference)
+        body.due = index(k.subscriptionsDue(partition: k.partition(ofUser: body.user)))
+        body.dueRef = index(k.subscriptionsDueReference(partition: k.partition(ofUser: body.user)))
     }
 
     /// The plan as the function's third argument.

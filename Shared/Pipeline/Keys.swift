@@ -9,14 +9,50 @@ package struct Keys: Sendable, Hashable {
 
     /// The prefix, without the trailing colon.
     package let prefix: String
+    /// The partitions (`TOLLGATE_PARTITIONS`), which decide every tag.
+    package let layout: PartitionLayout
 
-    package init(prefix: String = "tg") {
+    package init(prefix: String = "tg", layout: PartitionLayout = .single) {
         self.prefix = prefix
+        self.layout = layout
     }
 
-    /// The hash tag of a partition, e.g. `{p0}`.
+    /// The hash tag of a partition, e.g. `{p0}` (one partition) or `{p1.42}` (sixteen).
     package func tag(partition: Int) -> String {
-        "{p\(partition)}"
+        layout.tags.indices.contains(partition) ? layout.tags[partition] : "{p\(partition)}"
+    }
+
+    /// Every partition's index.
+    package var partitions: Range<Int> { 0..<layout.count }
+
+    /// A key in the control slot `{p0}`, which the whole deployment shares whatever its partitions: the layout
+    /// record, the reconciler's lease, cursors and status.
+    package func controlKey(_ parts: String...) -> String {
+        ([prefix, "{p0}"] + parts).joined(separator: ":")
+    }
+
+    /// Where the partitions are recorded (`tg:{p0}:layout`, hash: `partitions`, `version`).
+    package var layoutRecord: String { controlKey("layout") }
+
+    /// The hash tag every key of one user carries: `{u:<id>}` with one partition, else `{<partition tag>}:u:<id>`
+    /// (the tag of ``PartitionLayout/partition(ofUser:)``), so `tg:{p3}:u:42:account`.
+    package func userTag(_ userID: String) -> String {
+        layout.isSingle ? "{u:\(userID)}" : "\(tag(partition: layout.partition(ofUser: userID))):u:\(userID)"
+    }
+
+    /// The partition of a user's ledger.
+    package func partition(ofUser userID: String) -> Int { layout.partition(ofUser: userID) }
+
+    /// The partition of a purchase chain.
+    package func partition(ofOriginalTransaction otid: String) -> Int {
+        layout.partition(ofOriginalTransaction: otid)
+    }
+
+    /// The tag of a purchase chain's keys: `{otx:<id>}` with one partition, else `{<partition tag>}:otx:<id>`.
+    package func chainTag(_ originalTransactionId: String) -> String {
+        layout.isSingle
+            ? "{otx:\(originalTransactionId)}"
+            : "\(tag(partition: partition(ofOriginalTransaction: originalTransactionId))):otx:\(originalTransactionId)"
     }
 
     /// A key in a partition's slot: `tg:{p0}:<parts joined by ':'>`.
@@ -46,7 +82,7 @@ package struct Keys: Sendable, Hashable {
 
     /// A user's fleet-wide submission token bucket (``TokenBucket``), `tg:{u:<userId>}:submit.rate`, in the user's
     /// slot; it expires once full again.
-    package func submissionBucket(user userID: String) -> String { "\(prefix):{u:\(userID)}:submit.rate" }
+    package func submissionBucket(user userID: String) -> String { "\(prefix):\(userTag(userID)):submit.rate" }
 
     /// The entitlement-change events stream of a partition (`tg:{p0}:events`), for the app's backend.
     package func events(partition: Int = 0) -> StreamKeys { stream("events", partition: partition) }

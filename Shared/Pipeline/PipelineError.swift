@@ -14,6 +14,10 @@ package enum PipelineError: TollgateError, Sendable, Hashable {
     case unexpectedReply(String)
     /// A stream entry lacks a field or has one that cannot be read; `id` is the entry id.
     case malformedEntry(id: String, message: String)
+    /// `TOLLGATE_PARTITIONS` outside 1…``PartitionLayout/maximum``.
+    case invalidPartitionCount(Int)
+    /// The partitions recorded in Redis (`tg:{p0}:layout`) are not the ones configured.
+    case layoutMismatch(configured: Int, recorded: Int)
 
     /// A stable machine-readable code.
     package var code: String {
@@ -22,6 +26,8 @@ package enum PipelineError: TollgateError, Sendable, Hashable {
         case .functionLoadFailed: "function_load_failed"
         case .unexpectedReply: "unexpected_reply"
         case .malformedEntry: "malformed_entry"
+        case .invalidPartitionCount: "invalid_partition_count"
+        case .layoutMismatch: "layout_mismatch"
         }
     }
 
@@ -32,6 +38,10 @@ package enum PipelineError: TollgateError, Sendable, Hashable {
         case .functionLoadFailed(let message): "cannot load the Redis functions: \(message)"
         case .unexpectedReply(let message): "unexpected Redis reply: \(message)"
         case .malformedEntry(let id, let message): "stream entry \(id) is malformed: \(message)"
+        case .invalidPartitionCount(let count): "TOLLGATE_PARTITIONS: \(count) is not in 1...\(PartitionLayout.maximum)"
+        case .layoutMismatch(let configured, let recorded):
+            "TOLLGATE_PARTITIONS: \(configured) configured but Redis holds data laid out in \(recorded) (tg:{p0}:layout); "
+                + "start with TOLLGATE_PARTITIONS=\(recorded), or repartition first (tollctl layout repartition)"
         }
     }
 }

@@ -15,6 +15,7 @@ extension SharedConfiguration {
         let preflight = try await connectOne(clientName: clientName, logger: logger, commandTimeout: Self.startupCommandTimeout)
         defer { preflight.close() }
         try await unavailableIfRedisFails { try await PipelineFunctions.library.load(on: preflight) }
+        try await unavailableIfRedisFails { try await keys.checkLayout(on: preflight) }
 
         var configuration = redis
         configuration.clientName = clientName

@@ -11,6 +11,9 @@ import ServiceLifecycle
 /// - `TOLLGATE_REDIS_CONNECTIONS` — multiplexed connections in each process's Redis pool, 1-64 (`2`); every
 ///   caller's commands are pipelined on them, so a few carry any load (blocking reads have their own)
 /// - `TOLLGATE_REDIS_IO_THREADS` — event-loop threads that drive every Redis connection of a process, 1-16 (`1`)
+/// - `TOLLGATE_PARTITIONS` — how many partitions the data is split into, 1-1024 (`1`: today's names on one
+///   primary). Recorded in Redis by the first process to start (`tg:{p0}:layout`); a process configured otherwise
+///   refuses to start (``PipelineError/layoutMismatch(configured:recorded:)``). See ``PartitionLayout``.
 /// - `LOG_LEVEL` — trace, debug, info, notice, warning, error or critical (`info`)
 /// - `TOLLGATE_SHUTDOWN_GRACE` — after SIGTERM, how long the process may finish what it accepted before its
 ///   tasks are cancelled (`25s`; ingest `40s`, to let a `?wait` of up to 30 s answer). Keep it below the
@@ -27,6 +30,7 @@ package struct SharedConfiguration: Sendable {
     package static let defaultRedisURL = "redis://127.0.0.1:6379"
     package static let redisConnectionsVariable = "TOLLGATE_REDIS_CONNECTIONS"
     package static let redisIOThreadsVariable = "TOLLGATE_REDIS_IO_THREADS"
+    package static let partitionsVariable = "TOLLGATE_PARTITIONS"
 
     /// Where Redis is. Its connect timeout is kept short so that startup fails fast.
     package var redis: RedisConfiguration
@@ -107,7 +111,12 @@ package struct SharedConfiguration: Sendable {
             throw ConfigurationError(
                 variable: Self.keyPrefixVariable, problem: "must be 1-64 letters, digits, '_', '-' or '.' (no ':', braces or spaces)")
         }
-        keys = Keys(prefix: prefix)
+        let partitions = try reader.int(Self.partitionsVariable, default: 1, range: 1...PartitionLayout.maximum)
+        do {
+            keys = Keys(prefix: prefix, layout: try PartitionLayout(count: partitions))
+        } catch {
+            throw ConfigurationError(variable: Self.partitionsVariable, problem: error.message)
+        }
         logLevel = try reader.logLevel(Self.logLevelVariable)
         shutdownGrace = try reader.duration(Self.shutdownGraceVariable, default: defaultShutdownGrace, minimum: .seconds(1))
         redisConnections = try reader.int(Self.redisConnectionsVariable, default: redisConnections, range: 1...64)

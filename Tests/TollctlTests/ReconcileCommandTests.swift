@@ -47,8 +47,8 @@ struct ReconcileCommandTests {
         let expires = try #require(Self.expires(of: signed))
         try await harness.sim.post("/sim/events", ["type": "DID_RENEW", "transactionId": id, "notify": false])
         let member = #"["Production","vip","user-1"]"#
-        _ = try await harness.redis.send("ZADD", harness.keys.subscriptionsDue, expires - 7_200_000, member)
-        _ = try await harness.redis.send("HSET", harness.keys.subscriptionsDueReference, member, id)
+        _ = try await harness.redis.send("ZADD", harness.keys.subscriptionsDue(), expires - 7_200_000, member)
+        _ = try await harness.redis.send("HSET", harness.keys.subscriptionsDueReference(), member, id)
         _ = try await harness.redis.send(
             "HSET", harness.keys.transaction(user: "user-1", transactionId: id),
             "otid", id, "expires", expires, "state", "applied")

@@ -38,14 +38,14 @@ struct SweeperBackfillTests {
 
             let report = try await ReconcileOnce.run(configuration: configuration, arguments: .init(), logger: harness.logger)
             #expect(report.lines.contains("sweep index backfilled with 2 subscriptions"))
-            let due = try await harness.redis.send("ZRANGE", keys.subscriptionsDue, 0, -1, "WITHSCORES").array?.compactMap(\.string)
+            let due = try await harness.redis.send("ZRANGE", keys.subscriptionsDue(), 0, -1, "WITHSCORES").array?.compactMap(\.string)
             #expect(due == [Self.member("alice"), String(later), Self.member("carol"), String(later)])
-            #expect(try await harness.redis.send("HGET", keys.subscriptionsDueReference, Self.member("alice")).string == "alice-2")
+            #expect(try await harness.redis.send("HGET", keys.subscriptionsDueReference(), Self.member("alice")).string == "alice-2")
 
-            _ = try await harness.redis.send("ZREM", keys.subscriptionsDue, Self.member("alice"))
+            _ = try await harness.redis.send("ZREM", keys.subscriptionsDue(), Self.member("alice"))
             let again = try await ReconcileOnce.run(configuration: configuration, arguments: .init(), logger: harness.logger)
             #expect(again.lines.isEmpty)
-            #expect(try await harness.redis.send("ZSCORE", keys.subscriptionsDue, Self.member("alice")).isNull)
+            #expect(try await harness.redis.send("ZSCORE", keys.subscriptionsDue(), Self.member("alice")).isNull)
         }
     }
 }

@@ -17,7 +17,7 @@ extension SubscriptionSweeper {
     /// Looks one due subscription up with Apple; emits Apple's verified answer when it differs from the ledger.
     func check(_ due: Due, report: inout ReconcileReport) async throws {
         let keys = context.keys
-        guard let transactionId = try await context.redis.send("HGET", keys.subscriptionsDueReference, due.member).string,
+        guard let transactionId = try await context.redis.send("HGET", keys.subscriptionsDueReference(), due.member).string,
             !transactionId.isEmpty
         else {
             try await postpone(due)

@@ -41,7 +41,7 @@ struct SubscriptionSweeper: Sendable {
         let cutoff = context.clock.nowMilliseconds() - settings.sweepGrace.milliseconds
         let reply = try await context.redis.send(
             RedisCommand(
-                "ZRANGEBYSCORE", keys.subscriptionsDue, "-inf", cutoff, "WITHSCORES", "LIMIT", 0, settings.sweepBatch))
+                "ZRANGEBYSCORE", keys.subscriptionsDue(), "-inf", cutoff, "WITHSCORES", "LIMIT", 0, settings.sweepBatch))
         let flat = reply.array ?? []
         var index = 0
         while index + 1 < flat.count {
@@ -78,6 +78,6 @@ struct SubscriptionSweeper: Sendable {
     func postpone(_ due: Due, by delay: Duration? = nil) async throws {
         guard !context.dryRun else { return }
         let next = context.clock.nowMilliseconds() + (delay ?? context.configuration.reconcile.sweepRecheck).milliseconds
-        _ = try await context.redis.send(RedisCommand("ZADD", context.keys.subscriptionsDue, "XX", "GT", next, due.member))
+        _ = try await context.redis.send(RedisCommand("ZADD", context.keys.subscriptionsDue(), "XX", "GT", next, due.member))
     }
 }

@@ -55,8 +55,8 @@ struct SweepIndexBackfill: Sendable {
             guard !environment.isEmpty,
                 let member = String(data: try JSONEncoder().encode([environment, name, user]), encoding: .utf8)
             else { continue }
-            let created = try await context.redis.send(RedisCommand("ZADD", context.keys.subscriptionsDue, "NX", due, member))
-            _ = try await context.redis.send(RedisCommand("HSETNX", context.keys.subscriptionsDueReference, member, latest))
+            let created = try await context.redis.send(RedisCommand("ZADD", context.keys.subscriptionsDue(), "NX", due, member))
+            _ = try await context.redis.send(RedisCommand("HSETNX", context.keys.subscriptionsDueReference(), member, latest))
             if created.int == 1 { added += 1 }
         }
         return added
