@@ -4,6 +4,8 @@ import Redis
 package struct StreamMessage: Sendable {
     /// The stream the entry was read from.
     package var stream: String
+    /// The partition of that stream (``Keys/partitions``); 0 with one partition.
+    package var partition: Int
     /// The entry (id and fields; the runtime's `pipeline.*` fields included).
     package var entry: StreamEntry
     /// The attempt number, 1 for the first; grows with each scheduled retry.
@@ -15,8 +17,12 @@ package struct StreamMessage: Sendable {
     /// True when a `.retry` outcome would dead-letter the entry instead.
     package var isLastAttempt: Bool
 
-    package init(stream: String, entry: StreamEntry, attempt: Int, deliveryCount: Int, lastError: String?, isLastAttempt: Bool) {
+    package init(
+        stream: String, partition: Int = 0, entry: StreamEntry, attempt: Int, deliveryCount: Int, lastError: String?,
+        isLastAttempt: Bool
+    ) {
         self.stream = stream
+        self.partition = partition
         self.entry = entry
         self.attempt = attempt
         self.deliveryCount = deliveryCount
