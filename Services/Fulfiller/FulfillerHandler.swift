@@ -15,7 +15,7 @@ struct FulfillerHandler: Sendable {
         let started = ContinuousClock.now
         let outcome: LedgerOutcome
         do {
-            outcome = try await applier.apply(entry: message.entry)
+            outcome = try await applier.apply(entry: message.entry, partition: message.partition)
         } catch let error as LedgerError {
             guard case .malformedEvent = error else { throw error }
             metrics.malformed()
@@ -35,12 +35,14 @@ struct FulfillerHandler: Sendable {
         return .acknowledged(duplicate: outcome.outcome == "acked_elsewhere")
     }
 
-    /// The job status `dead` (when the entry names its job), written when the entry is dead-lettered.
+    /// The job status `dead` (when the entry names its job), written when the entry is dead-lettered: in the job hash
+    /// of the entry's partition, which the dead-letter call touches (an entry handed over to its owner's partition
+    /// has its status there).
     func deadLetterWrites(_ message: StreamMessage, _ reason: String) -> [PipelineWrite] {
         guard let jobID = message.entry.string(PurchaseEvent.jobIDField), !jobID.isEmpty else { return [] }
         let status = JobStatus(
             jobID: jobID, state: .dead, reason: "fulfillment_failed", message: String(reason.prefix(300)),
             updatedAtMilliseconds: applier.now())
-        return [status.write(keys: keys), status.announcement(keys: keys)]
+        return [status.write(keys: keys, partition: message.partition), status.announcement(keys: keys)]
     }
 }

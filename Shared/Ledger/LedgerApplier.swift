@@ -28,28 +28,192 @@ package struct LedgerApplier: Sendable {
         self.now = now
     }
 
-    /// Applies the event in `entry` (read from the verified stream by this group). Re-resolves the owner when
-    /// a binding appeared between the lookup and the call.
-    package func apply(entry: StreamEntry) async throws -> LedgerOutcome {
+    /// Applies the event in `entry`, read from the verified stream of `partition` by this group. Re-resolves the
+    /// owner when a binding appeared between the lookup and the call.
+    ///
+    /// With several partitions (``Keys/layout``) every call touches one slot: an event whose owner lives in another
+    /// partition is handed over to it (``handOver(_:entry:from:parts:)``); one whose owner is unknown is parked in
+    /// its purchase chain's partition (handed there first when it is not this one); and the owner's chains in other
+    /// partitions are claimed (``claim(_:for:)``) before the apply call in the owner's partition.
+    package func apply(entry: StreamEntry, partition: Int = 0) async throws -> LedgerOutcome {
         let delivery = try LedgerDelivery(entry: entry)
-        let stream = keys.verified().stream
+        var claimAll = false
         for _ in 0..<4 {
             let resolution = try await resolveOwner(delivery.event)
             let outcome: LedgerOutcome
             if let owner = resolution.user {
-                let plan = LedgerPlan(
-                    delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
-                    keys: keys, stream: stream, clamp: clampRefunds, now: now())
-                outcome = try await LedgerFunctions.call(
-                    "apply", on: redis, keys: plan.keys, group: group, id: entry.id,
-                    plan: try plan.json())
+                let home = keys.partition(ofUser: owner)
+                if home != partition {
+                    outcome = try await handOver(delivery, entry: entry, from: partition, parts: [(home, nil)])
+                } else {
+                    let remote = try await remoteFacts(delivery, owner: owner, claimAll: claimAll)
+                    let plan = LedgerPlan(
+                        delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
+                        keys: keys, remote: remote, clamp: clampRefunds, now: now())
+                    var applied = try await LedgerFunctions.call(
+                        "apply", on: redis, keys: plan.keys, group: group, id: entry.id, plan: try plan.json())
+                    if remote.unparked > 0, applied.outcome != "reresolve" {
+                        applied.unparked = (applied.unparked ?? 0) + remote.unparked
+                    }
+                    outcome = applied
+                    if let token = outcome.persist {
+                        _ = try await redis.send(RedisCommand("PERSIST", keys.appAccountToken(token)))
+                    }
+                }
+            } else if let parts = chainPartitions(delivery.event), parts != [partition] {
+                outcome = try await handOver(
+                    delivery, entry: entry, from: partition,
+                    parts: parts.count == 1 ? [(parts[0], nil)] : splitByChain(delivery.event, parts))
             } else {
-                outcome = try await park(delivery, entry: entry, stream: stream)
+                outcome = try await park(delivery, entry: entry, partition: partition)
             }
             if outcome.outcome != "reresolve" { return outcome }
+            claimAll = claimAll || outcome.claim == true
         }
         throw LedgerError.unexpectedReply("the owner kept changing while applying entry \(entry.id)")
     }
+
+    /// What the apply call in the owner's partition needs to know about other slots: each of its transactions'
+    /// purchase chains in another partition claimed for `owner` (``claim(_:for:)``: first owner wins), the owners
+    /// of its renewals' chains, and its tokens' mappings. Nothing with one partition.
+    ///
+    /// A client's claim naming an order that cannot be paid by it (unknown, or of another product) is rejected by
+    /// the apply call, which then binds nothing: its chains are not claimed either, unless `claimAll` (the call
+    /// answered that it would credit after all). A transaction bought with another user's token is that user's:
+    /// it is forwarded to them, never claimed here.
+    private func remoteFacts(_ delivery: LedgerDelivery, owner: String, claimAll: Bool) async throws -> RemoteFacts {
+        let home = keys.partition(ofUser: owner)
+        var facts = RemoteFacts(partition: home, keys: keys)
+        guard !keys.layout.isSingle else { return facts }
+        let event = delivery.event
+        for token in Set(event.transactions.compactMap { $0.appAccountToken?.lowercased() }) {
+            if let found = try await tokenOwner(token) { facts.tokens[token] = found }
+        }
+        var claims = claimAll
+        if !claims { claims = try await !orderRefusesClaim(delivery, owner: owner) }
+        for tx in event.transactions where !facts.isLocal(tx.originalTransactionId) {
+            let otid = tx.originalTransactionId
+            guard facts.owners[otid] == nil else { continue }
+            if let bound = try await binding(of: otid) {
+                facts.owners[otid] = bound
+            } else if claims, tx.appAccountToken.flatMap({ facts.tokens[$0.lowercased()] }).map({ UserID.same($0.user, owner) }) ?? true {
+                let claimed = try await claim(otid, for: owner)
+                facts.owners[otid] = claimed.owner
+                facts.unparked += claimed.unparked
+            }
+        }
+        for renewal in event.renewals where !facts.isLocal(renewal.originalTransactionId) {
+            let otid = renewal.originalTransactionId
+            if facts.owners[otid] == nil, let bound = try await binding(of: otid) { facts.owners[otid] = bound }
+        }
+        return facts
+    }
+
+    /// Whether the apply call will reject a client's claim because of its order (the order rules of DESIGN.md
+    /// invariant 3 that need no binding: the named order does not exist, or no transaction is of its product).
+    private func orderRefusesClaim(_ delivery: LedgerDelivery, owner: String) async throws -> Bool {
+        guard delivery.isClientClaim, let orderNo = delivery.event.orderNo else { return false }
+        let reply = try await redis.send(RedisCommand("HGET", keys.order(user: owner, orderNo: orderNo), Order.Field.product))
+        guard let product = reply.string else { return true }
+        return !delivery.event.transactions.contains { $0.productId == product }
+    }
+
+    /// Claims the purchase chain `otid` for `user` in its partition (first owner wins); returns its owner and how many
+    /// parked events a new binding moved back onto that partition's verified stream.
+    package func claim(_ otid: String, for user: String) async throws -> (owner: String, unparked: Int) {
+        let partition = keys.partition(ofOriginalTransaction: otid)
+        let reply = try await LedgerFunctions.library.call(
+            "claim", on: redis,
+            keys: [
+                keys.verified(partition: partition).stream, keys.binding(originalTransactionId: otid),
+                keys.parked(originalTransactionId: otid),
+            ],
+            arguments: [Array(user.utf8)])
+        struct Claimed: Decodable {
+            var owner: String
+            var unparked: Int
+        }
+        guard let bytes = reply.bytes, let claimed = try? JSONDecoder().decode(Claimed.self, from: Data(bytes)) else {
+            throw LedgerError.unexpectedReply("claim of \(otid) returned \(reply)")
+        }
+        return (claimed.owner, claimed.unparked)
+    }
+
+    private func binding(of otid: String) async throws -> String? {
+        try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: otid))).string
+    }
+
+    /// The partitions of the event's purchase chains, in first-seen order: its transactions' (else its renewals'
+    /// first one); nil when it names none. Always `[0]` with one partition.
+    private func chainPartitions(_ event: PurchaseEvent) -> [Int]? {
+        let otids = event.transactions.isEmpty
+            ? Array(event.renewals.prefix(1).map(\.originalTransactionId)) : event.transactions.map(\.originalTransactionId)
+        guard !otids.isEmpty else { return nil }
+        var seen: Set<Int> = []
+        return otids.map { keys.partition(ofOriginalTransaction: $0) }.filter { seen.insert($0).inserted }
+    }
+
+    /// One part per partition: the transactions whose chains live there.
+    private func splitByChain(_ event: PurchaseEvent, _ partitions: [Int]) -> [(Int, [String]?)] {
+        partitions.map { partition in
+            (partition, event.transactions.filter { keys.partition(ofOriginalTransaction: $0.originalTransactionId) == partition }.map(\.transactionId))
+        }
+    }
+
+    /// Hands the entry (`only` nil) or parts of it (`only`: their transaction ids) to other partitions' verified
+    /// streams, once each however often this runs (a marker per source entry and target, `tg:{K}:fwd:<from>:<id>`),
+    /// then acknowledges the entry, recording where its job's status continues.
+    ///
+    /// Crash between the two steps: the entry is delivered again, the markers stop a second copy, and the
+    /// acknowledgement follows. Two consumers on the same entry: the same, and one of them gets `acked_elsewhere`.
+    func handOver(
+        _ delivery: LedgerDelivery, entry: StreamEntry, from source: Int, parts: [(Int, [String]?)]
+    ) async throws -> LedgerOutcome {
+        let moves = (entry.string(LedgerDelivery.Field.moves).flatMap { Int($0) } ?? 0) + 1
+        guard moves <= LedgerDelivery.maximumMoves else {
+            throw LedgerError.malformedEvent("entry \(entry.id) was handed between partitions \(moves) times")
+        }
+        let kept = entry.fields.filter { name, _ in
+            !name.hasPrefix("pipeline.") && name != LedgerDelivery.Field.moves && name != LedgerDelivery.Field.from
+        }
+        for (target, only) in parts {
+            var fields = kept
+            fields[LedgerDelivery.Field.moves] = Array(String(moves).utf8)
+            fields[LedgerDelivery.Field.from] = Array(String(source).utf8)
+            if let only {
+                fields[LedgerDelivery.Field.only] = Array(try JSONEncoder().encode(only))
+                fields[LedgerDelivery.Field.hops] = Array(String(delivery.hops + 1).utf8)
+            }
+            var arguments: [[UInt8]] = [Array(String(Self.handOverMarkerSeconds).utf8)]
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                arguments.append(Array(name.utf8))
+                arguments.append(value)
+            }
+            _ = try await LedgerFunctions.library.call(
+                "hand_over", on: redis,
+                keys: [keys.verified(partition: target).stream, keys.partitionKey(target, "fwd", String(source), entry.id)],
+                arguments: arguments)
+        }
+        struct Plan: Encodable {
+            var jobId, kind, channel: String
+            var now: Int64
+            var retention: Int
+            var forwarded: Bool
+            var to: Int?
+        }
+        let event = delivery.event
+        let plan = Plan(
+            jobId: event.jobId, kind: event.kind.rawValue, channel: keys.jobResultsChannel, now: now(),
+            retention: JobStatus.retentionSeconds, forwarded: delivery.isForwarded,
+            to: parts.count == 1 && parts[0].1 == nil ? parts[0].0 : nil)
+        return try await LedgerFunctions.call(
+            "handed_over", on: redis,
+            keys: [keys.verified(partition: source).stream, keys.job(event.jobId, partition: source)],
+            group: group, id: entry.id, plan: Array(try JSONEncoder().encode(plan)))
+    }
+
+    /// How long a hand-over marker is kept: longer than any entry stays pending (the reclaim and retry bounds).
+    static let handOverMarkerSeconds = 7 * 24 * 3600
 
     /// The owner: for a client's submission the authenticated submitter (with the token's order when it is
     /// theirs). For Apple's word (notifications, reconciliation, forwarded parts) first the user a purchase chain
@@ -91,7 +255,11 @@ package struct LedgerApplier: Sendable {
             .filter { seen.insert($0).inserted }
     }
 
-    private func park(_ delivery: LedgerDelivery, entry: StreamEntry, stream: String) async throws -> LedgerOutcome {
+    /// Parks the event in `partition`, which holds its purchase chains (or the only one of them in this slot's
+    /// reach, see ``chainPartitions(_:)``): token mappings live in other slots, so with several partitions they are
+    /// not checked inside the call (a token's owner was read by ``resolveOwner(_:)`` just before; a mapping written
+    /// since is an order the app's own submission will pay and claim, which moves the parked event on).
+    private func park(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Int) async throws -> LedgerOutcome {
         struct Note: Encodable {
             var type: String
             var subtype, uuid, app: String?
@@ -109,21 +277,24 @@ package struct LedgerApplier: Sendable {
             var note: Note?
         }
         let event = delivery.event
-        var callKeys = [stream, keys.job(event.jobId)]
+        var callKeys = [keys.verified(partition: partition).stream, keys.job(event.jobId, partition: partition)]
         func index(_ key: String) -> Int {
             callKeys.append(key)
             return callKeys.count
         }
-        let otids = originalTransactionIds(event)
+        let otids = originalTransactionIds(event).filter {
+            keys.layout.isSingle || keys.partition(ofOriginalTransaction: $0) == partition
+        }
+        let tokens = keys.layout.isSingle ? event.transactions.compactMap(\.appAccountToken) : []
         var body = Body(
             jobId: event.jobId, kind: event.kind.rawValue, channel: keys.jobResultsChannel,
             event: try delivery.parkedJSON(entry: entry), now: now(),
             retention: JobStatus.retentionSeconds, forwarded: delivery.isForwarded,
             binds: otids.map { index(keys.binding(originalTransactionId: $0)) },
-            tokens: event.transactions.compactMap(\.appAccountToken).map { index(keys.appAccountToken($0)) },
+            tokens: tokens.map { index(keys.appAccountToken($0)) },
             parks: otids.map { index(keys.parked(originalTransactionId: $0)) })
         if otids.isEmpty, let note = event.notification, note.version >= 2 {
-            body.events = index(keys.events().stream)
+            body.events = index(keys.events(partition: partition).stream)
             body.env = event.environment
             body.note = Note(
                 type: note.type, subtype: note.subtype, uuid: note.notificationUUID, app: note.appTransactionId,

@@ -15,7 +15,15 @@ package struct LedgerDelivery: Sendable, Hashable {
         package static let only = "ledger.only"
         package static let hops = "ledger.hops"
         package static let forwarded = "ledger.forwarded"
+        /// How many times the entry was handed from one partition's verified stream to another's.
+        package static let moves = "ledger.moves"
+        /// The partition it was handed over from.
+        package static let from = "ledger.from"
     }
+
+    /// The most hand-overs between partitions one entry may take: to its purchase chain's partition while its owner
+    /// is unknown, then to its owner's; more means the owner kept changing, which write-once bindings rule out.
+    package static let maximumMoves = 4
 
     /// The most units of one purchase the ledger credits (Apple sells at most 10 at a time).
     package static let quantities = 1...100

@@ -23,9 +23,10 @@ import Redis
 /// binding made a separate first step — not built.
 package enum LedgerFunctions {
     /// The library; a later contract gets a new version (3: the plan's `rtype`/`rpct`, prorated refunds, the
-    /// record's `rtype`/`rpct` and `refunds` keys with a share).
+    /// record's `rtype`/`rpct` and `refunds` keys with a share; 4: partitions — chains and tokens of other slots as
+    /// plan values, `claim`, `hand_over`, `handed_over`).
     package static let library = RedisFunctionLibrary(
-        "ledger", version: 3, functions: ["apply", "park"],
+        "ledger", version: 4, functions: ["apply", "park", "claim", "hand_over", "handed_over"],
         parts: [
             SharedLua.common, PackageResources.ledger_records_lua, PackageResources.ledger_transactions_lua,
             PackageResources.ledger_lua,

@@ -10,6 +10,7 @@ package struct LedgerOutcome: Sendable, Hashable, Codable {
     }
 
     /// `fulfilled`, `rejected`, `duplicate` (notification already applied), `parked` (owner unknown),
+    /// `forwarded` (N partitions: handed to the partition of its owner or of its purchase chains),
     /// `acked_elsewhere` (another consumer completed the entry first: nothing written) or `reresolve`
     /// (the owner changed since it was looked up: nothing written, look up again).
     package var outcome: String
@@ -26,6 +27,10 @@ package struct LedgerOutcome: Sendable, Hashable, Codable {
     package var transactions: [TransactionResult]?
     /// `notification` when a V2 notification about no purchase went to the events stream as an app-level entry.
     package var emitted: String?
+    /// A paid order's token whose mapping lives in another slot (N partitions): the caller makes it permanent.
+    package var persist: String?
+    /// With `reresolve`: a purchase chain of another partition must be claimed before the call can credit it.
+    package var claim: Bool?
 
     package init(
         outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,

@@ -1,7 +1,7 @@
 import Foundation
 import Pipeline
 
-/// The `KEYS` and the plan JSON of one `ledger_v3_apply` call: an event's transactions with what the
+/// The `KEYS` and the plan JSON of one `ledger_v4_apply` call: an event's transactions with what the
 /// catalog says about them, for one owner. The plan refers to keys by their 1-based index in ``keys``.
 struct LedgerPlan {
     struct Tx: Encodable {
@@ -13,8 +13,15 @@ struct LedgerPlan {
         var expires, revoked, signed: Int64?
         var family, upgraded: Bool
         var aat: String?
-        var rec, bind, park: Int
+        var rec: Int
+        /// The binding and parked keys when the chain lives in this call's slot; else `owner` is what its claim
+        /// returned (nil: not claimed yet, so the function refuses to credit it and asks for a claim).
+        var bind, park: Int?
+        var owner: String?
+        /// The token mapping's key in this call's slot (one partition); else what it held when read (`towner`,
+        /// `torder`), which is written once.
         var aatKey: Int?
+        var towner, torder: String?
         /// Apple's `revocationType` and `revocationPercentage` (milli-percent, only when 0–100000: anything else
         /// is no stated share, so the revocation takes back everything).
         var rtype: String?
@@ -28,8 +35,10 @@ struct LedgerPlan {
     struct Renewal: Encodable {
         var ent: Int
         var otid: String
-        /// The binding key of `otid`: the renewal is written only when the chain is bound to the plan's user.
-        var bind: Int
+        /// The binding key of `otid`: the renewal is written only when the chain is bound to the plan's user. In
+        /// another partition's slot: `bound`, whether it was bound to the user when read.
+        var bind: Int?
+        var bound: Bool?
         var auto: Int?
         var retry: Bool
         var grace, signed: Int64?
@@ -71,14 +80,18 @@ struct LedgerPlan {
     private(set) var keys: [String]
     private(set) var body: Body
 
-    /// The fixed keys, in the order the function expects them.
+    /// The fixed keys, in the order the function expects them: all in the owner's partition `K`
+    /// (``Keys/partition(ofUser:)``). A purchase chain, token or order in another slot enters as what `remote`
+    /// says about it, never as a key.
     init(
         delivery: LedgerDelivery, owner: String, resolution: OwnerResolution, catalog: Catalog, keys k: Keys,
-        stream: String, clamp: Bool, now: Int64
+        remote: RemoteFacts, clamp: Bool, now: Int64
     ) {
         let event = delivery.event
+        let partition = k.partition(ofUser: owner)
         keys = [
-            stream, k.job(event.jobId), k.events().stream, k.account(user: owner), k.ledgerMeta(user: owner),
+            k.verified(partition: partition).stream, k.job(event.jobId, partition: partition),
+            k.events(partition: partition).stream, k.account(user: owner), k.ledgerMeta(user: owner),
             k.transactions(user: owner), k.notifications(user: owner),
         ]
         body = Body(
@@ -89,11 +102,11 @@ struct LedgerPlan {
         switch resolution {
         case .token(_, let orderNo, let token):
             body.by = "token"
-            body.byKey = index(k.appAccountToken(token))
+            if k.layout.isSingle { body.byKey = index(k.appAccountToken(token)) }
             if let orderNo { addOrder(orderNo, owner: owner, keys: k) }
         case .binding(_, let otid):
             body.by = "binding"
-            body.byKey = index(k.binding(originalTransactionId: otid))
+            if remote.isLocal(otid) { body.byKey = index(k.binding(originalTransactionId: otid)) }
         case .user, .unknown:
             break
         }
@@ -109,6 +122,8 @@ struct LedgerPlan {
         var entByOTID: [String: Int] = [:]
         for tx in event.transactions {
             let product = catalog.product(tx.productId)
+            let local = remote.isLocal(tx.originalTransactionId)
+            let token = tx.appAccountToken.flatMap { remote.tokens[$0.lowercased()] }
             var ent: Int?
             if let product, let name = product.entitlement, product.type != .consumable {
                 ent = entitlementIndex(name: name, product: product, user: owner, keys: k)
@@ -122,9 +137,11 @@ struct LedgerPlan {
                     signed: tx.signedDate, family: tx.inAppOwnershipType == "FAMILY_SHARED", upgraded: tx.isUpgraded ?? false,
                     aat: tx.appAccountToken?.lowercased(),
                     rec: index(k.transaction(user: owner, transactionId: tx.transactionId)),
-                    bind: index(k.binding(originalTransactionId: tx.originalTransactionId)),
-                    park: index(k.parked(originalTransactionId: tx.originalTransactionId)),
-                    aatKey: tx.appAccountToken.map { index(k.appAccountToken($0)) },
+                    bind: local ? index(k.binding(originalTransactionId: tx.originalTransactionId)) : nil,
+                    park: local ? index(k.parked(originalTransactionId: tx.originalTransactionId)) : nil,
+                    owner: local ? nil : remote.owners[tx.originalTransactionId],
+                    aatKey: k.layout.isSingle ? tx.appAccountToken.map { index(k.appAccountToken($0)) } : nil,
+                    towner: token?.user, torder: token?.orderNo,
                     rtype: tx.revocationType,
                     rpct: tx.revocationPercentage.flatMap { (0...100_000).contains($0) ? $0 : nil }))
         }
@@ -139,7 +156,11 @@ struct LedgerPlan {
             body.renewals.append(
                 Renewal(
                     ent: ent, otid: renewal.originalTransactionId,
-                    bind: index(k.binding(originalTransactionId: renewal.originalTransactionId)), auto: renewal.autoRenewStatus,
+                    bind: remote.isLocal(renewal.originalTransactionId)
+                        ? index(k.binding(originalTransactionId: renewal.originalTransactionId)) : nil,
+                    bound: remote.isLocal(renewal.originalTransactionId)
+                        ? nil : remote.owners[renewal.originalTransactionId].map { UserID.same($0, owner) } ?? false,
+                    auto: renewal.autoRenewStatus,
                     retry: renewal.isInBillingRetryPeriod ?? false, grace: renewal.gracePeriodExpiresDate,
                     signed: renewal.signedDate))
         }
@@ -154,7 +175,7 @@ struct LedgerPlan {
     }
 
     /// Adds the reconciler's sweep index keys (``Keys/subscriptionsDue``) once an auto-renewable entitlement
-    /// is in the plan. They share the verified stream's slot (`{p0}`), which the call already touches.
+    /// is in the plan: the owner's partition's, which the call already touches.
     private mutating func addSweepIndex(keys k: Keys) {
         guard body.due == nil, body.ents.contains(where: { $0.type == Product.Kind.autoRenewable.rawValue }) else { return }
         body.due = index(k.subscriptionsDue(partition: k.partition(ofUser: body.user)))
@@ -181,5 +202,25 @@ struct LedgerPlan {
         if let found = keys.firstIndex(of: key) { return found + 1 }
         keys.append(key)
         return keys.count
+    }
+}
+
+/// What the fulfiller learned outside the apply call about keys in other slots (N partitions): the owners of the
+/// purchase chains of other partitions (claimed, or read), and the token mappings. All of them are written once
+/// (a binding with `SET NX`, a mapping with its order), so what was read still holds when the call runs.
+struct RemoteFacts {
+    /// The owner's partition, the slot of the call.
+    var partition: Int
+    var keys: Keys
+    /// Owners of chains outside `partition`, by originalTransactionId.
+    var owners: [String: String] = [:]
+    /// Token mappings (lower-case token → user and order), read when the layout has several partitions.
+    var tokens: [String: (user: String, orderNo: String?)] = [:]
+    /// Parked events the claims moved back onto their partitions' verified streams.
+    var unparked = 0
+
+    /// Whether the chain's keys are in the call's slot (always, with one partition).
+    func isLocal(_ originalTransactionId: String) -> Bool {
+        keys.layout.isSingle || keys.partition(ofOriginalTransaction: originalTransactionId) == partition
     }
 }

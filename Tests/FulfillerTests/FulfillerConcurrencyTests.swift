@@ -9,12 +9,11 @@ import Testing
         try await LedgerHarness.with { h in
             let tx = Fixture.transaction("dup", product: "coins100")
             for copy in 0..<10 { try await h.submit(Fixture.client("alice", [tx], job: "job\(copy)")) }
-            var batches: [[StreamEntry]] = []
+            var batches: [[LedgerHarness.Read]] = []
             for consumer in 0..<5 { batches.append(try await h.read("c\(consumer)", count: 2)) }
             #expect(batches.flatMap { $0 }.count == 10)
-            let applier = h.applier
             let outcomes = try await withThrowingTaskGroup(of: LedgerOutcome.self) { group in
-                for entry in batches.flatMap({ $0 }) { group.addTask { try await applier.apply(entry: entry) } }
+                for entry in batches.flatMap({ $0 }) { group.addTask { try await h.apply(entry) } }
                 return try await group.reduce(into: [LedgerOutcome]()) { $0.append($1) }
             }
             let results = outcomes.compactMap { $0.transactions?.first?.result }
@@ -34,9 +33,8 @@ import Testing
             let entry = try #require(try await h.read("A").first)
             // B claims it while A still holds it (as after A's min-idle), and both apply at once.
             _ = try await h.redis.send(RedisCommand("XCLAIM", h.keys.verified().stream, LedgerHarness.group, "B", 0, entry.id))
-            let applier = h.applier
-            async let first = applier.apply(entry: entry)
-            async let second = applier.apply(entry: entry)
+            async let first = h.apply(entry)
+            async let second = h.apply(entry)
             let outcomes = try await [first, second].map(\.outcome).sorted()
             #expect(outcomes == ["acked_elsewhere", "fulfilled"])
             #expect(try await h.coins("alice") == 100)

@@ -26,7 +26,7 @@ import Testing
             let id = try await h.submit(Self.rescind(job: "jobRC"))
             let entries = try await h.read()
             #expect(entries.map(\.id) == [id])
-            let outcome = try await h.applier.apply(entry: try #require(entries.first))
+            let outcome = try await h.apply(try #require(entries.first))
             #expect(outcome.outcome == "fulfilled")
             #expect(outcome.emitted == "notification")
             let status = try #require(try await h.job("jobRC"))
@@ -44,7 +44,7 @@ import Testing
             #expect(entry.string("at") == String(testNow))
 
             // The same entry delivered again (a crash before the ack reached us, another replica) adds nothing.
-            #expect(try await h.applier.apply(entry: entries[0]).outcome == "acked_elsewhere")
+            #expect(try await h.apply(entries[0]).outcome == "acked_elsewhere")
             #expect(try await Self.appEntries(h).count == 1)
             #expect(try await h.pendingCount() == 0)
             // Nothing owned, nothing credited, nothing parked.

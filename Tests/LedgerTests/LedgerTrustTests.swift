@@ -212,7 +212,7 @@ import Testing
                                 quantity: quantity)
                         ]))
                 let entry = try #require(try await h.read().first)
-                await #expect(throws: LedgerError.self) { try await h.applier.apply(entry: entry) }
+                await #expect(throws: LedgerError.self) { try await h.apply(entry) }
             }
             #expect(try await h.pendingCount() == 4)
             #expect(try await h.coins("alice") == 0)

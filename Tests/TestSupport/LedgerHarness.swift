@@ -3,6 +3,7 @@ import Ledger
 import Logging
 import Pipeline
 import Redis
+import Synchronization
 
 /// The catalog of the tests: 1-, 100- and 2000-coin packs, a monthly VIP subscription, an unlock and a
 /// 90-day pass.
@@ -24,61 +25,133 @@ package let day: Int64 = 86_400_000
 /// "Now" for the tests: 2026-01-01T00:00:00Z.
 package let testNow: Int64 = 1_767_225_600_000
 
-/// A real redis-server with both function libraries, the `fulfillers` group on the verified stream, and a
+/// A real redis-server with both function libraries, the `fulfillers` group on the verified stream(s), and a
 /// ledger applier reading as consumer `t`.
+///
+/// `TOLLGATE_TEST_PARTITIONS` (default 1) runs the ledger tests with that many partitions: every command then goes
+/// through ``SlotCheckedExecutor``, which refuses a command whose keys span two Redis Cluster slots exactly as the
+/// cluster client does, and the harness delivers an event as ingest places it (a client's in the submitter's
+/// partition, Apple's in its purchase chain's) and follows hand-overs between partitions until all is applied.
 package struct LedgerHarness: Sendable {
     package let server: RedisServer
-    package let redis: RedisPool
-    package let keys = Keys(prefix: "tg")
+    package let redis: any RedisCommandExecutor
+    package let keys: Keys
     package let applier: LedgerApplier
     package static let group = "fulfillers"
+    /// Entries a ``deliver(_:)`` read but left for the next ``drain()``: new work its event caused (unparked events,
+    /// parts for other owners), as opposed to hand-overs of the event itself, which it follows.
+    private let stash = Stash()
 
-    package static func with<T>(clamp: Bool = false, now: Int64 = testNow, _ body: (LedgerHarness) async throws -> T) async throws -> T {
+    private final class Stash: Sendable {
+        let entries = Mutex<[Read]>([])
+    }
+
+    /// One verified-stream entry and the partition it was read from.
+    package struct Read: Sendable {
+        package var entry: StreamEntry
+        package var partition: Int
+        package var id: String { entry.id }
+    }
+
+    /// The partitions the ledger tests run with (`TOLLGATE_TEST_PARTITIONS`, default 1).
+    package static var testPartitions: Int {
+        ProcessInfo.processInfo.environment["TOLLGATE_TEST_PARTITIONS"].flatMap { Int($0) } ?? 1
+    }
+
+    package static func with<T>(
+        clamp: Bool = false, now: Int64 = testNow, partitions: Int = testPartitions, _ body: (LedgerHarness) async throws -> T
+    ) async throws -> T {
         try await withRedisServer { server in
             let pool = RedisPool(configuration: server.configuration(), size: 8, logger: testLogger)
             try await pool.connect()
             defer { pool.close() }
+            let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: partitions))
+            let redis: any RedisCommandExecutor = partitions == 1 ? pool : SlotCheckedExecutor(pool)
             try await PipelineFunctions.library.load(on: pool)
             try await LedgerFunctions.library.load(on: pool)
-            let keys = Keys(prefix: "tg")
-            _ = try await pool.xgroupCreate(keys.verified().stream, group: group, startID: "0", makeStream: true)
+            for partition in keys.partitions {
+                _ = try await pool.xgroupCreate(keys.verified(partition: partition).stream, group: group, startID: "0", makeStream: true)
+            }
             let applier = LedgerApplier(
-                redis: pool, catalog: testCatalog, keys: keys, group: group,
+                redis: redis, catalog: testCatalog, keys: keys, group: group,
                 clampRefunds: clamp, now: { now })
-            return try await body(LedgerHarness(server: server, redis: pool, applier: applier))
+            return try await body(LedgerHarness(server: server, redis: redis, keys: keys, applier: applier))
         }
     }
 
-    /// Adds the event to the verified stream; returns the entry id.
+    /// The partition ingest starts the event's job in: the submitter's, else its first purchase chain's.
+    package func partition(of event: PurchaseEvent) -> Int {
+        if let user = event.userId { return keys.partition(ofUser: user) }
+        let otid = event.transactions.first?.originalTransactionId ?? event.renewals.first?.originalTransactionId
+        return otid.map { keys.partition(ofOriginalTransaction: $0) } ?? 0
+    }
+
+    /// Adds the event to the verified stream of its partition; returns the entry id.
     @discardableResult
     package func submit(_ event: PurchaseEvent) async throws -> String {
-        guard let id = try await redis.xadd(keys.verified().stream, fields: try event.streamFields()) else {
+        guard let id = try await redis.xadd(keys.verified(partition: partition(of: event)).stream, fields: try event.streamFields()) else {
             throw LedgerError.unexpectedReply("XADD returned nil")
         }
         return id
     }
 
-    /// Reads the next new entries as consumer `consumer` (no ack).
-    package func read(_ consumer: String = "t", count: Int = 100) async throws -> [StreamEntry] {
-        try await redis.xreadgroup(
-            group: Self.group, consumer: consumer, stream: keys.verified().stream, id: ">",
-            count: count, block: nil)
+    /// Reads the next new entries of every partition as consumer `consumer` (no ack).
+    package func read(_ consumer: String = "t", count: Int = 100) async throws -> [Read] {
+        var found: [Read] = []
+        for partition in keys.partitions {
+            let entries = try await redis.xreadgroup(
+                group: Self.group, consumer: consumer, stream: keys.verified(partition: partition).stream, id: ">",
+                count: count, block: nil)
+            found += entries.map { Read(entry: $0, partition: partition) }
+        }
+        return found
     }
 
-    /// Submits the event, reads it and applies it.
+    /// Applies one read entry in its partition.
+    package func apply(_ read: Read) async throws -> LedgerOutcome {
+        try await applier.apply(entry: read.entry, partition: read.partition)
+    }
+
+    /// Submits the event, reads what is new and applies it; with several partitions, also the hand-overs of its entry
+    /// to other partitions (entries with `ledger.from` of its job), leaving any other entry those rounds find to the
+    /// next ``drain()``, as one partition would. Returns the event's outcome: its own entry's, or once that was handed
+    /// over, the outcome where it was applied.
     @discardableResult
     package func deliver(_ event: PurchaseEvent) async throws -> LedgerOutcome {
-        try await submit(event)
-        var last = LedgerOutcome(outcome: "none")
-        for entry in try await read() { last = try await applier.apply(entry: entry) }
-        return last
+        let id = try await submit(event)
+        let home = partition(of: event)
+        var outcome = LedgerOutcome(outcome: "none")
+        for round in 0..<16 {
+            let batch = try await read()
+            for read in batch {
+                let ours = round == 0
+                    ? read.id == id && read.partition == home
+                    : read.entry.string(LedgerDelivery.Field.from) != nil && read.entry.string(PurchaseEvent.jobIDField) == event.jobId
+                guard round == 0 || ours else {
+                    stash.entries.withLock { $0.append(read) }
+                    continue
+                }
+                let applied = try await apply(read)
+                if ours, outcome.outcome == "none" || outcome.outcome == "forwarded" { outcome = applied }
+            }
+            if batch.isEmpty || keys.layout.isSingle || outcome.outcome != "forwarded" { break }
+        }
+        return outcome
     }
 
-    /// Applies whatever is new on the stream (e.g. unparked events); returns the outcomes.
+    /// Applies whatever is new on the streams (e.g. unparked events, and what a ``deliver(_:)`` left); returns the
+    /// outcomes, hand-overs between partitions left out.
     package func drain() async throws -> [LedgerOutcome] {
         var outcomes: [LedgerOutcome] = []
-        for entry in try await read() { outcomes.append(try await applier.apply(entry: entry)) }
-        return outcomes
+        for read in stash.entries.withLock({ stashed in defer { stashed = [] }; return stashed }) {
+            outcomes.append(try await apply(read))
+        }
+        for _ in 0..<16 {
+            let batch = try await read()
+            for read in batch { outcomes.append(try await apply(read)) }
+            if batch.isEmpty || keys.layout.isSingle { break }
+        }
+        return outcomes.filter { $0.outcome != "forwarded" }
     }
 
     package func account(_ user: String) async throws -> EntitlementsView {
@@ -95,17 +168,34 @@ package struct LedgerHarness: Sendable {
         try await redis.hgetall(key)
     }
 
+    /// A job's status, in whichever partition its event was last applied (following `moved.to`).
     package func job(_ jobID: String) async throws -> JobStatus? {
-        JobStatus(jobID: jobID, hash: try await hash(keys.job(jobID)))
+        var found: JobStatus?
+        for partition in keys.partitions {
+            let hash = try await hash(keys.job(jobID, partition: partition))
+            if hash["moved.to"] == nil, let status = JobStatus(jobID: jobID, hash: hash) { found = status }
+        }
+        return found
     }
 
-    /// The outbound events for `user`.
+    /// The outbound events for `user` (in the user's partition).
     package func events(_ user: String) async throws -> [StreamEntry] {
-        try await redis.xrange(keys.events().stream).filter { $0.string("user") == user }
+        try await redis.xrange(keys.events(partition: keys.partition(ofUser: user)).stream).filter { $0.string("user") == user }
+    }
+
+    /// Every partition's outbound events, in order per partition.
+    package func allEvents() async throws -> [StreamEntry] {
+        var all: [StreamEntry] = []
+        for partition in keys.partitions { all += try await redis.xrange(keys.events(partition: partition).stream) }
+        return all
     }
 
     package func pendingCount() async throws -> Int {
-        try await redis.xpendingSummary(keys.verified().stream, group: Self.group).count
+        var total = 0
+        for partition in keys.partitions {
+            total += try await redis.xpendingSummary(keys.verified(partition: partition).stream, group: Self.group).count
+        }
+        return total
     }
 
     package func audit() async throws -> LedgerAudit.Report {

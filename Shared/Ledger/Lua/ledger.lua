@@ -30,24 +30,30 @@ local function apply(keys, argv)
   validate(plan)
   local user, txs, note = plan.user, plan.txs or {}, plan.note
   plan.ents = plan.ents or {}
-  if plan.by == 'token' then
+  -- byKey is absent when the key lives in another partition's slot: bindings and token mappings are written
+  -- once, so the owner read before the call still holds (see the fulfiller README, "Partitions").
+  if plan.by == 'token' and plan.byKey then
     if redis.call('HGET', key_at(keys, plan.byKey), 'user') ~= user then return reresolve() end
-  elseif plan.by == 'binding' then
+  elseif plan.by == 'binding' and plan.byKey then
     if redis.call('GET', key_at(keys, plan.byKey)) ~= user then return reresolve() end
   end
   local meta = key_at(keys, 5)
   local dup_note = note and note.uuid and redis.call('SISMEMBER', key_at(keys, 7), note.uuid) == 1
-  local refused = 0
+  local refused, unclaimed = 0, false
   for _, tx in ipairs(txs) do
-    local owner = redis.call('GET', key_at(keys, tx.bind))
+    -- The binding in this slot, or (another partition's chain) the owner its claim returned.
+    local owner = tx.owner
+    if tx.bind then owner = redis.call('GET', key_at(keys, tx.bind)) end
     -- A purchase made with another user's appAccountToken belongs to that user.
-    local token_owner, token_order = nil, nil
+    local token_owner, token_order = tx.towner, tx.torder
     if tx.aatKey then
       local t = redis.call('HMGET', key_at(keys, tx.aatKey), 'user', 'order.no')
       token_owner, token_order = t[1], t[2]
     end
     if (owner and owner ~= user) or (token_owner and token_owner ~= user) then
       tx.refused = true; refused = refused + 1
+    elseif not tx.bind and not owner then
+      unclaimed = true
     elseif token_owner == user and token_order then
       tx.token_order = token_order
     end
@@ -84,6 +90,9 @@ local function apply(keys, argv)
   if not reject and plan.claim and #txs > 0 and refused == #txs then
     reject = { 'owned_by_another_user', 'the transaction belongs to another user' }
   end
+  -- A chain of another partition is credited only once claimed for this user (its binding is in that slot):
+  -- the caller skipped claims expecting a rejection that did not come, so it claims and calls again.
+  if unclaimed and not reject then return cjson.encode({ outcome = 'reresolve', claim = true }) end
   if redis.call('XACK', key_at(keys, 1), argv[1], argv[2]) ~= 1 then
     return cjson.encode({ outcome = 'acked_elsewhere' })
   end
@@ -102,14 +111,14 @@ local function apply(keys, argv)
     if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'duplicate' }) end
     return cjson.encode({ outcome = 'duplicate' })
   end
-  local results, changed, touched, unknown, unparked = {}, {}, {}, 0, 0
+  local results, changed, touched, unknown, unparked, persist = {}, {}, {}, 0, 0, nil
   for _, tx in ipairs(txs) do
     local r
     if tx.refused then
       r = 'owned_by_another_user'
       if plan.claim then redis.call('HINCRBY', meta, 'fraud:owned_by_another_user', 1) end
     else
-      if not tx.bound then
+      if not tx.bound and tx.bind then
         redis.call('SET', key_at(keys, tx.bind), user)
         unparked = unparked + unpark(keys, tx.park)
       end
@@ -130,14 +139,16 @@ local function apply(keys, argv)
   if order and order.payer and order.state ~= 'paid' then
     redis.call('HSET', order.key, 'state', 'paid', 'paid.at', n2s(plan.now), 'transaction', order.payer.tid)
     redis.call('PERSIST', order.key)
-    if order.payer.aatKey and order.payer.aat == order.token then
-      redis.call('PERSIST', key_at(keys, order.payer.aatKey))
+    if order.payer.aat and order.payer.aat == order.token then
+      -- The token's mapping stops expiring once its order is paid; in another slot, the caller persists it.
+      if order.payer.aatKey then redis.call('PERSIST', key_at(keys, order.payer.aatKey))
+      else persist = order.payer.aat end
     end
     redis.call('HSET', key_at(keys, order.payer.rec), 'order', plan.orderNo)
     if plan.pending then redis.call('ZREM', key_at(keys, plan.pending), plan.orderNo) end
   end
   if note and note.uuid then redis.call('SADD', key_at(keys, 7), note.uuid) end
-  local out = { outcome = 'fulfilled', unparked = unparked,
+  local out = { outcome = 'fulfilled', unparked = unparked, persist = persist,
                 coins = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0) }
   out.forwarded = forward(keys, argv, plan, others)
   if #results > 0 then out.transactions = results end
@@ -198,5 +209,61 @@ local function park(keys, argv)
   return cjson.encode({ outcome = 'parked' })
 end
 
+-- KEYS: the verified stream of the chain's partition, the binding, the parked list.   ARGV: user.
+-- Claims a purchase chain (originalTransactionId) for `user` when no one owns it yet (first owner wins, SET NX);
+-- a new owner's parked events go back onto the verified stream, to be applied for their owner. Returns the owner
+-- (JSON {owner, unparked}). Idempotent: a replay returns the same owner and moves nothing.
+local function claim(keys, argv)
+  local user = argv[1]
+  if type(user) ~= 'string' or #user == 0 or #user > 128 then fail('bad user') end
+  if not redis.call('SET', key_at(keys, 2), user, 'NX') then
+    return cjson.encode({ owner = redis.call('GET', key_at(keys, 2)), unparked = 0 })
+  end
+  return cjson.encode({ owner = user, unparked = unpark(keys, 3) })
+end
+
+-- KEYS: the target partition's verified stream, the hand-off marker (tg:{K}:fwd:<from>:<entry id>).
+-- ARGV: marker TTL (s), then the new entry's field/value pairs.
+-- Hands an event (or a part of one) from one partition's verified stream to another's: one new entry, however
+-- often it is replayed (the marker, SET NX); a replay only refreshes the marker. Returns 1 when written.
+local function hand_over(keys, argv)
+  local ttl = tonumber(argv[1])
+  if not ttl or ttl < 1 or #argv < 3 or #argv % 2 ~= 1 then fail('bad hand-over') end
+  if not redis.call('SET', key_at(keys, 2), '1', 'NX', 'EX', ttl) then
+    redis.call('EXPIRE', key_at(keys, 2), ttl)
+    return 0
+  end
+  local cmd = { 'XADD', key_at(keys, 1), '*' }
+  for i = 2, #argv do cmd[#cmd + 1] = argv[i] end
+  redis.call(unpack(cmd))
+  return 1
+end
+
+-- KEYS: the verified stream the entry was read from, its job hash.   ARGV: group, entry id, plan JSON
+-- ({jobId, kind, now, retention, channel, forwarded, to?}: `to` the partition the whole event went to; absent
+-- when its parts went to several, which finishes the job here).
+-- Acknowledges an entry after hand_over put it (or its parts) on other partitions, gated by XACK: the job hash
+-- records where its status continues (`moved.to`), which the job readers follow.
+local function handed_over(keys, argv)
+  local ok, plan = pcall(cjson.decode, argv[3] or '')
+  if not ok or type(plan) ~= 'table' then fail('bad plan') end
+  if redis.call('XACK', key_at(keys, 1), argv[1], argv[2]) ~= 1 then
+    return cjson.encode({ outcome = 'acked_elsewhere' })
+  end
+  if not plan.forwarded then
+    if plan.to then
+      if redis.call('EXISTS', key_at(keys, 2)) == 1 then
+        redis.call('HSET', key_at(keys, 2), 'moved.to', n2s(plan.to), 'updated.at', n2s(plan.now))
+      end
+    else
+      job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'forwarded' })
+    end
+  end
+  return cjson.encode({ outcome = 'forwarded' })
+end
+
 register('apply', apply)
 register('park', park)
+register('claim', claim)
+register('hand_over', hand_over)
+register('handed_over', handed_over)

@@ -94,7 +94,9 @@ local function apply_renewals(keys, plan, changed)
   local meta = key_at(keys, 5)
   for _, r in ipairs(plan.renewals or {}) do
     local ent = plan.ents[r.ent]
-    if ent and redis.call('GET', key_at(keys, r.bind)) == plan.user then
+    local bound = r.bound
+    if r.bind then bound = redis.call('GET', key_at(keys, r.bind)) == plan.user end
+    if ent and bound then
       local base = 'r:' .. ent.name .. ':'
       local signed = r.signed or (plan.note and plan.note.signed) or plan.verifiedAt
       if signed >= num(redis.call('HGET', meta, base .. 'signed'), 0) then

@@ -58,10 +58,10 @@ package struct JobStatus: Sendable, Hashable {
         return fields
     }
 
-    /// The `HSET` (with retention, ``retentionSeconds`` unless given) that records this status, to pass to an ack
-    /// function.
-    package func write(keys: Keys, expireSeconds: Int = JobStatus.retentionSeconds) -> PipelineWrite {
-        .hset(key: keys.job(jobID), strings: fields, expireSeconds: expireSeconds)
+    /// The `HSET` (with retention, ``retentionSeconds`` unless given) that records this status in `partition`'s
+    /// job hash, to pass to an ack function of that partition.
+    package func write(keys: Keys, partition: Int = 0, expireSeconds: Int = JobStatus.retentionSeconds) -> PipelineWrite {
+        .hset(key: keys.job(jobID, partition: partition), strings: fields, expireSeconds: expireSeconds)
     }
 
     /// The `PUBLISH` that wakes `?wait=` requests when the state is final.
