@@ -33,7 +33,12 @@ package let testNow: Int64 = 1_767_225_600_000
 /// cluster client does, and the harness delivers an event as ingest places it (a client's in the submitter's
 /// partition, Apple's in its purchase chain's) and follows hand-overs between partitions until all is applied.
 package struct LedgerHarness: Sendable {
-    package let server: RedisServer
+    /// The redis-server, unless the harness runs on a cluster (``on(_:partitions:prefix:clamp:now:_:)``).
+    package let serverIfAny: RedisServer?
+    package var server: RedisServer {
+        guard let serverIfAny else { preconditionFailure("a harness on a Redis Cluster has no single server") }
+        return serverIfAny
+    }
     package let redis: any RedisCommandExecutor
     package let keys: Keys
     package let applier: LedgerApplier
@@ -75,8 +80,28 @@ package struct LedgerHarness: Sendable {
             let applier = LedgerApplier(
                 redis: redis, catalog: testCatalog, keys: keys, group: group,
                 clampRefunds: clamp, now: { now })
-            return try await body(LedgerHarness(server: server, redis: redis, keys: keys, applier: applier))
+            return try await body(LedgerHarness(serverIfAny: server, redis: redis, keys: keys, applier: applier))
         }
+    }
+
+    /// A harness on a real Redis Cluster through ``RedisClusterClient`` (which refuses cross-slot commands), its keys
+    /// under `prefix` so that several harnesses share one cluster.
+    package static func on<T>(
+        _ cluster: RedisCluster, partitions: Int = 16, prefix: String, clamp: Bool = false, now: Int64 = testNow,
+        _ body: (LedgerHarness) async throws -> T
+    ) async throws -> T {
+        let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+        defer { client.close() }
+        try await client.connect()
+        let keys = Keys(prefix: prefix, layout: try PartitionLayout(count: partitions))
+        try await PipelineFunctions.library.load(on: client)
+        try await LedgerFunctions.library.load(on: client)
+        for partition in keys.partitions {
+            _ = try await client.xgroupCreate(keys.verified(partition: partition).stream, group: group, startID: "0", makeStream: true)
+        }
+        let applier = LedgerApplier(
+            redis: client, catalog: testCatalog, keys: keys, group: group, clampRefunds: clamp, now: { now })
+        return try await body(LedgerHarness(serverIfAny: nil, redis: client, keys: keys, applier: applier))
     }
 
     /// The partition ingest starts the event's job in: the submitter's, else its first purchase chain's.
