@@ -33,24 +33,18 @@ package struct LedgerAudit: Sendable {
         self.keys = keys
     }
 
-    /// Audits every account (found with `SCAN MATCH tg:{u:*}:account`).
+    /// Audits every account (found with `SCAN MATCH tg:{u:*}:account`, on every primary of a cluster).
     package func run() async throws -> Report {
         var report = Report()
-        var cursor = "0"
-        repeat {
-            let reply = try await redis.send(RedisCommand("SCAN", cursor, "MATCH", keys.accountPattern, "COUNT", 500))
-            guard let parts = reply.array, parts.count == 2, let next = parts[0].string, let found = parts[1].array else {
-                throw LedgerError.unexpectedReply("SCAN returned \(reply)")
-            }
-            cursor = next
-            for key in found.compactMap(\.string) {
+        try await redis.scanKeys(match: keys.accountPattern) { found in
+            for key in found {
                 guard let user = keys.user(ofAccountKey: key) else { continue }
                 let (count, difference) = try await audit(user: user)
                 report.users += 1
                 report.transactions += count
                 if let difference { report.differences.append(difference) }
             }
-        } while cursor != "0"
+        }
         report.differences.sort { $0.user < $1.user }
         return report
     }

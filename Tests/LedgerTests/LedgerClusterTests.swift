@@ -56,6 +56,10 @@ struct LedgerClusterTests {
                 let total = try await h.coins(alice) + (try await h.coins(eve))
                 #expect(total == Int64(100 * contested.count))
                 #expect(try await h.pendingCount() == 0)
+                // The audit finds every user on every primary and no difference.
+                let report = try await h.audit()
+                #expect(report.users == users.count + 3)
+                #expect(report.differences.isEmpty)
             }
             // The sixteen range-aligned partitions put ledger calls on every primary.
             let primaries = Set(try await cluster.slotMap().primaries.compactMap { $0 })
