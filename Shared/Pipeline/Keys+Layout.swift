@@ -8,6 +8,9 @@ extension Keys {
     ///
     /// - Throws: ``PipelineError/layoutMismatch(configured:recorded:)``, or the Redis error.
     package func checkLayout(on redis: some RedisCommandExecutor) async throws {
+        if let migrating = try await redis.send(RedisCommand("HGET", layoutRecord, "migrating")).string.flatMap({ Int($0) }) {
+            throw PipelineError.layoutMigrating(partitions: migrating)
+        }
         var recorded = try await recordedPartitions(on: redis)
         if recorded == nil {
             let legacy = ["jobs", "verified", "events"].map { controlKey($0) }

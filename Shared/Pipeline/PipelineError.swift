@@ -18,6 +18,10 @@ package enum PipelineError: TollgateError, Sendable, Hashable {
     case invalidPartitionCount(Int)
     /// The partitions recorded in Redis (`tg:{p0}:layout`) are not the ones configured.
     case layoutMismatch(configured: Int, recorded: Int)
+    /// `tollctl layout repartition` started moving the data to `partitions` and has not finished.
+    case layoutMigrating(partitions: Int)
+    /// A repartition cannot start: work is unfinished, or Redis is not the single primary it moves.
+    case repartitionRefused(String)
 
     /// A stable machine-readable code.
     package var code: String {
@@ -28,6 +32,8 @@ package enum PipelineError: TollgateError, Sendable, Hashable {
         case .malformedEntry: "malformed_entry"
         case .invalidPartitionCount: "invalid_partition_count"
         case .layoutMismatch: "layout_mismatch"
+        case .layoutMigrating: "layout_migrating"
+        case .repartitionRefused: "repartition_refused"
         }
     }
 
@@ -42,6 +48,10 @@ package enum PipelineError: TollgateError, Sendable, Hashable {
         case .layoutMismatch(let configured, let recorded):
             "TOLLGATE_PARTITIONS: \(configured) configured but Redis holds data laid out in \(recorded) (tg:{p0}:layout); "
                 + "start with TOLLGATE_PARTITIONS=\(recorded), or repartition first (tollctl layout repartition)"
+        case .layoutMigrating(let partitions):
+            "tollctl layout repartition --partitions \(partitions) has not finished (tg:{p0}:layout migrating); run it again "
+                + "to finish before starting the services"
+        case .repartitionRefused(let message): "cannot repartition: \(message)"
         }
     }
 }

@@ -67,21 +67,27 @@ package struct LedgerHarness: Sendable {
         clamp: Bool = false, now: Int64 = testNow, partitions: Int = testPartitions, _ body: (LedgerHarness) async throws -> T
     ) async throws -> T {
         try await withRedisServer { server in
-            let pool = RedisPool(configuration: server.configuration(), size: 8, logger: testLogger)
-            try await pool.connect()
-            defer { pool.close() }
-            let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: partitions))
-            let redis: any RedisCommandExecutor = partitions == 1 ? pool : SlotCheckedExecutor(pool)
-            try await PipelineFunctions.library.load(on: pool)
-            try await LedgerFunctions.library.load(on: pool)
-            for partition in keys.partitions {
-                _ = try await pool.xgroupCreate(keys.verified(partition: partition).stream, group: group, startID: "0", makeStream: true)
-            }
-            let applier = LedgerApplier(
-                redis: redis, catalog: testCatalog, keys: keys, group: group,
-                clampRefunds: clamp, now: { now })
-            return try await body(LedgerHarness(serverIfAny: server, redis: redis, keys: keys, applier: applier))
+            try await on(server, partitions: partitions, clamp: clamp, now: now, body)
         }
+    }
+
+    /// A harness on a running redis-server (whatever it already holds), with `partitions` partitions.
+    package static func on<T>(
+        _ server: RedisServer, partitions: Int, clamp: Bool = false, now: Int64 = testNow, _ body: (LedgerHarness) async throws -> T
+    ) async throws -> T {
+        let pool = RedisPool(configuration: server.configuration(), size: 8, logger: testLogger)
+        try await pool.connect()
+        defer { pool.close() }
+        let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: partitions))
+        let redis: any RedisCommandExecutor = partitions == 1 ? pool : SlotCheckedExecutor(pool)
+        try await PipelineFunctions.library.load(on: pool)
+        try await LedgerFunctions.library.load(on: pool)
+        for partition in keys.partitions {
+            _ = try await pool.xgroupCreate(keys.verified(partition: partition).stream, group: group, startID: "0", makeStream: true)
+        }
+        let applier = LedgerApplier(
+            redis: redis, catalog: testCatalog, keys: keys, group: group, clampRefunds: clamp, now: { now })
+        return try await body(LedgerHarness(serverIfAny: server, redis: redis, keys: keys, applier: applier))
     }
 
     /// A harness on a real Redis Cluster through ``RedisClusterClient`` (which refuses cross-slot commands), its keys
