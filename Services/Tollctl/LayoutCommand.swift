@@ -27,8 +27,9 @@ struct LayoutCommand: AsyncParsableCommand {
             let (redis, shared) = try await LayoutCommand.connect()
             defer { redis.close() }
             let record = try await redis.hgetall(shared.keys.layoutRecord)
-            print("recorded=\(record["partitions"] ?? "none") configured=\(shared.keys.layout.count)"
-                + (record["migrating"].map { " migrating=\($0)" } ?? ""))
+            print(
+                "recorded=\(record["partitions"] ?? "none") configured=\(shared.keys.layout.count)"
+                    + (record["migrating"].map { " migrating=\($0)" } ?? ""))
             for partition in shared.keys.partitions {
                 let tag = shared.keys.tag(partition: partition)
                 print("  partition=\(partition)  tag=\(tag)  slot=\(ClusterKeySlot.slot(tag))")

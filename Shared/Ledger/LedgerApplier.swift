@@ -146,7 +146,8 @@ package struct LedgerApplier: Sendable {
     /// The partitions of the event's purchase chains, in first-seen order: its transactions' (else its renewals'
     /// first one); nil when it names none. Always `[0]` with one partition.
     private func chainPartitions(_ event: PurchaseEvent) -> [Int]? {
-        let otids = event.transactions.isEmpty
+        let otids =
+            event.transactions.isEmpty
             ? Array(event.renewals.prefix(1).map(\.originalTransactionId)) : event.transactions.map(\.originalTransactionId)
         guard !otids.isEmpty else { return nil }
         var seen: Set<Int> = []
@@ -156,7 +157,11 @@ package struct LedgerApplier: Sendable {
     /// One part per partition: the transactions whose chains live there.
     private func splitByChain(_ event: PurchaseEvent, _ partitions: [Int]) -> [(Int, [String]?)] {
         partitions.map { partition in
-            (partition, event.transactions.filter { keys.partition(ofOriginalTransaction: $0.originalTransactionId) == partition }.map(\.transactionId))
+            (
+                partition,
+                event.transactions.filter { keys.partition(ofOriginalTransaction: $0.originalTransactionId) == partition }.map(
+                    \.transactionId)
+            )
         }
     }
 

@@ -75,7 +75,8 @@ package struct Repartition: Sendable {
             }
         }
         report.sweepEntries = try await splitSweepIndex()
-        _ = try await redis.send(RedisCommand("HSET", source.layoutRecord, "partitions", target.layout.count, "version", target.layout.version))
+        _ = try await redis.send(
+            RedisCommand("HSET", source.layoutRecord, "partitions", target.layout.count, "version", target.layout.version))
         _ = try await redis.send(RedisCommand("HDEL", source.layoutRecord, "migrating"))
         return report
     }
@@ -113,7 +114,8 @@ package struct Repartition: Sendable {
 
     /// Copies each sweep-index entry into its user's partition, then drops the old index.
     private func splitSweepIndex() async throws -> Int {
-        let due = source.subscriptionsDue(), reference = source.subscriptionsDueReference()
+        let due = source.subscriptionsDue()
+        let reference = source.subscriptionsDueReference()
         let flat = (try await redis.send(RedisCommand("ZRANGE", due, 0, -1, "WITHSCORES")).array ?? []).compactMap(\.string)
         var moved = 0
         for index in stride(from: 0, to: flat.count - 1, by: 2) {

@@ -34,10 +34,12 @@ struct LedgerClusterTests {
                 let owner = LedgerPartitionTests.user(in: 9, keys, "late")
                 let chain = LedgerPartitionTests.chain(notIn: 9, keys, from: 6_000_000)
                 let renew = Fixture.notification(
-                    "DID_RENEW", [Fixture.transaction("\(chain)-2", product: "vip.month", otid: chain, purchase: testNow, expires: testNow + 30 * day)])
+                    "DID_RENEW",
+                    [Fixture.transaction("\(chain)-2", product: "vip.month", otid: chain, purchase: testNow, expires: testNow + 30 * day)])
                 #expect(try await h.deliver(renew).outcome == "parked")
                 let claimed = try await h.deliver(
-                    Fixture.client(owner, [Fixture.transaction(chain, product: "vip.month", purchase: testNow - 30 * day, expires: testNow)]))
+                    Fixture.client(
+                        owner, [Fixture.transaction(chain, product: "vip.month", purchase: testNow - 30 * day, expires: testNow)]))
                 #expect(claimed.outcome == "fulfilled" && claimed.unparked == 1, "\(claimed)")
                 #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
                 #expect(try await h.entitlement(owner, "vip")?.state == "active")

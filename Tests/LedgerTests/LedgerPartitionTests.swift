@@ -57,11 +57,14 @@ import Testing
             #expect(try await h.coins(alice) == 100)
 
             // Apple's refund starts in the chain's partition; its owner's ledger is in partition 3.
-            let refund = Fixture.notification("REFUND", [Fixture.transaction(otid, product: "coins100", revoked: testNow)], job: "jobRefund")
+            let refund = Fixture.notification(
+                "REFUND", [Fixture.transaction(otid, product: "coins100", revoked: testNow)], job: "jobRefund")
             try await h.submit(refund)
             let read = try #require(try await h.read().first)
             #expect(read.partition == chainPartition)
-            await #expect(throws: RedisError.self) { try await Self.crashing(after: "hand_over", h).apply(entry: read.entry, partition: read.partition) }
+            await #expect(throws: RedisError.self) {
+                try await Self.crashing(after: "hand_over", h).apply(entry: read.entry, partition: read.partition)
+            }
             #expect(try await Self.entries(h, partition: 3).filter { $0.string(LedgerDelivery.Field.from) != nil }.count == 1)
             #expect(try await h.coins(alice) == 100, "nothing is applied before the owner's partition handles it")
 
@@ -71,7 +74,9 @@ import Testing
             let handedOver = try await Self.entries(h, partition: 3).filter { $0.string(LedgerDelivery.Field.from) != nil }
             #expect(handedOver.count == 1)
             #expect(handedOver.first?.string(LedgerDelivery.Field.from) == String(chainPartition))
-            #expect(try await h.hash(h.keys.job("jobRefund", partition: chainPartition))["moved.to"] == nil, "a job ingest never wrote keeps no hash")
+            #expect(
+                try await h.hash(h.keys.job("jobRefund", partition: chainPartition))["moved.to"] == nil,
+                "a job ingest never wrote keeps no hash")
 
             let outcomes = try await h.drain()
             #expect(outcomes.map(\.outcome) == ["fulfilled"])
@@ -92,7 +97,8 @@ import Testing
             // Ingest wrote the notification's job hash in the chain's partition.
             _ = try await h.redis.send("HSET", h.keys.job("jobRenew", partition: chainPartition), "state", "verified")
             let renew = Fixture.notification(
-                "DID_RENEW", [Fixture.transaction("\(otid)-2", product: "vip.month", otid: otid, purchase: testNow, expires: testNow + 31 * day)],
+                "DID_RENEW",
+                [Fixture.transaction("\(otid)-2", product: "vip.month", otid: otid, purchase: testNow, expires: testNow + 31 * day)],
                 job: "jobRenew")
             let outcome = try await h.deliver(renew)
             #expect(outcome.outcome == "fulfilled")
@@ -108,7 +114,9 @@ import Testing
             let otid = Self.chain(notIn: 7, h.keys)
             try await h.submit(Fixture.client(alice, [Fixture.transaction(otid, product: "coins100")]))
             let read = try #require(try await h.read().first)
-            await #expect(throws: RedisError.self) { try await Self.crashing(after: "claim", h).apply(entry: read.entry, partition: read.partition) }
+            await #expect(throws: RedisError.self) {
+                try await Self.crashing(after: "claim", h).apply(entry: read.entry, partition: read.partition)
+            }
             #expect(try await h.redis.send("GET", h.keys.binding(originalTransactionId: otid)).string == alice)
             #expect(try await h.coins(alice) == 0)
 
@@ -133,7 +141,9 @@ import Testing
             let otid = Self.chain(notIn: 9, h.keys)
             try await h.submit(Fixture.client(alice, [Fixture.transaction(otid, product: "coins2000", quantity: 2)]))
             let read = try #require(try await h.read().first)
-            await #expect(throws: RedisError.self) { try await Self.crashing(after: "apply", h).apply(entry: read.entry, partition: read.partition) }
+            await #expect(throws: RedisError.self) {
+                try await Self.crashing(after: "apply", h).apply(entry: read.entry, partition: read.partition)
+            }
             #expect(try await h.coins(alice) == 4000)
             #expect(try await h.apply(read).outcome == "acked_elsewhere")
             #expect(try await h.coins(alice) == 4000)
@@ -238,12 +248,15 @@ private final class CrashAfterFunction: RedisCommandExecutor, @unchecked Sendabl
 
     func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
         let reply = try await base.send(command, timeout: timeout)
-        let isTarget = command.arguments.count > 1 && String(decoding: command.arguments[0], as: UTF8.self).uppercased() == "FCALL"
+        let isTarget =
+            command.arguments.count > 1 && String(decoding: command.arguments[0], as: UTF8.self).uppercased() == "FCALL"
             && String(decoding: command.arguments[1], as: UTF8.self) == function
-        let crash = isTarget && lock.withLock {
-            defer { crashed = true }
-            return !crashed
-        }
+        let crash =
+            isTarget
+            && lock.withLock {
+                defer { crashed = true }
+                return !crashed
+            }
         if crash { throw RedisError.unknownOutcome("the test's crash after \(function)") }
         return reply
     }

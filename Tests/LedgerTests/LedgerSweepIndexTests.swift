@@ -17,8 +17,12 @@ import Testing
     }
 
     func due(_ h: LedgerHarness) async throws -> (score: Int64?, reference: String?) {
-        let score = try await h.redis.send(RedisCommand("ZSCORE", h.keys.subscriptionsDue(partition: h.keys.partition(ofUser: "alice")), Self.member)).int
-        let reference = try await h.redis.send(RedisCommand("HGET", h.keys.subscriptionsDueReference(partition: h.keys.partition(ofUser: "alice")), Self.member)).string
+        let score = try await h.redis.send(
+            RedisCommand("ZSCORE", h.keys.subscriptionsDue(partition: h.keys.partition(ofUser: "alice")), Self.member)
+        ).int
+        let reference = try await h.redis.send(
+            RedisCommand("HGET", h.keys.subscriptionsDueReference(partition: h.keys.partition(ofUser: "alice")), Self.member)
+        ).string
         return (score, reference)
     }
 
@@ -45,7 +49,10 @@ import Testing
             #expect(try await due(h) == (testNow + 50 * day, "s2"))
 
             // The sweeper pushed its next look later; a replayed older period does not pull it back.
-            _ = try await h.redis.send(RedisCommand("ZADD", h.keys.subscriptionsDue(partition: h.keys.partition(ofUser: "alice")), "XX", "GT", testNow + 60 * day, Self.member))
+            _ = try await h.redis.send(
+                RedisCommand(
+                    "ZADD", h.keys.subscriptionsDue(partition: h.keys.partition(ofUser: "alice")), "XX", "GT", testNow + 60 * day,
+                    Self.member))
             try await h.deliver(
                 Fixture.client(
                     "alice",
@@ -90,7 +97,9 @@ import Testing
     @Test func expiredWithAutoRenewOffLeavesTheIndexAndConsumablesNeverEnterIt() async throws {
         try await LedgerHarness.with { h in
             try await h.deliver(Fixture.client("alice", [Fixture.transaction("c1", product: "coins100")]))
-            #expect(try await h.redis.send(RedisCommand("EXISTS", h.keys.subscriptionsDue(partition: h.keys.partition(ofUser: "alice")))).int == 0)
+            #expect(
+                try await h.redis.send(RedisCommand("EXISTS", h.keys.subscriptionsDue(partition: h.keys.partition(ofUser: "alice")))).int
+                    == 0)
 
             var first = Fixture.client(
                 "alice",

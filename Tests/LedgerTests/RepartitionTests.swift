@@ -13,7 +13,8 @@ import Testing
             // Layout 1: a coin purchase, a subscription (in the sweep index), a notification parked for a chain no one
             // owns yet, an unpaid order.
             let order = try await LedgerHarness.on(server, partitions: 1) { h in
-                #expect(try await h.deliver(Fixture.client("alice", [Fixture.transaction("a1", product: "coins100")])).outcome == "fulfilled")
+                #expect(
+                    try await h.deliver(Fixture.client("alice", [Fixture.transaction("a1", product: "coins100")])).outcome == "fulfilled")
                 let vip = Fixture.transaction("s1", product: "vip.month", expires: testNow + 20 * day)
                 #expect(try await h.deliver(Fixture.client("bob", [vip])).outcome == "fulfilled")
                 let parked = Fixture.notification("REFUND", [Fixture.transaction("x1", product: "coins100", revoked: testNow)])
@@ -55,7 +56,8 @@ import Testing
                 #expect(try await h.redis.send("ZSCORE", bobs, #"["Sandbox","vip","bob"]"#).int == testNow + 20 * day)
 
                 // Apple's refund of alice's purchase reaches her in her partition.
-                let refund = try await h.deliver(Fixture.notification("REFUND", [Fixture.transaction("a1", product: "coins100", revoked: testNow)]))
+                let refund = try await h.deliver(
+                    Fixture.notification("REFUND", [Fixture.transaction("a1", product: "coins100", revoked: testNow)]))
                 #expect(refund.transactions?.map(\.result) == ["refunded"], "\(refund)")
                 #expect(try await h.coins("alice") == 0)
                 // The parked refund waits for x1's owner, who pays carol's migrated order with it.

@@ -36,11 +36,14 @@ import Testing
         #expect(keys.userTag("42") == "\(keys.tag(partition: partition)):u:42")
         let account = "tg:\(keys.userTag("a:b}c")):account"
         #expect(keys.user(ofAccountKey: account) == "a:b}c")
-        #expect(keys.user(ofAccountKey: "tg:{p3}:u:42:account") == (keys.partition(ofUser: "42") == 3 ? "42" : nil), "a user in the wrong partition's tag is not theirs")
+        #expect(
+            keys.user(ofAccountKey: "tg:{p3}:u:42:account") == (keys.partition(ofUser: "42") == 3 ? "42" : nil),
+            "a user in the wrong partition's tag is not theirs")
         #expect(keys.user(ofAccountKey: "tg:{u:42}:account") == nil)
         #expect(ClusterKeySlot.slot(keys.account(user: "42")) == ClusterKeySlot.slot(keys.tag(partition: partition)))
-        #expect(ClusterKeySlot.slot(keys.binding(originalTransactionId: "1000"))
-            == ClusterKeySlot.slot(keys.verified(partition: keys.partition(ofOriginalTransaction: "1000")).stream))
+        #expect(
+            ClusterKeySlot.slot(keys.binding(originalTransactionId: "1000"))
+                == ClusterKeySlot.slot(keys.verified(partition: keys.partition(ofOriginalTransaction: "1000")).stream))
     }
 
     @Test func theFirstProcessRecordsTheLayoutAndOthersMustAgree() async throws {

@@ -155,7 +155,8 @@ package struct LedgerHarness: Sendable {
         for round in 0..<16 {
             let batch = try await read()
             for read in batch {
-                let ours = round == 0
+                let ours =
+                    round == 0
                     ? read.id == id && read.partition == home
                     : read.entry.string(LedgerDelivery.Field.from) != nil && read.entry.string(PurchaseEvent.jobIDField) == event.jobId
                 guard round == 0 || ours else {
@@ -174,7 +175,10 @@ package struct LedgerHarness: Sendable {
     /// outcomes, hand-overs between partitions left out.
     package func drain() async throws -> [LedgerOutcome] {
         var outcomes: [LedgerOutcome] = []
-        for read in stash.entries.withLock({ stashed in defer { stashed = [] }; return stashed }) {
+        for read in stash.entries.withLock({ stashed in
+            defer { stashed = [] }
+            return stashed
+        }) {
             outcomes.append(try await apply(read))
         }
         for _ in 0..<16 {

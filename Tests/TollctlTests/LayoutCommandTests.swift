@@ -18,12 +18,17 @@ import Testing
             let entry = try #require(try await redis.xadd(jobs.stream, fields: [("job", Array("j1".utf8))]))
             let environment = ["TOLLGATE_REDIS_URL": server.url]
 
-            let refused = try await ChildProcess.run("tollctl", arguments: ["layout", "repartition", "--partitions", "16"], environment: environment)
+            let refused = try await ChildProcess.run(
+                "tollctl", arguments: ["layout", "repartition", "--partitions", "16"], environment: environment)
             #expect(refused.status == 1)
-            #expect(refused.output.contains("tollctl: error: repartition_refused: cannot repartition: tg:{p0}:jobs group verifiers has 0 pending and 1 undelivered"))
+            #expect(
+                refused.output.contains(
+                    "tollctl: error: repartition_refused: cannot repartition: tg:{p0}:jobs group verifiers has 0 pending and 1 undelivered")
+            )
             _ = try await redis.send("XDEL", jobs.stream, entry)
 
-            let moved = try await ChildProcess.run("tollctl", arguments: ["layout", "repartition", "--partitions", "16"], environment: environment)
+            let moved = try await ChildProcess.run(
+                "tollctl", arguments: ["layout", "repartition", "--partitions", "16"], environment: environment)
             #expect(moved.status == 0, "\(moved.output)")
             #expect(moved.output.contains("partitions=16 userKeys=1 chainKeys=1 sweepEntries=0"))
             let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: 16))
@@ -33,10 +38,13 @@ import Testing
             let shown = try await ChildProcess.run(
                 "tollctl", arguments: ["layout", "show"], environment: environment.merging(["TOLLGATE_PARTITIONS": "16"]) { $1 })
             #expect(shown.output.contains("recorded=16 configured=16"))
-            #expect(shown.output.contains("partition=0  tag=\(keys.tag(partition: 0))  slot=\(ClusterKeySlot.slot(keys.tag(partition: 0)))"))
-            let again = try await ChildProcess.run("tollctl", arguments: ["layout", "repartition", "--partitions", "16"], environment: environment)
+            #expect(
+                shown.output.contains("partition=0  tag=\(keys.tag(partition: 0))  slot=\(ClusterKeySlot.slot(keys.tag(partition: 0)))"))
+            let again = try await ChildProcess.run(
+                "tollctl", arguments: ["layout", "repartition", "--partitions", "16"], environment: environment)
             #expect(again.output.contains("already laid out in 16 partitions"))
-            let other = try await ChildProcess.run("tollctl", arguments: ["layout", "repartition", "--partitions", "8"], environment: environment)
+            let other = try await ChildProcess.run(
+                "tollctl", arguments: ["layout", "repartition", "--partitions", "8"], environment: environment)
             #expect(other.status == 1 && other.output.contains("laid out in 16 partitions, not 1"))
         }
     }

@@ -55,7 +55,8 @@ struct SweeperTests {
                     #expect(swept.count == 1)
                     #expect(swept.first?.transactions.first?.transactionId == renewedID)
                     #expect(swept.first?.renewals.first?.autoRenewStatus == 1)
-                    let next = try await harness.redis.send("ZSCORE", harness.keys.subscriptionsDue(), #"["Production","vip","user-1"]"#).int
+                    let next = try await harness.redis.send("ZSCORE", harness.keys.subscriptionsDue(), #"["Production","vip","user-1"]"#)
+                        .int
                     #expect(next == renewedUntil)
                 }
             }
