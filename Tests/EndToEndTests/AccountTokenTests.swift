@@ -18,8 +18,9 @@ extension TollgateSystemTests {
 
             // tollctl with the verifier's settings for this deployment's simulator.
             var environment = try testAPIKeySettings(directory: system.directory)
+            environment.merge(system.redis.environment) { _, new in new }
             environment.merge([
-                "TOLLGATE_REDIS_URL": system.redis.url, "LOG_LEVEL": "warning", "TOLLGATE_ENVIRONMENT": "production",
+                "LOG_LEVEL": "warning", "TOLLGATE_ENVIRONMENT": "production",
                 "TOLLGATE_ROOT_CERTS": system.directory.appendingPathComponent("sim-ca/root.der").path,
                 "TOLLGATE_APPSTORE_API_URL": system.sim.baseURL, "TOLLGATE_APPSTORE_API_SANDBOX_URL": system.sim.baseURL + "/sandbox",
                 "TOLLGATE_BUNDLE_ID": SystemHarness.bundleId, "TOLLGATE_APP_APPLE_ID": "1234567890",

@@ -9,17 +9,15 @@ extension TollgateSystemTests {
     /// app transaction), tells the app's backend once on the events stream, and rejects every forged variant.
     @Suite struct AppNotificationTests {
         /// The events stream's entries about `appTransactionId`.
-        static func entries(_ redis: RedisConnection, appTransactionId: String) async throws -> [StreamEntry] {
-            try await redis.xrange("tg:{p0}:events").filter { $0.string("appTransactionId") == appTransactionId }
+        static func entries(_ redis: SystemRedis, appTransactionId: String) async throws -> [StreamEntry] {
+            try await redis.entries(of: "events").filter { $0.string("appTransactionId") == appTransactionId }
         }
 
         @Test(.logsOnFailure) func rescindConsentReachesTheEventsStreamOnceAndForgeriesNothing() async throws {
             let system = try SystemHarness.require()
             let ingest = system.ingestClient
             let sim = system.simClient
-            let redis = RedisConnection(configuration: system.redis.configuration(), logger: testLogger)
-            try await redis.connect()
-            defer { redis.close() }
+            let redis = system.redis
 
             // The simulator posts Apple's notification to ingest, as Apple would.
             let appTransactionId = "app-\(UUID().uuidString.lowercased())"

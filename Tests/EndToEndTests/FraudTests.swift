@@ -174,9 +174,6 @@ extension TollgateSystemTests {
             let stranger = try TestCertificateAuthority().signer().sign(json: Data(#"{"notificationType":"TEST"}"#.utf8))
             let strangers = Data(#"{"signedPayload":"\#(stranger)"}"#.utf8)
 
-            let redis = RedisConnection(configuration: system.redis.configuration(), logger: testLogger)
-            try await redis.connect()
-            defer { redis.close() }
             _ = try await ingest.postNotification(genuine.notificationBody)  // the simulator's own delivery may race it
             try await system.awaitCoins(user, 100)
             for body in [forged, strangers] {
@@ -197,7 +194,7 @@ extension TollgateSystemTests {
             #expect(ids.count == 1, "a rewrapped replay is the same job")
             // Nothing of the strangers' bodies reached the jobs stream (other tests share this Redis, so its size says
             // nothing; the forged payloads are unique).
-            let stored = try await redis.xrange("tg:{p0}:jobs").compactMap { $0.fields["job.payload"] }
+            let stored = try await system.redis.entries(of: "jobs").compactMap { $0.fields["job.payload"] }
                 .map { String(decoding: $0, as: UTF8.self) }
             #expect(!stored.contains { $0.contains(claim) || $0.contains(stranger) }, "a stranger's notification was stored")
             #expect(try await ingest.entitlements(user: user).coins == 100)

@@ -50,10 +50,7 @@ extension TollgateSystemTests {
             let report = try await system.tollctlUser(user)
             #expect(report.contains("revocationType=REFUND_PRORATED"), "\(report)")
             #expect(report.contains("revocationPercentage=33333") && report.contains("debited=99"), "\(report)")
-            let redis = RedisConnection(configuration: system.redis.configuration(), logger: testLogger)
-            try await redis.connect()
-            defer { redis.close() }
-            let refunds = try await redis.xrange("tg:{p0}:events").filter {
+            let refunds = try await system.redis.entries(of: "events").filter {
                 $0.string("user") == user && $0.string("reason") == "refund"
             }
             #expect(refunds.count == 1)

@@ -27,10 +27,10 @@ extension SystemHarness {
         // The simulator's CA exists before ingest starts: ingest trusts its root for the signature check at the
         // door, and the simulator (started after ingest, which it posts to) loads the same CA.
         _ = try TestCertificateAuthority.loadOrCreate(directory: directory.appendingPathComponent("sim-ca"))
-        let redis = try await RedisServer.start()
+        let redis = try await SystemRedis.start()
         let started = StartedServices()
         do {
-            let common = ["TOLLGATE_REDIS_URL": redis.url, "TOLLGATE_KEY_PREFIX": "tg", "LOG_LEVEL": "info"]
+            let common = redis.environment.merging(["TOLLGATE_KEY_PREFIX": "tg", "LOG_LEVEL": "info"]) { $1 }
             let first = try await launchAll(
                 [ingestSpec(common, catalog: catalog, directory: directory)]
                     + fulfillerSpecs(common, catalog: catalog, count: options.replicas),

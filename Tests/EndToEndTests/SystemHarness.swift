@@ -36,7 +36,7 @@ final class SystemHarness: Sendable {
 
     let options: Options
     let directory: URL
-    let redis: RedisServer
+    let redis: SystemRedis
     let ingest: ServiceProcess
     let sim: ServiceProcess
     let verifiers: [ServiceProcess]
@@ -44,7 +44,7 @@ final class SystemHarness: Sendable {
     let http: URLSessionTransport
 
     init(
-        options: Options, directory: URL, redis: RedisServer, ingest: ServiceProcess, sim: ServiceProcess,
+        options: Options, directory: URL, redis: SystemRedis, ingest: ServiceProcess, sim: ServiceProcess,
         verifiers: [ServiceProcess], fulfillers: [ServiceProcess], http: URLSessionTransport
     ) {
         self.options = options
@@ -111,7 +111,7 @@ final class SystemHarness: Sendable {
     func tollctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await ChildProcess.run(
             "tollctl", arguments: arguments,
-            environment: ["TOLLGATE_REDIS_URL": redis.url, "LOG_LEVEL": "warning"])
+            environment: redis.environment.merging(["LOG_LEVEL": "warning"]) { $1 })
     }
 
     var ingestClient: IngestClient { IngestClient(baseURL: ingest.baseURL, http: http) }
