@@ -38,6 +38,11 @@ enum IngestHarness {
         return configuration
     }
 
+    /// A `configure` step for ``withApp(_:configure:framework:_:)`` splitting the data into `count` partitions.
+    static func partitions(_ count: Int) -> (inout IngestConfiguration) throws -> Void {
+        { configuration in configuration.shared.keys = Keys(prefix: "tg", layout: try PartitionLayout(count: count)) }
+    }
+
     /// Runs `body` against a freshly built app (real Redis, in-process router with its services running).
     static func withApp(
         _ server: RedisServer, configure: (inout IngestConfiguration) throws -> Void = { _ in },
@@ -114,8 +119,12 @@ enum IngestHarness {
         (json(response)["error"] as? [String: Any])?["code"] as? String
     }
 
+    /// The keys in Redis besides the partition layout record every service writes at start (``Keys/layoutRecord``):
+    /// what a request left behind.
     static func dbsize(_ redis: RedisConnection) async throws -> Int64 {
-        try await redis.send("DBSIZE").int ?? -1
+        let all = try await redis.send("DBSIZE").int ?? -1
+        let layout = try await redis.send("EXISTS", Keys(prefix: "tg").layoutRecord).int ?? 0
+        return all - layout
     }
 
     static func base64URL(_ text: String) -> String {
