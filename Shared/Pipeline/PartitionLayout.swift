@@ -44,6 +44,10 @@ package struct PartitionLayout: Sendable, Hashable, CustomStringConvertible {
     /// The partition of a purchase chain (its binding, parked events and notifications' jobs).
     package func partition(ofOriginalTransaction originalTransactionId: String) -> Int { bucket(originalTransactionId) }
 
+    /// The partition an arbitrary id hashes to (CRC16/XMODEM modulo N, as for users and purchase chains): the
+    /// fallback placement of what has neither (a notification without an `originalTransactionId`).
+    package func partition(hashing id: String) -> Int { bucket(id) }
+
     /// The slot range partition `k` aims for.
     package static func slotRange(partition k: Int, of count: Int) -> Range<Int> {
         (k * ClusterKeySlot.count / count)..<((k + 1) * ClusterKeySlot.count / count)

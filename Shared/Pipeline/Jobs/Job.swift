@@ -53,7 +53,8 @@ package struct Job: Sendable, Hashable {
         self.dedupeKey = dedupeKey
     }
 
-    /// A new random job id (a UUID without dashes, lowercase).
+    /// A new random job id (a UUID without dashes, lowercase) for one partition; ``Keys/newJobID(partition:)``
+    /// names the partition in the id.
     package static func newID() -> String {
         UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
     }
@@ -108,16 +109,18 @@ package struct Job: Sendable, Hashable {
         dedupeKey = entry.string(Field.dedupe)
     }
 
-    /// The writes that take a finished job off its source's backlog counters (``Keys/backlog(partition:)``): none
-    /// when it was never counted. Applied with the job's final acknowledgement (completion or dead letter), never
-    /// with a retry, so each counted job is taken off exactly once.
+    /// The writes that take a finished job off its source's backlog counters (``Keys/backlog(partition:)`` of the
+    /// partition its id names, where ingest counted it: the jobs stream's slot): none when it was never counted.
+    /// Applied with the job's final acknowledgement (completion or dead letter), never with a retry, so each
+    /// counted job is taken off exactly once.
     package static func backlogRelease(of entry: StreamEntry, keys: Keys) -> [PipelineWrite] {
         guard let bytes = entry.string(Field.bytes).flatMap({ Int64($0) }), let source = entry.string(Field.source) else {
             return []
         }
+        let backlog = keys.backlog(partition: entry.string(Field.id).flatMap { keys.partition(ofJob: $0) } ?? 0)
         return [
-            .hincrby(key: keys.backlog(), field: source + ".jobs", delta: -1),
-            .hincrby(key: keys.backlog(), field: source + ".bytes", delta: -bytes),
+            .hincrby(key: backlog, field: source + ".jobs", delta: -1),
+            .hincrby(key: backlog, field: source + ".bytes", delta: -bytes),
         ]
     }
 

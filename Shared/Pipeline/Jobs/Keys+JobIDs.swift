@@ -1,0 +1,57 @@
+import Foundation
+
+/// Job ids and where a job starts.
+///
+/// A job id is 32 lowercase hex digits. With one partition it is a random (version 4) UUID, as it always was.
+/// With N partitions its first 4 hex digits are the partition J the job was enqueued in (N ≤ 1024 <
+/// 0x10000) and the other 28 are random, so that anyone holding the id finds its status hash
+/// `tg:{J}:job:<id>` (``job(_:)``) without an index. An id whose digits name a partition ≥ N is no job of this
+/// deployment.
+extension Keys {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// A new random job id in partition `partition` (see the extension's comment); with one partition a plain
+    /// random UUID's 32 hex digits.
+    package func newJobID(partition: Int) -> String {
+        var bytes = withUnsafeBytes(of: UUID().uuid) { Array($0) }
+        if !layout.isSingle {
+            bytes[0] = UInt8(truncatingIfNeeded: partition >> 8)
+            bytes[1] = UInt8(truncatingIfNeeded: partition)
+        }
+        return String(unsafeUninitializedCapacity: 32) { text in
+            for (index, byte) in bytes.enumerated() {
+                text[2 * index] = Self.hexDigits[Int(byte >> 4)]
+                text[2 * index + 1] = Self.hexDigits[Int(byte & 0x0f)]
+            }
+            return 32
+        }
+    }
+
+    /// Whether `jobID` has the form of a job id: 32 lowercase hex digits.
+    package static func isJobIDShaped(_ jobID: String) -> Bool {
+        jobID.utf8.count == 32
+            && jobID.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The home partition a job id names: 0 with one partition, else its first 4 hex digits. Nil when `jobID` is
+    /// not 32 lowercase hex digits or names a partition this layout does not have.
+    package func partition(ofJob jobID: String) -> Int? {
+        guard Self.isJobIDShaped(jobID) else { return nil }
+        if layout.isSingle { return 0 }
+        guard let partition = Int(jobID.prefix(4), radix: 16), partition < layout.count else { return nil }
+        return partition
+    }
+
+    /// Where a notification's job starts (CLUSTER.md "Who decides the partition"): the partition of its purchase
+    /// chain, Po(`originalTransactionId`), so that the chain's binding, parked events and job share a slot; without
+    /// one, the partition its `notificationUUID` hashes to, so that every copy of one notification (Apple's
+    /// retries, the reconciler's recovery) lands in the same partition with its markers. Nil when it has neither:
+    /// the caller places it by its dedupe hash. Both ids are read unverified: only a locality hint.
+    package func partition(ofNotification originalTransactionId: String?, uuid: String?) -> Int? {
+        if let originalTransactionId, !originalTransactionId.isEmpty {
+            return partition(ofOriginalTransaction: originalTransactionId)
+        }
+        if let uuid, !uuid.isEmpty { return layout.partition(hashing: uuid.lowercased()) }
+        return nil
+    }
+}

@@ -1,0 +1,61 @@
+import Redis
+
+/// Where a job's status was found (``Keys/locateJob(_:on:)``).
+package struct JobLocation: Sendable, Hashable {
+    /// The hash that holds the status reported.
+    package var key: String
+    /// Its fields.
+    package var hash: [String: String]
+    /// The job's home hash when the status reported is the one its event was moved to.
+    package var movedFrom: String?
+
+    package init(key: String, hash: [String: String], movedFrom: String? = nil) {
+        self.key = key
+        self.hash = hash
+        self.movedFrom = movedFrom
+    }
+
+    /// The status those fields describe, if any.
+    package func status(jobID: String) -> JobStatus? { JobStatus(jobID: jobID, hash: hash) }
+}
+
+extension JobStatus {
+    /// The job hash field that names, when present, the partition the fulfiller moved the job's event to (the owner's
+    /// partition, CLUSTER.md FORWARD): the hash of the same job id there (`tg:{K}:job:<id>`) holds its later
+    /// status. Written in the home hash only; readers follow it at most once.
+    package static let movedToField = "moved.to"
+}
+
+extension Keys {
+    /// Finds a job's status: its home hash (the partition its id names, ``partition(ofJob:)``); with more than one
+    /// partition, for ids issued before the data was repartitioned, the legacy `tg:{p0}:job:<id>` when the home
+    /// hash is absent. When the hash found names a partition in ``JobStatus/movedToField`` whose hash of the same id
+    /// holds a status, that one is reported (one hop, never more). Nil when `jobID` is not a job id or no hash
+    /// exists: a forged id naming a partition ≥ N is simply not found.
+    package func locateJob(_ jobID: String, on redis: some RedisCommandExecutor) async throws -> JobLocation? {
+        guard Self.isJobIDShaped(jobID) else { return nil }
+        var candidates: [String] = []
+        if let home = partition(ofJob: jobID) { candidates.append(job(jobID, partition: home)) }
+        if !layout.isSingle { candidates.append(controlKey("job", jobID)) }
+        for key in candidates {
+            let hash = try await redis.hgetall(key)
+            guard !hash.isEmpty else { continue }
+            if let moved = hash[JobStatus.movedToField].flatMap({ Int($0) }), partitions.contains(moved) {
+                let movedKey = job(jobID, partition: moved)
+                if movedKey != key {
+                    let movedHash = try await redis.hgetall(movedKey)
+                    if JobStatus(jobID: jobID, hash: movedHash) != nil {
+                        return JobLocation(key: movedKey, hash: movedHash, movedFrom: key)
+                    }
+                }
+            }
+            return JobLocation(key: key, hash: hash, movedFrom: nil)
+        }
+        return nil
+    }
+
+    /// The job's status as ``locateJob(_:on:)`` finds it.
+    package func readJobStatus(_ jobID: String, on redis: some RedisCommandExecutor) async throws -> JobStatus? {
+        try await locateJob(jobID, on: redis)?.status(jobID: jobID)
+    }
+}
