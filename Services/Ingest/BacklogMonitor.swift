@@ -4,11 +4,12 @@ import Pipeline
 import Redis
 import ServiceLifecycle
 
-/// Samples the jobs stream's backlog periodically (not per request), for metrics and operators: the most entries
-/// any consumer group (`XINFO GROUPS`) has not been delivered yet, or `XLEN` when there is no group yet; and each
-/// source's unfinished jobs and bytes (`tg:{p0}:backlog`), which the enqueue function itself checks against the
-/// sources' budgets. Each sample also settles those counters when nothing is unfinished
-/// (``IngestFunctions/settleBacklog(keys:on:)``).
+/// Samples the jobs streams' backlog periodically (not per request), for metrics and operators: per partition, the
+/// most entries any consumer group (`XINFO GROUPS`) has not been delivered yet, or `XLEN` when there is no group
+/// yet, summed over every partition of the layout; and each source's unfinished jobs and bytes (`tg:{p}:backlog`,
+/// summed likewise), which the enqueue function itself checks against each partition's share of the sources'
+/// budgets. Each sample also settles a partition's counters when nothing in it is unfinished
+/// (``IngestFunctions/settleBacklog(keys:partition:on:)``). Every call touches one partition's slot.
 ///
 /// A group's `lag` is not trusted alone: Redis 7.0 does not carry a group's `entries-read` through the AOF
 /// or to replicas (`XREADGROUP` is propagated as `XCLAIM … LASTID`), so after a restart or a failover the
@@ -18,7 +19,6 @@ import ServiceLifecycle
 final class BacklogMonitor: Service, Sendable {
     private let redis: any RedisCommandExecutor
     private let keys: Keys
-    private let stream: String
     private let interval: Duration
     private let metrics: IngestMetrics
     private let logger: Logger
@@ -27,7 +27,6 @@ final class BacklogMonitor: Service, Sendable {
     init(redis: any RedisCommandExecutor, keys: Keys, interval: Duration, metrics: IngestMetrics, logger: Logger) {
         self.redis = redis
         self.keys = keys
-        self.stream = keys.jobs().stream
         self.interval = interval
         self.metrics = metrics
         self.logger = logger
@@ -48,30 +47,38 @@ final class BacklogMonitor: Service, Sendable {
     /// Takes one sample now; keeps the previous value when Redis does not answer.
     func sample() async {
         do {
-            let groups: [StreamGroupInfo]
-            do {
-                groups = try await redis.xinfoGroups(stream)
-            } catch RedisError.server(_, let message) where message.contains("no such key") {
-                groups = []
-            }
-            let length = try await redis.xlen(stream)
-            var value = length
-            if !groups.isEmpty {
-                let lastID = try await redis.lastEntryID(of: stream)
-                value = groups.map { $0.undelivered(streamLength: length, lastEntry: lastID) }.max() ?? 0
+            var value = 0
+            var held: [String: Int] = [:]
+            for partition in keys.partitions {
+                value += try await undelivered(keys.jobs(partition: partition).stream)
+                _ = try await IngestFunctions.settleBacklog(keys: keys, partition: partition, on: redis)
+                for (name, count) in try await redis.hgetall(keys.backlog(partition: partition)) {
+                    held[name, default: 0] += Int(count) ?? 0
+                }
             }
             latest.value = value
             metrics.backlog.record(value)
-            _ = try await IngestFunctions.settleBacklog(keys: keys, on: redis)
-            let held = try await redis.hgetall(keys.backlog())
             for source in [Job.Source.apple, .client] {
                 metrics.sourceBacklog(
-                    source.rawValue, jobs: Int(held[source.rawValue + ".jobs"] ?? "") ?? 0,
-                    bytes: Int(held[source.rawValue + ".bytes"] ?? "") ?? 0)
+                    source.rawValue, jobs: held[source.rawValue + ".jobs"] ?? 0, bytes: held[source.rawValue + ".bytes"] ?? 0)
             }
         } catch {
             logger.debug("backlog sample failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The most entries of `stream` any group has not been delivered yet (`XLEN` without a group).
+    private func undelivered(_ stream: String) async throws -> Int {
+        let groups: [StreamGroupInfo]
+        do {
+            groups = try await redis.xinfoGroups(stream)
+        } catch RedisError.server(_, let message) where message.contains("no such key") {
+            groups = []
+        }
+        let length = try await redis.xlen(stream)
+        guard !groups.isEmpty else { return length }
+        let lastID = try await redis.lastEntryID(of: stream)
+        return groups.map { $0.undelivered(streamLength: length, lastEntry: lastID) }.max() ?? 0
     }
 }
 

@@ -58,7 +58,7 @@ actor EnqueueBatcher {
         self.logger = logger
     }
 
-    /// Runs one enqueue function call (see ``IngestFunctions/enqueueCommand(job:status:keys:limits:nowMilliseconds:)``)
+    /// Runs one enqueue function call (see ``IngestFunctions/enqueueCommand(job:status:partition:keys:limits:nowMilliseconds:)``)
     /// in the next round trip; throws an ``IngestError``: 503 when Redis is unavailable, the queue is full or the
     /// source's backlog is at its budget, 429 when the user has too many unfinished jobs.
     func enqueue(_ command: RedisCommand) async throws -> Outcome {

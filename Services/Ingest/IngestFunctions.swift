@@ -14,8 +14,8 @@ import Redis
 /// are dropped from the zset first: it needs no bookkeeping elsewhere and cannot drift); else it sets the
 /// dedupe key, `XADD`s the job, `HSET`s (with `EXPIRE`) its status, counts it in the backlog and the user's
 /// in-flight set. Returns `[jobId, 1 created | 0 duplicate]` or `["", -1, "backlog" | "in_flight"]`. All keys
-/// share the jobs stream's slot; the job hashes read by the in-flight check are named from `jobKeyPrefix`
-/// and live in that slot too.
+/// share the slot of the partition J the job starts in (its jobs stream's); the job hashes read by the in-flight
+/// check are named from `jobKeyPrefix` and live in that slot too (a user's client jobs all start in Pu(user)).
 ///
 /// `ingest_v2_create_order` — KEYS: order hash, the user's orders zset, the user's pending-orders zset,
 /// token hash. ARGV: orderNo, nowMs, ttlMs, cap, user, n, (field value)×n of the order. Drops expired unpaid
@@ -42,20 +42,34 @@ enum IngestFunctions {
         var maxBytes: Int
         /// The user's unfinished jobs (0: no limit; always 0 for Apple's notifications).
         var inFlightCap: Int
+
+        /// The limits one partition's enqueue checks, given the deployment's: each partition holds its share of
+        /// the source budgets, `ceil(budget / partitions)`, so that the whole deployment still holds at most about
+        /// the configured backlog (what the budgets bound is Redis memory and the verifiers' queue, which all
+        /// partitions share), and one user cannot get more by spreading work: their jobs all start in their own
+        /// partition. The user's in-flight cap is per user and stays whole: it lives in the user's partition.
+        func perPartition(of partitions: Int) -> Limits {
+            func share(_ budget: Int) -> Int { budget <= 0 || partitions <= 1 ? budget : (budget + partitions - 1) / partitions }
+            return Limits(maxJobs: share(maxJobs), maxBytes: share(maxBytes), inFlightCap: inFlightCap)
+        }
     }
 
-    /// The `FCALL` that enqueues `job` (which carries its dedupe key and counted bytes) with its `queued` status.
-    static func enqueueCommand(job: Job, status: JobStatus, keys: Keys, limits: Limits, nowMilliseconds: Int64) -> RedisCommand {
+    /// The `FCALL` that enqueues `job` (which carries its dedupe key, in `partition`, and counted bytes) with its
+    /// `queued` status into `partition`: every key (jobs stream, job hash, dedupe key, backlog, the user's in-flight
+    /// set, and the job hashes the in-flight check reads) is in that partition's slot.
+    static func enqueueCommand(
+        job: Job, status: JobStatus, partition: Int, keys: Keys, limits: Limits, nowMilliseconds: Int64
+    ) -> RedisCommand {
         var redisKeys = [
-            keys.jobs().stream, keys.job(job.id), job.dedupeKey ?? keys.partitionKey(0, "dedupe", job.id),
-            keys.backlog(),
+            keys.jobs(partition: partition).stream, keys.job(job.id, partition: partition),
+            job.dedupeKey ?? keys.partitionKey(partition, "dedupe", job.id), keys.backlog(partition: partition),
         ]
-        if let user = job.userID, limits.inFlightCap > 0 { redisKeys.append(keys.inFlight(user: user)) }
+        if let user = job.userID, limits.inFlightCap > 0 { redisKeys.append(keys.inFlight(user: user, partition: partition)) }
         var arguments: [[UInt8]] = []
         for text in [
             job.id, String(dedupeSeconds), String(JobStatus.retentionSeconds), job.source.rawValue,
             String(job.countedBytes ?? job.payload.count), String(limits.maxJobs), String(limits.maxBytes),
-            String(limits.inFlightCap), keys.job(""), String(nowMilliseconds),
+            String(limits.inFlightCap), keys.job("", partition: partition), String(nowMilliseconds),
         ] {
             arguments.append(Array(text.utf8))
         }
@@ -103,10 +117,11 @@ enum IngestFunctions {
         return .tooManyPending(retryAfter: .milliseconds(max(1000, wait)))
     }
 
-    /// Resets the backlog counters when nothing is unfinished; true when it did.
-    static func settleBacklog(keys: Keys, on redis: any RedisCommandExecutor) async throws -> Bool {
-        let jobs = keys.jobs()
-        let reply = try await library.call("settle_backlog", on: redis, keys: [jobs.stream, jobs.retry, keys.backlog()], arguments: [])
+    /// Resets a partition's backlog counters when nothing in it is unfinished; true when it did.
+    static func settleBacklog(keys: Keys, partition: Int = 0, on redis: any RedisCommandExecutor) async throws -> Bool {
+        let jobs = keys.jobs(partition: partition)
+        let reply = try await library.call(
+            "settle_backlog", on: redis, keys: [jobs.stream, jobs.retry, keys.backlog(partition: partition)], arguments: [])
         return reply.int == 1
     }
 }

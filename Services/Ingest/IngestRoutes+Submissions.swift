@@ -1,3 +1,4 @@
+import AppStore
 import Crypto
 import Foundation
 import Hummingbird
@@ -30,7 +31,7 @@ extension IngestRoutes {
         }
         // The waiter is registered under the new job's id before the job exists: a result published from then on
         // is remembered, so a job this request created needs no status read until it is signalled.
-        let jobID = Self.newJobID()
+        let jobID = keys.newJobID(partition: keys.partition(ofUser: userID))
         let deadline = ContinuousClock.now + .seconds(wait)
         let id = try await registerWaiter(jobID: jobID, userID: userID)
         let outcome: EnqueueBatcher.Outcome
@@ -77,21 +78,26 @@ extension IngestRoutes {
     }
 
     /// Enqueues atomically (dedupe key, source budget, the user's in-flight cap, job, `queued` status) through the
-    /// group-commit batcher.
+    /// group-commit batcher, in the partition the job starts in (``partition(of:source:userID:dedupeHash:)``); a
+    /// given `jobID` must name that partition (``Keys/newJobID(partition:)``).
     func enqueue(
-        _ submission: Submission, source: Job.Source, userID: String?, jobID: String = IngestRoutes.newJobID()
+        _ submission: Submission, source: Job.Source, userID: String?, jobID: String? = nil
     ) async throws -> EnqueueBatcher.Outcome {
         let now = clock.nowMilliseconds()
+        let dedupeHash = dedupeHash(submission, source: source, userID: userID)
+        let partition = partition(of: submission, source: source, userID: userID, dedupeHash: dedupeHash)
         let job = Job(
-            id: jobID, kind: submission.kind, payload: submission.payload, source: source,
-            userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now,
-            countedBytes: submission.payload.count, dedupeKey: dedupeKey(submission, source: source, userID: userID))
+            id: jobID ?? keys.newJobID(partition: partition), kind: submission.kind, payload: submission.payload,
+            source: source, userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now,
+            countedBytes: submission.payload.count, dedupeKey: keys.partitionKey(partition, "dedupe", dedupeHash))
         let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
         let limits = IngestFunctions.Limits(
             maxJobs: configuration.maxBacklog,
             maxBytes: source == .apple ? configuration.backlogBytesApple : configuration.backlogBytesClient,
-            inFlightCap: source == .client ? configuration.userMaxInFlight : 0)
-        let command = IngestFunctions.enqueueCommand(job: job, status: status, keys: keys, limits: limits, nowMilliseconds: now)
+            inFlightCap: source == .client ? configuration.userMaxInFlight : 0
+        ).perPartition(of: keys.layout.count)
+        let command = IngestFunctions.enqueueCommand(
+            job: job, status: status, partition: partition, keys: keys, limits: limits, nowMilliseconds: now)
         let outcome = try await batcher.enqueue(command)
         metrics.job(kind: submission.kind.rawValue, created: outcome.created)
         logger.debug(
@@ -102,25 +108,33 @@ extension IngestRoutes {
         return outcome
     }
 
-    /// A new random job id in ``Job/newID()``'s format (a version 4 UUID as 32 lowercase hex digits), without
-    /// the string replacing and lowercasing that showed up in the notification path's profile.
-    static func newJobID() -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return withUnsafeBytes(of: UUID().uuid) { bytes in
-            String(unsafeUninitializedCapacity: 32) { text in
-                for (index, byte) in bytes.enumerated() {
-                    text[2 * index] = digits[Int(byte >> 4)]
-                    text[2 * index + 1] = digits[Int(byte & 0x0f)]
-                }
-                return 32
+    /// The partition J a job starts in (CLUSTER.md "Who decides the partition"): a user's submission in the user's
+    /// partition Pu (the user owns what they submit, so their jobs never move, and the in-flight cap lives there);
+    /// a notification in its purchase chain's Po(`originalTransactionId`), read unverified from a V2
+    /// `signedPayload`'s `signedTransactionInfo` or a V1 body (only a locality hint; the verifier checks
+    /// everything), else by its `notificationUUID` (``Keys/partition(ofNotification:uuid:)``), else by its dedupe
+    /// hash. Always 0 with one partition (nothing is decoded then).
+    func partition(of submission: Submission, source: Job.Source, userID: String?, dedupeHash: String) -> Int {
+        guard !keys.layout.isSingle else { return 0 }
+        if source == .client, let userID { return keys.partition(ofUser: userID) }
+        var hinted: Int?
+        switch submission.kind {
+        case .notificationV2:
+            if let signed = submission.signed, let peek = NotificationPeek(signedPayload: signed) {
+                hinted = keys.partition(ofNotification: peek.originalTransactionId, uuid: peek.notificationUUID)
             }
+        case .notificationV1:
+            hinted = keys.partition(ofNotification: submission.originalTransactionId, uuid: nil)
+        case .receipt, .transaction:
+            break
         }
+        return hinted ?? keys.layout.partition(hashing: dedupeHash)
     }
 
-    /// `<prefix>:{p0}:dedupe:<sha256(source, user, kind, order, payload)>`, in the jobs stream's slot. For a V2
-    /// notification the payload hashed is its `signedPayload`, not the body around it: a replay rewrapped in other
-    /// JSON is the same job.
-    func dedupeKey(_ submission: Submission, source: Job.Source, userID: String?) -> String {
+    /// `sha256(source, user, kind, order, payload)` in hex: the dedupe key's name, `<prefix>:{J}:dedupe:<hash>` in
+    /// the job's partition. For a V2 notification the payload hashed is its `signedPayload`, not the body around
+    /// it: a replay rewrapped in other JSON is the same job.
+    func dedupeHash(_ submission: Submission, source: Job.Source, userID: String?) -> String {
         var hasher = SHA256()
         for part in [source.rawValue, userID ?? "", submission.kind.rawValue, submission.orderNo ?? ""] {
             hasher.update(data: Data(part.utf8))
@@ -138,7 +152,7 @@ extension IngestRoutes {
             hex.append(digits[Int(byte >> 4)])
             hex.append(digits[Int(byte & 0x0f)])
         }
-        return keys.partitionKey(0, "dedupe", String(decoding: hex, as: UTF8.self))
+        return String(decoding: hex, as: UTF8.self)
     }
 
     /// `?wait=N`: 0 when absent; `400 invalid_request` unless 0 ≤ N ≤ the maximum.
@@ -205,7 +219,8 @@ extension IngestRoutes {
         return JobStatusBody.response(.accepted, status)
     }
 
+    /// The job's status where ``Keys/locateJob(_:on:)`` finds it (its id's partition, following `moved.to` once).
     func readStatus(_ jobID: String) async throws -> JobStatus? {
-        JobStatus(jobID: jobID, hash: try await hashStrings(keys.job(jobID)))
+        try await keys.readJobStatus(jobID, on: redis)
     }
 }

@@ -9,6 +9,9 @@ struct Submission: Sendable {
     /// The JWS whose signature must verify before the job is stored (a signed transaction, a V2 notification's
     /// `signedPayload`).
     var signed: String?
+    /// A V1 notification's `original_transaction_id`, read unverified before the body is cut down to its trigger:
+    /// only a hint of the partition its job starts in (``IngestRoutes/partition(of:source:userID:dedupeHash:)``).
+    var originalTransactionId: String?
 
     /// Largest notification body accepted.
     static let maxNotificationBytes = 64 << 10
@@ -104,7 +107,23 @@ struct Submission: Sendable {
         guard let payload = try? JSONSerialization.data(withJSONObject: trigger, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             throw .invalidJSON()
         }
-        return Submission(kind: .notificationV1, payload: Array(payload))
+        return Submission(kind: .notificationV1, payload: Array(payload), originalTransactionId: v1OriginalTransactionId(object))
+    }
+
+    /// The `original_transaction_id` a V1 notification names: the first of `unified_receipt.latest_receipt_info`,
+    /// else of `unified_receipt.pending_renewal_info`, else the top-level member (older notifications); a string
+    /// of at most 64 characters, or nil.
+    static func v1OriginalTransactionId(_ object: [String: Any]) -> String? {
+        let unified = object["unified_receipt"] as? [String: Any]
+        let candidates: [Any?] = [
+            (unified?["latest_receipt_info"] as? [[String: Any]])?.first?["original_transaction_id"],
+            (unified?["pending_renewal_info"] as? [[String: Any]])?.first?["original_transaction_id"],
+            object["original_transaction_id"],
+        ]
+        for case let text as String in candidates.compactMap({ $0 }) where !text.isEmpty && text.utf8.count <= 64 {
+            return text
+        }
+        return nil
     }
 
     /// A receipt with `+` restored from spaces and all whitespace removed; at most `maxBytes` of base64.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Pipeline
 import Testing
 
 @testable import ingest
@@ -7,7 +8,8 @@ import Testing
 /// The notification path's hand-written pieces: job ids and the `{"jobId"}` answer.
 @Suite struct JobIDResponseTests {
     @Test func newJobIDsAre32LowercaseHexDigitsAndDistinct() {
-        let ids = (0..<1000).map { _ in IngestRoutes.newJobID() }
+        let keys = Keys()
+        let ids = (0..<1000).map { _ in keys.newJobID(partition: 0) }
         #expect(Set(ids).count == ids.count)
         for id in ids {
             #expect(id.utf8.count == 32)

@@ -1,17 +1,18 @@
-import AppStore
 import Foundation
 
-/// What a notification in Apple's history says about itself, read WITHOUT verifying: only to decide whether
-/// to enqueue it (the verifier checks every signature before anything is trusted). Holds the
-/// `notificationUUID`, type, `signedDate` and the `originalTransactionId` of its transaction.
-struct NotificationPeek: Sendable, Hashable {
-    var notificationUUID: String
-    var type: String
-    var signedDate: Int64?
-    var originalTransactionId: String?
+/// What a V2 notification's `signedPayload` says about itself, read WITHOUT verifying: only to decide whether to
+/// enqueue it (the reconciler) and in which partition its job starts (ingest, the reconciler: Po of its
+/// `originalTransactionId`, CLUSTER.md). The verifier checks every signature before anything is trusted. Holds the
+/// `notificationUUID`, type, `signedDate` and the `originalTransactionId` of its transaction (from the nested
+/// `data.signedTransactionInfo`).
+package struct NotificationPeek: Sendable, Hashable {
+    package var notificationUUID: String
+    package var type: String
+    package var signedDate: Int64?
+    package var originalTransactionId: String?
 
     /// Reads `signedPayload`; nil when it is not a readable notification JWS with a UUID.
-    init?(signedPayload: String) {
+    package init?(signedPayload: String) {
         guard let payload = Self.payload(of: signedPayload),
             let probe = try? JSONDecoder().decode(Probe.self, from: Data(payload)),
             let uuid = probe.notificationUUID, !uuid.isEmpty
