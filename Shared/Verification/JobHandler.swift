@@ -101,19 +101,21 @@ final class JobHandler: Sendable {
             logger.info("Job verified", metadata: ["transactions": "\(event.transactions.count)", "environment": "\(event.environment)"])
             return .complete(
                 writes: [
-                    .xadd(stream: keys.verified().stream, fields: fields),
+                    .xadd(stream: keys.verified(partition: message.partition).stream, fields: fields),
                     JobStatus(
                         jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, attempt: message.attempt,
                         updatedAtMilliseconds: now
                     ).write(keys: keys),
                     .hset(key: keys.job(job.id), strings: [("verified.at", String(now))]),
-                ] + seen(event.notification?.notificationUUID, job) + release)
+                ] + seen(event.notification?.notificationUUID, job, partition: message.partition) + release)
         case .recorded(let result, let uuid):
             logger.info("Job recorded")
             let status = JobStatus(
                 jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
                 updatedAtMilliseconds: now, resultJSON: result)
-            return .complete(writes: [status.write(keys: keys), status.announcement(keys: keys)] + seen(uuid, job) + release)
+            return .complete(
+                writes: [status.write(keys: keys), status.announcement(keys: keys)] + seen(uuid, job, partition: message.partition)
+                    + release)
         case .duplicate(let first):
             logger.info("Notification already verified by another job", metadata: ["first.job.id": "\(first)"])
             let status = JobStatus(
@@ -147,11 +149,15 @@ final class JobHandler: Sendable {
     /// How long the first verifying job of a notification is remembered (Apple retries for 3 days).
     static let verifiedNotificationSeconds = 14 * 86_400
 
-    /// Remembers the job that verified a V2 notification, with that job's acknowledgement.
-    func seen(_ uuid: String?, _ job: Job) -> [PipelineWrite] {
+    /// Remembers the job that verified a V2 notification, with that job's acknowledgement: in the partition of the
+    /// stream it is acknowledged on (the slot of the ack), which is the partition its id names and the one every copy
+    /// of the notification starts in (``Keys/partition(ofNotification:uuid:)``).
+    func seen(_ uuid: String?, _ job: Job, partition: Int) -> [PipelineWrite] {
         guard let uuid, !uuid.isEmpty, job.kind == .notificationV2 else { return [] }
         return [
-            .hset(key: keys.verifiedNotification(uuid: uuid), strings: [("job", job.id)], expireSeconds: Self.verifiedNotificationSeconds)
+            .hset(
+                key: keys.verifiedNotification(uuid: uuid, partition: partition), strings: [("job", job.id)],
+                expireSeconds: Self.verifiedNotificationSeconds)
         ]
     }
 

@@ -48,7 +48,9 @@ extension JobVerifier {
         return await VerificationOutcome.from(await signedData.verifyNotification(body.signedPayload)) { verified in
             let payload = verified.payload
             let uuid = payload.notificationUUID?.lowercased()
-            if let uuid, let first = await firstJob(verifying: uuid), first != job.id {
+            if let uuid, let first = await firstJob(verifying: uuid, partition: configuration.shared.keys.partition(ofJob: job.id) ?? 0),
+                first != job.id
+            {
                 return .duplicate(firstJobID: first)
             }
             let environment = payload.declaredEnvironment ?? verified.transaction?.payload.environment ?? configuration.environment
@@ -88,8 +90,11 @@ extension JobVerifier {
     }
 
     /// The job that verified the notification `uuid` first, when it was not this one; nil when none did (or Redis
-    /// cannot say: then the job is verified again, and the ledger's own per-user dedupe still holds).
-    func firstJob(verifying uuid: String) async -> String? {
-        try? await redis.send(RedisCommand("HGET", configuration.shared.keys.verifiedNotification(uuid: uuid), "job")).string
+    /// cannot say: then the job is verified again, and the ledger's own per-user dedupe still holds). Read in the
+    /// partition of the job at hand: every copy of one notification starts in the same partition, its marker's.
+    func firstJob(verifying uuid: String, partition: Int) async -> String? {
+        try? await redis.send(
+            RedisCommand("HGET", configuration.shared.keys.verifiedNotification(uuid: uuid, partition: partition), "job")
+        ).string
     }
 }

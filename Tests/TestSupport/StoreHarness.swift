@@ -12,23 +12,30 @@ package final class StoreHarness: Sendable {
     package let sim: SimProcess
     /// A connection of the test's own, for setting up and checking.
     package let redis: RedisConnection
-    package let keys = Keys()
+    /// The keys of the harness's partitions (``with(partitions:simEnvironment:_:)``); ``environment(_:)`` sets
+    /// `TOLLGATE_PARTITIONS` to match.
+    package let keys: Keys
     package let logger = testLogger
 
-    private init(redisServer: RedisServer, sim: SimProcess, redis: RedisConnection) {
+    private init(redisServer: RedisServer, sim: SimProcess, redis: RedisConnection, keys: Keys) {
         self.redisServer = redisServer
         self.sim = sim
         self.redis = redis
+        self.keys = keys
     }
 
-    /// Runs `body` with a fresh Redis and simulator (`simEnvironment` added to its settings), always stopping both.
-    package static func with(simEnvironment: [String: String] = [:], _ body: (StoreHarness) async throws -> Void) async throws {
+    /// Runs `body` with a fresh Redis and simulator (`simEnvironment` added to its settings), always stopping both;
+    /// the data split into `partitions` (`TOLLGATE_PARTITIONS`, 1 by default).
+    package static func with(
+        partitions: Int = 1, simEnvironment: [String: String] = [:], _ body: (StoreHarness) async throws -> Void
+    ) async throws {
+        let keys = Keys(layout: try PartitionLayout(count: partitions))
         try await withRedisServer { server in
             try await withSim(environment: simEnvironment) { sim in
                 let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
                 try await redis.connect()
                 defer { redis.close() }
-                try await body(StoreHarness(redisServer: server, sim: sim, redis: redis))
+                try await body(StoreHarness(redisServer: server, sim: sim, redis: redis, keys: keys))
             }
         }
     }
@@ -44,6 +51,7 @@ package final class StoreHarness: Sendable {
         environment["TOLLGATE_APPLE_TIMEOUT_MS"] = "2000"
         environment["TOLLGATE_CLAIM_INTERVAL_MS"] = "200"
         environment["LOG_LEVEL"] = "critical"
+        if !keys.layout.isSingle { environment["TOLLGATE_PARTITIONS"] = String(keys.layout.count) }
         environment.merge(extra) { _, new in new }
         return environment
     }

@@ -22,7 +22,8 @@ struct ReconcileMetricsTests {
                 log: harness.sim.directory.appendingPathComponent("verifier.log"))
             defer { verifier.kill() }
             let seen = try await eventually {
-                let marked = try await harness.redis.send("EXISTS", harness.keys.reconcileSeen(notificationUUID: uuid)).int == 1
+                let marked =
+                    try await harness.redis.send("EXISTS", harness.keys.reconcileSeen(notificationUUID: uuid, partition: 0)).int == 1
                 let passed = try await ReconcileTestSupport.lastPass(harness) != nil
                 return marked && passed
             }

@@ -43,7 +43,8 @@ struct ReconcileWindowTests {
             #expect(report.found == 2)
             #expect(report.enqueued == 2)
             let uuid = try #require(first["notificationUUID"] as? String)
-            let jobID = try #require(try await harness.redis.send("GET", harness.keys.reconcileSeen(notificationUUID: uuid)).string)
+            let jobID = try #require(
+                try await harness.redis.send("GET", harness.keys.reconcileSeen(notificationUUID: uuid, partition: 0)).string)
             let entry = try #require(try await harness.redis.xrange(harness.keys.jobs().stream).first { $0.string(Job.Field.id) == jobID })
             let job = try Job(entry: entry)
             #expect(job.kind == .notificationV2)

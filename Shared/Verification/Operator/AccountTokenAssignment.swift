@@ -23,7 +23,7 @@ import Redis
 ///
 /// Then the ledger binds the purchase: unless it already binds it to the user, Apple's transaction is fetched again
 /// (it now carries the user's token), verified, and handed to the fulfiller as a `transaction` event with no user,
-/// as the reconciler hands Apple's word on (``ReconcileFunctions/emit(on:keys:event:nowMilliseconds:)``); the
+/// as the reconciler hands Apple's word on (``ReconcileFunctions/emit(on:keys:event:partition:nowMilliseconds:)``); the
 /// fulfiller resolves it by the token to the user, binds the purchase, credits what was never credited, and applies
 /// what was parked for it. The operator's word never reaches the ledger, only Apple's.
 package enum AccountTokenAssignment {
@@ -112,8 +112,8 @@ package enum AccountTokenAssignment {
             if UserID.same(owner.user, user) {
                 if boundTo == nil {
                     report.handedOverJobId = try await handOver(
-                        originalTransactionId, token: previous, client: client, environment: found, signedData: signedData,
-                        keys: keys, redis: redis)
+                        originalTransactionId, token: previous, user: user, client: client, environment: found,
+                        signedData: signedData, keys: keys, redis: redis)
                 }
                 return report
             }
@@ -148,17 +148,18 @@ package enum AccountTokenAssignment {
         }
         if boundTo == nil {
             report.handedOverJobId = try await handOver(
-                originalTransactionId, token: token, client: client, environment: found, signedData: signedData, keys: keys,
-                redis: redis)
+                originalTransactionId, token: token, user: user, client: client, environment: found, signedData: signedData,
+                keys: keys, redis: redis)
         }
         return report
     }
 
     /// Apple's transaction, fetched again and verified, to the fulfiller as an event with no user: it resolves by
-    /// `token`. Returns the event's job ID.
+    /// `token`, which maps to `user`, so the event goes to `user`'s partition. Returns the event's job ID.
     /// - Throws: `transaction_not_verified` when Apple's copy does not verify or does not carry `token` yet.
     private static func handOver(
-        _ originalTransactionId: String, token: String, client: AppStoreServerAPIClient, environment: AppStoreEnvironment,
+        _ originalTransactionId: String, token: String, user: String, client: AppStoreServerAPIClient,
+        environment: AppStoreEnvironment,
         signedData: SignedDataVerifier, keys: Keys, redis: RedisConnection
     ) async throws -> String {
         let info = try await client.getTransactionInfo(transactionId: originalTransactionId)
@@ -176,10 +177,11 @@ package enum AccountTokenAssignment {
         }
         try await ReconcileFunctions.library.load(on: redis)
         let now = PipelineClock.system.nowMilliseconds()
+        let partition = keys.partition(ofUser: user)
         let event = PurchaseEvent(
-            jobId: Job.newID(), kind: .transaction, source: .reconciler, environment: environment.rawValue, verifiedAt: now,
-            transactions: [transaction])
-        try await ReconcileFunctions.emit(on: redis, keys: keys, event: event, nowMilliseconds: now)
+            jobId: keys.newJobID(partition: partition), kind: .transaction, source: .reconciler,
+            environment: environment.rawValue, verifiedAt: now, transactions: [transaction])
+        try await ReconcileFunctions.emit(on: redis, keys: keys, event: event, partition: partition, nowMilliseconds: now)
         return event.jobId
     }
 

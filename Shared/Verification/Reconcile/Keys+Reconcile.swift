@@ -1,29 +1,37 @@
 import Pipeline
 
-/// The reconciler's Redis keys, all in the jobs stream's slot (`{p0}`) so that one function call can enqueue
-/// a recovered job and mark its notification seen atomically:
+/// The reconciler's Redis keys. The leader's own state is deployment-wide, in the control slot `{p0}`
+/// (``Keys/controlKey(_:)``, the same names as with one partition); the markers of one notification live in the
+/// partition J its job starts in (``Keys/partition(ofNotification:uuid:)``: Po of its `originalTransactionId`, else
+/// its UUID's), so that each function call that writes or reads them touches one slot:
 ///
-/// | key | type | what |
-/// |---|---|---|
-/// | `tg:{p0}:reconcile:lease` | string | the leader's random token, expiring (`PX`) unless renewed |
-/// | `tg:{p0}:reconcile:cursor:<Environment>` | hash | `checkpoint` (ms, all before it enqueued), open `window.*`, `page.token` |
-/// | `tg:{p0}:reconcile:status` | hash | the last successful pass: `pass.at` (ms), `pass.found`, `pass.enqueued`, `pass.corrected` |
-/// | `tg:{p0}:reconcile:seen:<notificationUUID>` | string | the job that carries a recovered notification (expires) |
-/// | `tg:{p0}:notification:<notificationUUID>` | hash | `job`: the job that verified a V2 notification first (expires) |
+/// | key | type | what | written by |
+/// |---|---|---|---|
+/// | `tg:{p0}:reconcile:lease` | string | the leader's random token, expiring (`PX`) unless renewed | acquire |
+/// | `tg:{p0}:reconcile:cursor:<Environment>` | hash | `checkpoint` (ms, all before it enqueued), open `window.*`, `page.token` | write |
+/// | `tg:{p0}:reconcile:status` | hash | the last successful pass: `pass.at` (ms), `pass.found`, `pass.enqueued`, `pass.corrected` | write |
+/// | `tg:{J}:reconcile:seen:<notificationUUID>` | string | the job that carries a recovered notification (expires) | enqueue, with the job in J |
+/// | `tg:{J}:notification:<notificationUUID>` | hash | `job`: the job that verified a V2 notification first (expires) | the verifier's ack of that job, in J |
 extension Keys {
-    /// The first job that verified a V2 notification (written with that job's acknowledgement): a later job
-    /// carrying the same `notificationUUID` is a replay, finished without an Apple call, an event or a park.
-    func verifiedNotification(uuid: String) -> String { partitionKey(0, "notification", uuid.lowercased()) }
+    /// The first job that verified a V2 notification (written with that job's acknowledgement, in the partition
+    /// `partition` the job's id names, which is the notification's J): a later job carrying the same
+    /// `notificationUUID` is a replay, finished without an Apple call, an event or a park. Every copy of one
+    /// notification starts in the same J, so a replay finds the mark.
+    func verifiedNotification(uuid: String, partition: Int) -> String {
+        partitionKey(partition, "notification", uuid.lowercased())
+    }
 
     /// The leader lease.
-    var reconcileLease: String { partitionKey(0, "reconcile", "lease") }
+    var reconcileLease: String { controlKey("reconcile", "lease") }
 
     /// Where the notification pass of `environment` (`Production`, `Sandbox`) stands.
-    func reconcileCursor(environment: String) -> String { partitionKey(0, "reconcile", "cursor", environment) }
+    func reconcileCursor(environment: String) -> String { controlKey("reconcile", "cursor", environment) }
 
     /// The last successful pass.
-    var reconcileStatus: String { partitionKey(0, "reconcile", "status") }
+    var reconcileStatus: String { controlKey("reconcile", "status") }
 
-    /// Marks a notification the reconciler already enqueued.
-    func reconcileSeen(notificationUUID: String) -> String { partitionKey(0, "reconcile", "seen", notificationUUID.lowercased()) }
+    /// Marks a notification the reconciler already enqueued, in the partition its job is enqueued in.
+    func reconcileSeen(notificationUUID: String, partition: Int) -> String {
+        partitionKey(partition, "reconcile", "seen", notificationUUID.lowercased())
+    }
 }

@@ -145,7 +145,9 @@ struct NotificationReconciler: Sendable {
             report.applied += 1
             return
         }
-        let seenKey = keys.reconcileSeen(notificationUUID: peek.notificationUUID)
+        // J: where Apple's own copy of this notification starts too (ingest), with its markers.
+        let partition = keys.partition(ofNotification: peek.originalTransactionId, uuid: peek.notificationUUID) ?? 0
+        let seenKey = keys.reconcileSeen(notificationUUID: peek.notificationUUID, partition: partition)
         if context.dryRun {
             if try await context.redis.send("EXISTS", seenKey).int == 1 {
                 report.seen += 1
@@ -157,10 +159,10 @@ struct NotificationReconciler: Sendable {
         }
         let body = try JSONEncoder().encode(["signedPayload": signedPayload])
         let job = Job(
-            id: Job.newID(), kind: .notificationV2, payload: Array(body), source: .reconciler,
+            id: keys.newJobID(partition: partition), kind: .notificationV2, payload: Array(body), source: .reconciler,
             receivedAtMilliseconds: context.clock.nowMilliseconds())
         let result = try await ReconcileFunctions.enqueue(
-            on: context.redis, keys: keys, job: job, seenKey: seenKey,
+            on: context.redis, keys: keys, job: job, partition: partition, seenKey: seenKey,
             seenTTLSeconds: context.configuration.reconcile.seenTTLSeconds)
         if result.created {
             report.enqueued += 1

@@ -2,7 +2,10 @@ import Pipeline
 import Redis
 
 /// The `tollgate_reconcile_v2` Redis Function library (`Lua/reconcile.lua`): the reconciler's leader lease, its fenced cursor
-/// writes, and the two ways it hands work to the pipeline. Every key of one call shares the `{p0}` slot.
+/// writes, and the two ways it hands work to the pipeline. Every key of one call shares one slot: the control slot
+/// `{p0}` for `acquire`, `release` and `write` (lease, cursors, status); the partition J the job starts in for
+/// `enqueue` (jobs stream, job hash, seen marker: J = the notification's partition) and for `emit` (verified stream
+/// and job hash: J = the partition of the event's user, where the fulfiller applies it without a forward).
 ///
 /// - `reconcile_v2_acquire` KEYS: lease  ARGV: token, ttlMs → 1 when the lease is (now) held by `token`
 ///   (taken with `SET NX PX`, or renewed with `PEXPIRE` when `token` already holds it), else 0.
@@ -43,25 +46,31 @@ package enum ReconcileFunctions {
         return try await library.call("write", on: redis, keys: [lease, hash], arguments: arguments).int == 1
     }
 
-    /// Enqueues `job` unless `seenKey` says it already was; returns the job id that carries it and whether
-    /// this call created it.
+    /// Enqueues `job` into `partition` (its id must name it, ``Keys/newJobID(partition:)``) unless `seenKey` (in
+    /// that partition too) says it already was; returns the job id that carries it and whether this call created it.
     static func enqueue(
-        on redis: any RedisCommandExecutor, keys: Keys, job: Job, seenKey: String, seenTTLSeconds: Int
+        on redis: any RedisCommandExecutor, keys: Keys, job: Job, partition: Int, seenKey: String, seenTTLSeconds: Int
     ) async throws -> (jobID: String, created: Bool) {
         let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, updatedAtMilliseconds: job.receivedAtMilliseconds)
         var arguments: [[UInt8]] = [Array(job.id.utf8), Array(String(seenTTLSeconds).utf8), Array(String(JobStatus.retentionSeconds).utf8)]
         arguments += flatten(job.fields)
         arguments += flatten(status.fields.map { ($0.0, Array($0.1.utf8)) })
         let reply = try await library.call(
-            "enqueue", on: redis, keys: [keys.jobs().stream, keys.job(job.id), seenKey], arguments: arguments)
+            "enqueue", on: redis, keys: [keys.jobs(partition: partition).stream, keys.job(job.id, partition: partition), seenKey],
+            arguments: arguments)
         guard let parts = reply.array, parts.count == 2, let id = parts[0].string, let created = parts[1].int else {
             throw PipelineError.unexpectedReply("\(library.function("enqueue")) returned \(reply)")
         }
         return (id, created == 1)
     }
 
-    /// Hands a verified event to the fulfiller with its job status (`verifying`, `verified.at`).
-    static func emit(on redis: any RedisCommandExecutor, keys: Keys, event: PurchaseEvent, nowMilliseconds: Int64) async throws {
+    /// Hands a verified event to the fulfiller with its job status (`verifying`, `verified.at`), on the verified
+    /// stream of `partition` with the job hash there: the partition of the user the event is for (Pu), where the
+    /// fulfiller applies it without a forward. The event's job id must name that partition
+    /// (``Keys/newJobID(partition:)``).
+    static func emit(
+        on redis: any RedisCommandExecutor, keys: Keys, event: PurchaseEvent, partition: Int, nowMilliseconds: Int64
+    ) async throws {
         var status = JobStatus(
             jobID: event.jobId, state: .verifying, kind: event.kind, userID: event.userId,
             updatedAtMilliseconds: nowMilliseconds
@@ -71,7 +80,9 @@ package enum ReconcileFunctions {
         var arguments: [[UInt8]] = [Array(String(JobStatus.retentionSeconds).utf8)]
         arguments += flatten(try event.streamFields())
         arguments += flatten(status.map { ($0.0, Array($0.1.utf8)) })
-        _ = try await library.call("emit", on: redis, keys: [keys.verified().stream, keys.job(event.jobId)], arguments: arguments)
+        _ = try await library.call(
+            "emit", on: redis, keys: [keys.verified(partition: partition).stream, keys.job(event.jobId, partition: partition)],
+            arguments: arguments)
     }
 
     private static func flatten(_ fields: [(String, [UInt8])]) -> [[UInt8]] {

@@ -17,7 +17,9 @@ extension SubscriptionSweeper {
     /// Looks one due subscription up with Apple; emits Apple's verified answer when it differs from the ledger.
     func check(_ due: Due, report: inout ReconcileReport) async throws {
         let keys = context.keys
-        guard let transactionId = try await context.redis.send("HGET", keys.subscriptionsDueReference(), due.member).string,
+        guard
+            let transactionId = try await context.redis.send("HGET", keys.subscriptionsDueReference(partition: due.partition), due.member)
+                .string,
             !transactionId.isEmpty
         else {
             try await postpone(due)
@@ -89,8 +91,10 @@ extension SubscriptionSweeper {
             return
         }
         let now = context.clock.nowMilliseconds()
-        let event = makeEvent(Job.newID(), now)
-        try await ReconcileFunctions.emit(on: context.redis, keys: context.keys, event: event, nowMilliseconds: now)
+        let partition = context.keys.partition(ofUser: due.user)
+        let event = makeEvent(context.keys.newJobID(partition: partition), now)
+        try await ReconcileFunctions.emit(
+            on: context.redis, keys: context.keys, event: event, partition: partition, nowMilliseconds: now)
         try await postpone(due, by: settleDelay)
         context.metrics.subscriptionCorrected(environment: due.environment.rawValue)
         report.note("corrected subscription " + line + " job=\(event.jobId)")

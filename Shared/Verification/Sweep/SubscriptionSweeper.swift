@@ -5,8 +5,8 @@ import Redis
 
 /// The subscription half of a reconcile pass: finds auto-renewable subscriptions whose period (or grace
 /// period) ended more than ``ReconcilerConfiguration/sweepGrace`` ago with no renewal, expiry or billing-retry
-/// news — the fulfiller keeps them in the sweep index `tg:{p0}:subs:due` (see `Keys+LedgerRecords`) — and asks
-/// Apple with Get All Subscription Statuses (under the fleet-wide `subscriptionStatus` bucket).
+/// news — the fulfiller keeps them in the sweep index of the user's partition, `tg:{Pu}:subs:due` (see
+/// `Keys+LedgerRecords`), and each pass reads every partition's — and asks Apple with Get All Subscription Statuses (under the fleet-wide `subscriptionStatus` bucket).
 ///
 /// Apple's answer is verified like any signed data (chain, OIDs, bundle, environment) and, when it differs
 /// from the ledger (a new transaction, another `expiresDate`, a refund, other renewal state), handed to the
@@ -25,6 +25,8 @@ struct SubscriptionSweeper: Sendable {
         var entitlement: String
         var user: String
         var dueAt: Int64
+        /// The partition whose index holds it.
+        var partition = 0
     }
 
     /// How long after a correction the subscription is not looked at again (unless the ledger, applying it,
@@ -34,24 +36,38 @@ struct SubscriptionSweeper: Sendable {
         return min(settings.sweepRecheck, max(settings.interval, .seconds(600)))
     }
 
-    /// Looks up at most ``ReconcilerConfiguration/sweepBatch`` due subscriptions.
+    /// Looks up at most ``ReconcilerConfiguration/sweepBatch`` due subscriptions, from every partition's index: the
+    /// partitions are read in turn, starting at one that moves on every second, so that partitions with many due
+    /// subscriptions cannot keep the others from ever being read.
     func run(report: inout ReconcileReport) async throws {
         let keys = context.keys
-        let settings = context.configuration.reconcile
-        let cutoff = context.clock.nowMilliseconds() - settings.sweepGrace.milliseconds
+        let partitions = keys.layout.count
+        let start = partitions > 1 ? Int((context.clock.nowMilliseconds() / 1000) % Int64(partitions)) : 0
+        var left = context.configuration.reconcile.sweepBatch
+        for offset in 0..<partitions where left > 0 {
+            left -= try await run(partition: (start + offset) % partitions, limit: left, report: &report)
+        }
+    }
+
+    /// Looks up at most `limit` due subscriptions of one partition's index; returns how many it read.
+    private func run(partition: Int, limit: Int, report: inout ReconcileReport) async throws -> Int {
+        let keys = context.keys
+        let cutoff = context.clock.nowMilliseconds() - context.configuration.reconcile.sweepGrace.milliseconds
         let reply = try await context.redis.send(
             RedisCommand(
-                "ZRANGEBYSCORE", keys.subscriptionsDue(), "-inf", cutoff, "WITHSCORES", "LIMIT", 0, settings.sweepBatch))
+                "ZRANGEBYSCORE", keys.subscriptionsDue(partition: partition), "-inf", cutoff, "WITHSCORES", "LIMIT", 0, limit))
         let flat = reply.array ?? []
         var index = 0
         while index + 1 < flat.count {
             defer { index += 2 }
             guard let member = flat[index].string, let score = flat[index + 1].string.flatMap(Double.init) else { continue }
-            guard let due = Self.parse(member: member, score: score) else {
+            guard var due = Self.parse(member: member, score: score) else {
                 context.logger.warning("Unreadable sweep index member", metadata: ["member": "\(member.prefix(200))"])
-                try await postpone(Due(member: member, environment: .production, entitlement: "", user: "", dueAt: 0))
+                try await postpone(
+                    Due(member: member, environment: .production, entitlement: "", user: "", dueAt: 0, partition: partition))
                 continue
             }
+            due.partition = partition
             report.due += 1
             // Data this deployment no longer accepts: look again after the recheck time (settings may change back).
             guard context.configuration.accepts(due.environment) else {
@@ -61,6 +77,7 @@ struct SubscriptionSweeper: Sendable {
             // Apple unavailable or rate limited ends the sweep (and the pass); the rest waits for the next one.
             try await check(due, report: &report)
         }
+        return flat.count / 2
     }
 
     /// Reads an index member `["<environment>","<entitlement>","<userId>"]`.
@@ -78,6 +95,7 @@ struct SubscriptionSweeper: Sendable {
     func postpone(_ due: Due, by delay: Duration? = nil) async throws {
         guard !context.dryRun else { return }
         let next = context.clock.nowMilliseconds() + (delay ?? context.configuration.reconcile.sweepRecheck).milliseconds
-        _ = try await context.redis.send(RedisCommand("ZADD", context.keys.subscriptionsDue(), "XX", "GT", next, due.member))
+        _ = try await context.redis.send(
+            RedisCommand("ZADD", context.keys.subscriptionsDue(partition: due.partition), "XX", "GT", next, due.member))
     }
 }
