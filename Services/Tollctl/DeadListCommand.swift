@@ -3,7 +3,8 @@ import Foundation
 import Pipeline
 import Redis
 
-/// `tollctl dead list [--count N]`: the oldest dead letters, one line each: dead-letter id, job id, kind,
+/// `tollctl dead list [--count N] [--partition P]`: the oldest dead letters of each partition's stream (every
+/// partition holding any, or only `--partition`'s), under a header line per dead-letter stream, one line each: dead-letter id, job id, kind,
 /// attempts, when, reason. Payloads (receipts, JWS) are never printed.
 struct DeadListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List dead-lettered entries.")
@@ -18,12 +19,17 @@ struct DeadListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await options.withRedis { redis, _, keys in
-            let total = try await redis.xlen(keys.deadLetter)
-            let entries = try await redis.xrange(keys.deadLetter, count: count)
-            print("\(keys.deadLetter)  dead-letters=\(total)")
-            for entry in entries {
-                print(Self.line(entry))
+        try await options.withRedis { redis, keys, partitions in
+            for partition in partitions {
+                let stream = keys.stream(options.stream, partition: partition)
+                let total = try await redis.xlen(stream.deadLetter)
+                // With several partitions, only those holding dead letters are listed.
+                guard total > 0 || partitions.count == 1 else { continue }
+                let entries = try await redis.xrange(stream.deadLetter, count: count)
+                print("\(stream.deadLetter)  dead-letters=\(total)")
+                for entry in entries {
+                    print(Self.line(entry))
+                }
             }
         }
     }

@@ -9,21 +9,23 @@ struct DeadOptions: ParsableArguments {
     @Option(help: "The stream whose dead letters to use (jobs, verified).")
     var stream: String = "jobs"
 
-    @Option(help: "The partition of the stream.")
-    var partition: Int = 0
+    @Option(help: "Only this partition's stream (default: every partition of TOLLGATE_PARTITIONS).")
+    var partition: Int?
 
     func validate() throws {
         guard Keys.knownStreams.contains(stream) else {
             throw ValidationError("--stream must be one of \(Keys.knownStreams.joined(separator: ", "))")
         }
-        guard (0...1023).contains(partition) else { throw ValidationError("--partition must be 0-1023") }
+        if let partition, !(0..<PartitionLayout.maximum).contains(partition) {
+            throw ValidationError("--partition must be 0-\(PartitionLayout.maximum - 1)")
+        }
     }
 
-    /// Runs `body` with a connection and the keys (`TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`); a setting or
-    /// Redis error ends the command (`tollctl: error: <code>: <message>`).
-    func withRedis(_ body: (RedisConnection, Keys, StreamKeys) async throws -> Void) async throws {
+    /// Runs `body` with a connection, the keys (`TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`, `TOLLGATE_PARTITIONS`) and
+    /// the partitions chosen; a setting or Redis error ends the command (`tollctl: error: <code>: <message>`).
+    func withRedis(_ body: (RedisConnection, Keys, [Int]) async throws -> Void) async throws {
         try await UserLedgerConnection.with(commandTimeout: .seconds(5)) { redis, keys in
-            try await body(redis, keys, keys.stream(stream, partition: partition))
+            try await body(redis, keys, try UserLedgerConnection.partitions(partition, of: keys))
         }
     }
 }

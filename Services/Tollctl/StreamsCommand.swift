@@ -3,7 +3,7 @@ import Foundation
 import Pipeline
 import Redis
 
-/// `tollctl streams`: per known stream, its length, each consumer group's pending count and lag, the retry
+/// `tollctl streams`: per known stream of every partition (or `--partition`'s), its length, each consumer group's pending count and lag, the retry
 /// set size and the dead-letter count, as text or (`--json`) as one JSON object for scripts and tests. Reads
 /// `TOLLGATE_REDIS_URL` and `TOLLGATE_KEY_PREFIX`.
 struct StreamsCommand: AsyncParsableCommand {
@@ -12,8 +12,8 @@ struct StreamsCommand: AsyncParsableCommand {
         abstract: "Show each stream's length, consumer groups (pending, lag), retries and dead letters."
     )
 
-    @Option(help: "How many partitions to show (streams tg:{p0}… to tg:{pN-1}…).")
-    var partitions: Int = 1
+    @Option(help: "Show only this partition's streams (default: every partition of TOLLGATE_PARTITIONS).")
+    var partition: Int?
 
     @Flag(
         help:
@@ -21,14 +21,10 @@ struct StreamsCommand: AsyncParsableCommand {
     )
     var json = false
 
-    func validate() throws {
-        guard (1...1024).contains(partitions) else { throw ValidationError("--partitions must be 1-1024") }
-    }
-
     func run() async throws {
         try await UserLedgerConnection.with(commandTimeout: .seconds(2)) { redis, keys in
             var report = StreamsReport(streams: [])
-            for partition in 0..<partitions {
+            for partition in try UserLedgerConnection.partitions(self.partition, of: keys) {
                 for name in Keys.knownStreams {
                     report.streams.append(
                         try await Self.describe(

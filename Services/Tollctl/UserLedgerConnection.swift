@@ -3,8 +3,9 @@ import Logging
 import Pipeline
 import Redis
 
-/// The Redis connection of tollctl's commands: reads `TOLLGATE_REDIS_URL` and `TOLLGATE_KEY_PREFIX`; a setting
-/// or Redis error ends the command (`tollctl: error: <code>: <message>`).
+/// The Redis connection of tollctl's commands: reads `TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX` and
+/// `TOLLGATE_PARTITIONS` (refused with `layout_mismatch` when Redis records other partitions); a setting or Redis
+/// error ends the command (`tollctl: error: <code>: <message>`).
 enum UserLedgerConnection {
     static func with(
         commandTimeout: Duration = .seconds(10), _ body: (RedisConnection, Keys) async throws -> Void
@@ -13,7 +14,25 @@ enum UserLedgerConnection {
         let logger = Logger(label: "tollctl", factory: { _ in SwiftLogNoOpLogHandler() })
         let redis = try await shared.connectOne(clientName: "tollctl", logger: logger, commandTimeout: commandTimeout)
         defer { redis.close() }
+        // Read only: a command configured for other partitions than the data's would read keys nobody writes.
+        if let recorded = try await shared.keys.recordedPartitions(on: redis), recorded != shared.keys.layout.count {
+            throw ToolError(
+                "layout_mismatch",
+                "TOLLGATE_PARTITIONS is \(shared.keys.layout.count) but the data is recorded with \(recorded) partitions "
+                    + "(\(shared.keys.layoutRecord))")
+        }
         try await body(redis, shared.keys)
+    }
+
+    /// The partitions a command covers: `only` when given (`invalid_partition` unless the layout has it), else
+    /// every partition of the layout.
+    static func partitions(_ only: Int?, of keys: Keys) throws -> [Int] {
+        guard let only else { return Array(keys.partitions) }
+        guard keys.partitions.contains(only) else {
+            throw ToolError(
+                "invalid_partition", "partition \(only) is not one of the \(keys.layout.count) (TOLLGATE_PARTITIONS) of this layout")
+        }
+        return [only]
     }
 
     /// `HGETALL` as a dictionary.
