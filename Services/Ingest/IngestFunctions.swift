@@ -17,11 +17,14 @@ import Redis
 /// share the slot of the partition J the job starts in (its jobs stream's); the job hashes read by the in-flight
 /// check are named from `jobKeyPrefix` and live in that slot too (a user's client jobs all start in Pu(user)).
 ///
-/// `ingest_v2_create_order` — KEYS: order hash, the user's orders zset, the user's pending-orders zset,
-/// token hash. ARGV: orderNo, nowMs, ttlMs, cap, user, n, (field value)×n of the order. Drops expired unpaid
+/// `ingest_v2_create_order` — KEYS: order hash, the user's orders zset, the user's pending-orders zset[,
+/// token hash]. ARGV: orderNo, nowMs, ttlMs, cap, user, n, (field value)×n of the order. Drops expired unpaid
 /// orders from both zsets, refuses when `cap` unpaid orders remain (`[0, msUntilTheOldestExpires]`), else
-/// writes the order and its token mapping, both expiring after `ttlMs` unless paid (the fulfiller removes
-/// the expiry), and returns `[1]`. The token key has its own slot: one primary (the default deployment).
+/// writes the order and (when given) its token mapping, both expiring after `ttlMs` unless paid (the fulfiller
+/// removes the expiry), and returns `[1]`. The token key has its own slot: with one partition (one primary) it is
+/// written in the same call; with N partitions the call keeps to the user's slot and
+/// ``createOrder(_:keys:lifetime:cap:on:)`` writes the mapping right after (`MULTI` `HSET` `PEXPIRE` `EXEC` in
+/// the token's slot).
 ///
 /// `ingest_v2_settle_backlog` — KEYS: jobs stream, its retry zset, backlog hash. When no job is unfinished
 /// (every group has delivered everything and holds nothing pending, nothing waits for a retry), the counters
@@ -99,10 +102,12 @@ enum IngestFunctions {
     static func createOrder(
         _ order: Order, keys: Keys, lifetime: Duration, cap: Int, on redis: any RedisCommandExecutor
     ) async throws -> OrderCreation {
-        let redisKeys = [
+        let token = keys.appAccountToken(order.appAccountToken)
+        var redisKeys = [
             keys.order(user: order.userID, orderNo: order.orderNo), keys.orders(user: order.userID),
-            keys.pendingOrders(user: order.userID), keys.appAccountToken(order.appAccountToken),
+            keys.pendingOrders(user: order.userID),
         ]
+        if keys.layout.isSingle { redisKeys.append(token) }
         var arguments = [
             order.orderNo, String(order.createdAtMilliseconds), String(lifetime.milliseconds), String(cap),
             order.userID, String(order.fields.count),
@@ -112,7 +117,21 @@ enum IngestFunctions {
         guard let parts = reply.array, let created = parts.first?.int else {
             throw PipelineError.unexpectedReply("\(library.function("create_order")) returned \(reply)")
         }
-        if created == 1 { return .created }
+        if created == 1 {
+            if !keys.layout.isSingle {
+                // The token's own slot, after the order: should this fail (the request answers 503), the order stays
+                // unpaid without a token anyone holds and expires; the mapping never points at a missing order.
+                let replies = try await redis.pipeline([
+                    RedisCommand("MULTI"),
+                    RedisCommand("HSET", token, Order.TokenField.user, order.userID, Order.TokenField.orderNo, order.orderNo),
+                    RedisCommand("PEXPIRE", token, lifetime.milliseconds), RedisCommand("EXEC"),
+                ])
+                guard let exec = replies.last?.array, exec.count == 2 else {
+                    throw PipelineError.unexpectedReply("writing the token of order \(order.orderNo) returned \(replies)")
+                }
+            }
+            return .created
+        }
         let wait = parts.count > 1 ? parts[1].int ?? 0 : 0
         return .tooManyPending(retryAfter: .milliseconds(max(1000, wait)))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Pipeline
 import Redis
 import TestSupport
@@ -66,6 +67,14 @@ struct PartitionedCallsClusterTests {
                 IngestFunctions.enqueueCommand(
                     job: job, status: status, partition: partition, keys: keys, limits: limits, nowMilliseconds: Self.now))
             #expect(reply.array?.last?.int == 1, "\(reply)")
+
+            // An order: the user's keys in one call, the token mapping in its own slot.
+            let order = Order(
+                orderNo: Order.newOrderNo(), userID: "cluster-user-0", productId: "com.example.coins100",
+                appAccountToken: Order.newAppAccountToken(), createdAtMilliseconds: Self.now)
+            let created = try await IngestFunctions.createOrder(order, keys: keys, lifetime: .seconds(60), cap: 3, on: client)
+            #expect(created == .created)
+            #expect(try await client.hgetall(keys.appAccountToken(order.appAccountToken))["user"] == "cluster-user-0")
 
             // The control: the layout-1 shape (stream in {p0}-era partition 0, job hash where its id says) is refused.
             let stray = Job(

@@ -204,6 +204,31 @@ import Testing
         }
     }
 
+    @Test func anOrderIsWrittenInTheUsersPartitionAndItsTokenInItsOwnSlot() async throws {
+        let keys = try Self.keys()
+        let user = try #require((0..<100).map { "orderer-\($0)" }.first { keys.partition(ofUser: $0) != 0 })
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server, configure: Self.sixteen) { client in
+                let response = try await client.execute(
+                    uri: "/v1/orders", method: .post, headers: try await IngestHarness.userHeaders(user),
+                    body: ByteBuffer(bytes: Array(#"{"productId":"com.example.coins100"}"#.utf8)))
+                #expect(response.status == .created)
+                let object = IngestHarness.json(response)
+                let orderNo = try #require(object["orderNo"] as? String)
+                let token = try #require(object["appAccountToken"] as? String)
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let order = keys.order(user: user, orderNo: orderNo)
+                #expect(order.hasPrefix("tg:\(keys.tag(partition: keys.partition(ofUser: user))):u:\(user):"))
+                #expect(try await redis.send("HGET", order, "state").string == "pending")
+                let mapping = try await redis.hgetall(keys.appAccountToken(token))
+                #expect(mapping == ["user": user, "order.no": orderNo])
+                let ttl = try await redis.send("PTTL", keys.appAccountToken(token)).int ?? -1
+                #expect(ttl > 0)
+            }
+        }
+    }
+
     @Test func eachPartitionHoldsItsShareOfTheBacklogBudget() async throws {
         let keys = try Self.keys()
         let users = (0..<400).map { "budget-\($0)" }

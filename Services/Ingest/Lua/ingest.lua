@@ -67,8 +67,10 @@ local function create_order(keys, argv)
   redis.call('PEXPIRE', keys[1], ttl)
   redis.call('ZADD', keys[2], now, order_no)
   redis.call('ZADD', keys[3], now + ttl, order_no)
-  redis.call('HSET', keys[4], 'user', user, 'order.no', order_no)
-  redis.call('PEXPIRE', keys[4], ttl)
+  if keys[4] then
+    redis.call('HSET', keys[4], 'user', user, 'order.no', order_no)
+    redis.call('PEXPIRE', keys[4], ttl)
+  end
   return { 1 }
 end
 
