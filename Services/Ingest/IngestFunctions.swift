@@ -50,10 +50,14 @@ enum IngestFunctions {
         /// the source budgets, `ceil(budget / partitions)`, so that the whole deployment still holds at most about
         /// the configured backlog (what the budgets bound is Redis memory and the verifiers' queue, which all
         /// partitions share), and one user cannot get more by spreading work: their jobs all start in their own
-        /// partition. The user's in-flight cap is per user and stays whole: it lives in the user's partition.
-        func perPartition(of partitions: Int) -> Limits {
-            func share(_ budget: Int) -> Int { budget <= 0 || partitions <= 1 ? budget : (budget + partitions - 1) / partitions }
-            return Limits(maxJobs: share(maxJobs), maxBytes: share(maxBytes), inFlightCap: inFlightCap)
+        /// partition. The user's in-flight cap is per user and stays whole: it lives in the user's partition. A byte
+        /// share smaller than the job at hand (`jobBytes`; many partitions, a large receipt) still admits that job
+        /// into a partition that holds no bytes, so that no job is refused for good.
+        func perPartition(of partitions: Int, jobBytes: Int) -> Limits {
+            guard partitions > 1 else { return self }
+            func share(_ budget: Int) -> Int { budget <= 0 ? budget : (budget + partitions - 1) / partitions }
+            let bytes = maxBytes <= 0 ? maxBytes : max(share(maxBytes), jobBytes)
+            return Limits(maxJobs: share(maxJobs), maxBytes: bytes, inFlightCap: inFlightCap)
         }
     }
 

@@ -95,7 +95,7 @@ extension IngestRoutes {
             maxJobs: configuration.maxBacklog,
             maxBytes: source == .apple ? configuration.backlogBytesApple : configuration.backlogBytesClient,
             inFlightCap: source == .client ? configuration.userMaxInFlight : 0
-        ).perPartition(of: keys.layout.count)
+        ).perPartition(of: keys.layout.count, jobBytes: submission.payload.count)
         let command = IngestFunctions.enqueueCommand(
             job: job, status: status, partition: partition, keys: keys, limits: limits, nowMilliseconds: now)
         let outcome = try await batcher.enqueue(command)

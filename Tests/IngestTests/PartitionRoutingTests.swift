@@ -258,6 +258,16 @@ import Testing
         }
     }
 
+    @Test func eachPartitionsLimitsAreItsShareOfTheDeployments() {
+        let limits = IngestFunctions.Limits(maxJobs: 100, maxBytes: 128 << 20, inFlightCap: 10)
+        #expect(limits.perPartition(of: 1, jobBytes: 1 << 30) == limits)
+        let share = limits.perPartition(of: 16, jobBytes: 1000)
+        #expect(share == IngestFunctions.Limits(maxJobs: 7, maxBytes: 8 << 20, inFlightCap: 10))
+        // A job larger than a partition's byte share still fits an empty partition; no limit stays no limit.
+        #expect(limits.perPartition(of: 1024, jobBytes: 512 << 10).maxBytes == 512 << 10)
+        #expect(IngestFunctions.Limits(maxJobs: 0, maxBytes: 0, inFlightCap: 0).perPartition(of: 16, jobBytes: 5).maxBytes == 0)
+    }
+
     @Test func theBacklogMonitorSamplesEveryPartition() async throws {
         let keys = try Self.keys()
         try await withRedisServer { server in
