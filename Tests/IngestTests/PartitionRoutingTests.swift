@@ -182,9 +182,19 @@ import Testing
                 let read = try await Self.getJob(client, jobID)
                 #expect(read.status == .ok)
                 #expect(IngestHarness.json(read)["status"] as? String == "fulfilled")
-                // ?wait= reads the same way: final at once.
-                let waited = try await client.execute(
-                    uri: "/v1/jobs/\(jobID)", method: .get, headers: try IngestHarness.apiKeyHeaders())
+                // ?wait= reads the same way: a repeated submission waits for the first job, whose status moved.
+                let user = "waiting-user"
+                let body = ByteBuffer(bytes: Array(#"{"receipt":"V0FJVA=="}"#.utf8))
+                let headers = try await IngestHarness.userHeaders(user)
+                let first = try await client.execute(uri: "/v1/receipts", method: .post, headers: headers, body: body)
+                let submitted = try #require(IngestHarness.json(first)["jobId"] as? String)
+                let home = try #require(keys.partition(ofJob: submitted))
+                let owner = (home + 1) % 16
+                _ = try await redis.send("HSET", keys.job(submitted, partition: home), "moved.to", String(owner))
+                _ = try await redis.send("HSET", keys.job(submitted, partition: owner), "state", "fulfilled", "user", user)
+                let waited = try await client.execute(uri: "/v1/receipts?wait=2", method: .post, headers: headers, body: body)
+                #expect(waited.status == .ok)
+                #expect(IngestHarness.json(waited)["jobId"] as? String == submitted)
                 #expect(IngestHarness.json(waited)["status"] as? String == "fulfilled")
                 // One hop only: partition 9's own moved.to (back to 3) is not followed, and a moved.to whose hash is not
                 // there yet leaves the home status.
