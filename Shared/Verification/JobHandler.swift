@@ -24,7 +24,6 @@ final class JobHandler: Sendable {
     let verifier: JobVerifier
     let redis: any RedisCommandExecutor
     let keys: Keys
-    let jobs: StreamKeys
     let group: String
     let consumer: String
     let heartbeatInterval: Duration
@@ -39,7 +38,6 @@ final class JobHandler: Sendable {
         self.verifier = verifier
         self.redis = redis
         self.keys = keys
-        self.jobs = keys.jobs()
         self.group = group
         self.consumer = consumer
         self.heartbeatInterval = heartbeatInterval
@@ -78,7 +76,7 @@ final class JobHandler: Sendable {
                 logger.warning("Could not mark the job verifying", metadata: ["error": "\(error)"])
             }
             let heartbeat = Heartbeat(
-                redis: redis, stream: jobs.stream, group: group, consumer: consumer, entryID: message.entry.id,
+                redis: redis, stream: message.stream, group: group, consumer: consumer, entryID: message.entry.id,
                 interval: heartbeatInterval, logger: logger)
             outcome = await heartbeat.run { await verifier.verify(job) }
         }
