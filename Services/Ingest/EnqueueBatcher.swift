@@ -109,6 +109,9 @@ actor EnqueueBatcher {
         waitTimeoutMilliseconds: Int, logger: Logger
     ) async -> [Result<Outcome, any Error>] {
         var pipeline = commands
+        // TODO(cluster): on a Redis Cluster a batch's calls go to the primaries of their partitions, and this one
+        // keyless WAIT covers only the connection it lands on; it needs the cluster client's per-node durable pipeline
+        // (CLUSTER.md 5, `pipelineDurable`), which does not exist yet.
         if waitReplicas > 0 { pipeline.append(RedisCommand("WAIT", waitReplicas, waitTimeoutMilliseconds)) }
         do {
             var replies = try await redis.pipeline(pipeline)

@@ -73,7 +73,8 @@ import Testing
             defer { redis.close() }
             let id = keys.newJobID(partition: 2)
             #expect(try await keys.locateJob(id, on: redis) == nil)
-            _ = try await redis.send("HSET", keys.job(id, partition: 2), "state", "verifying", JobStatus.movedToField, "12")
+            _ = try await redis.send(
+                "HSET", keys.job(id, partition: 2), "state", "verifying", "user", "u-1", JobStatus.movedToField, "12")
             // Moved, but the owner's partition has nothing yet: the home status.
             #expect(try await keys.readJobStatus(id, on: redis)?.state == .verifying)
             _ = try await redis.send("HSET", keys.job(id, partition: 12), "state", "fulfilled", JobStatus.movedToField, "2")
@@ -81,6 +82,8 @@ import Testing
             #expect(found.key == keys.job(id, partition: 12))
             #expect(found.movedFrom == keys.job(id, partition: 2))
             #expect(found.status(jobID: id)?.state == .fulfilled)
+            // The owner's hash does not repeat who submitted the job: the home hash's word stands.
+            #expect(found.status(jobID: id)?.userID == "u-1")
             // A moved.to outside the layout is ignored.
             let odd = keys.newJobID(partition: 4)
             _ = try await redis.send("HSET", keys.job(odd, partition: 4), "state", "queued", JobStatus.movedToField, "99")

@@ -30,7 +30,8 @@ extension Keys {
     /// Finds a job's status: its home hash (the partition its id names, ``partition(ofJob:)``); with more than one
     /// partition, for ids issued before the data was repartitioned, the legacy `tg:{p0}:job:<id>` when the home
     /// hash is absent. When the hash found names a partition in ``JobStatus/movedToField`` whose hash of the same id
-    /// holds a status, that one is reported (one hop, never more). Nil when `jobID` is not a job id or no hash
+    /// holds a status, that one is reported (one hop, never more), with the home hash's `user` and `kind` where it has
+    /// none. Nil when `jobID` is not a job id or no hash
     /// exists: a forged id naming a partition ≥ N is simply not found.
     package func locateJob(_ jobID: String, on redis: some RedisCommandExecutor) async throws -> JobLocation? {
         guard Self.isJobIDShaped(jobID) else { return nil }
@@ -43,8 +44,11 @@ extension Keys {
             if let moved = hash[JobStatus.movedToField].flatMap({ Int($0) }), partitions.contains(moved) {
                 let movedKey = job(jobID, partition: moved)
                 if movedKey != key {
-                    let movedHash = try await redis.hgetall(movedKey)
+                    var movedHash = try await redis.hgetall(movedKey)
                     if JobStatus(jobID: jobID, hash: movedHash) != nil {
+                        // Who submitted it and what it is stay the home hash's word when the moved one does not say:
+                        // they decide who may read the job.
+                        for field in ["user", "kind"] where movedHash[field] == nil { movedHash[field] = hash[field] }
                         return JobLocation(key: movedKey, hash: movedHash, movedFrom: key)
                     }
                 }
