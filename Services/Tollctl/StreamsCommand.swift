@@ -41,7 +41,9 @@ struct StreamsCommand: AsyncParsableCommand {
         }
     }
 
-    static func describe(name: String, partition: Int, keys: StreamKeys, on redis: RedisConnection) async throws -> StreamsReport.Stream {
+    static func describe(
+        name: String, partition: Int, keys: StreamKeys, on redis: any RedisCommandExecutor
+    ) async throws -> StreamsReport.Stream {
         let length = try await redis.xlen(keys.stream)
         let retries = try await redis.send("ZCARD", keys.retry).int ?? 0
         let dead = try await redis.xlen(keys.deadLetter)

@@ -8,10 +8,13 @@ import Redis
 /// error ends the command (`tollctl: error: <code>: <message>`).
 enum UserLedgerConnection {
     static func with(
-        commandTimeout: Duration = .seconds(10), _ body: (RedisConnection, Keys) async throws -> Void
+        commandTimeout: Duration = .seconds(10), _ body: (any RedisCommandExecutor, Keys) async throws -> Void
     ) async throws {
         let shared = try SharedConfiguration(environment: ProcessInfo.processInfo.environment)
         let logger = Logger(label: "tollctl", factory: { _ in SwiftLogNoOpLogHandler() })
+        // TODO(cluster): one connection to the first seed. On a Redis Cluster the commands need the cluster client
+        // (every command's key routed to its slot's primary) once `SharedConfiguration` connects one; they take any
+        // executor already. `audit` then also needs SCAN on every primary, which no executor offers yet.
         let redis = try await shared.connectOne(clientName: "tollctl", logger: logger, commandTimeout: commandTimeout)
         defer { redis.close() }
         // Read only: a command configured for other partitions than the data's would read keys nobody writes.
@@ -36,7 +39,7 @@ enum UserLedgerConnection {
     }
 
     /// `HGETALL` as a dictionary.
-    static func hash(_ redis: RedisConnection, _ key: String) async throws -> [String: String] {
+    static func hash(_ redis: any RedisCommandExecutor, _ key: String) async throws -> [String: String] {
         try await redis.hgetall(key)
     }
 }
