@@ -51,6 +51,18 @@ import Testing
         #expect(Keys().partition(ofNotification: "1000000123", uuid: nil) == 0)
     }
 
+    @Test func aStatusIsWrittenInTheIDsPartitionUnlessTold() throws {
+        let keys = try Self.sixteen()
+        let status = JobStatus(jobID: keys.newJobID(partition: 6), state: .fulfilled, updatedAtMilliseconds: 1)
+        func key(_ write: PipelineWrite) -> String? {
+            if case .hset(let key, _, _) = write { return key }
+            return nil
+        }
+        #expect(key(status.write(keys: keys)) == keys.job(status.jobID, partition: 6))
+        #expect(key(status.write(keys: keys, partition: 13)) == keys.job(status.jobID, partition: 13))
+        #expect(key(JobStatus(jobID: "job1", state: .queued, updatedAtMilliseconds: 1).write(keys: Keys())) == "tg:{p0}:job:job1")
+    }
+
     @Test func aFinishedJobLeavesTheBacklogOfItsIDsPartition() throws {
         let keys = try Self.sixteen()
         let id = keys.newJobID(partition: 7)

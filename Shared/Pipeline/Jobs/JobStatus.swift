@@ -1,7 +1,8 @@
 import Redis
 
-/// A job's status as kept in its hash (`tg:{p0}:job:<id>`), written atomically with each stage's ack and
-/// read by ingest for `GET /v1/jobs/{id}` and `?wait=`.
+/// A job's status as kept in its hash (`tg:{J}:job:<id>`, J the partition its id names; `tg:{K}:job:<id>` too once its
+/// event moved to partition K), written atomically with each stage's ack and read by ingest for `GET /v1/jobs/{id}`
+/// and `?wait=` (``Keys/locateJob(_:on:)``).
 ///
 /// Hash fields: `state`, `kind`, `user`, `reason` (a stable code), `message`, `attempt`, `next.at` (ms),
 /// `updated.at` (ms), `result` (JSON of the final outcome, e.g. what was credited).
@@ -58,10 +59,13 @@ package struct JobStatus: Sendable, Hashable {
         return fields
     }
 
-    /// The `HSET` (with retention, ``retentionSeconds`` unless given) that records this status in `partition`'s
-    /// job hash, to pass to an ack function of that partition.
-    package func write(keys: Keys, partition: Int = 0, expireSeconds: Int = JobStatus.retentionSeconds) -> PipelineWrite {
-        .hset(key: keys.job(jobID, partition: partition), strings: fields, expireSeconds: expireSeconds)
+    /// The `HSET` (with retention, ``retentionSeconds`` unless given) that records this status, to pass to an ack
+    /// function: in the job's home partition (the one its id names, ``Keys/job(_:)``), or in `partition` when given
+    /// (the owner's partition K of a job whose event was moved there, whose home hash says ``movedToField`` = K).
+    package func write(keys: Keys, partition: Int? = nil, expireSeconds: Int = JobStatus.retentionSeconds) -> PipelineWrite {
+        .hset(
+            key: partition.map { keys.job(jobID, partition: $0) } ?? keys.job(jobID), strings: fields,
+            expireSeconds: expireSeconds)
     }
 
     /// The `PUBLISH` that wakes `?wait=` requests when the state is final.
