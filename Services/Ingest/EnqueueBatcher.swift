@@ -109,9 +109,8 @@ actor EnqueueBatcher {
         waitTimeoutMilliseconds: Int, logger: Logger
     ) async -> [Result<Outcome, any Error>] {
         var pipeline = commands
-        // TODO(cluster): on a Redis Cluster a batch's calls go to the primaries of their partitions, and this one
-        // keyless WAIT covers only the connection it lands on; it needs the cluster client's per-node durable pipeline
-        // (CLUSTER.md 5, `pipelineDurable`), which does not exist yet.
+        // On a Redis Cluster the batch's calls go to the primaries of their partitions; the cluster client sends this
+        // trailing WAIT to each of them and answers the fewest replicas any acknowledged.
         if waitReplicas > 0 { pipeline.append(RedisCommand("WAIT", waitReplicas, waitTimeoutMilliseconds)) }
         do {
             var replies = try await redis.pipeline(pipeline)

@@ -78,6 +78,16 @@ struct RedisClusterTests {
             #expect(try await cluster.send(to: owner.port, "XLEN", stream).int == 1)
             #expect(client.counters.moved == 0)
             #expect(client.counters.ask == 0)
+            // A durable pipeline: its trailing WAIT goes to each primary written to (a WAIT covers its own connection's
+            // writes only) and answers the fewest replicas any acknowledged: each primary has one.
+            let durable = try await client.pipeline(all.map { RedisCommand("SET", $0, "w") } + [RedisCommand("WAIT", 1, 2000)])
+            #expect(durable.count == all.count + 1)
+            #expect(durable.last == .integer(1))
+            #expect(try await client.pipeline([RedisCommand("SET", all[0], "x"), RedisCommand("WAIT", 2, 50)]).last == .integer(1))
+            for primary in map.allPrimaries {
+                let stats = try await cluster.send(to: primary.port, "INFO", "commandstats").string ?? ""
+                #expect(stats.contains("cmdstat_wait:calls="), "WAIT on \(primary)")
+            }
         }
     }
 

@@ -12,9 +12,30 @@ extension RedisClusterClient {
     /// command again alone, as ``send(_:timeout:)`` would; inside a transaction it is left as it is. A node that
     /// could not be reached (nothing sent there) gets its commands sent again one by one after a map refresh.
     /// An I/O failure after sending throws ``RedisError/unknownOutcome(_:)``, as with one server.
+    ///
+    /// A `WAIT` as the pipeline's last command (a durable write: `WAIT numreplicas timeout`) waits on every node the
+    /// pipeline wrote to — a `WAIT` covers only the writes of its own connection, so one per node — and its reply is
+    /// the fewest replicas any of them acknowledged. (A command redirected mid-pipeline is sent again alone to its new
+    /// node, which that `WAIT` does not include.)
     package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
         if commands.isEmpty { return [] }
         if commands.contains(where: \.arguments.isEmpty) { throw RedisError.protocolError("empty command") }
+        if commands.count > 1, let wait = commands.last, wait.name == "WAIT" {
+            let written = try await pipelineNodes(Array(commands.dropLast()))
+            var fewest: Int64?
+            for node in written.nodes {
+                let reply = try await connection(to: node).send(wait, timeout: nil)
+                guard let acknowledged = reply.int else { return written.replies + [reply] }
+                fewest = min(fewest ?? acknowledged, acknowledged)
+            }
+            return written.replies + [.integer(fewest ?? 0)]
+        }
+        return try await pipelineNodes(commands).replies
+    }
+
+    /// ``pipeline(_:)`` without the `WAIT`: the replies, and every node a command was sent to.
+    private func pipelineNodes(_ commands: [RedisCommand]) async throws -> (replies: [RedisReply], nodes: [Endpoint]) {
+        var touched: [Endpoint] = []
         let units = try Self.units(commands)
         var groups: [Endpoint: [PipelineUnit]] = [:]
         var order: [Endpoint] = []
@@ -40,6 +61,7 @@ extension RedisClusterClient {
                 }
             }
             for try await (node, nodeUnits, part) in group {
+                if !touched.contains(node) { touched.append(node) }
                 guard let part else {
                     unsent.append((node, nodeUnits))
                     continue
@@ -80,7 +102,7 @@ extension RedisClusterClient {
                 }
             }
         }
-        return replies.map { $0 ?? .null }
+        return (replies.map { $0 ?? .null }, touched)
     }
 
     /// Where to send again a pipelined command whose reply was `text`, or nil to keep the reply.
