@@ -49,7 +49,7 @@ package final class RedisPool: RedisCommandExecutor, Service {
     private let maxWaiters: Int
     private let connections: [RedisConnection]
     private let state: LockedState<State>
-    private let logger: Logger
+    let logger: Logger
 
     package init(configuration: RedisConfiguration, size: Int, maxWaiters: Int = 10_000, logger: Logger) {
         self.configuration = configuration
