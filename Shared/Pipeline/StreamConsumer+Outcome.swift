@@ -3,10 +3,11 @@ import Redis
 
 extension StreamConsumer {
     /// Handles one entry end to end; never throws, so one bad entry cannot stop the consumer.
-    func process(_ entry: StreamEntry, deliveryCount: Int) async {
+    func process(_ entry: StreamEntry, deliveryCount: Int, from stream: PartitionStream) async {
         let attempt = entry.string(PipelineFunctions.attemptField).flatMap { Int($0) }.map { max(1, $0) } ?? 1
         let message = StreamMessage(
-            stream: configuration.stream.stream,
+            stream: stream.keys.stream,
+            partition: stream.partition,
             entry: entry,
             attempt: attempt,
             deliveryCount: deliveryCount,
@@ -14,6 +15,7 @@ extension StreamConsumer {
             isLastAttempt: attempt >= configuration.retry.maxAttempts
         )
         var logger = logger
+        logger[metadataKey: "stream"] = "\(stream.keys.stream)"
         logger[metadataKey: "entry.id"] = "\(entry.id)"
         logger[metadataKey: "attempt"] = "\(attempt)"
 
@@ -22,7 +24,7 @@ extension StreamConsumer {
             logger.warning("Poison entry; dead-lettering without handling", metadata: ["delivery_count": "\(deliveryCount)"])
             await apply(
                 .deadLetter(reason: reason, writes: deadLetterWrites(message, reason)),
-                to: message, cause: "poison", logger: logger)
+                to: message, keys: stream.keys, cause: "poison", logger: logger)
             return
         }
 
@@ -36,13 +38,14 @@ extension StreamConsumer {
             logger.warning("Handler failed; scheduling a retry", metadata: ["error": "\(error)"])
             outcome = .retry(reason: "handler error: \(error)")
         }
-        metrics.handlerDuration(ContinuousClock.now - started)
-        await apply(outcome, to: message, cause: "handler", logger: logger)
+        PipelineMetrics(stream: stream.keys.stream).handlerDuration(ContinuousClock.now - started)
+        await apply(outcome, to: message, keys: stream.keys, cause: "handler", logger: logger)
     }
 
-    /// Applies an outcome through the pipeline functions (ack and writes in one atomic step).
-    func apply(_ outcome: HandlerOutcome, to message: StreamMessage, cause: String, logger: Logger) async {
-        let keys = configuration.stream
+    /// Applies an outcome through the pipeline functions (ack and writes in one atomic step) on `keys`, the
+    /// stream the message came from.
+    func apply(_ outcome: HandlerOutcome, to message: StreamMessage, keys: StreamKeys, cause: String, logger: Logger) async {
+        let metrics = PipelineMetrics(stream: keys.stream)
         let group = configuration.group
         let id = message.entry.id
         do {
@@ -59,7 +62,7 @@ extension StreamConsumer {
                     let final = "retries exhausted after \(message.attempt) attempts: \(reason)"
                     await apply(
                         .deadLetter(reason: final, writes: deadLetterWrites(message, final)),
-                        to: message, cause: "exhausted", logger: logger)
+                        to: message, keys: keys, cause: "exhausted", logger: logger)
                     return
                 }
                 var delay = configuration.retry.delay(afterAttempt: message.attempt, unitRandom: clock.unitRandom())

@@ -2,36 +2,64 @@ import Logging
 import Redis
 import ServiceLifecycle
 
-/// The consumer runtime every worker uses: reads its group, runs a handler per entry in a bounded task
-/// group, and applies each ``HandlerOutcome`` atomically with the ack through the pipeline functions.
+/// The consumer runtime every worker uses: reads its group on every partition of a stage's stream, runs a handler
+/// per entry in one bounded task group, and applies each ``HandlerOutcome`` atomically with the ack through the
+/// pipeline functions, on the keys of the partition the entry came from.
 ///
-/// It first re-reads its own pending entries (id `0`), then new ones (`>`) on a dedicated connection
-/// (the blocking `XREADGROUP`), reclaims entries idle longer than the min-idle from crashed consumers
-/// (`XAUTOCLAIM`), and dead-letters entries delivered more than `maxDeliveries` times without calling the
-/// handler. A handler that throws gets its entry retried; one bad entry never stops the service.
+/// Each partition has its own reader: it first re-reads its own pending entries (id `0`), then new ones (`>`) on a
+/// dedicated connection (the blocking `XREADGROUP`; on a Redis Cluster one that follows the partition's slot),
+/// reclaims entries idle longer than the min-idle from crashed consumers (`XAUTOCLAIM`), and dead-letters entries
+/// delivered more than `maxDeliveries` times without calling the handler. A handler that throws gets its entry
+/// retried; one bad entry never stops the service.
+///
+/// **Fairness.** The readers share the `concurrency` handler slots (``HandlerSlots``), in arrival order: a reader
+/// waits its turn until a slot is free, reads `COUNT = min(readCount, free)`, then queues for the slots its entries
+/// need behind the readers already queued. A hot partition's next batch therefore waits behind the batches other
+/// partitions read meanwhile, and cannot starve them. Entries read but not started yet are bounded by
+/// partitions × `min(readCount, concurrency)`; they are pending for this consumer, as any read entry is.
 ///
 /// On graceful shutdown it stops reading, gives in-flight handlers `drainTimeout`, cancels the rest
 /// (their entries stay pending and are reclaimed later) and returns.
 package final class StreamConsumer: Service {
     /// Handles one entry. Throwing means "retry" with the error as reason; `CancellationError` means "abandon".
+    /// ``StreamMessage/partition`` and ``StreamMessage/stream`` say where the entry came from: writes of the
+    /// outcome belong in that partition's slot.
     package typealias Handler = @Sendable (StreamMessage) async throws -> HandlerOutcome
     /// Extra writes applied when the runtime dead-letters an entry on its own (poison, retries exhausted),
     /// e.g. a job status "dead". Gets the message and the reason.
     package typealias DeadLetterWrites = @Sendable (StreamMessage, String) -> [PipelineWrite]
+    /// Opens the dedicated connection for one stream's blocking reads.
+    package typealias ReaderFactory = @Sendable (_ stream: String, _ clientName: String) -> any RedisDedicatedConnection
 
     package let configuration: StreamConsumerConfiguration
     let redis: any RedisCommandExecutor
-    let readerConfiguration: RedisConfiguration
+    let makeReader: ReaderFactory
     let handler: Handler
     let deadLetterWrites: DeadLetterWrites
     let clock: PipelineClock
     let logger: Logger
-    let metrics: PipelineMetrics
+
+    /// - Parameters:
+    ///   - redis: the process's client (a ``RedisPool`` or a ``RedisClusterClient``), for acks, claims and pending
+    ///     lookups; it also opens each partition's reader (``RedisClient/dedicatedConnection(forKey:clientName:)``).
+    package convenience init(
+        configuration: StreamConsumerConfiguration,
+        redis: some RedisClient,
+        clock: PipelineClock = .system,
+        logger: Logger,
+        deadLetterWrites: @escaping DeadLetterWrites = { _, _ in [] },
+        handler: @escaping Handler
+    ) {
+        self.init(
+            configuration: configuration, redis: redis,
+            makeReader: { [redis] stream, name in redis.dedicatedConnection(forKey: stream, clientName: name) },
+            clock: clock, logger: logger, deadLetterWrites: deadLetterWrites, handler: handler)
+    }
 
     /// - Parameters:
     ///   - redis: the shared pool, for acks, claims and pending lookups.
-    ///   - readerConfiguration: where to open the dedicated connection for the blocking reads.
-    package init(
+    ///   - readerConfiguration: the one server where the dedicated connections for the blocking reads are opened.
+    package convenience init(
         configuration: StreamConsumerConfiguration,
         redis: any RedisCommandExecutor,
         readerConfiguration: RedisConfiguration,
@@ -40,83 +68,137 @@ package final class StreamConsumer: Service {
         deadLetterWrites: @escaping DeadLetterWrites = { _, _ in [] },
         handler: @escaping Handler
     ) {
+        self.init(
+            configuration: configuration, redis: redis,
+            makeReader: { stream, name in
+                var reader = readerConfiguration
+                reader.clientName = name
+                return RedisConnection(configuration: reader, logger: logger)
+            },
+            clock: clock, logger: logger, deadLetterWrites: deadLetterWrites, handler: handler)
+    }
+
+    package init(
+        configuration: StreamConsumerConfiguration,
+        redis: any RedisCommandExecutor,
+        makeReader: @escaping ReaderFactory,
+        clock: PipelineClock = .system,
+        logger: Logger,
+        deadLetterWrites: @escaping DeadLetterWrites = { _, _ in [] },
+        handler: @escaping Handler
+    ) {
         self.configuration = configuration
         self.redis = redis
-        var reader = readerConfiguration
-        reader.clientName = "\(configuration.consumer)-reader"
-        self.readerConfiguration = reader
+        self.makeReader = makeReader
         self.handler = handler
         self.deadLetterWrites = deadLetterWrites
         self.clock = clock
         var logger = logger
-        logger[metadataKey: "stream"] = "\(configuration.stream.stream)"
+        let streams = configuration.streams
+        logger[metadataKey: "stream"] =
+            streams.count == 1 ? "\(streams[0].keys.stream)" : "\(streams.map(\.keys.stream).joined(separator: ","))"
         logger[metadataKey: "consumer"] = "\(configuration.consumer)"
         self.logger = logger
-        self.metrics = PipelineMetrics(stream: configuration.stream.stream)
     }
 
-    private enum ChildResult: Sendable {
-        case handled
-        case drainDeadline
+    /// A batch one partition's reader hands to the task group, its slots already taken.
+    struct Batch: Sendable {
+        let stream: PartitionStream
+        let items: [ReadItem]
     }
 
     package func run() async throws {
-        try await createGroup()
-        let reader = RedisConnection(configuration: readerConfiguration, logger: logger)
-        defer { reader.close() }
-        var state = ReadState()
-        logger.info("Consumer started", metadata: ["group": "\(configuration.group)"])
+        let streams = configuration.streams
+        guard !streams.isEmpty else { throw PipelineError.invalidPartitionCount(0) }
+        for stream in streams { try await createGroup(stream) }
+        logger.info("Consumer started", metadata: ["group": "\(configuration.group)", "partitions": "\(streams.count)"])
+        let slots = HandlerSlots(capacity: configuration.concurrency)
+        // Entries whose handlers still run. A reclaim of one of them (a slow handler passed the min-idle) is
+        // skipped: the entry is ours already, and is reclaimed later if its handler abandons it.
+        let handling = HandlingSet()
+        let (batches, continuation) = AsyncStream.makeStream(of: Batch.self)
 
-        await withTaskGroup(of: ChildResult.self) { group in
-            var running = 0
-            // Ids whose handlers still run. A reclaim of one of them (a slow handler passed the min-idle) is
-            // skipped: the entry is ours already, and is reclaimed later if its handler abandons it.
-            let handling = HandlingSet()
-            while !Self.shouldStop {
-                let batch = await nextBatch(reader: reader, state: &state)
-                for (entry, deliveryCount, redelivered) in batch {
-                    guard await handling.insert(entry.id) else { continue }
-                    while running >= configuration.concurrency {
-                        _ = await group.next()
-                        running -= 1
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await withDiscardingTaskGroup { readers in
+                    for stream in streams {
+                        readers.addTask { await self.readLoop(stream, slots: slots, handling: handling, into: continuation) }
                     }
+                }
+                continuation.finish()
+            }
+            for await batch in batches {
+                for item in batch.items {
                     group.addTask {
-                        // Reserved first, then checked: an earlier handler of this entry either still runs
-                        // (the insert above failed) or has finished, and then its ack shows here.
+                        // Reserved first, then checked: an earlier handler of this entry either still runs (the
+                        // reservation failed) or has finished, and then its ack shows here.
                         var stillOurs = true
-                        if redelivered, let pending = try? await self.isStillPending(entry.id) {
+                        if item.redelivered, let pending = try? await self.isStillPending(item.entry.id, in: batch.stream) {
                             stillOurs = pending
                         }
-                        if stillOurs { await self.process(entry, deliveryCount: deliveryCount) }
-                        await handling.remove(entry.id)
-                        return .handled
+                        if stillOurs { await self.process(item.entry, deliveryCount: item.deliveryCount, from: batch.stream) }
+                        await handling.remove(Self.handlingKey(batch.stream, item.entry.id))
+                        await slots.release()
                     }
-                    running += 1
                 }
             }
-            guard running > 0 else { return }
-            logger.info("Consumer draining", metadata: ["in_flight": "\(running)"])
-            let drain = configuration.drainTimeout
-            group.addTask {
-                try? await Task.sleep(for: drain)
-                return .drainDeadline
-            }
-            var timerRunning = true
-            while running > 0, let result = await group.next() {
-                switch result {
-                case .handled:
-                    running -= 1
-                case .drainDeadline:
-                    timerRunning = false
-                    logger.warning(
-                        "Drain time over; cancelling handlers, their entries stay pending",
-                        metadata: ["in_flight": "\(running)"])
-                    group.cancelAll()
-                }
-            }
-            if timerRunning { group.cancelAll() }
+            await drain(slots, group: &group)
         }
         logger.info("Consumer stopped")
+    }
+
+    /// After the readers stopped: waits up to `drainTimeout` for the running handlers, then cancels them (their
+    /// entries stay pending).
+    private func drain(_ slots: HandlerSlots, group: inout DiscardingTaskGroup) async {
+        let running = await slots.inUse
+        guard running > 0 else { return }
+        logger.info("Consumer draining", metadata: ["in_flight": "\(running)"])
+        let deadline = ContinuousClock.now + configuration.drainTimeout
+        // Polled: this runs once, at shutdown.
+        while await slots.inUse > 0, ContinuousClock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let left = await slots.inUse
+        guard left > 0 else { return }
+        logger.warning("Drain time over; cancelling handlers, their entries stay pending", metadata: ["in_flight": "\(left)"])
+        group.cancelAll()
+    }
+
+    /// One partition's reader: waits its turn for a free slot, reads at most that many entries, takes their
+    /// slots and hands them over, until shutdown.
+    private func readLoop(
+        _ stream: PartitionStream, slots: HandlerSlots, handling: HandlingSet, into batches: AsyncStream<Batch>.Continuation
+    ) async {
+        let reader = makeReader(stream.keys.stream, "\(configuration.consumer)-reader")
+        defer { reader.close() }
+        var state = ReadState()
+        while !Self.shouldStop {
+            let free: Int
+            do {
+                free = try await cancelWhenGracefulShutdown { try await slots.turn() }
+            } catch {
+                return
+            }
+            let read = await nextBatch(stream, reader: reader, count: min(configuration.readCount, free), state: &state)
+            var items: [ReadItem] = []
+            for item in read where await handling.insert(Self.handlingKey(stream, item.entry.id)) {
+                items.append(item)
+            }
+            guard !items.isEmpty else { continue }
+            let needed = items.count
+            do {
+                try await cancelWhenGracefulShutdown { try await slots.take(needed) }
+            } catch {
+                // Shutting down: the entries stay pending for this consumer name, and are reclaimed later.
+                for item in items { await handling.remove(Self.handlingKey(stream, item.entry.id)) }
+                return
+            }
+            batches.yield(Batch(stream: stream, items: items))
+        }
+    }
+
+    static func handlingKey(_ stream: PartitionStream, _ id: String) -> String {
+        "\(stream.partition) \(id)"
     }
 
     static var shouldStop: Bool {
@@ -124,9 +206,9 @@ package final class StreamConsumer: Service {
     }
 
     /// `XGROUP CREATE <stream> <group> 0 MKSTREAM`; an existing group (BUSYGROUP) is fine.
-    func createGroup() async throws {
+    func createGroup(_ stream: PartitionStream) async throws {
         _ = try await redis.xgroupCreate(
-            configuration.stream.stream, group: configuration.group, startID: "0", makeStream: true
+            stream.keys.stream, group: configuration.group, startID: "0", makeStream: true
         )
     }
 }

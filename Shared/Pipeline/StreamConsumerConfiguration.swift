@@ -1,7 +1,8 @@
 /// How a ``StreamConsumer`` reads, runs and retries. Defaults suit production; tests shorten the times.
 package struct StreamConsumerConfiguration: Sendable {
-    /// The stream to consume and its retry/dead-letter keys.
-    package var stream: StreamKeys
+    /// The partitions' streams to consume (with their retry/dead-letter keys): one reader each, sharing the
+    /// handler slots fairly. Never empty.
+    package var streams: [PartitionStream]
     /// The consumer group (one per stage, shared by all its replicas).
     package var group: String
     /// This replica's consumer name; unique per process (see ``ConsumerName/unique()``).
@@ -26,8 +27,10 @@ package struct StreamConsumerConfiguration: Sendable {
     /// entries left pending for another consumer).
     package var drainTimeout: Duration
 
+    /// One stream, partition `partition` (0: the single partition of layout 1).
     package init(
         stream: StreamKeys,
+        partition: Int = 0,
         group: String,
         consumer: String = ConsumerName.unique(),
         concurrency: Int = 16,
@@ -39,7 +42,28 @@ package struct StreamConsumerConfiguration: Sendable {
         retry: RetryPolicy = RetryPolicy(),
         drainTimeout: Duration = .seconds(10)
     ) {
-        self.stream = stream
+        self.init(
+            streams: [PartitionStream(partition: partition, keys: stream)], group: group, consumer: consumer,
+            concurrency: concurrency, readCount: readCount, block: block, claimMinIdle: claimMinIdle,
+            claimInterval: claimInterval, maxDeliveries: maxDeliveries, retry: retry, drainTimeout: drainTimeout)
+    }
+
+    /// Several partitions of one stage, e.g. `keys.partitionStreams("jobs")` (at least one: a consumer without
+    /// streams refuses to run).
+    package init(
+        streams: [PartitionStream],
+        group: String,
+        consumer: String = ConsumerName.unique(),
+        concurrency: Int = 16,
+        readCount: Int = 16,
+        block: Duration = .seconds(2),
+        claimMinIdle: Duration = .seconds(60),
+        claimInterval: Duration = .seconds(5),
+        maxDeliveries: Int = 5,
+        retry: RetryPolicy = RetryPolicy(),
+        drainTimeout: Duration = .seconds(10)
+    ) {
+        self.streams = streams
         self.group = group
         self.consumer = consumer
         self.concurrency = max(1, concurrency)

@@ -1,0 +1,78 @@
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+
+/// The consumer runtime on a real 6-node Redis Cluster with 16 partitions. Serialized, like the other cluster
+/// suites.
+@Suite("Stream consumer on Redis Cluster", .serialized)
+struct StreamConsumerClusterTests {
+    @Test func sixteenPartitionsAreAllHandledWithOneReaderOnEachPartitionsPrimary() async throws {
+        try await withRedisCluster { cluster in
+            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            defer { client.close() }
+            try await client.connect()
+            try await PipelineFunctions.library.load(on: client)
+            let keys = try partitionedKeys(16)
+            for partition in keys.partitions {
+                let stream = keys.jobs(partition: partition).stream
+                _ = try await client.pipeline(
+                    (0..<5).map { RedisCommand("XADD", stream, "*", "p", String(partition), "n", String($0)) })
+            }
+            let seen = Recorder<(partition: Int, stream: String, field: String)>()
+            let gate = Gate()
+            let consumer = StreamConsumer(
+                configuration: StreamConsumerConfiguration(
+                    streams: keys.partitionStreams("jobs"), group: "workers", consumer: "C16", concurrency: 8,
+                    readCount: 4, block: .milliseconds(200), claimInterval: .milliseconds(100)),
+                redis: client, logger: testLogger
+            ) { message in
+                await seen.append((message.partition, message.stream, message.entry["p"]))
+                if message.partition == 15 && message.entry["n"] == "9" { await gate.wait() }
+                let output = keys.verified(partition: message.partition).stream
+                return .complete(writes: [.xadd(stream: output, strings: [("p", message.entry["p"])])])
+            }
+            let run = RunningServices([consumer])
+            #expect(await eventually { await seen.count == 80 })
+
+            // One reader per partition, each connected to the primary that serves its partition's slot.
+            let map = client.slotMap
+            for primary in map.allPrimaries {
+                let expected = keys.partitions.filter { map.primaries[ClusterKeySlot.slot(keys.tag(partition: $0))] == primary }
+                let readers = try #require(
+                    try await eventuallyValue { () async throws -> Int? in
+                        let count = try await readerConnections(cluster, port: primary.port, name: "C16-reader")
+                        return count == expected.count ? count : nil
+                    })
+                #expect(readers == expected.count)
+                #expect(!expected.isEmpty)
+            }
+
+            // A new entry in the last partition, added while all readers block, reaches its handler.
+            _ = try await client.xadd(keys.jobs(partition: 15).stream, fields: [("p", Array("15".utf8)), ("n", Array("9".utf8))])
+            #expect(await eventually { await seen.count == 81 })
+            #expect(try await client.xpendingSummary(keys.jobs(partition: 15).stream, group: "workers").count == 1)
+            await gate.open()
+            #expect(try await eventually { try await client.xlen(keys.verified(partition: 15).stream) == 6 })
+            try await run.shutdown()
+
+            for item in await seen.values {
+                #expect(String(item.partition) == item.field)
+                #expect(item.stream == keys.jobs(partition: item.partition).stream)
+            }
+            for partition in keys.partitions {
+                let jobs = keys.jobs(partition: partition).stream
+                #expect(try await client.xpendingSummary(jobs, group: "workers").count == 0, "partition \(partition)")
+                #expect(try await client.xlen(jobs) == 0)
+                let verified = try await client.xrange(keys.verified(partition: partition).stream)
+                #expect(verified.map { $0["p"] } == Array(repeating: String(partition), count: partition == 15 ? 6 : 5))
+            }
+        }
+    }
+}
+
+/// How many clients named `name` the node at `port` has.
+func readerConnections(_ cluster: RedisCluster, port: Int, name: String) async throws -> Int {
+    let list = try await cluster.send(to: port, "CLIENT", "LIST").string ?? ""
+    return list.split(whereSeparator: \.isNewline).filter { $0.contains(" name=\(name) ") }.count
+}
