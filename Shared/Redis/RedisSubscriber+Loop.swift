@@ -18,6 +18,10 @@ struct SubscriberLoop {
     let isClosed: () -> Bool
     let deliver: (RedisSubscriber.Event) -> Void
     private var backoff = ReconnectBackoff()
+    /// Which of ``RedisConfiguration/seeds`` the next connection goes to: a lost or failed connection moves on to
+    /// the next seed, so on a Redis Cluster (where `PUBLISH` reaches every node) the subscription survives the loss
+    /// of any one node. With one seed it is always that server.
+    private var seedIndex = 0
 
     init(
         configuration: RedisConfiguration, channels: [String], logger: Logger, pingInterval: Duration,
@@ -34,7 +38,10 @@ struct SubscriberLoop {
     mutating func run() {
         while !isClosed() {
             if !sleep(backoff.delay()) { return }
-            guard let context = subscribe() else {
+            let seeds = configuration.seeds
+            let seed = seeds[seedIndex % seeds.count]
+            guard let context = subscribe(to: seed) else {
+                seedIndex += 1
                 backoff.recordFailure()
                 if backoff.consecutiveFailures == 1 {
                     logger.warning("redis subscription lost", metadata: ["redis.channels": "\(channels.count)"])
@@ -46,14 +53,15 @@ struct SubscriberLoop {
             deliver(.subscribed)
             receive(on: context)
             redisFree(context)
+            seedIndex += 1
         }
     }
 
     /// Connects, runs the handshake and subscribes; nil (context freed) on any failure.
-    private func subscribe() -> UnsafeMutablePointer<redisContext>? {
+    private func subscribe(to seed: RedisConfiguration.Endpoint) -> UnsafeMutablePointer<redisContext>? {
         guard
             let context = redisConnectWithTimeout(
-                configuration.host, Int32(configuration.port),
+                seed.host, Int32(seed.port),
                 timeval(configuration.connectTimeout))
         else { return nil }
         guard context.pointee.err == 0, redisSetTimeout(context, timeval(configuration.commandTimeout)) == REDIS_OK,

@@ -14,7 +14,8 @@ import Darwin
 /// The thread connects (with the configured connect timeout, AUTH, SELECT and CLIENT SETNAME), sends
 /// `SUBSCRIBE` for every channel and yields ``Event/subscribed`` once all are confirmed, then delivers each
 /// message as ``Event/message(channel:payload:)``. After a lost connection it reconnects with capped,
-/// jittered backoff and subscribes again, yielding ``Event/subscribed`` again: messages published while it was
+/// jittered backoff (to the next of the configuration's seeds: on a Redis Cluster any node hears every `PUBLISH`)
+/// and subscribes again, yielding ``Event/subscribed`` again: messages published while it was
 /// away are lost (pub/sub keeps nothing), so a consumer should re-check what it waits for on that event.
 /// An idle connection is probed with `PING` every `pingInterval`; no answer within another interval counts as
 /// a lost connection. ``close()`` ends the thread within ~100 ms and finishes the stream.
