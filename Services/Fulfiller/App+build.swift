@@ -12,8 +12,8 @@ extension App {
     /// The consumer group every fulfiller replica joins on the verified stream.
     static let consumerGroup = "fulfillers"
 
-    /// Builds the fulfiller: the Redis pool (pipeline and ledger functions loaded), the verified-stream
-    /// consumer, its retry promoter and janitor, and the operators' listener (`/healthz`, `/readyz`, `/metrics`:
+    /// Builds the fulfiller: the Redis client (a pool or a cluster client; pipeline and ledger functions loaded),
+    /// the consumer of every partition's verified stream, their retry promoter and janitor, and the operators' listener (`/healthz`, `/readyz`, `/metrics`:
     /// `OperatorEndpoints`), as one
     /// `ServiceGroup` shut down gracefully on SIGTERM and SIGINT (`handlesSignals`). Tests call this directly
     /// (metrics port 0, their own consumer name and clock, no signal handling).
@@ -28,10 +28,11 @@ extension App {
     ) async throws -> ServiceGroup {
         let keys = configuration.shared.keys
         let redis = try await configuration.shared.connectRedis(clientName: "fulfiller", logger: logger)
-        let operatorsRedis: RedisPool
+        let operatorsRedis: any RedisClient
         do {
             try await LedgerFunctions.library.load(on: redis)
-            operatorsRedis = try await configuration.shared.connectOperatorsPool(clientName: "fulfiller-ops", logger: logger)
+            operatorsRedis = try await configuration.shared.connectOperatorsPool(
+                clientName: "fulfiller-ops", logger: logger, like: redis)
         } catch {
             redis.close()
             throw error
@@ -40,22 +41,24 @@ extension App {
             redis: redis, catalog: configuration.catalog, keys: keys, group: consumerGroup,
             clampRefunds: configuration.clampRefunds, now: clock.nowMilliseconds)
         let handler = FulfillerHandler(applier: applier, keys: keys, metrics: FulfillerMetrics(), logger: logger)
+        // Every partition's verified stream.
+        let verifiedStreams = keys.partitionStreams("verified")
         let consumerService = StreamConsumer(
             configuration: StreamConsumerConfiguration(
-                stream: keys.verified(), group: consumerGroup, consumer: consumer,
+                streams: verifiedStreams, group: consumerGroup, consumer: consumer,
                 concurrency: configuration.concurrency, readCount: min(max(configuration.concurrency * 2, 16), 256),
                 claimMinIdle: configuration.claimMinIdle, claimInterval: configuration.claimInterval,
                 retry: configuration.retry),
-            redis: redis, readerConfiguration: configuration.shared.redis, clock: clock, logger: logger,
+            redis: redis, clock: clock, logger: logger,
             deadLetterWrites: { handler.deadLetterWrites($0, $1) },
             handler: { try await handler.handle($0) })
-        let promoter = RetryPromoter(streams: [keys.verified()], redis: redis, interval: .milliseconds(500), logger: logger)
-        let janitor = StreamJanitor(streams: [keys.verified()], redis: redis, logger: logger)
+        let promoter = RetryPromoter(streams: verifiedStreams.map(\.keys), redis: redis, interval: .milliseconds(500), logger: logger)
+        let janitor = StreamJanitor(streams: verifiedStreams.map(\.keys), redis: redis, logger: logger)
         var services: [any Service] = [redis, operatorsRedis, consumerService, promoter, janitor]
         if let retention = configuration.eventsRetention {
             services.append(
                 StreamJanitor(
-                    streams: [keys.events()], redis: redis, interval: .seconds(60),
+                    streams: keys.partitions.map { keys.events(partition: $0) }, redis: redis, interval: .seconds(60),
                     retention: retention, clock: clock, logger: logger))
         }
         let endpoints = OperatorEndpoints(

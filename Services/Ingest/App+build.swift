@@ -44,9 +44,9 @@ func buildApplication(
     let keys = configuration.shared.keys
     let metrics = IngestMetrics()
     let waiters = ResultWaiters(maxWaiters: configuration.maxWaiters, maxPerUser: configuration.userMaxWaiters)
-    let operatorsRedis: RedisPool
+    let operatorsRedis: any RedisClient
     do {
-        operatorsRedis = try await configuration.shared.connectOperatorsPool(clientName: "ingest-ops", logger: logger)
+        operatorsRedis = try await configuration.shared.connectOperatorsPool(clientName: "ingest-ops", logger: logger, like: pool)
     } catch {
         pool.close()
         throw error

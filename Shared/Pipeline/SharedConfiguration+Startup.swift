@@ -1,3 +1,4 @@
+import Core
 import Logging
 import Redis
 
@@ -5,15 +6,27 @@ extension SharedConfiguration {
     /// The longest a startup check may wait for Redis to answer; keeps a silent endpoint from hanging startup.
     static let startupCommandTimeout: Duration = .seconds(2)
 
-    /// Connects a pool to Redis and loads the pipeline function library, failing fast: an unreachable,
+    /// Connects to Redis and loads the pipeline function library, failing fast: an unreachable,
     /// refusing or silent Redis throws ``PipelineError/redisUnavailable(variable:message:)`` naming
     /// `TOLLGATE_REDIS_URL` within a few seconds (connect timeout ≤ 2 s, then one answer within 2 s).
     ///
-    /// The caller runs the returned pool in its `ServiceGroup` (it closes its connections on shutdown).
-    package func connectRedis(poolSize: Int? = nil, clientName: String, logger: Logger) async throws -> RedisPool {
-        // Preflight on one connection with a short command timeout: reachability, AUTH, the library.
+    /// On one server (``ClusterMode/no``, or `auto` and the server is not a cluster) the client is a ``RedisPool``
+    /// of `poolSize` connections, exactly as before; on a Redis Cluster a ``RedisClusterClient`` (the functions
+    /// loaded on every primary), which needs more than one partition (a ``Core/ConfigurationError`` naming
+    /// `TOLLGATE_PARTITIONS` otherwise). The caller runs the returned client in its `ServiceGroup` (it closes its
+    /// connections on shutdown); consumers get their partitions' blocking readers from it
+    /// (``RedisClient/dedicatedConnection(forKey:clientName:)``).
+    package func connectRedis(poolSize: Int? = nil, clientName: String, logger: Logger) async throws -> any RedisClient {
+        // Several seeds name a cluster (a single server has one address): no preflight on the first seed alone.
+        if redisCluster == .yes || !redis.additionalSeeds.isEmpty {
+            return try await connectCluster(clientName: clientName, logger: logger)
+        }
+        // Preflight on one connection with a short command timeout: reachability, AUTH, cluster or not, the library.
         let preflight = try await connectOne(clientName: clientName, logger: logger, commandTimeout: Self.startupCommandTimeout)
         defer { preflight.close() }
+        if try await isCluster(preflight: preflight) {
+            return try await connectCluster(clientName: clientName, logger: logger)
+        }
         try await unavailableIfRedisFails { try await PipelineFunctions.library.load(on: preflight) }
         try await unavailableIfRedisFails { try await keys.checkLayout(on: preflight) }
 
@@ -32,6 +45,52 @@ extension SharedConfiguration {
         return pool
     }
 
+    /// Whether the one server named is a cluster node: `no` says not; `auto` asks it (`INFO cluster`).
+    private func isCluster(preflight: RedisConnection) async throws -> Bool {
+        switch redisCluster {
+        case .yes: return true
+        case .no: return false
+        case .auto:
+            var enabled = false
+            try await unavailableIfRedisFails {
+                let info = try await preflight.send("INFO", "cluster").string ?? ""
+                enabled = info.split(whereSeparator: \.isNewline).contains { $0.hasPrefix("cluster_enabled:1") }
+            }
+            return enabled
+        }
+    }
+
+    /// The cluster client, connected to every primary, with the pipeline functions loaded on each and the
+    /// partition layout checked (``Keys/checkLayout(on:)``, in the control slot).
+    private func connectCluster(clientName: String, logger: Logger) async throws -> RedisClusterClient {
+        guard !keys.layout.isSingle else { throw Self.singlePartitionOnCluster }
+        var configuration = redis
+        configuration.clientName = clientName
+        let client: RedisClusterClient
+        do {
+            client = try RedisClusterClient(configuration: configuration, logger: logger)
+        } catch {
+            throw ConfigurationError(variable: Self.redisURLVariable, problem: "is not usable for a Redis Cluster: \(error)")
+        }
+        do {
+            try await unavailableIfRedisFails {
+                try await client.connect()
+                try await PipelineFunctions.library.load(on: client)
+                try await keys.checkLayout(on: client)
+            }
+        } catch {
+            client.close()
+            throw error
+        }
+        logger.info(
+            "Connected to Redis Cluster and loaded the pipeline functions",
+            metadata: [
+                "redis": "\(redis)", "primaries": "\(client.slotMap.allPrimaries.count)",
+                "partitions": "\(keys.layout.count)", "library": "\(PipelineFunctions.library.name)",
+            ])
+        return client
+    }
+
     /// Opens and connects one dedicated connection (for tools such as `tollctl`), failing fast like
     /// ``connectRedis(poolSize:clientName:logger:)`` with an error naming `TOLLGATE_REDIS_URL`.
     package func connectOne(clientName: String, logger: Logger, commandTimeout: Duration? = nil) async throws -> RedisConnection {
@@ -48,12 +107,22 @@ extension SharedConfiguration {
         return connection
     }
 
-    /// A one-connection pool of its own for the operators' `/readyz` (never queued behind the service's work),
-    /// failing fast like ``connectRedis(poolSize:clientName:logger:)``. Run it as a service (it closes on
-    /// shutdown).
-    package func connectOperatorsPool(clientName: String, logger: Logger) async throws -> RedisPool {
+    /// A client of its own for the operators' `/readyz` (never queued behind the service's work), failing fast
+    /// like ``connectRedis(poolSize:clientName:logger:)``: a one-connection pool, or, when `main` (the service's
+    /// client) is a cluster client, a cluster client of its own. Run it as a service (it closes on shutdown).
+    package func connectOperatorsPool(clientName: String, logger: Logger, like main: any RedisClient) async throws -> any RedisClient {
         var configuration = redis
         configuration.clientName = clientName
+        if main is RedisClusterClient {
+            let client = try RedisClusterClient(configuration: configuration, logger: logger)
+            do {
+                try await unavailableIfRedisFails { try await client.connect() }
+            } catch {
+                client.close()
+                throw error
+            }
+            return client
+        }
         let pool = RedisPool(configuration: configuration, size: 1, maxWaiters: 64, logger: logger)
         do {
             try await unavailableIfRedisFails { try await pool.connect() }

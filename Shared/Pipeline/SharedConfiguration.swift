@@ -6,7 +6,10 @@ import ServiceLifecycle
 /// The settings every Tollgate service shares, read from the environment and validated at startup.
 ///
 /// Keys:
-/// - `TOLLGATE_REDIS_URL` — `redis://[[user]:password@]host[:port][/db]` (`redis://127.0.0.1:6379`)
+/// - `TOLLGATE_REDIS_URL` — `redis://[[user]:password@]host[:port][/db]` (`redis://127.0.0.1:6379`); a Redis
+///   Cluster's seeds comma-separated, `redis://[[user]:password@]host:port,host:port,…` (database 0)
+/// - `TOLLGATE_REDIS_CLUSTER` — `auto`, `yes` or `no` (`auto`: a cluster when the first seed that answers says
+///   `cluster_enabled:1`). A cluster needs `TOLLGATE_PARTITIONS` > 1: one partition's keys are in different slots
 /// - `TOLLGATE_KEY_PREFIX` — prefix of every Redis key, letters, digits, `_`, `-`, `.` (`tg`)
 /// - `TOLLGATE_REDIS_CONNECTIONS` — multiplexed connections in each process's Redis pool, 1-64 (`2`); every
 ///   caller's commands are pipelined on them, so a few carry any load (blocking reads have their own)
@@ -31,6 +34,17 @@ package struct SharedConfiguration: Sendable {
     package static let redisConnectionsVariable = "TOLLGATE_REDIS_CONNECTIONS"
     package static let redisIOThreadsVariable = "TOLLGATE_REDIS_IO_THREADS"
     package static let partitionsVariable = "TOLLGATE_PARTITIONS"
+    package static let redisClusterVariable = "TOLLGATE_REDIS_CLUSTER"
+
+    /// `TOLLGATE_REDIS_CLUSTER`: whether Redis is a Redis Cluster.
+    package enum ClusterMode: String, Sendable, CaseIterable {
+        /// Asks the first seed that answers (`INFO cluster`).
+        case auto
+        /// A cluster: the cluster-aware client (``Redis/RedisClusterClient``).
+        case yes
+        /// One server (a primary, perhaps with replicas): a pool of connections to the first seed.
+        case no
+    }
 
     /// Where Redis is. Its connect timeout is kept short so that startup fails fast.
     package var redis: RedisConfiguration
@@ -42,6 +56,8 @@ package struct SharedConfiguration: Sendable {
     package var shutdownGrace: Duration
     /// Multiplexed connections in the process's Redis pool.
     package var redisConnections = 2
+    /// Whether Redis is a Redis Cluster.
+    package var redisCluster = ClusterMode.auto
 
     package init(
         redis: RedisConfiguration = RedisConfiguration(), keys: Keys = Keys(), logLevel: Logger.Level = .info,
@@ -94,13 +110,6 @@ package struct SharedConfiguration: Sendable {
         guard (1...65535).contains(redis.port) else {
             throw ConfigurationError(variable: Self.redisURLVariable, problem: "must have a port in 1...65535")
         }
-        // Several seeds name a Redis Cluster: the cluster-aware client exists (RedisClusterClient), but the services'
-        // keys are not partitioned yet, so they run on one primary only rather than quietly use the first seed.
-        guard redis.additionalSeeds.isEmpty else {
-            throw ConfigurationError(
-                variable: Self.redisURLVariable,
-                problem: "names several nodes (a Redis Cluster); the services run on one Redis primary until partitions land")
-        }
         redis.connectTimeout = min(redis.connectTimeout, .seconds(2))
 
         let prefix = reader.string(Self.keyPrefixVariable, default: "tg")
@@ -117,10 +126,42 @@ package struct SharedConfiguration: Sendable {
         } catch {
             throw ConfigurationError(variable: Self.partitionsVariable, problem: error.message)
         }
+        let mode = reader.string(Self.redisClusterVariable, default: ClusterMode.auto.rawValue).lowercased()
+        guard let cluster = ClusterMode(rawValue: mode) else {
+            throw ConfigurationError(variable: Self.redisClusterVariable, problem: "must be auto, yes or no")
+        }
+        redisCluster = cluster
         logLevel = try reader.logLevel(Self.logLevelVariable)
         shutdownGrace = try reader.duration(Self.shutdownGraceVariable, default: defaultShutdownGrace, minimum: .seconds(1))
         redisConnections = try reader.int(Self.redisConnectionsVariable, default: redisConnections, range: 1...64)
         // Read by the Redis module itself when its loops start; checked here so a bad value stops startup.
         _ = try reader.int(Self.redisIOThreadsVariable, default: 1, range: 1...16)
+        try checkClusterSettings()
+    }
+}
+
+extension SharedConfiguration {
+    /// What can be checked about a cluster before connecting: several seeds name a cluster (not `no`), and a
+    /// cluster (`yes`, or several seeds) has database 0 and more than one partition.
+    func checkClusterSettings() throws(ConfigurationError) {
+        let severalSeeds = !redis.additionalSeeds.isEmpty
+        if severalSeeds, redisCluster == .no {
+            throw ConfigurationError(
+                variable: Self.redisURLVariable,
+                problem: "names several nodes, a Redis Cluster's seeds, but \(Self.redisClusterVariable) is 'no'")
+        }
+        guard redisCluster == .yes || severalSeeds else { return }
+        if redis.database != 0 {
+            throw ConfigurationError(variable: Self.redisURLVariable, problem: "must use database 0 on a Redis Cluster")
+        }
+        if keys.layout.isSingle { throw Self.singlePartitionOnCluster }
+    }
+
+    /// One partition on a Redis Cluster: layout 1's keys (`{p0}`, `{u:<id>}`, `{otx:<id>}`) are in different slots, so
+    /// the ledger's atomic steps would be refused.
+    static var singlePartitionOnCluster: ConfigurationError {
+        ConfigurationError(
+            variable: partitionsVariable,
+            problem: "must be more than 1 on a Redis Cluster (one partition's keys span several slots; 16 is a good start)")
     }
 }

@@ -19,7 +19,11 @@ import Redis
 /// - a malformed entry → dead letter (status `dead` when the entry names its job), never a crash.
 ///
 /// Every final outcome (complete or dead letter, never a retry) takes a counted job off its source's backlog
-/// (``Job/backlogRelease(of:keys:)``) in the same atomic step.
+/// (``Job/backlogRelease(of:keys:partition:)``) in the same atomic step.
+///
+/// Every key it writes is in the partition of the jobs stream the entry came from (``StreamMessage/partition``):
+/// the job's hash, its backlog, and the verified stream the event goes to, so the ack stays one slot and the
+/// fulfiller of that partition picks the event up.
 final class JobHandler: Sendable {
     let verifier: JobVerifier
     let redis: any RedisCommandExecutor
@@ -69,7 +73,8 @@ final class JobHandler: Sendable {
         } else {
             do {
                 try await VerifierFunctions.markVerifying(
-                    on: redis, key: keys.job(job.id), attempt: message.attempt, nowMilliseconds: clock.nowMilliseconds())
+                    on: redis, key: keys.job(job.id, partition: message.partition), attempt: message.attempt,
+                    nowMilliseconds: clock.nowMilliseconds())
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
@@ -87,7 +92,8 @@ final class JobHandler: Sendable {
 
     func handlerOutcome(_ outcome: VerificationOutcome, job: Job, message: StreamMessage, logger: Logger) -> HandlerOutcome {
         let now = clock.nowMilliseconds()
-        let release = Job.backlogRelease(of: message.entry, keys: keys)
+        let partition = message.partition
+        let release = Job.backlogRelease(of: message.entry, keys: keys, partition: partition)
         switch outcome {
         case .verified(let event):
             let fields: [(String, [UInt8])]
@@ -99,34 +105,33 @@ final class JobHandler: Sendable {
             logger.info("Job verified", metadata: ["transactions": "\(event.transactions.count)", "environment": "\(event.environment)"])
             return .complete(
                 writes: [
-                    .xadd(stream: keys.verified(partition: message.partition).stream, fields: fields),
+                    .xadd(stream: keys.verified(partition: partition).stream, fields: fields),
                     JobStatus(
                         jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, attempt: message.attempt,
                         updatedAtMilliseconds: now
-                    ).write(keys: keys),
-                    .hset(key: keys.job(job.id), strings: [("verified.at", String(now))]),
-                ] + seen(event.notification?.notificationUUID, job, partition: message.partition) + release)
+                    ).write(keys: keys, partition: partition),
+                    .hset(key: keys.job(job.id, partition: partition), strings: [("verified.at", String(now))]),
+                ] + seen(event.notification?.notificationUUID, job, partition: partition) + release)
         case .recorded(let result, let uuid):
             logger.info("Job recorded")
             let status = JobStatus(
                 jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
                 updatedAtMilliseconds: now, resultJSON: result)
             return .complete(
-                writes: [status.write(keys: keys), status.announcement(keys: keys)] + seen(uuid, job, partition: message.partition)
-                    + release)
+                writes: [status.write(keys: keys, partition: partition), status.announcement(keys: keys)] + seen(uuid, job, partition: partition) + release)
         case .duplicate(let first):
             logger.info("Notification already verified by another job", metadata: ["first.job.id": "\(first)"])
             let status = JobStatus(
                 jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID, updatedAtMilliseconds: now,
                 resultJSON: #"{"outcome":"duplicate","firstJobId":"\#(first)"}"#)
-            return .complete(writes: brief(status, job) + release)
+            return .complete(writes: brief(status, job, partition: partition) + release)
         case .rejected(let failure):
             logger.info("Job rejected", metadata: ["reason": "\(failure.code.rawValue)"])
             let status = JobStatus(
                 jobID: job.id, state: .rejected, kind: job.kind, userID: job.userID,
                 reason: failure.code.rawValue, message: failure.message, updatedAtMilliseconds: now)
             // Not vouched for by Apple: its status and its dedupe key go within the hour.
-            return .complete(writes: brief(status, job) + release)
+            return .complete(writes: brief(status, job, partition: partition) + release)
         case .retryable(let failure, let retryAfter):
             if !message.isLastAttempt { metrics.retryScheduled(kind: job.kind.rawValue, code: failure.code.rawValue) }
             logger.info("Job will be retried", metadata: ["reason": "\(failure.code.rawValue)", "attempt": "\(message.attempt)"])
@@ -138,7 +143,7 @@ final class JobHandler: Sendable {
                         reason: failure.code.rawValue, message: failure.message, attempt: schedule.attempt,
                         nextAttemptAtMilliseconds: schedule.dueMilliseconds,
                         updatedAtMilliseconds: schedule.scheduledAtMilliseconds
-                    ).write(keys: keys)
+                    ).write(keys: keys, partition: partition)
                 ]
             }
         }
@@ -161,9 +166,9 @@ final class JobHandler: Sendable {
 
     /// A final status that leaves nothing of Apple's to keep — a rejection, a replayed notification — kept an
     /// hour, with its dedupe key.
-    func brief(_ status: JobStatus, _ job: Job) -> [PipelineWrite] {
+    func brief(_ status: JobStatus, _ job: Job, partition: Int) -> [PipelineWrite] {
         let brief = JobStatus.rejectionRetentionSeconds
-        var writes = [status.write(keys: keys, expireSeconds: brief), status.announcement(keys: keys)]
+        var writes = [status.write(keys: keys, partition: partition, expireSeconds: brief), status.announcement(keys: keys)]
         if let dedupeKey = job.dedupeKey { writes.append(.shortenExpiry(key: dedupeKey, seconds: brief)) }
         return writes
     }
@@ -171,7 +176,7 @@ final class JobHandler: Sendable {
     /// The status writes when an entry is dead-lettered (here, or by the runtime: poison, retries exhausted).
     func deadLetterWrites(_ message: StreamMessage, _ reason: String) -> [PipelineWrite] {
         metrics.deadLetter(kind: message.entry.string(Job.Field.kind) ?? "unknown")
-        let release = Job.backlogRelease(of: message.entry, keys: keys)
+        let release = Job.backlogRelease(of: message.entry, keys: keys, partition: message.partition)
         guard let jobID = message.entry.string(Job.Field.id), !jobID.isEmpty else { return release }
         let code =
             reason.hasPrefix("poison")
@@ -180,6 +185,6 @@ final class JobHandler: Sendable {
         let status = JobStatus(
             jobID: jobID, state: .dead, reason: code, message: String(reason.prefix(500)),
             attempt: message.attempt, updatedAtMilliseconds: clock.nowMilliseconds())
-        return [status.write(keys: keys), status.announcement(keys: keys)] + release
+        return [status.write(keys: keys, partition: message.partition), status.announcement(keys: keys)] + release
     }
 }

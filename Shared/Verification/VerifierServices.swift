@@ -15,8 +15,8 @@ package enum VerifierServices {
     /// The consumer group every verifier replica joins.
     package static let consumerGroup = "verifiers"
 
-    /// Builds the verifier: the Redis pool (with the pipeline, verifier, rate-limit and reconcile functions
-    /// loaded), the Apple clients, the jobs consumer, the retry promoter, the janitor, the ``Reconciler`` (when
+    /// Builds the verifier: the Redis client (a pool, or a cluster client; with the pipeline, verifier, rate-limit and reconcile functions
+    /// loaded), the Apple clients, the consumer of every partition's jobs stream, their retry promoter and janitor, the ``Reconciler`` (when
     /// enabled and an API key is configured) and the operators' listener (`/healthz`, `/readyz`, `/metrics`:
     /// `OperatorEndpoints`), as one `ServiceGroup` shut down gracefully on SIGTERM and SIGINT (`handlesSignals`).
     /// Tests call this directly (metrics port 0, their own consumer name, no signal handling).
@@ -33,12 +33,13 @@ package enum VerifierServices {
         let (signedData, receipts, apiClients) = try appleClients(configuration, metrics: metrics)
 
         let redis = try await configuration.shared.connectRedis(clientName: "verifier", logger: logger)
-        let operatorsRedis: RedisPool
+        let operatorsRedis: any RedisClient
         do {
             try await VerifierFunctions.library.load(on: redis)
             try await RateLimitFunctions.library.load(on: redis)
             try await ReconcileFunctions.library.load(on: redis)
-            operatorsRedis = try await configuration.shared.connectOperatorsPool(clientName: "verifier-ops", logger: logger)
+            operatorsRedis = try await configuration.shared.connectOperatorsPool(
+                clientName: "verifier-ops", logger: logger, like: redis)
         } catch {
             redis.close()
             throw error
@@ -51,16 +52,18 @@ package enum VerifierServices {
             verifier: verifier, redis: redis, keys: keys, group: consumerGroup, consumer: consumer,
             heartbeatInterval: configuration.heartbeatInterval, clock: clock,
             metrics: metrics, logger: logger)
+        // Every partition's jobs stream; each job's outcome is written in its own partition (JobHandler).
+        let jobStreams = keys.partitionStreams("jobs")
         let consumerService = StreamConsumer(
             configuration: StreamConsumerConfiguration(
-                stream: keys.jobs(), group: consumerGroup, consumer: consumer, concurrency: configuration.concurrency,
+                streams: jobStreams, group: consumerGroup, consumer: consumer, concurrency: configuration.concurrency,
                 readCount: min(configuration.concurrency, 64), claimMinIdle: configuration.claimMinIdle,
                 claimInterval: configuration.claimInterval, retry: configuration.retry),
-            redis: redis, readerConfiguration: configuration.shared.redis, clock: clock, logger: logger,
+            redis: redis, clock: clock, logger: logger,
             deadLetterWrites: { handler.deadLetterWrites($0, $1) },
             handler: { try await handler.handle($0) })
-        let promoter = RetryPromoter(streams: [keys.jobs()], redis: redis, interval: .milliseconds(200), logger: logger)
-        let janitor = StreamJanitor(streams: [keys.jobs()], redis: redis, logger: logger)
+        let promoter = RetryPromoter(streams: jobStreams.map(\.keys), redis: redis, interval: .milliseconds(200), logger: logger)
+        let janitor = StreamJanitor(streams: jobStreams.map(\.keys), redis: redis, logger: logger)
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis,
             libraries: [PipelineFunctions.library, VerifierFunctions.library, RateLimitFunctions.library, ReconcileFunctions.library],

@@ -43,13 +43,29 @@ import Testing
         }
     }
 
-    /// A cluster's seed list is refused until the services' keys are partitioned (not quietly cut to its first node).
-    @Test func severalSeedsAreRefusedForNow() {
-        #expect {
-            try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": "redis://127.0.0.1:7000,127.0.0.1:7001"])
-        } throws: { error in
-            "\(error)".contains("TOLLGATE_REDIS_URL") && "\(error)".contains("several nodes")
+    /// Several seeds name a Redis Cluster, which needs more than one partition and database 0; `no` with several seeds,
+    /// and a mode other than auto, yes or no, are refused, each naming its variable.
+    @Test func clusterSettingsAreCheckedBeforeConnecting() throws {
+        let seeds = "redis://127.0.0.1:7000,127.0.0.1:7001"
+        let cluster = try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": seeds, "TOLLGATE_PARTITIONS": "16"])
+        #expect(cluster.redis.seeds.map(\.port) == [7000, 7001])
+        #expect(cluster.redisCluster == .auto)
+        #expect(try SharedConfiguration(environment: [:]).redisCluster == .auto)
+        let refusals: [([String: String], String)] = [
+            (["TOLLGATE_REDIS_URL": seeds], "TOLLGATE_PARTITIONS"),
+            (["TOLLGATE_REDIS_CLUSTER": "yes"], "TOLLGATE_PARTITIONS"),
+            (["TOLLGATE_REDIS_URL": seeds, "TOLLGATE_PARTITIONS": "16", "TOLLGATE_REDIS_CLUSTER": "no"], "TOLLGATE_REDIS_URL"),
+            (
+                ["TOLLGATE_REDIS_URL": "redis://127.0.0.1:7000/2", "TOLLGATE_PARTITIONS": "16", "TOLLGATE_REDIS_CLUSTER": "yes"],
+                "TOLLGATE_REDIS_URL"
+            ),
+            (["TOLLGATE_REDIS_CLUSTER": "maybe"], "TOLLGATE_REDIS_CLUSTER"),
+        ]
+        for (environment, variable) in refusals {
+            #expect(configurationError(environment)?.variable == variable, "\(environment)")
         }
+        #expect(configurationError(["TOLLGATE_REDIS_URL": seeds])?.message.contains("more than 1 on a Redis Cluster") == true)
+        #expect(try SharedConfiguration(environment: ["TOLLGATE_REDIS_CLUSTER": "NO"]).redisCluster == .no)
     }
 
     @Test func outOfRangePortSaysSo() {
@@ -109,10 +125,22 @@ import Testing
             let configuration = try SharedConfiguration(environment: ["TOLLGATE_REDIS_URL": server.url])
             let pool = try await configuration.connectRedis(poolSize: 2, clientName: "test", logger: testLogger)
             defer { pool.close() }
+            // One server that is no cluster node: a pool, as before.
+            #expect(pool is RedisPool)
             let keys = configuration.keys.jobs()
             #expect(try await PipelineFunctions.promote(on: pool, stream: keys, nowMilliseconds: 0, limit: 10) == 0)
             let libraries = try await pool.send("FUNCTION", "LIST", "LIBRARYNAME", PipelineFunctions.library.name)
             #expect(libraries.array?.count == 1)
         }
+    }
+}
+
+/// The configuration error `environment` is refused with, or nil when it is accepted.
+func configurationError(_ environment: [String: String]) -> ConfigurationError? {
+    do {
+        _ = try SharedConfiguration(environment: environment)
+        return nil
+    } catch {
+        return error
     }
 }

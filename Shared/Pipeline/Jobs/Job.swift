@@ -113,11 +113,12 @@ package struct Job: Sendable, Hashable {
     /// partition its id names, where ingest counted it: the jobs stream's slot): none when it was never counted.
     /// Applied with the job's final acknowledgement (completion or dead letter), never with a retry, so each
     /// counted job is taken off exactly once.
-    package static func backlogRelease(of entry: StreamEntry, keys: Keys) -> [PipelineWrite] {
+    /// `partition`: the jobs stream's partition the entry was read from, when known (the same as its id's).
+    package static func backlogRelease(of entry: StreamEntry, keys: Keys, partition: Int? = nil) -> [PipelineWrite] {
         guard let bytes = entry.string(Field.bytes).flatMap({ Int64($0) }), let source = entry.string(Field.source) else {
             return []
         }
-        let backlog = keys.backlog(partition: entry.string(Field.id).flatMap { keys.partition(ofJob: $0) } ?? 0)
+        let backlog = keys.backlog(partition: partition ?? entry.string(Field.id).flatMap { keys.partition(ofJob: $0) } ?? 0)
         return [
             .hincrby(key: backlog, field: source + ".jobs", delta: -1),
             .hincrby(key: backlog, field: source + ".bytes", delta: -bytes),
