@@ -12,10 +12,9 @@ enum UserLedgerConnection {
     ) async throws {
         let shared = try SharedConfiguration(environment: ProcessInfo.processInfo.environment)
         let logger = Logger(label: "tollctl", factory: { _ in SwiftLogNoOpLogHandler() })
-        // TODO(cluster): one connection to the first seed. On a Redis Cluster the commands need the cluster client
-        // (every command's key routed to its slot's primary) once `SharedConfiguration` connects one; they take any
-        // executor already. `audit` then also needs SCAN on every primary, which no executor offers yet.
-        let redis = try await shared.connectOne(clientName: "tollctl", logger: logger, commandTimeout: commandTimeout)
+        // One connection on one server; the cluster client (each command to its slot's primary, SCAN on every
+        // primary) on a Redis Cluster.
+        let redis = try await shared.connectTool(clientName: "tollctl", logger: logger, commandTimeout: commandTimeout)
         defer { redis.close() }
         // Read only: a command configured for other partitions than the data's would read keys nobody writes.
         if let recorded = try await shared.keys.recordedPartitions(on: redis), recorded != shared.keys.layout.count {

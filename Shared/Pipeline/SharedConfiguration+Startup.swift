@@ -107,6 +107,40 @@ extension SharedConfiguration {
         return connection
     }
 
+    /// A client for tools such as `tollctl` that read or fix any partition: a one-connection pool on one server,
+    /// a cluster client on a Redis Cluster (picked like ``connectRedis(poolSize:clientName:logger:)``), connected,
+    /// failing fast with an error naming `TOLLGATE_REDIS_URL`. It loads no functions and records no layout.
+    package func connectTool(clientName: String, logger: Logger, commandTimeout: Duration) async throws -> any RedisClient {
+        var configuration = redis
+        configuration.clientName = clientName
+        configuration.commandTimeout = min(configuration.commandTimeout, commandTimeout)
+        var cluster = redisCluster == .yes || !redis.additionalSeeds.isEmpty
+        if !cluster, redisCluster == .auto {
+            let preflight = try await connectOne(clientName: clientName, logger: logger, commandTimeout: Self.startupCommandTimeout)
+            defer { preflight.close() }
+            cluster = try await isCluster(preflight: preflight)
+        }
+        if cluster {
+            guard !keys.layout.isSingle else { throw Self.singlePartitionOnCluster }
+            let client = try RedisClusterClient(configuration: configuration, retryWindow: commandTimeout, logger: logger)
+            do {
+                try await unavailableIfRedisFails { try await client.connect() }
+            } catch {
+                client.close()
+                throw error
+            }
+            return client
+        }
+        let pool = RedisPool(configuration: configuration, size: 1, logger: logger)
+        do {
+            try await unavailableIfRedisFails { try await pool.connect() }
+        } catch {
+            pool.close()
+            throw error
+        }
+        return pool
+    }
+
     /// A client of its own for the operators' `/readyz` (never queued behind the service's work), failing fast
     /// like ``connectRedis(poolSize:clientName:logger:)``: a one-connection pool, or, when `main` (the service's
     /// client) is a cluster client, a cluster client of its own. Run it as a service (it closes on shutdown).
