@@ -71,6 +71,70 @@ struct StreamConsumerClusterTests {
     }
 }
 
+extension StreamConsumerClusterTests {
+    /// A primary dies: the readers of its partitions follow the promoted replica, and entries added there after the
+    /// failover are handled like the others, none left pending.
+    @Test func readersFollowAFailoverOfTheirPartitionsPrimary() async throws {
+        try await withRedisCluster(nodeTimeout: 1000) { cluster in
+            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            defer { client.close() }
+            try await client.connect()
+            try await PipelineFunctions.library.load(on: client)
+            let keys = try partitionedKeys(16)
+            let handled = Recorder<Int>()
+            let consumer = StreamConsumer(
+                configuration: StreamConsumerConfiguration(
+                    streams: keys.partitionStreams("jobs"), group: "workers", consumer: "F", concurrency: 8,
+                    readCount: 4, block: .milliseconds(200), claimInterval: .milliseconds(100)),
+                redis: client, logger: testLogger
+            ) { message in
+                await handled.append(message.partition)
+                return .complete(writes: [.xadd(stream: keys.verified(partition: message.partition).stream, strings: [("n", "1")])])
+            }
+            let run = RunningServices([consumer])
+            for partition in keys.partitions {
+                _ = try await client.xadd(keys.jobs(partition: partition).stream, fields: [("p", Array("\(partition)".utf8))])
+            }
+            #expect(await eventually { await handled.count == 16 })
+
+            // The primary of partition 0 and the partitions it serves; its replica has every ack before it dies.
+            let map = client.slotMap
+            let victim = try #require(map.primaries[ClusterKeySlot.slot(keys.tag(partition: 0))])
+            let replica = try #require(map.replicas[victim]?.first)
+            let served = keys.partitions.filter { map.primaries[ClusterKeySlot.slot(keys.tag(partition: $0))] == victim }
+            let probe = cluster.connection(to: replica.port)
+            defer { probe.close() }
+            let replicated = try await eventually(timeout: .seconds(10)) {
+                for partition in served {
+                    let replies = try await probe.pipeline([
+                        RedisCommand("READONLY"), RedisCommand("XLEN", keys.verified(partition: partition).stream),
+                    ])
+                    if replies.last?.int != 1 { return false }
+                }
+                return true
+            }
+            try #require(replicated)
+            await cluster.kill(port: victim.port)
+
+            // A client of its own adds the next entries (the consumer's connections to the dead node are broken).
+            let writer = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            defer { writer.close() }
+            for partition in keys.partitions {
+                _ = try await writer.xadd(keys.jobs(partition: partition).stream, fields: [("p", Array("\(partition)".utf8))])
+            }
+            #expect(await eventually(timeout: .seconds(30)) { await handled.count >= 32 })
+            try await run.shutdown()
+
+            for partition in keys.partitions {
+                #expect(try await writer.xlen(keys.verified(partition: partition).stream) == 2, "partition \(partition)")
+                #expect(try await writer.xpendingSummary(keys.jobs(partition: partition).stream, group: "workers").count == 0)
+            }
+            #expect(!served.isEmpty)
+            #expect(writer.slotMap.primaries[ClusterKeySlot.slot(keys.tag(partition: 0))] == replica)
+        }
+    }
+}
+
 /// How many clients named `name` the node at `port` has.
 func readerConnections(_ cluster: RedisCluster, port: Int, name: String) async throws -> Int {
     let list = try await cluster.send(to: port, "CLIENT", "LIST").string ?? ""
