@@ -13,9 +13,6 @@ struct AuditCommand: AsyncParsableCommand {
     func run() async throws {
         var differences = 0
         try await UserLedgerConnection.with { redis, keys in
-            // TODO(cluster): `LedgerAudit` finds accounts with SCAN, which covers one node: on a Redis Cluster it must
-            // run on every primary, and no `RedisCommandExecutor` can address each primary yet (`RedisClusterClient`
-            // keeps its per-node connections internal).
             let report = try await LedgerAudit(redis: redis, keys: keys).run()
             print("users=\(report.users) transactions=\(report.transactions) differences=\(report.differences.count)")
             for difference in report.differences {

@@ -20,21 +20,12 @@ struct SweepIndexBackfill: Sendable {
         let keys = context.keys
         if try await context.redis.send("HEXISTS", keys.reconcileStatus, Self.markerField).int == 1 { return 0 }
         var added = 0
-        var cursor = "0"
-        repeat {
-            // TODO(cluster): SCAN covers only the node it is sent to; on a Redis Cluster it must run on every primary,
-            // which `RedisCommandExecutor` cannot address yet (RedisClusterClient keeps its per-node connections
-            // internal). Until then the backfill (a one-off for ledgers older than the index) covers one node.
-            let reply = try await context.redis.send(RedisCommand("SCAN", cursor, "MATCH", keys.accountPattern, "COUNT", 500))
-            guard let parts = reply.array, parts.count == 2, let next = parts[0].string else {
-                throw PipelineError.unexpectedReply("SCAN returned \(reply)")
-            }
-            for key in parts[1].array?.compactMap(\.string) ?? [] {
+        try await context.redis.scanKeys(match: keys.accountPattern) { found in
+            for key in found {
                 guard let user = keys.user(ofAccountKey: key) else { continue }
                 added += try await backfill(user: user, account: try await context.hash(key))
             }
-            cursor = next
-        } while cursor != "0"
+        }
         guard
             try await ReconcileFunctions.write(
                 on: context.redis, lease: keys.reconcileLease, token: lease, hash: keys.reconcileStatus,
