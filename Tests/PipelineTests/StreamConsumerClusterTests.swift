@@ -135,6 +135,47 @@ extension StreamConsumerClusterTests {
     }
 }
 
+extension StreamConsumerClusterTests {
+    /// The retry promoter and the janitor over 16 partitions on the cluster: each partition's due retry goes back onto
+    /// its own stream, and each partition's acknowledged entries are trimmed, pending ones kept.
+    @Test func promoterAndJanitorWorkEveryPartition() async throws {
+        try await withRedisCluster { cluster in
+            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            defer { client.close() }
+            try await client.connect()
+            try await PipelineFunctions.library.load(on: client)
+            let keys = try partitionedKeys(16)
+            let streams = keys.partitionStreams("jobs").map(\.keys)
+            for (partition, stream) in streams.enumerated() {
+                _ = try await client.xgroupCreate(stream.stream, group: "g", startID: "0", makeStream: true)
+                var ids: [String] = []
+                for n in 0..<3 {
+                    ids.append(try #require(try await client.xadd(stream.stream, fields: [("n", Array("\(n)".utf8))])))
+                }
+                _ = try await client.xreadgroup(group: "g", consumer: "c", stream: stream.stream, count: 3, block: nil)
+                #expect(try await client.xack(stream.stream, group: "g", ids: [ids[0]]) == 1)
+                // Entry 1 retried (due long ago), entry 2 left pending.
+                let retried = try await PipelineFunctions.ackRetry(
+                    on: client, stream: stream, group: "g", id: ids[1], dueMilliseconds: 1, nextAttempt: 2, error: "p\(partition)")
+                #expect(retried)
+            }
+            let promoter = RetryPromoter(streams: streams, redis: client, logger: testLogger)
+            let moved = try await promoter.promoteDue()
+            #expect(moved == Dictionary(uniqueKeysWithValues: streams.map { ($0.stream, 1) }))
+            let janitor = StreamJanitor(streams: streams, redis: client, logger: testLogger)
+            let trimmed = try await janitor.trimOnce()
+            for stream in streams {
+                // The acknowledged entry goes; the pending one and the promoted retry stay.
+                #expect(trimmed[stream.stream] == 1, "\(stream)")
+                let left = try await client.xrange(stream.stream)
+                #expect(left.count == 2)
+                #expect(left.last?.string(PipelineFunctions.attemptField) == "2")
+                #expect(try await client.send("ZCARD", stream.retry).int == 0)
+            }
+        }
+    }
+}
+
 /// How many clients named `name` the node at `port` has.
 func readerConnections(_ cluster: RedisCluster, port: Int, name: String) async throws -> Int {
     let list = try await cluster.send(to: port, "CLIENT", "LIST").string ?? ""

@@ -126,6 +126,36 @@ func partitionedKeys(_ count: Int) throws -> Keys {
         }
     }
 
+    /// A restarted consumer re-reads its own pending entries in every partition first (no min-idle wait), each as
+    /// its second delivery, and acknowledges each in its own partition.
+    @Test func ownPendingEntriesOfEveryPartitionAreReReadAtStart() async throws {
+        try await withRedisServer { server in
+            let pool = try await connectedPool(server)
+            defer { pool.close() }
+            let keys = try partitionedKeys(4)
+            // A previous run of "C" took one entry in partitions 1 and 3 and died.
+            for partition in [1, 3] {
+                let stream = keys.jobs(partition: partition).stream
+                _ = try await pool.xgroupCreate(stream, group: "workers", startID: "0", makeStream: true)
+                try await addEntries(pool, stream: stream, partition: partition, count: 1)
+                _ = try await pool.xreadgroup(group: "workers", consumer: "C", stream: stream, count: 1, block: nil)
+            }
+            let seen = Recorder<(partition: Int, deliveries: Int)>()
+            let consumer = partitionConsumer(server, pool, streams: keys.partitionStreams("jobs")) { message in
+                await seen.append((message.partition, message.deliveryCount))
+                return .complete
+            }
+            let run = RunningServices([consumer])
+            #expect(await eventually(timeout: .seconds(3)) { await seen.count == 2 })
+            try await run.shutdown()
+            #expect(await seen.values.map(\.partition).sorted() == [1, 3])
+            #expect(await seen.values.allSatisfy { $0.deliveries == 2 })
+            for partition in [1, 3] {
+                #expect(try await pool.xpendingSummary(keys.jobs(partition: partition).stream, group: "workers").count == 0)
+            }
+        }
+    }
+
     /// Thousands of entries in one partition, one in another: the cold entry starts within the first batches, and
     /// one added while the hot partition is being worked off starts within about one batch of the hot reader.
     @Test func aHotPartitionDoesNotStarveAColdOne() async throws {
