@@ -95,8 +95,8 @@ package final class StreamConsumer: Service {
         self.clock = clock
         var logger = logger
         let streams = configuration.streams
-        logger[metadataKey: "stream"] =
-            streams.count == 1 ? "\(streams[0].keys.stream)" : "\(streams.map(\.keys.stream).joined(separator: ","))"
+        // One stream: on every line, as before. Several: each line about one entry or read names its own.
+        if streams.count == 1 { logger[metadataKey: "stream"] = "\(streams[0].keys.stream)" }
         logger[metadataKey: "consumer"] = "\(configuration.consumer)"
         self.logger = logger
     }
@@ -111,7 +111,11 @@ package final class StreamConsumer: Service {
         let streams = configuration.streams
         guard !streams.isEmpty else { throw PipelineError.invalidPartitionCount(0) }
         for stream in streams { try await createGroup(stream) }
-        logger.info("Consumer started", metadata: ["group": "\(configuration.group)", "partitions": "\(streams.count)"])
+        logger.info(
+            "Consumer started",
+            metadata: [
+                "group": "\(configuration.group)", "partitions": "\(streams.map { String($0.partition) }.joined(separator: ","))",
+            ])
         let slots = HandlerSlots(capacity: configuration.concurrency)
         // Entries whose handlers still run. A reclaim of one of them (a slow handler passed the min-idle) is
         // skipped: the entry is ours already, and is reclaimed later if its handler abandons it.

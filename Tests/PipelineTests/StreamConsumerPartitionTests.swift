@@ -146,7 +146,7 @@ func partitionedKeys(_ count: Int) throws -> Keys {
                 return .complete
             }
             let run = RunningServices([consumer])
-            #expect(await eventually(timeout: .seconds(3)) { await seen.count == 2 })
+            #expect(await eventually(timeout: .seconds(10)) { await seen.count == 2 })
             try await run.shutdown()
             #expect(await seen.values.map(\.partition).sorted() == [1, 3])
             #expect(await seen.values.allSatisfy { $0.deliveries == 2 })
