@@ -32,7 +32,9 @@ import Testing
             try await h.submit(Fixture.client("alice", [Fixture.transaction("race", product: "coins100")]))
             let entry = try #require(try await h.read("A").first)
             // B claims it while A still holds it (as after A's min-idle), and both apply at once.
-            _ = try await h.redis.send(RedisCommand("XCLAIM", h.keys.verified().stream, LedgerHarness.group, "B", 0, entry.id))
+            let claimed = try await h.redis.send(
+                RedisCommand("XCLAIM", h.keys.verified(partition: entry.partition).stream, LedgerHarness.group, "B", 0, entry.id))
+            #expect(claimed.array?.count == 1)
             async let first = h.apply(entry)
             async let second = h.apply(entry)
             let outcomes = try await [first, second].map(\.outcome).sorted()
@@ -54,18 +56,18 @@ import Testing
                     }
                 }
             }
-            let one = try await RunningFulfiller.start(h.server, consumer: "replica-1")
-            let two = try await RunningFulfiller.start(h.server, consumer: "replica-2")
+            let one = try await RunningFulfiller.start(h.server, keys: h.keys, consumer: "replica-1")
+            let two = try await RunningFulfiller.start(h.server, keys: h.keys, consumer: "replica-2")
             let done = try await eventually {
-                let pending = try await h.redis.xpendingSummary(h.keys.verified().stream, group: LedgerHarness.group).count
-                let lag = try await h.redis.xinfoGroups(h.keys.verified().stream).first?.lag ?? 1
-                return pending == 0 && lag == 0
+                let pending = try await h.pendingCount()
+                let undelivered = try await h.undeliveredCount()
+                return pending == 0 && undelivered == 0
             }
             try await one.shutdown()
             try await two.shutdown()
             #expect(done)
             #expect(try await totalCoins(h, users: users) == 20 * 5 * 100)
-            #expect(try await h.redis.xlen(h.keys.events().stream) == 100)
+            #expect(try await h.eventsCount() == 100)
             let report = try await h.audit()
             #expect(report.users == 20 && report.transactions == 100 && report.differences.isEmpty)
             #expect(try await h.job("j1-3-4")?.state == .fulfilled)

@@ -11,7 +11,7 @@ import Testing
             try await h.submit(Fixture.client("alice", [Fixture.transaction("lost", product: "coins100")], job: "jobL"))
             // "ghost" reads the entry and dies before acking.
             let held = try #require(try await h.read("ghost").first)
-            let replica = try await RunningFulfiller.start(h.server, consumer: "replica", claimMinIdle: .milliseconds(300))
+            let replica = try await RunningFulfiller.start(h.server, keys: h.keys, consumer: "replica", claimMinIdle: .milliseconds(300))
             let applied = try await eventually { try await h.job("jobL")?.state == .fulfilled }
             try await replica.shutdown()
             #expect(applied)
@@ -37,32 +37,32 @@ import Testing
             #expect(FileManager.default.createFile(atPath: catalogPath, contents: encoded))
             let process = try SpawnedProcess.spawn(
                 binary, arguments: [],
-                environment: [
-                    "TOLLGATE_REDIS_URL": h.server.url, "TOLLGATE_CATALOG": catalogPath, "TOLLGATE_METRICS_PORT": "0",
+                environment: h.serviceEnvironment.merging([
+                    "TOLLGATE_CATALOG": catalogPath, "TOLLGATE_METRICS_PORT": "0",
                     "TOLLGATE_METRICS_HOST": "127.0.0.1", "LOG_LEVEL": "error", "TOLLGATE_FULFILLER_CONCURRENCY": "32",
-                ])
-            let started = try await eventually { try await h.redis.xlen(h.keys.events().stream) >= 300 }
+                ]) { $1 })
+            let started = try await eventually { try await h.eventsCount() >= 300 }
             process.send(SIGKILL)
             process.waitUntilExit()
             #expect(started)
             #expect(process.terminatedBySignal)
-            let appliedBeforeKill = try await h.redis.xlen(h.keys.events().stream)
+            let appliedBeforeKill = try await h.eventsCount()
             #expect(appliedBeforeKill < total)
             // The killed process held entries it had read but not acknowledged.
             #expect(try await h.pendingCount() > 0)
 
             // A replica takes over, reclaiming what the killed process held un-acked.
             let replica = try await RunningFulfiller.start(
-                h.server, consumer: "survivor", claimMinIdle: .milliseconds(300),
+                h.server, keys: h.keys, consumer: "survivor", claimMinIdle: .milliseconds(300),
                 concurrency: 32)
             let done = try await eventually(timeout: .seconds(40)) {
-                let applied = try await h.redis.xlen(h.keys.events().stream)
+                let applied = try await h.eventsCount()
                 let pending = try await h.pendingCount()
                 return applied >= total && pending == 0
             }
             try await replica.shutdown()
             #expect(done)
-            #expect(try await h.redis.xlen(h.keys.events().stream) == total)
+            #expect(try await h.eventsCount() == total)
             #expect(try await totalCoins(h, users: users) == Int64(total))
             let report = try await h.audit()
             #expect(report.transactions == total && report.differences.isEmpty)

@@ -19,10 +19,10 @@ import FoundationNetworking
             let port = try ChildProcess.freePort()
             let fulfiller = try ChildProcess.start(
                 "fulfiller",
-                environment: [
-                    "TOLLGATE_REDIS_URL": h.server.url, "TOLLGATE_CATALOG": catalog.path, "LOG_LEVEL": "error",
+                environment: h.serviceEnvironment.merging([
+                    "TOLLGATE_CATALOG": catalog.path, "LOG_LEVEL": "error",
                     "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_METRICS_PORT": String(port),
-                ], log: h.server.directory.appendingPathComponent("fulfiller.log"))
+                ]) { $1 }, log: h.server.directory.appendingPathComponent("fulfiller.log"))
             defer { fulfiller.kill() }
             try await h.submit(Fixture.client("alice", [Fixture.transaction("m1", product: "coins100")], job: "jobM1"))
             try await h.submit(Fixture.client("alice", [Fixture.transaction("m1", product: "coins100")], job: "jobM2"))

@@ -14,11 +14,11 @@ struct RunningFulfiller {
     let task: Task<Void, any Error>
 
     static func start(
-        _ server: RedisServer, consumer: String, claimMinIdle: Duration = .seconds(30),
+        _ server: RedisServer, keys: Keys = Keys(prefix: "tg"), consumer: String, claimMinIdle: Duration = .seconds(30),
         concurrency: Int = 16
     ) async throws -> RunningFulfiller {
         var configuration = FulfillerConfiguration(
-            shared: SharedConfiguration(redis: server.configuration(), keys: Keys(prefix: "tg")), catalog: testCatalog)
+            shared: SharedConfiguration(redis: server.configuration(), keys: keys), catalog: testCatalog)
         configuration.metricsHost = "127.0.0.1"
         configuration.metricsPort = 0
         configuration.claimMinIdle = claimMinIdle

@@ -17,7 +17,7 @@ import Testing
                 fields: [
                     ("job.id", Array("jobBad".utf8)), ("event.version", Array("1".utf8)), ("event", Array("{not json".utf8)),
                 ])
-            let replica = try await RunningFulfiller.start(h.server, consumer: "replica")
+            let replica = try await RunningFulfiller.start(h.server, keys: h.keys, consumer: "replica")
             let dead = try await eventually { try await h.job("jobBad")?.state == .dead }
             try await replica.shutdown()
             #expect(dead)

@@ -225,6 +225,32 @@ package struct LedgerHarness: Sendable {
         return all
     }
 
+    /// How many outbound events every partition's events stream holds.
+    package func eventsCount() async throws -> Int {
+        var total = 0
+        for partition in keys.partitions { total += try await redis.xlen(keys.events(partition: partition).stream) }
+        return total
+    }
+
+    /// Entries of every partition's verified stream not yet delivered to the fulfillers' group.
+    package func undeliveredCount() async throws -> Int {
+        var total = 0
+        for partition in keys.partitions {
+            let stream = keys.verified(partition: partition).stream
+            let length = try await redis.xlen(stream)
+            let last = try await redis.lastEntryID(of: stream)
+            for group in try await redis.xinfoGroups(stream) where group.name == Self.group {
+                total += group.undelivered(streamLength: length, lastEntry: last)
+            }
+        }
+        return total
+    }
+
+    /// The environment a service process of this harness runs with: its Redis and its partitions.
+    package var serviceEnvironment: [String: String] {
+        ["TOLLGATE_REDIS_URL": server.url, "TOLLGATE_PARTITIONS": String(keys.layout.count)]
+    }
+
     package func pendingCount() async throws -> Int {
         var total = 0
         for partition in keys.partitions {
