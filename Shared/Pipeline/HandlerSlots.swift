@@ -22,6 +22,9 @@ actor HandlerSlots {
     /// Slots taken by running handlers.
     var inUse: Int { capacity - free }
 
+    /// Callers waiting for their turn or their slots.
+    var waiting: Int { waiters.count }
+
     /// Waits, behind everyone already waiting, until a slot is free; returns how many are free then (≥ 1). Takes
     /// nothing: the caller reads at most that many entries, then ``take(_:)``s what it got.
     func turn() async throws -> Int {
