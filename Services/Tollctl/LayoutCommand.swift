@@ -12,7 +12,8 @@ struct LayoutCommand: AsyncParsableCommand {
         commandName: "layout", abstract: "Show the partitions, or move a single-primary deployment to N partitions.",
         subcommands: [Show.self, RepartitionCommand.self])
 
-    /// One connection without the layout check the services make (this command is how a mismatch is fixed).
+    /// One connection to the single primary being moved, without the layout check the services make (this command is
+    /// how a mismatch is fixed).
     static func connect() async throws -> (RedisConnection, SharedConfiguration) {
         let shared = try SharedConfiguration(environment: ProcessInfo.processInfo.environment)
         let logger = Logger(label: "tollctl", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -24,7 +25,9 @@ struct LayoutCommand: AsyncParsableCommand {
             commandName: "show", abstract: "The partitions recorded in Redis and configured here, with each tag's slot.")
 
         func run() async throws {
-            let (redis, shared) = try await LayoutCommand.connect()
+            let shared = try SharedConfiguration(environment: ProcessInfo.processInfo.environment)
+            let logger = Logger(label: "tollctl", factory: { _ in SwiftLogNoOpLogHandler() })
+            let redis = try await shared.connectTool(clientName: "tollctl", logger: logger, commandTimeout: .seconds(10))
             defer { redis.close() }
             let record = try await redis.hgetall(shared.keys.layoutRecord)
             print(

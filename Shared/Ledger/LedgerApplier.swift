@@ -50,12 +50,8 @@ package struct LedgerApplier: Sendable {
                     let plan = LedgerPlan(
                         delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
                         keys: keys, remote: remote, clamp: clampRefunds, now: now())
-                    var applied = try await LedgerFunctions.call(
+                    outcome = try await LedgerFunctions.call(
                         "apply", on: redis, keys: plan.keys, group: group, id: entry.id, plan: try plan.json())
-                    if remote.unparked > 0, applied.outcome != "reresolve" {
-                        applied.unparked = (applied.unparked ?? 0) + remote.unparked
-                    }
-                    outcome = applied
                     if let token = outcome.persist {
                         _ = try await redis.send(RedisCommand("PERSIST", keys.appAccountToken(token)))
                     }

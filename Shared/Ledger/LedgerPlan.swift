@@ -64,6 +64,9 @@ struct LedgerPlan {
         /// A part of another entry's event handed to this owner: it never writes the job's status.
         var forwarded: Bool
         var hops: Int
+        /// Parked events the claims of this event's chains in other partitions already moved back (reported with
+        /// the ones this call unparks).
+        var unparked = 0
         var order: Int?
         var orderNo: String?
         /// The owner's index of unpaid orders, from which a paid order is removed.
@@ -99,6 +102,7 @@ struct LedgerPlan {
             channel: k.jobResultsChannel, now: now, verifiedAt: event.verifiedAt,
             retention: JobStatus.retentionSeconds, clamp: clamp, by: "user",
             claim: delivery.isClientClaim, forwarded: delivery.isForwarded, hops: delivery.hops)
+        body.unparked = remote.unparked
         switch resolution {
         case .token(_, let orderNo, let token):
             body.by = "token"

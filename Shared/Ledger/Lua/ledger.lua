@@ -111,7 +111,9 @@ local function apply(keys, argv)
     if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'duplicate' }) end
     return cjson.encode({ outcome = 'duplicate' })
   end
-  local results, changed, touched, unknown, unparked, persist = {}, {}, {}, 0, 0, nil
+  local results, changed, touched, unknown, persist = {}, {}, {}, 0, nil
+  -- Parked events the caller's claims (chains of other partitions) moved back, plus the ones bound here.
+  local unparked = num(plan.unparked, 0)
   for _, tx in ipairs(txs) do
     local r
     if tx.refused then

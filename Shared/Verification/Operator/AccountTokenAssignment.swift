@@ -92,7 +92,7 @@ package enum AccountTokenAssignment {
                     + "\(transaction.originalTransactionId ?? "unknown"); nothing was changed")
         }
 
-        let redis = try await configuration.shared.connectOne(
+        let redis = try await configuration.shared.connectTool(
             clientName: "tollctl-account-token", logger: logger, commandTimeout: .seconds(10))
         defer { redis.close() }
         let keys = configuration.shared.keys
@@ -160,7 +160,7 @@ package enum AccountTokenAssignment {
     private static func handOver(
         _ originalTransactionId: String, token: String, user: String, client: AppStoreServerAPIClient,
         environment: AppStoreEnvironment,
-        signedData: SignedDataVerifier, keys: Keys, redis: RedisConnection
+        signedData: SignedDataVerifier, keys: Keys, redis: any RedisCommandExecutor
     ) async throws -> String {
         let info = try await client.getTransactionInfo(transactionId: originalTransactionId)
         let transaction: PurchaseEventTransaction
@@ -186,7 +186,7 @@ package enum AccountTokenAssignment {
     }
 
     /// Whether the ledger holds an account, orders or an own token of `user`.
-    private static func userKnown(_ user: String, keys: Keys, on redis: RedisConnection) async throws -> Bool {
+    private static func userKnown(_ user: String, keys: Keys, on redis: any RedisCommandExecutor) async throws -> Bool {
         let reply = try await redis.send(
             RedisCommand("EXISTS", keys.account(user: user), keys.orders(user: user), keys.accountToken(user: user)))
         return (reply.int ?? 0) > 0

@@ -58,7 +58,7 @@ package enum OrderLookup {
         guard entries.contains(where: { $0.result.value != nil }) else {
             return Report(orderId: orderId, environment: environment, entries: entries)
         }
-        let redis = try await configuration.shared.connectOne(clientName: "tollctl-lookup", logger: logger, commandTimeout: .seconds(10))
+        let redis = try await configuration.shared.connectTool(clientName: "tollctl-lookup", logger: logger, commandTimeout: .seconds(10))
         defer { redis.close() }
         let keys = configuration.shared.keys
         for index in entries.indices {
