@@ -22,12 +22,14 @@ extension SystemHarness {
         /// The jobs and verified streams (the pipeline; events has no group of Tollgate's).
         var pipeline: [Stream] { streams.filter { $0.name == "jobs" || $0.name == "verified" } }
 
-        /// Both pipeline streams have their group (`verifiers`, `fulfillers`), none with pending entries, lag or
-        /// retries.
+        /// Both pipeline streams of every partition have their group (`verifiers`, `fulfillers`), none with
+        /// pending entries, lag or retries.
         var isQuiet: Bool {
             let groups = pipeline.flatMap(\.groups)
-            guard pipeline.count == 2, groups.contains(where: { $0.name == "verifiers" }),
-                groups.contains(where: { $0.name == "fulfillers" })
+            guard !pipeline.isEmpty,
+                pipeline.allSatisfy({ stream in
+                    stream.groups.contains { $0.name == (stream.name == "jobs" ? "verifiers" : "fulfillers") }
+                })
             else { return false }
             return pipeline.allSatisfy { $0.retrying == 0 } && groups.allSatisfy { $0.pending == 0 && $0.lag == 0 }
         }
