@@ -205,14 +205,50 @@ package final class RedisCluster: Sendable {
 }
 
 /// Runs `body` with a fresh cluster and always shuts it down afterwards, even when `body` throws.
+///
+/// One cluster at a time in the test process (``ClusterGate``): the suites of every target run in parallel, and six
+/// clusters of six servers on a 2-core machine starve their failure detectors (`cluster-node-timeout`) into failovers
+/// nobody asked for.
 package func withRedisCluster<T>(nodeTimeout: Int = 2000, _ body: (RedisCluster) async throws -> T) async throws -> T {
-    let cluster = try await RedisCluster.start(nodeTimeout: nodeTimeout)
+    await ClusterGate.shared.acquire()
+    let cluster: RedisCluster
+    do {
+        cluster = try await RedisCluster.start(nodeTimeout: nodeTimeout)
+    } catch {
+        await ClusterGate.shared.release()
+        throw error
+    }
     do {
         let result = try await body(cluster)
         await cluster.shutdown()
+        await ClusterGate.shared.release()
         return result
     } catch {
         await cluster.shutdown()
+        await ClusterGate.shared.release()
         throw error
+    }
+}
+
+/// A first-come, first-served lock over the test process's clusters.
+package actor ClusterGate {
+    package static let shared = ClusterGate()
+    private var held = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    package func acquire() async {
+        guard held else {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    package func release() {
+        if waiting.isEmpty {
+            held = false
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
