@@ -28,10 +28,9 @@ extension RedisCommandExecutor {
 }
 
 extension RedisClusterClient {
-    /// Every primary serving slots, by the current slot map (read first when there is none).
+    /// Every primary serving slots, by a slot map read now (a failover since the last read moved a primary, and a
+    /// SCAN of a demoted node could miss what its new primary took since).
     package func primaryEndpoints() async throws -> [Endpoint] {
-        var map = slotMap
-        if map.isEmpty { map = try await refresh() }
-        return map.allPrimaries
+        try await refresh().allPrimaries
     }
 }
