@@ -118,7 +118,8 @@ final class JobHandler: Sendable {
                 jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
                 updatedAtMilliseconds: now, resultJSON: result)
             return .complete(
-                writes: [status.write(keys: keys, partition: partition), status.announcement(keys: keys)] + seen(uuid, job, partition: partition) + release)
+                writes: [status.write(keys: keys, partition: partition), status.announcement(keys: keys)]
+                    + seen(uuid, job, partition: partition) + release)
         case .duplicate(let first):
             logger.info("Notification already verified by another job", metadata: ["first.job.id": "\(first)"])
             let status = JobStatus(
