@@ -152,7 +152,8 @@ let package = Package(
         tests(
             "FulfillerTests",
             ["fulfiller", "Core", "Pipeline", "Redis", "Ledger", "TestSupport", Product.logging, Product.serviceLifecycle]),
-        tests("EndToEndTests", ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
+        tests(
+            "EndToEndTests", ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
         tests("FunctionLibraryTests", ["ingest", "Pipeline", "Ledger", "Verification", "Redis", "TestSupport"]),
         tests("CoreTests", ["Core", "Verification", "ingest", "fulfiller", "appstore-sim", "TestSupport", Product.logging]),
         tests(
