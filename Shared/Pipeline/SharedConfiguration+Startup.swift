@@ -33,12 +33,7 @@ extension SharedConfiguration {
         var configuration = redis
         configuration.clientName = clientName
         let pool = RedisPool(configuration: configuration, size: poolSize ?? redisConnections, logger: logger)
-        do {
-            try await unavailableIfRedisFails { try await pool.connect() }
-        } catch {
-            pool.close()
-            throw error
-        }
+        try await connecting(pool, close: { $0.close() }) { try await $0.connect() }
         logger.info(
             "Connected to Redis and loaded the pipeline functions",
             metadata: ["redis": "\(redis)", "library": "\(PipelineFunctions.library.name)"])
@@ -98,12 +93,7 @@ extension SharedConfiguration {
         configuration.clientName = clientName
         if let commandTimeout { configuration.commandTimeout = min(configuration.commandTimeout, commandTimeout) }
         let connection = RedisConnection(configuration: configuration, logger: logger)
-        do {
-            try await unavailableIfRedisFails { try await connection.connect() }
-        } catch {
-            connection.close()
-            throw error
-        }
+        try await connecting(connection, close: { $0.close() }) { try await $0.connect() }
         return connection
     }
 
@@ -123,21 +113,11 @@ extension SharedConfiguration {
         if cluster {
             guard !keys.layout.isSingle else { throw Self.singlePartitionOnCluster }
             let client = try RedisClusterClient(configuration: configuration, retryWindow: commandTimeout, logger: logger)
-            do {
-                try await unavailableIfRedisFails { try await client.connect() }
-            } catch {
-                client.close()
-                throw error
-            }
+            try await connecting(client, close: { $0.close() }) { try await $0.connect() }
             return client
         }
         let pool = RedisPool(configuration: configuration, size: 1, logger: logger)
-        do {
-            try await unavailableIfRedisFails { try await pool.connect() }
-        } catch {
-            pool.close()
-            throw error
-        }
+        try await connecting(pool, close: { $0.close() }) { try await $0.connect() }
         return pool
     }
 
@@ -149,22 +129,24 @@ extension SharedConfiguration {
         configuration.clientName = clientName
         if main is RedisClusterClient {
             let client = try RedisClusterClient(configuration: configuration, logger: logger)
-            do {
-                try await unavailableIfRedisFails { try await client.connect() }
-            } catch {
-                client.close()
-                throw error
-            }
+            try await connecting(client, close: { $0.close() }) { try await $0.connect() }
             return client
         }
         let pool = RedisPool(configuration: configuration, size: 1, maxWaiters: 64, logger: logger)
+        try await connecting(pool, close: { $0.close() }) { try await $0.connect() }
+        return pool
+    }
+
+    /// Connects `client`, or closes it and throws (a Redis error as ``PipelineError/redisUnavailable(variable:message:)``).
+    private func connecting<Client>(
+        _ client: Client, close: (Client) -> Void, _ connect: (Client) async throws -> Void
+    ) async throws {
         do {
-            try await unavailableIfRedisFails { try await pool.connect() }
+            try await unavailableIfRedisFails { try await connect(client) }
         } catch {
-            pool.close()
+            close(client)
             throw error
         }
-        return pool
     }
 
     /// Runs `body`, turning Redis errors into ``PipelineError/redisUnavailable(variable:message:)``.

@@ -80,14 +80,22 @@ package struct LedgerHarness: Sendable {
         defer { pool.close() }
         let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: partitions))
         let redis: any RedisCommandExecutor = partitions == 1 ? pool : SlotCheckedExecutor(pool)
-        try await PipelineFunctions.library.load(on: pool)
-        try await LedgerFunctions.library.load(on: pool)
+        return try await body(try await prepare(server: server, redis: redis, keys: keys, clamp: clamp, now: now))
+    }
+
+    /// Loads both libraries, creates the fulfillers' group on every partition's verified stream, and builds the
+    /// harness's applier.
+    private static func prepare(
+        server: RedisServer?, redis: any RedisCommandExecutor, keys: Keys, clamp: Bool, now: Int64
+    ) async throws -> LedgerHarness {
+        try await PipelineFunctions.library.load(on: redis)
+        try await LedgerFunctions.library.load(on: redis)
         for partition in keys.partitions {
-            _ = try await pool.xgroupCreate(keys.verified(partition: partition).stream, group: group, startID: "0", makeStream: true)
+            _ = try await redis.xgroupCreate(keys.verified(partition: partition).stream, group: group, startID: "0", makeStream: true)
         }
         let applier = LedgerApplier(
             redis: redis, catalog: testCatalog, keys: keys, group: group, clampRefunds: clamp, now: { now })
-        return try await body(LedgerHarness(serverIfAny: server, redis: redis, keys: keys, applier: applier))
+        return LedgerHarness(serverIfAny: server, redis: redis, keys: keys, applier: applier)
     }
 
     /// A harness on a real Redis Cluster through ``RedisClusterClient`` (which refuses cross-slot commands), its keys
@@ -100,14 +108,7 @@ package struct LedgerHarness: Sendable {
         defer { client.close() }
         try await client.connect()
         let keys = Keys(prefix: prefix, layout: try PartitionLayout(count: partitions))
-        try await PipelineFunctions.library.load(on: client)
-        try await LedgerFunctions.library.load(on: client)
-        for partition in keys.partitions {
-            _ = try await client.xgroupCreate(keys.verified(partition: partition).stream, group: group, startID: "0", makeStream: true)
-        }
-        let applier = LedgerApplier(
-            redis: client, catalog: testCatalog, keys: keys, group: group, clampRefunds: clamp, now: { now })
-        return try await body(LedgerHarness(serverIfAny: nil, redis: client, keys: keys, applier: applier))
+        return try await body(try await prepare(server: nil, redis: client, keys: keys, clamp: clamp, now: now))
     }
 
     /// The partition ingest starts the event's job in: the submitter's, else its first purchase chain's.
