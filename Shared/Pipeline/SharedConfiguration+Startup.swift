@@ -33,7 +33,7 @@ extension SharedConfiguration {
         var configuration = redis
         configuration.clientName = clientName
         let pool = RedisPool(configuration: configuration, size: poolSize ?? redisConnections, logger: logger)
-        try await connecting(pool, close: { $0.close() }) { try await $0.connect() }
+        try await connecting(pool, close: { $0.close() }, connect: { try await $0.connect() })
         logger.info(
             "Connected to Redis and loaded the pipeline functions",
             metadata: ["redis": "\(redis)", "library": "\(PipelineFunctions.library.name)"])
@@ -93,7 +93,7 @@ extension SharedConfiguration {
         configuration.clientName = clientName
         if let commandTimeout { configuration.commandTimeout = min(configuration.commandTimeout, commandTimeout) }
         let connection = RedisConnection(configuration: configuration, logger: logger)
-        try await connecting(connection, close: { $0.close() }) { try await $0.connect() }
+        try await connecting(connection, close: { $0.close() }, connect: { try await $0.connect() })
         return connection
     }
 
@@ -113,11 +113,11 @@ extension SharedConfiguration {
         if cluster {
             guard !keys.layout.isSingle else { throw Self.singlePartitionOnCluster }
             let client = try RedisClusterClient(configuration: configuration, retryWindow: commandTimeout, logger: logger)
-            try await connecting(client, close: { $0.close() }) { try await $0.connect() }
+            try await connecting(client, close: { $0.close() }, connect: { try await $0.connect() })
             return client
         }
         let pool = RedisPool(configuration: configuration, size: 1, logger: logger)
-        try await connecting(pool, close: { $0.close() }) { try await $0.connect() }
+        try await connecting(pool, close: { $0.close() }, connect: { try await $0.connect() })
         return pool
     }
 
@@ -129,17 +129,17 @@ extension SharedConfiguration {
         configuration.clientName = clientName
         if main is RedisClusterClient {
             let client = try RedisClusterClient(configuration: configuration, logger: logger)
-            try await connecting(client, close: { $0.close() }) { try await $0.connect() }
+            try await connecting(client, close: { $0.close() }, connect: { try await $0.connect() })
             return client
         }
         let pool = RedisPool(configuration: configuration, size: 1, maxWaiters: 64, logger: logger)
-        try await connecting(pool, close: { $0.close() }) { try await $0.connect() }
+        try await connecting(pool, close: { $0.close() }, connect: { try await $0.connect() })
         return pool
     }
 
     /// Connects `client`, or closes it and throws (a Redis error as ``PipelineError/redisUnavailable(variable:message:)``).
     private func connecting<Client>(
-        _ client: Client, close: (Client) -> Void, _ connect: (Client) async throws -> Void
+        _ client: Client, close: (Client) -> Void, connect: (Client) async throws -> Void
     ) async throws {
         do {
             try await unavailableIfRedisFails { try await connect(client) }
