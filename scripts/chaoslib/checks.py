@@ -2,32 +2,41 @@
 import datetime, re, subprocess, time
 from concurrent.futures import ThreadPoolExecutor
 from .cluster import SERVICE_KEY
+from .layout import Layout
 from .load import THIEF
-from .net import GaveUp, Redis
+from .net import GaveUp
 
 FINAL = ("fulfilled", "rejected", "dead")
-STREAMS = (("tg:{p0}:jobs", "verifiers"), ("tg:{p0}:verified", "fulfillers"))
+STREAMS = (("jobs", "verifiers"), ("verified", "fulfillers"))
+# Lines of the services' logs that show a Redis Cluster path ran (they export no cluster counters as metrics).
+CLUSTER_LOG = re.compile(r"MOVED|ASK |TRYAGAIN|CLUSTERDOWN|UNBLOCKED|connectionFailed|reloading redis functions")
 
 
-def pipeline_busy(redis):
-    """What each stage still holds: pending, retrying and undelivered entries per stream (the run is quiet at 0)."""
+def pipeline_busy(redis, layout=Layout(1)):
+    """What each stage still holds: pending, retrying and undelivered entries per stream of every partition
+    (the run is quiet at 0)."""
     busy = {}
-    for stream, group in STREAMS:
-        try:
-            pending = redis.call("XPENDING", stream, group)[0]
-        except RuntimeError:
-            pending = 0
-        busy[f"{stream} pending"] = pending
-        busy[f"{stream} retrying"] = redis.call("ZCARD", stream + ":retry")
-        groups = redis.call("XINFO", "GROUPS", stream) if redis.call("EXISTS", stream) else []
-        for info in groups:
-            fields = dict(zip(info[0::2], info[1::2]))
-            if fields.get("name") == group:
-                # Not XINFO's `lag`: Redis 7.0 overstates it after a restart (entries-read is not in
-                # the AOF); count the entries after the group's last-delivered id instead.
-                after = redis.call("XRANGE", stream, "(" + fields["last-delivered-id"], "+", "COUNT", 1000)
-                busy[f"{stream} undelivered"] = len(after)
+    for name, group in STREAMS:
+        for partition in range(layout.n):
+            _stream_busy(redis, layout.stream(name, partition), group, busy)
     return busy
+
+
+def _stream_busy(redis, stream, group, busy):
+    try:
+        pending = redis.call("XPENDING", stream, group)[0]
+    except RuntimeError:
+        pending = 0
+    busy[f"{stream} pending"] = pending
+    busy[f"{stream} retrying"] = redis.call("ZCARD", stream + ":retry")
+    groups = redis.call("XINFO", "GROUPS", stream) if redis.call("EXISTS", stream) else []
+    for info in groups:
+        fields = dict(zip(info[0::2], info[1::2]))
+        if fields.get("name") == group:
+            # Not XINFO's `lag`: Redis 7.0 overstates it after a restart (entries-read is not in
+            # the AOF); count the entries after the group's last-delivered id instead.
+            after = redis.call("XRANGE", stream, "(" + fields["last-delivered-id"], "+", "COUNT", 1000)
+            busy[f"{stream} undelivered"] = len(after)
 
 
 def _iso_ms(text):
@@ -37,6 +46,7 @@ def _iso_ms(text):
 class Checker:
     def __init__(self, cluster, load, tollctl, log):
         self.cluster, self.load, self.tollctl, self.log = cluster, load, tollctl, log
+        self.layout = cluster.layout
         self.results = []   # (ok, name, detail)
         self.statuses = {}  # job id -> last status answer
 
@@ -79,8 +89,8 @@ class Checker:
                 open_jobs = self._refresh_jobs(pool)
                 undelivered = self._notifications_pending(pool, delivery)
                 try:
-                    redis = Redis(self.cluster.redis_port)
-                    busy = pipeline_busy(redis)
+                    redis = self.cluster.redis()
+                    busy = pipeline_busy(redis, self.layout)
                     redis.close()
                 except (OSError, RuntimeError) as error:
                     busy = {"redis": str(error)}
@@ -112,6 +122,7 @@ class Checker:
         self._streams()
         self._dead_letters()
         self._all_job_hashes()
+        self._chains()
         return all(ok for ok, _, _ in self.results)
 
     def _final_states(self):
@@ -161,11 +172,11 @@ class Checker:
         """Each consumable transaction's ledger record: credited once, debited once if it stayed refunded,
         and no record at all for the doomed ones."""
         wanted = self.load.expect.transactions
-        redis = Redis(self.cluster.redis_port)
+        redis = self.cluster.redis()
         records = []
         for i in range(0, len(wanted), 1000):
             part = wanted[i:i + 1000]
-            records += redis.pipeline([("HMGET", f"tg:{{u:{u}}}:tx:{t}", "state", "coins", "debited")
+            records += redis.pipeline([("HMGET", self.layout.user_key(u, "tx", t), "state", "coins", "debited")
                                        for u, t, _, _ in part])
         redis.close()
         wrong = []
@@ -185,24 +196,26 @@ class Checker:
     def _events_stream(self):
         """Invariant 7: every coin change is on the outbound events stream, so its deltas add up to each
         user's balance."""
-        redis = Redis(self.cluster.redis_port)
-        sums, start, entries = {}, "-", 0
-        while True:
-            batch = redis.call("XRANGE", "tg:{p0}:events", start, "+", "COUNT", 5000)
-            for entry_id, fields in batch:
-                f = dict(zip(fields[0::2], fields[1::2]))
-                entries += 1
-                if f.get("kind") == "coins":
-                    sums[f.get("user")] = sums.get(f.get("user"), 0) + int(f.get("delta", "0"))
-            if len(batch) < 5000:
-                break
-            start = "(" + batch[-1][0]
+        redis = self.cluster.redis()
+        sums, entries = {}, 0
+        for partition in range(self.layout.n):
+            start = "-"
+            while True:
+                batch = redis.call("XRANGE", self.layout.stream("events", partition), start, "+", "COUNT", 5000)
+                for entry_id, fields in batch:
+                    f = dict(zip(fields[0::2], fields[1::2]))
+                    entries += 1
+                    if f.get("kind") == "coins":
+                        sums[f.get("user")] = sums.get(f.get("user"), 0) + int(f.get("delta", "0"))
+                if len(batch) < 5000:
+                    break
+                start = "(" + batch[-1][0]
         redis.close()
         expect = self.load.expect.coins
         wrong = [f"{u}: events add up to {sums.get(u, 0)}, want {expect.get(u, 0)}"
                  for u in sorted(set(expect) | set(sums)) if sums.get(u, 0) != expect.get(u, 0)]
         self.check("the events stream's coin deltas add up to every balance", not wrong,
-                   f"{entries} events, {len(sums)} users with coin changes"
+                   f"{entries} events on {self.layout.n} partition(s), {len(sums)} users with coin changes"
                    + "".join(f"\n      {w}" for w in wrong[:10]))
 
     def _tollctl(self, *args):
@@ -218,11 +231,13 @@ class Checker:
                    if out.strip() else f"exit {code}")
 
     def _streams(self):
-        redis = Redis(self.cluster.redis_port)
-        busy = pipeline_busy(redis)
+        redis = self.cluster.redis()
+        busy = pipeline_busy(redis, self.layout)
         redis.close()
-        self.check("consumer-group pending lists and retry sets empty", all(v == 0 for v in busy.values()),
-                   ", ".join(f"{k}={v}" for k, v in busy.items()))
+        nonzero = {k: v for k, v in busy.items() if v}
+        self.check("consumer-group pending lists and retry sets empty", not nonzero,
+                   f"{len(busy)} figures over {self.layout.n} partition(s), all 0" if not nonzero
+                   else ", ".join(f"{k}={v}" for k, v in nonzero.items()))
 
     def _dead_jobs(self, stream):
         code, out = self._tollctl("dead", "list", "--stream", stream, "--count", "10000")
@@ -242,19 +257,98 @@ class Checker:
         self.check("dead-letter stream holds exactly the jobs whose faults never cleared", ok, detail)
 
     def _all_job_hashes(self):
-        """Every job in Redis, the simulator's own notification deliveries included, is final."""
-        redis = Redis(self.cluster.redis_port)
-        keys = [k for k in redis.scan("tg:{p0}:job:*") if k.count(":") == 3]
-        states = {}
+        """Every job in Redis, the simulator's own notification deliveries included, is final: read in its
+        home partition (the first 4 hex digits of its id with N > 1), following `moved.to=K` once to
+        `tg:{K}:job:<id>`. Every such pointer must reach a final job."""
+        redis = self.cluster.redis()
+        keys = [k for k in redis.scan(self.layout.job_pattern()) if k.count(":") == 3]
+        fields = {}
         for i in range(0, len(keys), 1000):
             part = keys[i:i + 1000]
-            for key, state in zip(part, redis.pipeline([("HGET", k, "state") for k in part])):
-                states[key] = state
+            for key, got in zip(part, redis.pipeline([("HMGET", k, "state", "moved.to") for k in part])):
+                fields[key] = got
+        states, copies, pointers, broken = {}, 0, 0, []
+        for key, (state, moved_to) in fields.items():
+            job_id = key.rsplit(":", 1)[1]
+            home = self.layout.job_partition(job_id)
+            if self.layout.partition_of_tag(key) != home:
+                copies += 1   # a forwarded job's hash in its owner's partition: reached through its home's pointer
+                continue
+            if moved_to is not None:
+                pointers += 1
+                target = self.layout.key(int(moved_to), "job", job_id) if moved_to.isdigit() and \
+                    int(moved_to) < self.layout.n else None
+                followed = fields.get(target) if target else None
+                if followed is None and target:
+                    followed = redis.call("HMGET", target, "state", "moved.to")
+                state = followed[0] if followed else None
+                if state not in FINAL:
+                    broken.append(f"{key} moved.to={moved_to}: {target} state={state}")
+            states[key] = state
+        orphans = [k for k, (s, _) in fields.items() if self.layout.partition_of_tag(k) != self.layout.job_partition(
+            k.rsplit(":", 1)[1]) and s not in FINAL]
         redis.close()
         open_ = [k for k, s in states.items() if s not in FINAL]
         tally = {}
         for s in states.values():
             tally[s] = tally.get(s, 0) + 1
-        self.check("every job in Redis is final (Apple's own deliveries included)", not open_,
+        self.check("every job in Redis is final (Apple's own deliveries included)", not open_ and not orphans,
                    f"{len(states)} jobs: " + ", ".join(f"{k}={v}" for k, v in sorted(tally.items(), key=str))
-                   + "".join(f"\n      {k}" for k in open_[:10]))
+                   + f"; {copies} forwarded copies in owners' partitions"
+                   + "".join(f"\n      {k}" for k in (open_ + orphans)[:10]))
+        if self.layout.n > 1:
+            self.moved_pointers = pointers
+            self.check("every moved.to pointer reaches a final job", not broken,
+                       f"{pointers - len(broken)}/{pointers} pointers reach a final job"
+                       + "".join(f"\n      {b}" for b in broken[:10]))
+
+    def _chains(self):
+        """Each purchase chain (originalTransactionId) has its transaction records under exactly one user, and
+        that user holds the chain's binding."""
+        redis = self.cluster.redis()
+        keys = list(redis.scan(self.layout.tx_pattern()))
+        owners = {}
+        for i in range(0, len(keys), 1000):
+            part = keys[i:i + 1000]
+            for key, (tid, otid) in zip(part, redis.pipeline([("HMGET", k, "tid", "otid") for k in part])):
+                user = self.layout.user_of_tx(key)
+                owners.setdefault(otid or tid or key, set()).add(user)
+        chains = sorted(owners)
+        bindings = {}
+        for i in range(0, len(chains), 1000):
+            part = chains[i:i + 1000]
+            bindings.update(zip(part, redis.pipeline([("GET", self.layout.chain_key(o, "owner")) for o in part])))
+        redis.close()
+        wrong = []
+        for otid in chains:
+            users = owners[otid]
+            if len(users) != 1 or bindings.get(otid) not in users:
+                wrong.append(f"chain {otid}: records under {sorted(map(str, users))}, bound to {bindings.get(otid)}")
+        self.check("each purchase chain's records sit under one user, who holds its binding", not wrong,
+                   f"{len(chains) - len(wrong)}/{len(chains)} chains ({len(keys)} transaction records)"
+                   + "".join(f"\n      {w}" for w in wrong[:10]))
+
+    def cluster_paths(self, monkey):
+        """The failover and redirect paths ran: the replicas promoted, the probe client made before the chaos
+        was redirected (MOVED after the reshard) and refreshed its slot map, and the services' logs show
+        cluster errors they rode out (the services export no cluster counters as metrics)."""
+        lines = 0
+        for name in self.cluster.workers:
+            try:
+                with open(self.cluster.services[name].log, errors="replace") as f:
+                    lines += sum(1 for line in f if CLUSTER_LOG.search(line))
+            except OSError:
+                pass
+        self.cluster_log_lines = lines
+        promoted = len(monkey.primary_kills)
+        wanted_kills = sum(1 for _, what, _ in monkey.schedule if what == "primary")
+        wanted_reshard = any(what == "reshard" for _, what, _ in monkey.schedule)
+        ok = promoted == wanted_kills and len(monkey.reshards) == int(wanted_reshard) \
+            and (monkey.probe_moved > 0 or not wanted_reshard) and (monkey.probe_refreshes > 0 or not wanted_kills)
+        self.check("the failover and redirect paths ran", ok,
+                   f"{promoted}/{wanted_kills} primaries failed over and rejoined as replicas "
+                   + "".join(f"({n}: promoted in {a:.1f}s, rejoined in {b:.1f}s) " for n, a, b in monkey.primary_kills)
+                   + f"; {len(monkey.reshards)} reshard(s) "
+                   + "".join(f"({c} slots :{a}->:{b} in {t:.1f}s) " for a, b, c, t in monkey.reshards)
+                   + f"; checker probe: {monkey.probe_moved} MOVED, {monkey.probe_refreshes} slot-map refreshes; "
+                   f"services' logs: {lines} lines naming a cluster error or path (not metrics: none exported)")

@@ -1,10 +1,17 @@
 """The system under test: a payments-configured redis-server, appstore-sim, ingest, two verifiers and two
 fulfillers on free loopback ports, each process logging to its own file in the run's directory.
 
+With `redis_mode="cluster"` the one redis-server is replaced by a local Redis Cluster: six nodes (`redis-0` to
+`redis-5`, 3 primaries and 3 replicas, the same steps as scripts/redis-cluster up: compose/redis.conf's AOF
+`always` plus cluster-enabled, node timeout 2 s) on consecutive free loopback ports, each in its own directory
+(its nodes.conf there, so a killed node restarted on its port rejoins), and every service (tollctl too) runs
+with the seeds in TOLLGATE_REDIS_URL and TOLLGATE_PARTITIONS.
+
 A supervisor thread restarts any service that exits without being told to (and counts it), so that a
 service which dies on its own, e.g. when Redis goes away, shows up in the summary instead of stalling the run.
 """
-import os, signal, subprocess, threading, time
+import os, signal, socket, subprocess, threading, time
+from .layout import ClusterRedis, Layout
 from .net import Http, Redis, free_port
 
 BUNDLE_ID = "com.example.app"
@@ -82,6 +89,24 @@ def bin_dir(a, repo, log):
     return subprocess.run(swift + ["--show-bin-path"], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
 
 
+def free_base_port(count=6, low=20000, high=40000):
+    """A base port P such that P..P+count-1 and their cluster bus ports (+10000) are free on loopback."""
+    for base in range(low + os.getpid() % 97 * 100, high, 10):
+        try:
+            socks = []
+            for port in [base + i for i in range(count)] + [base + 10000 + i for i in range(count)]:
+                sock = socket.socket()
+                socks.append(sock)
+                sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            for sock in socks:
+                sock.close()
+        return base
+    raise RuntimeError("no free range of loopback ports for a Redis Cluster")
+
+
 def http_ok(port, path):
     status, _ = Http(port).once("GET", path)
     return status == 200
@@ -90,11 +115,19 @@ def http_ok(port, path):
 class Cluster:
     """Starts, kills and restarts the processes; `services` maps a name to its ``Service``."""
 
-    def __init__(self, root, bin_dir, repo, log_level="info", overrides=None):
+    def __init__(self, root, bin_dir, repo, log_level="info", overrides=None, redis_mode="single", partitions=16,
+                 node_timeout=2000):
         """`overrides` (scripts/abuse): extra `redis_args`, and environment entries for `ingest`, `verifier`,
-        `fulfiller` and `sim`."""
+        `fulfiller` and `sim`. `redis_mode` "cluster": a 6-node Redis Cluster and `partitions` partitions."""
         self.root, self.bin, self.repo = root, bin_dir, repo
         self.overrides = overrides or {}
+        self.clustered = redis_mode == "cluster"
+        self.layout = Layout(partitions if self.clustered else 1)
+        self.node_timeout = node_timeout
+        self.redis_ports = []
+        if self.clustered:
+            base = free_base_port()
+            self.redis_ports = [base + i for i in range(6)]
         self.logs = os.path.join(root, "logs")
         os.makedirs(self.logs, exist_ok=True)
         os.makedirs(os.path.join(root, "redis"), exist_ok=True)
@@ -114,11 +147,26 @@ class Cluster:
             "TOLLGATE_KEY_PREFIX": "tg",
             "TOLLGATE_CATALOG": os.path.join(self.repo, "compose", "catalog.json"),
         })
+        if self.clustered:
+            base["TOLLGATE_REDIS_URL"] = "redis://" + ",".join(f"127.0.0.1:{p}" for p in self.redis_ports)
+            base["TOLLGATE_PARTITIONS"] = str(self.layout.n)
         self.env = base
-        redis_argv = ["redis-server", os.path.join(self.repo, "compose", "redis.conf"),
-                      "--port", str(self.redis_port), "--bind", "127.0.0.1",
-                      "--dir", os.path.join(self.root, "redis"), "--daemonize", "no"] + self.overrides.get("redis_args", [])
-        self._add("redis", redis_argv, base, lambda: Redis(self.redis_port, timeout=1).call("PING") == "PONG")
+        if self.clustered:
+            for i, port in enumerate(self.redis_ports):
+                node_dir = os.path.join(self.root, "cluster", str(port))
+                os.makedirs(node_dir, exist_ok=True)
+                argv = ["redis-server", os.path.join(self.repo, "compose", "redis.conf"), "--port", str(port),
+                        "--bind", "127.0.0.1", "--protected-mode", "no", "--dir", node_dir,
+                        "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                        "--cluster-node-timeout", str(self.node_timeout), "--cluster-require-full-coverage", "no",
+                        "--repl-diskless-sync-delay", "0", "--repl-ping-replica-period", "1",
+                        "--daemonize", "no"] + self.overrides.get("redis_args", [])
+                self._add(f"redis-{i}", argv, base, (lambda p: lambda: Redis(p, timeout=1).call("PING") == "PONG")(port))
+        else:
+            redis_argv = ["redis-server", os.path.join(self.repo, "compose", "redis.conf"),
+                          "--port", str(self.redis_port), "--bind", "127.0.0.1",
+                          "--dir", os.path.join(self.root, "redis"), "--daemonize", "no"] + self.overrides.get("redis_args", [])
+            self._add("redis", redis_argv, base, lambda: Redis(self.redis_port, timeout=1).call("PING") == "PONG")
         self._add("appstore-sim", [self._bin("appstore-sim"), "--ca-dir", sim_dir], dict(base, **{
             "SIM_PORT": str(self.sim_port), "SIM_BUNDLE_ID": BUNDLE_ID, "SIM_APP_APPLE_ID": APP_APPLE_ID,
             "SIM_NOTIFY_URL": f"http://127.0.0.1:{self.ingest_port}/v1/apple/notifications",
@@ -170,7 +218,83 @@ class Cluster:
             service.start()
             if not service.wait_ready(timeout):
                 raise RuntimeError(f"{name} did not come up within {timeout}s\n{service.tail()}")
+            if self.clustered and name == f"redis-{len(self.redis_ports) - 1}":
+                self._create_cluster()
         threading.Thread(target=self._supervise, name="supervisor", daemon=True).start()
+
+    # -- Redis: one server, or the cluster ------------------------------------------------------------
+
+    def redis(self):
+        """A client for the checks: the one server, or a slot-routing client over the cluster's nodes."""
+        return ClusterRedis(self.redis_ports) if self.clustered else Redis(self.redis_port)
+
+    def node_name(self, port):
+        return f"redis-{self.redis_ports.index(port)}"
+
+    def _create_cluster(self):
+        """redis-cli --cluster create (3 primaries, 1 replica each), then waits until every node says
+        cluster_state:ok and CLUSTER SLOTS lists all six nodes (as scripts/redis-cluster up)."""
+        log = os.path.join(self.root, "cluster", "create.log")
+        with open(log, "wb") as out:
+            done = subprocess.run(["redis-cli", "--cluster", "create"] + [f"127.0.0.1:{p}" for p in self.redis_ports]
+                                  + ["--cluster-replicas", "1", "--cluster-yes"], stdout=out, stderr=subprocess.STDOUT,
+                                  timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster create failed; see {log}")
+        give_up = time.monotonic() + 60
+        while time.monotonic() < give_up:
+            if self.cluster_ok(self.redis_ports) and self._listed() >= len(self.redis_ports):
+                return
+            time.sleep(0.2)
+        raise RuntimeError("the Redis Cluster did not reach cluster_state:ok with every replica listed in 60 s")
+
+    def cluster_info(self, port, field):
+        try:
+            redis = Redis(port, timeout=2)
+            try:
+                info = redis.call("CLUSTER", "INFO")
+            finally:
+                redis.close()
+        except (OSError, RuntimeError):
+            return None
+        for line in info.splitlines():
+            if line.startswith(field + ":"):
+                return line.split(":", 1)[1].strip()
+        return None
+
+    def cluster_ok(self, ports):
+        return all(self.cluster_info(p, "cluster_state") == "ok" for p in ports)
+
+    def _listed(self):
+        try:
+            redis = Redis(self.redis_ports[0], timeout=2)
+            ranges = redis.call("CLUSTER", "SLOTS")
+            redis.close()
+        except (OSError, RuntimeError):
+            return 0
+        return len({int(node[1]) for r in ranges for node in r[2:]})
+
+    def cluster_nodes(self, port):
+        """CLUSTER NODES of one node: a list of dicts id, port, flags (set), master, slots (list of (a, b))."""
+        redis = Redis(port, timeout=2)
+        try:
+            text = redis.call("CLUSTER", "NODES")
+        finally:
+            redis.close()
+        nodes = []
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) < 8:
+                continue
+            slots = []
+            for item in parts[8:]:
+                if item.startswith("["):
+                    continue  # a slot being migrated
+                a, _, b = item.partition("-")
+                slots.append((int(a), int(b or a)))
+            nodes.append({"id": parts[0], "port": int(parts[1].split("@")[0].rsplit(":", 1)[1]),
+                          "flags": set(parts[2].split(",")), "master": parts[3], "link": parts[7], "slots": slots})
+        return nodes
 
     def restart(self, name, timeout=120):
         """Starts a stopped service again and waits until it answers (a start that fails is retried)."""
@@ -201,7 +325,7 @@ class Cluster:
                 if not service.lock.acquire(blocking=False):
                     continue
                 try:
-                    if self.stopping.is_set() or service.down or service.alive():
+                    if self.stopping.is_set() or service.down or service.proc is None or service.alive():
                         continue
                     service.unexpected_exits.append((time.strftime("%H:%M:%S"), service.proc.returncode))
                     service.down = True

@@ -79,6 +79,23 @@ class Layout:
             return 0
         return p if p < self.n else 0
 
+    def partition_of_tag(self, key):
+        """The partition whose tag a key carries (None for a key of no partition, e.g. a user key with N=1)."""
+        start, end = key.find("{"), key.find("}")
+        tag = key[start:end + 1] if 0 <= start < end else None
+        return self.tags.index(tag) if tag in self.tags else None
+
+    def job_pattern(self):
+        return f"{self.prefix}:{{p*}}:job:*"
+
+    def tx_pattern(self):
+        """Every user's transaction records (`tg:{u:<id>}:tx:<tid>`, `tg:{pK}:u:<id>:tx:<tid>`)."""
+        return f"{self.prefix}:{{u:*}}:tx:*" if self.n == 1 else f"{self.prefix}:{{p*}}:u:*:tx:*"
+
+    def user_of_tx(self, key):
+        head, sep, _ = key.rpartition(":tx:")
+        return self.user_of_account(head + ":account") if sep else None
+
     def account_pattern(self):
         return f"{self.prefix}:{{u:*}}:account" if self.n == 1 else f"{self.prefix}:{{p*}}:u:*:account"
 
@@ -97,7 +114,8 @@ class ClusterRedis:
     def __init__(self, ports, timeout=10):
         self.seeds, self.timeout = list(ports), timeout
         self.nodes, self.map = {}, [None] * SLOTS
-        self.moved = 0
+        self.moved = 0       # MOVED replies followed
+        self.refreshes = 0   # slot-map refreshes after a redirect or a lost node (a failover)
         self.refresh()
 
     def _node(self, port):
@@ -128,6 +146,13 @@ class ClusterRedis:
             return
         raise ConnectionError(f"no cluster node answers CLUSTER SLOTS: {last}")
 
+    def _try_refresh(self):
+        self.refreshes += 1
+        try:
+            self.refresh()
+        except ConnectionError:
+            pass  # every node we know is down for now: the next attempt asks again
+
     def primaries(self):
         return sorted({p for p in self.map if p is not None})
 
@@ -148,16 +173,16 @@ class ClusterRedis:
                 return self._node(target).call(*args)
             except RuntimeError as error:
                 text = str(error)
-                if text.startswith(("MOVED", "TRYAGAIN", "CLUSTERDOWN")) and port is None:
+                if text.startswith(("MOVED", "TRYAGAIN", "CLUSTERDOWN", "LOADING")) and port is None:
                     self.moved += text.startswith("MOVED")
                     time.sleep(0.05 * attempt)
-                    self.refresh()
+                    self._try_refresh()
                     continue
                 raise
             except (OSError, ConnectionError):
                 self._drop(target)
                 time.sleep(0.2 * (attempt + 1))
-                self.refresh()
+                self._try_refresh()
         raise ConnectionError(f"gave up on {args[0]} after redirects")
 
     def pipeline(self, commands):
