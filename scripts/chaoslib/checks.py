@@ -9,7 +9,8 @@ from .net import GaveUp
 FINAL = ("fulfilled", "rejected", "dead")
 STREAMS = (("jobs", "verifiers"), ("verified", "fulfillers"))
 # Lines of the services' logs that show a Redis Cluster path ran (they export no cluster counters as metrics).
-CLUSTER_LOG = re.compile(r"MOVED|ASK |TRYAGAIN|CLUSTERDOWN|UNBLOCKED|connectionFailed|reloading redis functions")
+CLUSTER_LOG = re.compile(r"MOVED|ASK |TRYAGAIN|CLUSTERDOWN|UNBLOCKED|LOADING|connectionFailed|Redis connection failed|"
+                         r"Redis command outcome unknown|reloading redis functions")
 
 
 def pipeline_busy(redis, layout=Layout(1)):
