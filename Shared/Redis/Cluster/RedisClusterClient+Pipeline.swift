@@ -9,8 +9,10 @@ extension RedisClusterClient {
     /// Splits the pipeline per node (order kept per node, a `MULTI … EXEC` block kept together and refused when
     /// its keys span slots), sends the parts concurrently, and merges the replies back in order. A reply that is
     /// a redirection, `TRYAGAIN`, `CLUSTERDOWN` or `Function not found` (none ran) is replaced by sending that
-    /// command again alone, as ``send(_:timeout:)`` would; inside a transaction it is left as it is. A node that
-    /// could not be reached (nothing sent there) gets its commands sent again one by one after a map refresh.
+    /// command again alone, as ``send(_:timeout:)`` would; a `MULTI … EXEC` block refused whole for one of those
+    /// (`EXECABORT`, or `EXEC`'s own refusal: nothing ran) is sent again whole (an `ASK` inside one is left as it is). A node that
+    /// could not be reached (nothing sent there) gets its commands sent again one by one after a map refresh, and its
+    /// `MULTI … EXEC` blocks whole, with a backoff within the retry window.
     /// An I/O failure after sending throws ``RedisError/unknownOutcome(_:)``, as with one server.
     ///
     /// A `WAIT` as the pipeline's last command (a durable write: `WAIT numreplicas timeout`) waits on every node the
@@ -82,8 +84,14 @@ extension RedisClusterClient {
                 $0.unreachable.insert(node)
             }
             for unit in nodeUnits {
-                guard !unit.isTransaction else {
-                    throw RedisError.connectionFailed("node \(node) unreachable; its transaction was not sent")
+                if unit.isTransaction {
+                    let (target, part) = try await sendUnsentTransaction(Array(commands[unit.indices]), route: unit.route, from: node)
+                    if !touched.contains(target) { touched.append(target) }
+                    for (offset, index) in unit.indices.enumerated() {
+                        replies[index] = part[offset]
+                        sentTo[index] = target
+                    }
+                    continue
                 }
                 for index in unit.indices {
                     replies[index] = try await replyOrError {
@@ -102,7 +110,100 @@ extension RedisClusterClient {
                 }
             }
         }
+        for unit in units where unit.isTransaction {
+            // A block refused whole (a queued command, or `EXEC` itself, answered `MOVED`, `TRYAGAIN` or `CLUSTERDOWN`,
+            // and `EXEC` discarded the block): nothing ran, so the block is sent again whole, to the new primary after
+            // a `MOVED`, after a backoff within the retry window otherwise.
+            let deadline = ContinuousClock.now + retryWindow
+            var hops = 0
+            var backoff = ReconnectBackoff()
+            backoff.base = .milliseconds(10)
+            backoff.cap = .milliseconds(200)
+            resend: while let node = sentTo[unit.indices.lowerBound] {
+                let target: Endpoint
+                switch Self.transactionRefusal(unit.indices.map { replies[$0] }, from: node) {
+                case nil:
+                    break resend
+                case .moved(let redirect):
+                    hops += 1
+                    guard hops <= maxRedirections, case .node(let endpoint) = follow(redirect) else { break resend }
+                    target = endpoint
+                case .refused(let code):
+                    countRefusal(code)
+                    if code == "CLUSTERDOWN" { _ = try? await refresh() }
+                    backoff.recordFailure()
+                    let delay = backoff.delay()
+                    guard ContinuousClock.now + delay < deadline else { break resend }
+                    try await Task.sleep(for: delay)
+                    target = try await primary(for: unit.route)
+                }
+                let part = try await connection(to: target).pipeline(Array(commands[unit.indices]))
+                guard part.count == unit.indices.count else {
+                    throw RedisError.protocolError("a MULTI block sent again returned \(part.count) replies")
+                }
+                if !touched.contains(target) { touched.append(target) }
+                for (offset, index) in unit.indices.enumerated() {
+                    replies[index] = part[offset]
+                    sentTo[index] = target
+                }
+            }
+        }
         return (replies.map { $0 ?? .null }, touched)
+    }
+
+    /// Sends a `MULTI … EXEC` block that was never sent (its node could not be reached) whole to its slot's primary
+    /// after a map refresh, with a backoff until the retry window has passed (a failover: the promoted replica).
+    private func sendUnsentTransaction(
+        _ block: [RedisCommand], route: ClusterRoute, from node: Endpoint
+    ) async throws -> (Endpoint, [RedisReply]) {
+        let deadline = ContinuousClock.now + retryWindow
+        var backoff = ReconnectBackoff()
+        backoff.base = .milliseconds(10)
+        backoff.cap = .milliseconds(200)
+        var lastError = RedisError.connectionFailed("node \(node) unreachable; its transaction was not sent")
+        while true {
+            _ = try? await refresh()
+            backoff.recordFailure()
+            let delay = backoff.delay()
+            guard ContinuousClock.now + delay < deadline else { throw lastError }
+            try await Task.sleep(for: delay)
+            let target = try await primary(for: route)
+            do {
+                let part = try await connection(to: target).pipeline(block)
+                guard part.count == block.count else {
+                    throw RedisError.protocolError("a MULTI block sent again returned \(part.count) replies")
+                }
+                state.withLock { _ = $0.unreachable.remove(target) }
+                return (target, part)
+            } catch RedisError.connectionFailed(let message) {
+                state.withLock {
+                    $0.counters.unreachable += 1
+                    $0.unreachable.insert(target)
+                }
+                lastError = RedisError.connectionFailed(message)
+            }
+        }
+    }
+
+    /// Why a node refused a whole `MULTI … EXEC` block, when it did for a cluster reason: `EXEC` answered
+    /// `EXECABORT` after a queued command answered `MOVED`, `TRYAGAIN` or `CLUSTERDOWN`, or `EXEC` itself answered
+    /// one of those (the node then discards the block). Nil when the block ran, or failed for anything else.
+    enum TransactionRefusal {
+        case moved(ClusterRedirect)
+        case refused(String)
+    }
+
+    static func transactionRefusal(_ replies: [RedisReply?], from node: Endpoint) -> TransactionRefusal? {
+        guard let final = replies.last ?? nil, case .error(let last) = final else { return nil }
+        let causes: [RedisReply?] = last.hasPrefix("EXECABORT") ? Array(replies.dropLast()) : [final]
+        for case .error(let text)? in causes {
+            let error = RedisError.fromErrorReply(text)
+            if let redirect = ClusterRedirect(error, from: node) {
+                return redirect.kind == .moved ? .moved(redirect) : nil
+            }
+            if case .server(let code, _) = error, code == "TRYAGAIN" || code == "CLUSTERDOWN" { return .refused(code) }
+        }
+        return nil
     }
 
     /// Where to send again a pipelined command whose reply was `text`, or nil to keep the reply.
