@@ -37,9 +37,11 @@ extension App {
             redis.close()
             throw error
         }
-        let applier = LedgerApplier(
+        var applier = LedgerApplier(
             redis: redis, catalog: configuration.catalog, keys: keys, group: consumerGroup,
             clampRefunds: configuration.clampRefunds, now: clock.nowMilliseconds)
+        applier.durability = LedgerApplier.Durability(
+            replicas: configuration.waitReplicas, timeoutMilliseconds: configuration.waitTimeoutMilliseconds)
         let handler = FulfillerHandler(applier: applier, keys: keys, metrics: FulfillerMetrics(), logger: logger)
         // Every partition's verified stream.
         let verifiedStreams = keys.partitionStreams("verified")

@@ -22,6 +22,9 @@ extension FulfillerConfiguration {
         concurrency = try reader.int("TOLLGATE_FULFILLER_CONCURRENCY", default: concurrency, range: 1...1024)
         claimMinIdle = try reader.milliseconds("TOLLGATE_CLAIM_MIN_IDLE_MS", default: 30_000, range: 100...86_400_000)
         claimInterval = try reader.milliseconds("TOLLGATE_CLAIM_INTERVAL_MS", default: 5000, range: 10...600_000)
+        waitReplicas = try reader.int("TOLLGATE_REDIS_WAIT_REPLICAS", default: waitReplicas, range: 0...100)
+        waitTimeoutMilliseconds = try reader.int(
+            "TOLLGATE_REDIS_WAIT_TIMEOUT_MS", default: waitTimeoutMilliseconds, range: 1...60_000)
         let retentionHours = try reader.int("TOLLGATE_EVENTS_RETENTION_HOURS", default: 168, range: 0...87_600)
         eventsRetention = retentionHours == 0 ? nil : .seconds(retentionHours * 3600)
     }

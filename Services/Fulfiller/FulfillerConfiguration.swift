@@ -10,6 +10,9 @@ import Pipeline
 /// - `TOLLGATE_FULFILLER_CONCURRENCY` — events applied at once per replica (16)
 /// - `TOLLGATE_CLAIM_MIN_IDLE_MS` — entries of a crashed replica are reclaimed after this idle time (30000)
 /// - `TOLLGATE_CLAIM_INTERVAL_MS` — how often idle entries are looked for (5000)
+/// - `TOLLGATE_REDIS_WAIT_REPLICAS` / `TOLLGATE_REDIS_WAIT_TIMEOUT_MS` — with several partitions, replicas that must
+///   acknowledge each cross-partition step (a chain's claim, a hand-over) before the step that depends on it runs on
+///   another primary (`0`: none; `1000` ms)
 /// - `TOLLGATE_EVENTS_RETENTION_HOURS` — outbound events older than this are trimmed from the events stream
 ///   (168 = 7 days; `0` keeps them forever — with `noeviction`, Redis then fills up and refuses writes)
 package struct FulfillerConfiguration: Sendable {
@@ -22,6 +25,9 @@ package struct FulfillerConfiguration: Sendable {
     package var claimMinIdle: Duration = .seconds(30)
     package var claimInterval: Duration = .seconds(5)
     package var retry = RetryPolicy()
+    /// Replicas that must acknowledge a claim or hand-over (``LedgerApplier/Durability``).
+    package var waitReplicas = 0
+    package var waitTimeoutMilliseconds = 1000
     /// How long outbound events stay in the events stream; nil keeps them forever.
     package var eventsRetention: Duration? = .seconds(7 * 24 * 3600)
 

@@ -15,6 +15,23 @@ package struct LedgerApplier: Sendable {
     package let clampRefunds: Bool
     /// Milliseconds since 1970; entitlement states are computed at this time.
     package let now: @Sendable () -> Int64
+    /// Replicas that must hold a cross-partition step before the step that depends on it runs on another primary.
+    package var durability = Durability()
+
+    /// `WAIT` after each cross-partition step (`TOLLGATE_REDIS_WAIT_REPLICAS`): a claim before the apply that relies on
+    /// it, a hand-over before the acknowledgement that drops the source entry. Without it a failover of the step's
+    /// primary can lose the step while what depends on it, on another primary, survives: a lost binding would let a
+    /// second user claim a purchase already credited, a lost hand-over would drop an event already acknowledged. With
+    /// one partition every effect is in one call, which replicates as one unit, and nothing waits.
+    package struct Durability: Sendable, Hashable {
+        package var replicas = 0
+        package var timeoutMilliseconds = 1000
+
+        package init(replicas: Int = 0, timeoutMilliseconds: Int = 1000) {
+            self.replicas = replicas
+            self.timeoutMilliseconds = timeoutMilliseconds
+        }
+    }
 
     package init(
         redis: any RedisCommandExecutor, catalog: Catalog, keys: Keys, group: String, clampRefunds: Bool,
@@ -118,8 +135,8 @@ package struct LedgerApplier: Sendable {
     /// parked events a new binding moved back onto that partition's verified stream.
     package func claim(_ otid: String, for user: String) async throws -> (owner: String, unparked: Int) {
         let partition = keys.partition(ofOriginalTransaction: otid)
-        let reply = try await LedgerFunctions.library.call(
-            "claim", on: redis,
+        let reply = try await durably(
+            "claim",
             keys: [
                 keys.verified(partition: partition).stream, keys.binding(originalTransactionId: otid),
                 keys.parked(originalTransactionId: otid),
@@ -190,8 +207,8 @@ package struct LedgerApplier: Sendable {
                 arguments.append(Array(name.utf8))
                 arguments.append(value)
             }
-            _ = try await LedgerFunctions.library.call(
-                "hand_over", on: redis,
+            _ = try await durably(
+                "hand_over",
                 keys: [keys.verified(partition: target).stream, keys.partitionKey(target, "fwd", String(source), entry.id)],
                 arguments: arguments)
         }
@@ -211,6 +228,34 @@ package struct LedgerApplier: Sendable {
             "handed_over", on: redis,
             keys: [keys.verified(partition: source).stream, keys.job(event.jobId, partition: source)],
             group: group, id: entry.id, plan: Array(try JSONEncoder().encode(plan)))
+    }
+
+    /// Calls a cross-partition step of the ledger library and, with ``durability``, waits for its replicas (one
+    /// pipeline: the `WAIT` covers the call's connection, on the step's primary).
+    /// - Throws: ``LedgerError/replicationTimeout(_:)`` when fewer replicas acknowledged it in time.
+    private func durably(
+        _ function: String, keys callKeys: [String], arguments: [[UInt8]], reloaded: Bool = false
+    ) async throws -> RedisReply {
+        guard durability.replicas > 0 else {
+            return try await LedgerFunctions.library.call(function, on: redis, keys: callKeys, arguments: arguments)
+        }
+        let replies = try await redis.pipeline([
+            LedgerFunctions.library.command(function, keys: callKeys.map { Array($0.utf8) }, arguments: arguments),
+            RedisCommand("WAIT", durability.replicas, durability.timeoutMilliseconds),
+        ])
+        guard replies.count == 2 else { throw LedgerError.unexpectedReply("\(function) with WAIT returned \(replies)") }
+        if case .error(let text) = replies[0] {
+            guard !reloaded, RedisFunctionLibrary.isMissingFunction(text) else {
+                throw LedgerError.unexpectedReply("\(LedgerFunctions.library.function(function)) failed: \(text)")
+            }
+            try await LedgerFunctions.library.load(on: redis)
+            return try await durably(function, keys: callKeys, arguments: arguments, reloaded: true)
+        }
+        guard let acknowledged = replies[1].int, acknowledged >= Int64(durability.replicas) else {
+            throw LedgerError.replicationTimeout(
+                "\(function) reached \(replies[1].int ?? 0) of \(durability.replicas) replicas in \(durability.timeoutMilliseconds) ms")
+        }
+        return replies[0]
     }
 
     /// How long a hand-over marker is kept: longer than any entry stays pending (the reclaim and retry bounds).

@@ -44,6 +44,17 @@ struct LedgerClusterTests {
                 #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
                 #expect(try await h.entitlement(owner, "vip")?.state == "active")
 
+                // With a replica required for each cross-partition step (every primary has one): credited as before.
+                var waiting = h.applier
+                waiting.durability = LedgerApplier.Durability(replicas: 1, timeoutMilliseconds: 2000)
+                let durableBuyer = LedgerPartitionTests.user(in: 12, keys, "durable")
+                let durableChain = LedgerPartitionTests.chain(notIn: 12, keys, from: 6_500_000)
+                try await h.submit(Fixture.client(durableBuyer, [Fixture.transaction(durableChain, product: "coins100")]))
+                for read in try await h.read() {
+                    #expect(try await waiting.apply(entry: read.entry, partition: read.partition).outcome == "fulfilled")
+                }
+                #expect(try await h.coins(durableBuyer) == 100)
+
                 // The thief's race, across primaries.
                 let alice = LedgerPartitionTests.user(in: 1, keys, "alice")
                 let eve = LedgerPartitionTests.user(in: 14, keys, "eve")
@@ -61,8 +72,8 @@ struct LedgerClusterTests {
                 #expect(try await h.pendingCount() == 0)
                 // The audit finds every user on every primary and no difference.
                 let report = try await h.audit()
-                // The buyers, the late owner, and whichever racers won a chain (a refused claim writes no account).
-                #expect(report.users == users.count + 1 + (alices > 0 ? 1 : 0) + (eves > 0 ? 1 : 0))
+                // The buyers, the late owner, the durable buyer, and whichever racers won a chain (a refused claim writes no account).
+                #expect(report.users == users.count + 2 + (alices > 0 ? 1 : 0) + (eves > 0 ? 1 : 0))
                 #expect(report.differences.isEmpty)
             }
             // The sixteen range-aligned partitions put ledger calls on every primary.

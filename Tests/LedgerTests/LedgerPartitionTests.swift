@@ -217,6 +217,34 @@ import Testing
         }
     }
 
+    /// With `TOLLGATE_REDIS_WAIT_REPLICAS`, a claim or hand-over no replica acknowledged is not relied on: nothing is
+    /// credited or acknowledged on another primary, the entry stays pending, and its retry finishes it once.
+    @Test func aStepNoReplicaAcknowledgedIsNotReliedOn() async throws {
+        try await LedgerHarness.with(partitions: Self.partitions) { h in
+            var waiting = h.applier
+            waiting.durability = LedgerApplier.Durability(replicas: 1, timeoutMilliseconds: 50)  // this server has none
+            let alice = Self.user(in: 4, h.keys)
+            let otid = Self.chain(notIn: 4, h.keys)
+            try await h.submit(Fixture.client(alice, [Fixture.transaction(otid, product: "coins100")]))
+            let purchase = try #require(try await h.read().first)
+            await #expect(throws: LedgerError.self) { try await waiting.apply(entry: purchase.entry, partition: purchase.partition) }
+            #expect(try await h.coins(alice) == 0, "nothing credited on the strength of an unreplicated claim")
+            #expect(try await h.pendingCount() == 1)
+            #expect(try await h.apply(purchase).outcome == "fulfilled")
+            #expect(try await h.coins(alice) == 100)
+
+            let refund = Fixture.notification("REFUND", [Fixture.transaction(otid, product: "coins100", revoked: testNow)])
+            try await h.submit(refund)
+            let note = try #require(try await h.read().first)
+            await #expect(throws: LedgerError.self) { try await waiting.apply(entry: note.entry, partition: note.partition) }
+            #expect(try await h.pendingCount() == 1, "the source entry is not acknowledged after an unreplicated hand-over")
+            #expect(try await h.apply(note).outcome == "forwarded")
+            #expect(try await Self.entries(h, partition: 4).filter { $0.string(LedgerDelivery.Field.from) != nil }.count == 1)
+            #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
+            #expect(try await h.coins(alice) == 0)
+        }
+    }
+
     @Test func anEntryHandedOverTooOftenIsRefusedAsMalformed() async throws {
         try await LedgerHarness.with(partitions: Self.partitions) { h in
             let alice = Self.user(in: 6, h.keys)
