@@ -2,7 +2,7 @@
 submitted to ingest with `?wait=30` (polling `GET /v1/jobs/{id}` if the wait runs out), one user per purchase,
 `concurrency` at a time over keep-alive connections. Shared by scripts/bench-e2e and scripts/bench-cpu.
 """
-import json, subprocess, sys, time
+import json, sys, time
 
 from benchlib.measure import request, run_parallel
 from benchlib.system import BUNDLE, SECRET
@@ -61,11 +61,14 @@ def submit(system, bought, kind, first, count, concurrency):
 
 def wrong_balances(system, first, count):
     """Users among bench-user-<first ..< first + count> whose balance is not one purchase's coins."""
-    wrong = 0
-    redis = ["redis-cli", "-p", str(system.redis_port)]
-    script = "local out = {} for i, k in ipairs(KEYS) do out[i] = redis.call('HGET', k, 'coins') or '0' end return out"
-    for start in range(first, first + count, 500):
-        keys = [f"tg:{{u:bench-user-{i}}}:account" for i in range(start, min(first + count, start + 500))]
-        out = subprocess.run(redis + ["EVAL", script, str(len(keys))] + keys, capture_output=True, text=True).stdout.split()
-        wrong += sum(1 for v in out if v != str(COINS))
-    return wrong
+    from chaoslib.layout import Layout
+    layout = Layout(system.partitions)
+    redis = system.redis_client()
+    try:
+        wrong = 0
+        for i in range(first, first + count):
+            coins = redis.call("HGET", layout.user_key(f"bench-user-{i}", "account"), "coins") or "0"
+            wrong += coins != str(COINS)
+        return wrong
+    finally:
+        redis.close()

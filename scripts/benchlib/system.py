@@ -5,7 +5,7 @@ with free ports, as a production deployment of `com.example.app`, in a temporary
 import http.client, os, shutil, signal, subprocess, sys, tempfile, time
 
 from benchlib.measure import cpu_seconds, request
-from chaoslib.cluster import http_ok
+from chaoslib.cluster import free_base_port, http_ok
 from chaoslib.net import free_port
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -17,7 +17,7 @@ APP_APPLE_ID = "1234567890"
 class System:
     """redis-server, appstore-sim, ingest, verifier(s) and fulfiller(s) in a temporary directory."""
 
-    def __init__(self, bindir, replicas, notify, server_api_receipts=False):
+    def __init__(self, bindir, replicas, notify, server_api_receipts=False, redis="server", partitions=1):
         """`server_api_receipts`: the verifiers hold an App Store Server API key and validate receipts without
         `verifyReceipt` (TOLLGATE_RECEIPT_VALIDATION=server-api; the verifyReceipt URLs lead nowhere)."""
         self.dir = tempfile.mkdtemp(prefix="bench-e2e-")
@@ -25,6 +25,10 @@ class System:
         self.redis_port, self.sim_port, self.http_port = free_port(), free_port(), free_port()
         self.bindir, self.replicas, self.notify = bindir, replicas, notify
         self.server_api_receipts = server_api_receipts
+        # "server": one redis-server; "cluster": scripts/redis-cluster's 3 primaries and 3 replicas. `partitions`
+        # is TOLLGATE_PARTITIONS (a cluster needs more than one).
+        self.redis_mode, self.partitions = redis, partitions
+        self.cluster_dir, self.cluster_ports = None, []
 
     def start(self, name, argv, env=None):
         log = open(os.path.join(self.dir, f"{name}.log"), "w")
@@ -43,10 +47,20 @@ class System:
         sys.exit(f"error: {what} did not come up (logs were in {self.dir})")
 
     def up(self):
-        self.start("redis", ["redis-server", os.path.join(ROOT, "compose/redis.conf"), "--port", str(self.redis_port),
-                             "--bind", "127.0.0.1", "--dir", self.dir, "--daemonize", "no", "--protected-mode", "no"])
-        self.wait_for("redis-server", lambda: subprocess.run(
-            ["redis-cli", "-p", str(self.redis_port), "ping"], capture_output=True, text=True).stdout.strip() == "PONG")
+        if self.redis_mode == "cluster":
+            base = free_base_port()
+            self.cluster_dir = os.path.join(self.dir, "cluster")
+            out = subprocess.run([os.path.join(ROOT, "scripts/redis-cluster"), "up", "--dir", self.cluster_dir,
+                                  "--base-port", str(base)], cwd=ROOT, check=True, capture_output=True, text=True)
+            self.redis_url = out.stdout.strip().splitlines()[-1]
+            self.cluster_ports = [base + i for i in range(6)]
+            self.redis_port = base
+        else:
+            self.start("redis", ["redis-server", os.path.join(ROOT, "compose/redis.conf"), "--port", str(self.redis_port),
+                                 "--bind", "127.0.0.1", "--dir", self.dir, "--daemonize", "no", "--protected-mode", "no"])
+            self.wait_for("redis-server", lambda: subprocess.run(
+                ["redis-cli", "-p", str(self.redis_port), "ping"], capture_output=True, text=True).stdout.strip() == "PONG")
+            self.redis_url = f"redis://127.0.0.1:{self.redis_port}"
         sim = f"http://127.0.0.1:{self.sim_port}"
         env = dict(os.environ, LOG_LEVEL="warning", SIM_PORT=str(self.sim_port), SIM_BUNDLE_ID=BUNDLE,
                    SIM_APP_APPLE_ID=APP_APPLE_ID, SIM_RETRY_SCALE="3600")
@@ -57,7 +71,8 @@ class System:
         self.start("appstore-sim", [os.path.join(self.bindir, "appstore-sim"), "--ca-dir", ca], env)
         self.wait_for("appstore-sim", lambda: os.path.getsize(os.path.join(ca, "root.der")) > 0
                       and http_ok(self.sim_port, "/sim/health"))
-        env = dict(os.environ, LOG_LEVEL="warning", TOLLGATE_REDIS_URL=f"redis://127.0.0.1:{self.redis_port}",
+        env = dict(os.environ, LOG_LEVEL="warning", TOLLGATE_REDIS_URL=self.redis_url,
+                   TOLLGATE_PARTITIONS=str(self.partitions),
                    TOLLGATE_HTTP_PORT=str(self.http_port), TOLLGATE_BUNDLE_ID=BUNDLE, TOLLGATE_APP_APPLE_ID=APP_APPLE_ID,
                    TOLLGATE_ENVIRONMENT="production", TOLLGATE_CATALOG=os.path.join(ROOT, "compose/catalog.json"),
                    TOLLGATE_CLIENT_JWT_SECRET=SECRET, TOLLGATE_SERVICE_KEYS="bench-service-key-0123456789abcdefghij",
@@ -110,7 +125,16 @@ class System:
     def cpu(self):
         return {name: cpu_seconds(p.pid) for name, p in self.procs.items()}
 
+    def redis_client(self):
+        """A client of the system's Redis: one connection, or a slot-routing cluster client."""
+        from chaoslib.layout import ClusterRedis
+        from chaoslib.net import Redis
+        return ClusterRedis(self.cluster_ports) if self.cluster_ports else Redis(self.redis_port)
+
     def stop(self):
+        if self.cluster_dir:
+            subprocess.run([os.path.join(ROOT, "scripts/redis-cluster"), "down", "--dir", self.cluster_dir,
+                            "--base-port", str(self.cluster_ports[0])], cwd=ROOT, capture_output=True)
         for p in self.procs.values():
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
