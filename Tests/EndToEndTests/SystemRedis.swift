@@ -44,9 +44,8 @@ enum SystemRedis: Sendable {
             defer { connection.close() }
             return try await body(connection)
         case .cluster(let cluster):
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             return try await body(client)
         }
     }

@@ -30,9 +30,8 @@ struct PartitionedCallsClusterTests {
             if users[keys.partition(ofUser: user)] == nil { users[keys.partition(ofUser: user)] = user }
         }
         try await withRedisCluster { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             try await IngestFunctions.library.load(on: client)
             let map = client.slotMap
             let limits = IngestFunctions.Limits(maxJobs: 100, maxBytes: 1 << 20, inFlightCap: 5)
@@ -95,9 +94,8 @@ struct PartitionedCallsClusterTests {
     @Test func theReconcilersEnqueueAndEmitAreSingleSlot() async throws {
         let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: 16))
         try await withRedisCluster { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             try await ReconcileFunctions.library.load(on: client)
             let map = client.slotMap
             for otid in ["1000000001", "1000000002", "1000000003", "1000000004"] {

@@ -9,9 +9,8 @@ import Testing
 struct StreamConsumerClusterTests {
     @Test func sixteenPartitionsAreAllHandledWithOneReaderOnEachPartitionsPrimary() async throws {
         try await withRedisCluster { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             try await PipelineFunctions.library.load(on: client)
             let keys = try partitionedKeys(16)
             for partition in keys.partitions {
@@ -76,9 +75,8 @@ extension StreamConsumerClusterTests {
     /// failover are handled like the others, none left pending.
     @Test func readersFollowAFailoverOfTheirPartitionsPrimary() async throws {
         try await withRedisCluster(nodeTimeout: 1000) { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             try await PipelineFunctions.library.load(on: client)
             let keys = try partitionedKeys(16)
             let handled = Recorder<Int>()
@@ -140,9 +138,8 @@ extension StreamConsumerClusterTests {
     /// its own stream, and each partition's acknowledged entries are trimmed, pending ones kept.
     @Test func promoterAndJanitorWorkEveryPartition() async throws {
         try await withRedisCluster { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             try await PipelineFunctions.library.load(on: client)
             let keys = try partitionedKeys(16)
             let streams = keys.partitionStreams("jobs").map(\.keys)

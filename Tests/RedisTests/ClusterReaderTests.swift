@@ -8,9 +8,8 @@ import Testing
 struct ClusterReaderTests {
     @Test func followsItsSlotAcrossAMigrationWhileBlocked() async throws {
         try await withRedisCluster { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             let stream = "{rd}s"
             let slot = ClusterKeySlot.slot(stream)
             let map = client.slotMap

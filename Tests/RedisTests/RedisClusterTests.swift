@@ -35,9 +35,8 @@ struct RedisClusterTests {
 
     @Test func commandsLandOnThePrimaryOfTheirSlot() async throws {
         try await withRedisCluster { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             let map = client.slotMap
             #expect(map.allPrimaries.count == 3)
             for primary in map.allPrimaries {
@@ -93,9 +92,8 @@ struct RedisClusterTests {
 
     @Test func crossSlotCommandsAreRefusedBeforeSending() async throws {
         try await withRedisCluster { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             let refused: [RedisCommand] = [
                 RedisCommand("MSET", "{a}x", "1", "{b}y", "2"),
                 RedisCommand("DEL", "{a}x", "{b}y"),
@@ -133,9 +131,8 @@ struct RedisClusterTests {
 
     @Test func followsALiveSlotMigration() async throws {
         try await withRedisCluster { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             let slot = ClusterKeySlot.slot("mig")
             let map = client.slotMap
             let source = try #require(map.primaries[slot])
@@ -203,9 +200,8 @@ struct RedisClusterTests {
 
     @Test func followsAFailoverToThePromotedReplica() async throws {
         try await withRedisCluster(nodeTimeout: 1000) { cluster in
-            let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+            let client = try await cluster.connectedClient()
             defer { client.close() }
-            try await client.connect()
             let map = client.slotMap
             let slot = ClusterKeySlot.slot("fo")
             let primary = try #require(map.primaries[slot])

@@ -104,9 +104,8 @@ package struct LedgerHarness: Sendable {
         _ cluster: RedisCluster, partitions: Int = 16, prefix: String, clamp: Bool = false, now: Int64 = testNow,
         _ body: (LedgerHarness) async throws -> T
     ) async throws -> T {
-        let client = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
+        let client = try await cluster.connectedClient()
         defer { client.close() }
-        try await client.connect()
         let keys = Keys(prefix: prefix, layout: try PartitionLayout(count: partitions))
         return try await body(try await prepare(server: nil, redis: client, keys: keys, clamp: clamp, now: now))
     }

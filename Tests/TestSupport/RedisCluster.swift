@@ -70,6 +70,18 @@ package final class RedisCluster: Sendable {
     }
 
     /// A direct connection to one node (no routing), for checking where data landed. Close it after use.
+    /// A connected cluster client of this cluster (close it when done).
+    package func connectedClient() async throws -> RedisClusterClient {
+        let client = try RedisClusterClient(configuration: configuration(), logger: testLogger)
+        do {
+            try await client.connect()
+        } catch {
+            client.close()
+            throw error
+        }
+        return client
+    }
+
     package func connection(to port: Int) -> RedisConnection {
         var configuration = configuration()
         configuration.host = "127.0.0.1"
