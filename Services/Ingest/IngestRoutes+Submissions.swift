@@ -219,7 +219,7 @@ extension IngestRoutes {
         return JobStatusBody.response(.accepted, status)
     }
 
-    /// The job's status where ``Keys/locateJob(_:on:)`` finds it (its id's partition, following `moved.to` once).
+    /// The job's status where ``Keys/locateJob(_:on:)`` finds it (its id's partition, following its `moved.to` chain).
     func readStatus(_ jobID: String) async throws -> JobStatus? {
         try await keys.readJobStatus(jobID, on: redis)
     }

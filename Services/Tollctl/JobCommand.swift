@@ -4,7 +4,7 @@ import Pipeline
 import Redis
 
 /// `tollctl job ID`: a job's status (state, kind, user, reason, attempts, result), as ingest reports it: read in the
-/// partition the id names, following the job's `moved.to` once (``Keys/locateJob(_:on:)``); `--partition` reads
+/// partition the id names, following the job's `moved.to` chain (``Keys/locateJob(_:on:)``); `--partition` reads
 /// that partition's hash of the id instead, as it is. Exits 1 with `error: job_not_found` when no status exists
 /// (never created, past its 7-day retention, or an id naming no partition of this layout).
 struct JobCommand: AsyncParsableCommand {

@@ -77,7 +77,7 @@ import Testing
         #expect(counters == [keys.backlog(partition: 7), keys.backlog(partition: 7)])
     }
 
-    @Test func aJobIsFoundFromItsIDFollowingMovedToOnce() async throws {
+    @Test func aJobIsFoundFromItsIDFollowingItsMovedToChain() async throws {
         let keys = try Self.sixteen()
         try await withRedisServer { server in
             let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
@@ -96,6 +96,23 @@ import Testing
             #expect(found.status(jobID: id)?.state == .fulfilled)
             // The owner's hash does not repeat who submitted the job: the home hash's word stands.
             #expect(found.status(jobID: id)?.userID == "u-1")
+            // A pointer back to a hash already read (here the home one) ends the walk instead of looping.
+            #expect(try await keys.locateJob(id, on: redis)?.key == keys.job(id, partition: 12))
+            // Moved again (its chain's partition first, then its owner's): the walk goes to the end of the chain.
+            _ = try await redis.send("HSET", keys.job(id, partition: 12), "state", "verifying", JobStatus.movedToField, "5")
+            _ = try await redis.send("HSET", keys.job(id, partition: 5), "state", "fulfilled")
+            let twice = try #require(try await keys.locateJob(id, on: redis))
+            #expect(twice.key == keys.job(id, partition: 5))
+            #expect(twice.movedFrom == keys.job(id, partition: 2))
+            #expect(twice.status(jobID: id)?.state == .fulfilled)
+            #expect(twice.status(jobID: id)?.userID == "u-1")
+            // The walk is bounded: a chain longer than any the fulfiller writes stops after maximumMoveHops hashes.
+            let long = keys.newJobID(partition: 0)
+            for hop in 0...JobStatus.maximumMoveHops + 2 {
+                _ = try await redis.send(
+                    "HSET", keys.job(long, partition: hop), "state", "verifying", JobStatus.movedToField, String(hop + 1))
+            }
+            #expect(try await keys.locateJob(long, on: redis)?.key == keys.job(long, partition: JobStatus.maximumMoveHops))
             // A moved.to outside the layout is ignored.
             let odd = keys.newJobID(partition: 4)
             _ = try await redis.send("HSET", keys.job(odd, partition: 4), "state", "queued", JobStatus.movedToField, "99")
