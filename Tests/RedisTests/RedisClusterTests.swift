@@ -162,6 +162,17 @@ struct RedisClusterTests {
             #expect(client.counters.moved == 0)
             #expect(client.slotMap.primaries[slot] == source)  // ASK changes no map
             #expect(try await cluster.send(to: target.port, "CLUSTER", "COUNTKEYSINSLOT", slot).int == 2)
+            // A durable pipeline whose write is redirected (ASK → target) waits on the target too: a WAIT covers only
+            // its own node's writes, so one on the source alone would say nothing of the write that landed elsewhere.
+            let waitsBefore = try await Self.waitCalls(on: target, in: cluster)
+            let durable = try await client.pipeline([
+                RedisCommand("GET", "{mig}b"), RedisCommand("SET", "{mig}e", "durable"), RedisCommand("WAIT", 1, 2000),
+            ])
+            #expect(durable.first?.string == "before-{mig}b")
+            #expect(durable[1] == .status("OK"))
+            #expect(durable.last == .integer(1))
+            #expect(try await Self.waitCalls(on: target, in: cluster) == waitsBefore + 1)
+            #expect(try await cluster.send(to: target.port, "CLUSTER", "COUNTKEYSINSLOT", slot).int == 3)
             // A multi-key command over moved and unmoved keys gets TRYAGAIN until the window closes.
             let impatient = try RedisClusterClient(
                 configuration: cluster.configuration(), retryWindow: .milliseconds(300), logger: testLogger)
@@ -193,9 +204,18 @@ struct RedisClusterTests {
             #expect(try await client.send("GET", "{mig}b").string == "before-{mig}b")
             #expect(client.slotMap.primaries[slot] == target)
             #expect(try await client.send("GET", "{mig}c").string == "during")
-            #expect(try await cluster.send(to: target.port, "CLUSTER", "COUNTKEYSINSLOT", slot).int == 5)
+            #expect(try await cluster.send(to: target.port, "CLUSTER", "COUNTKEYSINSLOT", slot).int == 6)
             #expect(try await cluster.send(to: source.port, "CLUSTER", "COUNTKEYSINSLOT", slot).int == 0)
         }
+    }
+
+    /// How many `WAIT`s `node` has run (`INFO commandstats`).
+    static func waitCalls(on node: RedisConfiguration.Endpoint, in cluster: RedisCluster) async throws -> Int {
+        let stats = try await cluster.send(to: node.port, "INFO", "commandstats").string ?? ""
+        guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_wait:") }),
+            let calls = line.split(separator: ",").first?.split(separator: "=").last
+        else { return 0 }
+        return Int(calls) ?? 0
     }
 
     @Test func followsAFailoverToThePromotedReplica() async throws {

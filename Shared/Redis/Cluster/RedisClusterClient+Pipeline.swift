@@ -17,8 +17,8 @@ extension RedisClusterClient {
     ///
     /// A `WAIT` as the pipeline's last command (a durable write: `WAIT numreplicas timeout`) waits on every node the
     /// pipeline wrote to — a `WAIT` covers only the writes of its own connection, so one per node — and its reply is
-    /// the fewest replicas any of them acknowledged. (A command redirected mid-pipeline is sent again alone to its new
-    /// node, which that `WAIT` does not include.)
+    /// the fewest replicas any of them acknowledged, including the nodes that answered commands sent again alone (a
+    /// redirection mid-pipeline, a node unreachable).
     package func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
         if commands.isEmpty { return [] }
         if commands.contains(where: \.arguments.isEmpty) { throw RedisError.protocolError("empty command") }
@@ -63,11 +63,12 @@ extension RedisClusterClient {
                 }
             }
             for try await (node, nodeUnits, part) in group {
-                if !touched.contains(node) { touched.append(node) }
                 guard let part else {
+                    // Nothing reached it: its commands are sent elsewhere below, and no WAIT goes to it.
                     unsent.append((node, nodeUnits))
                     continue
                 }
+                if !touched.contains(node) { touched.append(node) }
                 var position = 0
                 for unit in nodeUnits {
                     for index in unit.indices {
@@ -94,9 +95,7 @@ extension RedisClusterClient {
                     continue
                 }
                 for index in unit.indices {
-                    replies[index] = try await replyOrError {
-                        try await self.execute(commands[index], route: unit.route, timeout: nil, start: .route)
-                    }
+                    replies[index] = try await resend(commands[index], route: unit.route, start: .route, touched: &touched)
                 }
             }
         }
@@ -105,9 +104,7 @@ extension RedisClusterClient {
                 guard case .error(let text) = replies[index], let node = sentTo[index],
                     let start = try await resendStart(commands[index], text, from: node)
                 else { continue }
-                replies[index] = try await replyOrError {
-                    try await self.execute(commands[index], route: unit.route, timeout: nil, start: start)
-                }
+                replies[index] = try await resend(commands[index], route: unit.route, start: start, touched: &touched)
             }
         }
         for unit in units where unit.isTransaction {
@@ -225,10 +222,16 @@ extension RedisClusterClient {
         return nil
     }
 
-    /// Server errors become `.error` replies in place, as in any pipeline; I/O errors are thrown.
-    private func replyOrError(_ body: () async throws -> RedisReply) async throws -> RedisReply {
+    /// Sends one command of a pipeline again alone (redirected, refused, or its node unreachable), adding the node
+    /// that answered to `touched` (a trailing `WAIT` must cover it too). Server errors become `.error` replies in
+    /// place, as in any pipeline; I/O errors are thrown.
+    private func resend(
+        _ command: RedisCommand, route: ClusterRoute, start: Start, touched: inout [Endpoint]
+    ) async throws -> RedisReply {
+        var landedOn: Endpoint?
+        defer { if let landedOn, !touched.contains(landedOn) { touched.append(landedOn) } }
         do {
-            return try await body()
+            return try await execute(command, route: route, timeout: nil, start: start, landedOn: &landedOn)
         } catch RedisError.server(_, let message) {
             return .error(message)
         }

@@ -101,6 +101,15 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
 
     /// Sends `command` and follows redirections and retryable refusals (see the type's comment).
     func execute(_ command: RedisCommand, route: ClusterRoute, timeout: Duration?, start: Start) async throws -> RedisReply {
+        var landedOn: Endpoint?
+        return try await execute(command, route: route, timeout: timeout, start: start, landedOn: &landedOn)
+    }
+
+    /// ``execute(_:route:timeout:start:)``, setting `landedOn` to the node whose answer (a reply, a server error, or
+    /// none: ``RedisError/unknownOutcome(_:)``) is the outcome, so a pipeline's `WAIT` can cover it.
+    func execute(
+        _ command: RedisCommand, route: ClusterRoute, timeout: Duration?, start: Start, landedOn: inout Endpoint?
+    ) async throws -> RedisReply {
         let deadline = ContinuousClock.now + retryWindow
         var next = start
         var redirections = 0
@@ -122,10 +131,12 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
             do {
                 let reply = try await attempt(command, on: node, asking: asking, timeout: timeout)
                 state.withLock { _ = $0.unreachable.remove(node) }
+                landedOn = node
                 return reply
             } catch let error as RedisError {
                 switch error {
                 case .server(let code, _):
+                    landedOn = node
                     if let redirect = ClusterRedirect(error, from: node) {
                         redirections += 1
                         guard redirections <= maxRedirections else { throw error }
@@ -158,6 +169,7 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
                     try await pause(&backoff, until: deadline, else: error)
                     continue
                 case .unknownOutcome:
+                    landedOn = node
                     // May have run: never sent again here. The node may be gone; the next command finds out.
                     scheduleRefresh(force: true)
                     throw error
