@@ -162,7 +162,8 @@ let package = Package(
         tests("LedgerTests", ["Ledger", "Pipeline", "Redis", "TestSupport"]),
         tests("TollctlTests", ["ingest", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
-        tests("PipelineTests", ["Core", "Pipeline", "Redis", "TestSupport", Product.logging, Product.serviceLifecycle]),
+        tests(
+            "PipelineTests", ["Core", "Pipeline", "Redis", "TestSupport", Product.logging, Product.serviceLifecycle, Product.prometheus]),
         tests("AppStoreTests", ["AppStore", "AppStoreTesting", "TestSupport", Product.crypto, Product.x509, Product.asn1]),
         tests(
             "AppstoreSimTests",

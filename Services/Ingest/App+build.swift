@@ -87,6 +87,7 @@ func buildApplication(
         waiters: waiters, backlog: backlog, metrics: metrics, clock: clock, logger: logger)
     routes.register(on: router)
     var services: [any Service] = [pool, operatorsRedis, listener, backlog]
+    services += RedisClusterMetrics.exporters(for: services, factory: metrics.factory)
     let endpoints = OperatorEndpoints(
         redis: operatorsRedis,
         libraries: [PipelineFunctions.library, IngestFunctions.library, RateLimitFunctions.library],

@@ -72,6 +72,8 @@ package struct SharedConfiguration: Sendable {
     /// The service group of a process: `services` run until SIGTERM or SIGINT (when `handlesSignals`), then
     /// shut down gracefully for at most ``shutdownGrace``, after which what is still running is cancelled.
     package func serviceGroup(services: [any Service], handlesSignals: Bool = true, logger: Logger) -> ServiceGroup {
+        // Each cluster client's redirects, refusals and refreshes on /metrics (``RedisClusterMetrics``).
+        let services = services + RedisClusterMetrics.exporters(for: services)
         var configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [], logger: logger)
         configuration.maximumGracefulShutdownDuration = shutdownGrace

@@ -38,6 +38,8 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
         package var refreshes = 0
         /// Nodes that were given the remembered libraries again after `Function not found`.
         package var functionReloads = 0
+
+        package init() {}
     }
 
     struct State {
