@@ -41,7 +41,7 @@ package enum LedgerFunctions {
             throw LedgerError.unexpectedReply("\(library.function(function)) returned \(reply)")
         }
         do {
-            return try JSONDecoder().decode(LedgerOutcome.self, from: Data(bytes))
+            return try LedgerOutcome(json: bytes)
         } catch {
             throw LedgerError.unexpectedReply("\(function) returned \(String(decoding: bytes, as: UTF8.self))")
         }

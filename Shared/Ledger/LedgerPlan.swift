@@ -186,11 +186,6 @@ struct LedgerPlan {
         body.dueRef = index(k.subscriptionsDueReference(partition: k.partition(ofUser: body.user)))
     }
 
-    /// The plan as the function's third argument.
-    func json() throws -> [UInt8] {
-        Array(try JSONEncoder().encode(body))
-    }
-
     /// The 1-based position of an entitlement in the plan (added once).
     private mutating func entitlementIndex(name: String, product: Product, user: String, keys k: Keys) -> Int {
         if let found = body.ents.firstIndex(where: { $0.name == name }) { return found + 1 }

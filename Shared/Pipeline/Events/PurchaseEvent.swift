@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// The canonical purchase event: what the verifier hands to the fulfiller for one verified job, written as
@@ -84,14 +85,13 @@ package struct PurchaseEvent: Codable, Sendable, Hashable {
 
     /// The JSON encoding (sorted keys, so equal events encode equally).
     package func encoded() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(self))
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
     }
 
-    /// Decodes an event from its JSON.
     package static func decode(_ bytes: [UInt8]) throws -> PurchaseEvent {
-        try JSONDecoder().decode(PurchaseEvent.self, from: Data(bytes))
+        try PurchaseEvent(json: JSONFields(JSONReader.parse(bytes)))
     }
 
     /// The verified-stream fields of this event: `job.id`, `event.version`, `event` (JSON).

@@ -1,0 +1,26 @@
+import Core
+
+/// The ledger function's answer read by hand (``Core/JSONReader``): one per delivery on the fulfiller's hot path,
+/// where `JSONDecoder` cost more than the rest of reading it. Reads what `Codable` read (absent and `null` alike
+/// for the optional members; `LedgerOutcomeJSONTests` compares the two).
+extension LedgerOutcome {
+    package init(json bytes: [UInt8]) throws(JSONError) {
+        let fields = try JSONFields(JSONReader.parse(bytes))
+        var transactions: [TransactionResult]?
+        if let value = fields.members["transactions"], value != .null {
+            transactions = try fields.array("transactions") { (value, path) throws(JSONError) in
+                let result = try JSONFields(value, path: path)
+                return TransactionResult(
+                    transactionId: try result.string("transactionId"), productId: try result.string("productId"),
+                    result: try result.string("result"))
+            }
+        }
+        self.init(
+            outcome: try fields.string("outcome"), reason: try fields.optionalString("reason"),
+            coins: try fields.optionalInt64("coins"), unparked: try fields.optionalInt("unparked"),
+            forwarded: try fields.optionalInt("forwarded"), transactions: transactions,
+            emitted: try fields.optionalString("emitted"))
+        persist = try fields.optionalString("persist")
+        claim = try fields.optionalBool("claim")
+    }
+}
