@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Pipeline
 
@@ -21,8 +22,8 @@ struct Submission: Sendable {
     /// `POST /v1/receipts` `{"receipt", "orderNo"?}`: the receipt with `+` restored from spaces and all
     /// whitespace removed, at most `maxReceiptBytes` of base64 (`TOLLGATE_MAX_RECEIPT_BYTES`).
     static func receipt(body: [UInt8], maxReceiptBytes: Int) throws(IngestError) -> Submission {
-        let object = try jsonObject(body)
-        guard let raw = object["receipt"] as? String, !raw.isEmpty else {
+        let object = try jsonFields(body)
+        guard case .string(let raw)? = object.members["receipt"], !raw.isEmpty else {
             throw .invalidReceipt("receipt must be a non-empty base64 string")
         }
         let normalized = try normalizedReceipt(raw, maxBytes: maxReceiptBytes)
@@ -31,8 +32,8 @@ struct Submission: Sendable {
 
     /// `POST /v1/transactions` `{"signedTransaction", "orderNo"?}`: a structurally valid JWS.
     static func transaction(body: [UInt8]) throws(IngestError) -> Submission {
-        let object = try jsonObject(body)
-        guard let jws = object["signedTransaction"] as? String, !jws.isEmpty else {
+        let object = try jsonFields(body)
+        guard case .string(let jws)? = object.members["signedTransaction"], !jws.isEmpty else {
             throw .invalidJWS("signedTransaction must be a non-empty JWS string")
         }
         try JWSStructure.check(jws)
@@ -43,37 +44,14 @@ struct Submission: Sendable {
     /// byte-for-byte) or V1 (`notification_type`, see ``notificationV1(body:sharedSecret:)``). `v1SharedSecret`
     /// nil: V1 is off and refused.
     static func notification(body: [UInt8], v1SharedSecret: String?) throws(IngestError) -> Submission {
-        /// The only members ingest looks at; decoding still validates the whole body as JSON.
-        struct Fields: Decodable {
-            var signedPayload: String?
-            var notificationType: String?
-            var hasSignedPayload = false
-
-            enum CodingKeys: String, CodingKey {
-                case signedPayload
-                case notificationType = "notification_type"
-            }
-
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                hasSignedPayload = container.contains(.signedPayload)
-                signedPayload = try? container.decode(String.self, forKey: .signedPayload)
-                notificationType = try? container.decode(String.self, forKey: .notificationType)
-            }
-        }
-        guard !body.isEmpty else { throw .invalidJSON("the body is empty") }
-        let fields: Fields
-        do {
-            fields = try JSONDecoder().decode(Fields.self, from: Data(body))
-        } catch {
-            throw .invalidJSON()
-        }
-        if fields.hasSignedPayload {
-            guard let jws = fields.signedPayload else { throw .invalidJWS("signedPayload must be a string") }
+        // The whole body is read as JSON (a member twice is refused: readers disagree on which one counts).
+        let fields = try jsonFields(body)
+        if let signedPayload = fields.members["signedPayload"] {
+            guard case .string(let jws) = signedPayload else { throw .invalidJWS("signedPayload must be a string") }
             try JWSStructure.check(jws)
             return Submission(kind: .notificationV2, payload: body, signed: jws)
         }
-        if let type = fields.notificationType, !type.isEmpty {
+        if case .string(let type)? = fields.members["notification_type"], !type.isEmpty {
             guard let secret = v1SharedSecret else { throw .v1NotificationsDisabled() }
             return try notificationV1(body: body, sharedSecret: secret)
         }
@@ -152,12 +130,32 @@ struct Submission: Sendable {
         return object
     }
 
+    /// The body as one JSON object read by ``Core/JSONReader`` (strict RFC 8259, a member twice refused): the
+    /// purchase and notification paths, where `JSONSerialization` cost more than the rest of the parse.
+    static func jsonFields(_ body: [UInt8]) throws(IngestError) -> JSONFields {
+        guard !body.isEmpty else { throw .invalidJSON("the body is empty") }
+        do {
+            return try JSONFields(JSONReader.parse(body))
+        } catch {
+            throw .invalidJSON()
+        }
+    }
+
     /// The optional `orderNo` member: 1–64 base64url characters, or `400 invalid_request`.
     static func orderNo(_ object: [String: Any]) throws(IngestError) -> String? {
         guard let value = object["orderNo"], !(value is NSNull) else { return nil }
-        guard let text = value as? String, !text.isEmpty, text.utf8.count <= 64,
-            text.utf8.allSatisfy({ JWSStructure.isBase64URL($0) })
-        else {
+        return try checkedOrderNo(value as? String)
+    }
+
+    /// ``orderNo(_:)-([String: Any])`` of a body read by ``jsonFields(_:)``.
+    static func orderNo(_ fields: JSONFields) throws(IngestError) -> String? {
+        guard let value = fields.members["orderNo"], value != .null else { return nil }
+        guard case .string(let text) = value else { return try checkedOrderNo(nil) }
+        return try checkedOrderNo(text)
+    }
+
+    private static func checkedOrderNo(_ text: String?) throws(IngestError) -> String {
+        guard let text, !text.isEmpty, text.utf8.count <= 64, text.utf8.allSatisfy({ JWSStructure.isBase64URL($0) }) else {
             throw .invalidRequest("orderNo must be 1-64 letters, digits, '-' or '_'")
         }
         return text

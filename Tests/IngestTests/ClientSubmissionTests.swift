@@ -102,6 +102,10 @@ import Testing
                 ("/v1/transactions", "{\"signedTransaction\":\"\(parts[0]).\(parts[1])\"}", "invalid_jws"),
                 ("/v1/transactions", "{\"signedTransaction\":\"\(hs256)\"}", "unsupported_algorithm"),
                 ("/v1/transactions", "[1,2", "invalid_json"),
+                // A member twice: readers disagree on which counts (first, last), so the body is refused whole.
+                ("/v1/transactions", "{\"signedTransaction\":\"\(jws)\",\"signedTransaction\":\"x.y.z\"}", "invalid_json"),
+                ("/v1/receipts", #"{"receipt":"AAAA","receipt":"BBBB"}"#, "invalid_json"),
+                ("/v1/transactions", "{\"signedTransaction\":\"\(jws)\",\"orderNo\":7}", "invalid_request"),
                 ("/v1/receipts", #"{"receipt":"***"}"#, "invalid_receipt"),
                 ("/v1/receipts", #"{"receipt":""}"#, "invalid_receipt"),
                 ("/v1/receipts", "{\"receipt\":\"\(String(repeating: "A", count: (512 << 10) + 4))\"}", "payload_too_large"),

@@ -124,6 +124,12 @@ import Testing
             ("wrong alg", Array("{\"signedPayload\":\"\(hs256Header).\(segments[1]).\(segments[2])\"}".utf8), "unsupported_algorithm", 400),
             ("short chain", Array("{\"signedPayload\":\"\(shortChain).\(segments[1]).\(segments[2])\"}".utf8), "invalid_jws", 400),
             ("neither v1 nor v2", Array(#"{"hello":"world"}"#.utf8), "unknown_notification", 400),
+            (
+                "signedPayload twice",
+                Array("{\"signedPayload\":\"\(segments.joined(separator: "."))\",\"signedPayload\":\"a.b.c\"}".utf8),
+                "invalid_json", 400
+            ),
+            ("signedPayload not a string", Array(#"{"signedPayload":7}"#.utf8), "invalid_jws", 400),
         ]
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in
