@@ -1,3 +1,5 @@
+import Core
+
 /// The renewal state of an auto-renewable subscription, signed by the App Store
 /// (Apple's `JWSRenewalInfoDecodedPayload`). It carries no bundle ID.
 package struct JWSRenewalInfoDecodedPayload: SignedPayload, Codable, Hashable {

@@ -1,3 +1,5 @@
+import Core
+
 /// A transaction signed by the App Store (Apple's `JWSTransactionDecodedPayload`).
 ///
 /// Dates are Apple's milliseconds since 1970; prices are in milliunits of `currency`. Unknown fields are

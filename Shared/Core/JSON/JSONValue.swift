@@ -1,5 +1,6 @@
-/// A JSON document as ``JSONReader`` reads it: what Tollgate's hot paths decode by hand instead of through
-/// `Codable` (the fulfiller's events and the ledger's answers; `Codable`'s containers cost more than the parse).
+/// Any JSON value: a document as ``JSONReader`` reads it, for the hot paths that decode by hand instead of through
+/// `Codable` (the fulfiller's events and the ledger's answers; `Codable`'s containers cost more than the parse);
+/// and, through its `Codable` conformance, Apple's newer objects that Tollgate keeps as they came.
 package enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -11,6 +12,12 @@ package enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     /// An object; a document with the same key twice in one object is refused, not resolved.
     case object([String: JSONValue])
+
+    /// The member `key` of an object, or `nil`.
+    package subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
 
     /// The JSON type's name, for error messages.
     package var typeName: String {

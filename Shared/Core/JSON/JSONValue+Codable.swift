@@ -1,15 +1,7 @@
-/// Any JSON value, kept as Apple sent it: for Apple's newer objects that Tollgate stores and passes on but
-/// does not interpret (`commitmentInfo`, `advancedCommerceInfo`). Integers stay integers (Apple's dates are
+/// `Codable` for ``JSONValue``: for Apple's newer objects that Tollgate stores and passes on but does not interpret
+/// (`commitmentInfo`, `advancedCommerceInfo` in Apple's payload models). Integers stay integers (Apple's dates are
 /// milliseconds), so re-encoding does not lose precision.
-package enum JSONValue: Codable, Hashable, Sendable {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case double(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
+extension JSONValue: Codable {
     package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -40,11 +32,5 @@ package enum JSONValue: Codable, Hashable, Sendable {
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
-    }
-
-    /// The member `key` of an object, or `nil`.
-    package subscript(key: String) -> JSONValue? {
-        if case .object(let members) = self { return members[key] }
-        return nil
     }
 }
