@@ -2,8 +2,8 @@ import Logging
 import Redis
 import ServiceLifecycle
 
-/// One subscription per process to the job-results channel (`tg:job-results`), fanning published job ids
-/// out to ``ResultWaiters``. Runs until graceful shutdown.
+/// One subscription per process to the job-results channel (`tg:job-results`), fanning published job ids (and
+/// the status a message carries) out to ``ResultWaiters``. Runs until graceful shutdown.
 struct ResultListener: Service, CustomStringConvertible {
     let subscriber: RedisSubscriber
     let waiters: ResultWaiters
@@ -19,7 +19,14 @@ struct ResultListener: Service, CustomStringConvertible {
                     logger.debug("job results subscription ready")
                     await waiters.signalAll()
                 case .message(_, let payload):
-                    await waiters.signal(jobID: String(decoding: payload, as: UTF8.self))
+                    // `<job id>` alone, or `<job id>\n<the job hash as a JSON object>` (the ledger's final write).
+                    if let newline = payload.firstIndex(of: 0x0a) {
+                        await waiters.signal(
+                            jobID: String(decoding: payload[..<newline], as: UTF8.self),
+                            carrying: Array(payload[(newline + 1)...]))
+                    } else {
+                        await waiters.signal(jobID: String(decoding: payload, as: UTF8.self))
+                    }
                 }
             }
         } onGracefulShutdown: {

@@ -1,9 +1,13 @@
+import Core
+
 /// The registry of requests waiting (`?wait=`) for a job to reach a final state.
 ///
 /// A waiter registers under its job id; the ``ResultListener`` signals every waiter of a job id published on
 /// the job-results channel, and every waiter after the subscription was (re)established (a message may have
-/// been missed meanwhile). A signal only means "read the status again": the waiter's own status read decides,
-/// so spurious signals are harmless, and a signal that arrives between two waits is remembered.
+/// been missed meanwhile). A signal means "read the status again": the waiter's own status read decides, so
+/// spurious signals are harmless, and a signal that arrives between two waits is remembered. A signal may carry
+/// the job hash as the ledger wrote it (its final write publishes it): a waiter answers a final status carried so
+/// without reading the hash back (one Redis round trip less per purchase); anything else is read as before.
 ///
 /// Bounded: at most `maxWaiters` requests wait in this process and `maxPerUser` per user; past either
 /// ``register(jobID:user:)`` refuses (the caller answers `429 too_many_waiters`).
@@ -17,6 +21,8 @@ actor ResultWaiters {
         var continuation: CheckedContinuation<Void, Never>?
         var deadline: ContinuousClock.Instant?
         var signalled = false
+        /// The job hash the last signal carried, until ``nextSignal(jobID:id:timeout:)`` hands it over.
+        var carried: [String: String]?
     }
 
     /// How often the ticker looks for waiters past their deadline.
@@ -61,14 +67,16 @@ actor ResultWaiters {
     }
 
     /// Returns at the next signal (at once if one arrived since the last call), after `timeout`, or when the
-    /// calling task is cancelled (a shutdown that overran its grace: the request then answers `202` at once).
-    func nextSignal(jobID: String, id: UInt64, timeout: Duration) async {
-        guard let waiter = byJob[jobID]?[id] else { return }
+    /// calling task is cancelled (a shutdown that overran its grace: the request then answers `202` at once), with
+    /// the job hash the signal carried, if it carried one.
+    @discardableResult
+    func nextSignal(jobID: String, id: UInt64, timeout: Duration) async -> [String: String]? {
+        guard let waiter = byJob[jobID]?[id] else { return nil }
         if waiter.signalled {
             byJob[jobID]?[id]?.signalled = false
-            return
+            return takeCarried(jobID: jobID, id: id)
         }
-        guard timeout > .zero else { return }
+        guard timeout > .zero else { return nil }
         byJob[jobID]?[id]?.deadline = ContinuousClock.now + timeout
         startTicker()
         await withTaskCancellationHandler {
@@ -79,6 +87,12 @@ actor ResultWaiters {
         } onCancel: {
             Task { await self.wake(jobID: jobID, id: id, remember: true) }
         }
+        return takeCarried(jobID: jobID, id: id)
+    }
+
+    private func takeCarried(jobID: String, id: UInt64) -> [String: String]? {
+        defer { byJob[jobID]?[id]?.carried = nil }
+        return byJob[jobID]?[id]?.carried
     }
 
     private func startTicker() {
@@ -106,9 +120,26 @@ actor ResultWaiters {
         return true
     }
 
-    /// Wakes the waiters of one job.
-    func signal(jobID: String) {
-        for id in byJob[jobID]?.keys.map({ $0 }) ?? [] { wake(jobID: jobID, id: id, remember: true) }
+    /// Wakes the waiters of one job; `hash` is the job hash the message carried (a JSON object of strings), read
+    /// only when this process has a waiter for the job (every process hears every message).
+    func signal(jobID: String, carrying hash: [UInt8]? = nil) {
+        guard let ids = byJob[jobID]?.keys.map({ $0 }) else { return }
+        let carried = hash.flatMap(Self.stringFields)
+        for id in ids {
+            byJob[jobID]?[id]?.carried = carried
+            wake(jobID: jobID, id: id, remember: true)
+        }
+    }
+
+    /// A JSON object whose members are all strings, as a dictionary; nil for anything else.
+    static func stringFields(_ json: [UInt8]) -> [String: String]? {
+        guard case .object(let members)? = try? JSONReader.parse(json) else { return nil }
+        var fields: [String: String] = [:]
+        for (name, value) in members {
+            guard case .string(let text) = value else { return nil }
+            fields[name] = text
+        }
+        return fields
     }
 
     /// Wakes every waiter (after a resubscription).

@@ -166,6 +166,52 @@ import Testing
         }
     }
 
+    /// The ledger's final write publishes the job hash with the job id: `?wait` answers from it without reading
+    /// the hash back. Here the hash itself still says `queued`, so only the carried status can end the wait early;
+    /// a carried status that is not final is not taken (the hash is read instead).
+    @Test func aFinalStatusCarriedByTheSignalIsAnsweredWithoutAReadBack() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                let headers = try await IngestHarness.userHeaders("alice")
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                func carried(_ status: JobStatus) throws -> String {
+                    let object = Dictionary(uniqueKeysWithValues: status.fields.map { ($0.0, $0.1) })
+                    let json = try JSONSerialization.data(withJSONObject: object)
+                    return status.jobID + "\n" + String(decoding: json, as: UTF8.self)
+                }
+                let fulfiller = Task {
+                    for _ in 0..<2000 {
+                        if let entry = try await redis.xrange("tg:{p0}:jobs").first, let jobID = entry.string(Job.Field.id) {
+                            try await Task.sleep(for: .milliseconds(100))
+                            let verifying = JobStatus(jobID: jobID, state: .verifying, updatedAtMilliseconds: 1)
+                            _ = try await redis.send("PUBLISH", "tg:job-results", try carried(verifying))
+                            try await Task.sleep(for: .milliseconds(100))
+                            let final = JobStatus(
+                                jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 2, resultJSON: #"{"coins":42}"#)
+                            _ = try await redis.send("PUBLISH", "tg:job-results", try carried(final))
+                            return jobID
+                        }
+                        try await Task.sleep(for: .milliseconds(2))
+                    }
+                    return ""
+                }
+                let started = ContinuousClock.now
+                let response = try await client.execute(
+                    uri: "/v1/receipts?wait=30", method: .post, headers: headers, body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
+                let jobID = try await fulfiller.value
+                #expect(response.status == .ok)
+                let json = IngestHarness.json(response)
+                #expect(json["jobId"] as? String == jobID)
+                #expect(json["status"] as? String == "fulfilled")
+                #expect((json["result"] as? [String: Any])?["coins"] as? Int == 42)
+                #expect(ContinuousClock.now - started < .seconds(15), "answered at the deadline, not from the message")
+                // The hash was never written by the test: it still holds ingest's own `queued`.
+                #expect(try await redis.send("HGET", "tg:{p0}:job:\(jobID)", "state").string == "queued")
+            }
+        }
+    }
+
     /// The same submission again with `?wait`: no new job; the answer is the first job's status, read at once
     /// (it is final already, so no signal will ever come for it).
     @Test func aDuplicateWithWaitAnswersTheFirstJobsFinalStatus() async throws {

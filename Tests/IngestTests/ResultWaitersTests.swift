@@ -22,10 +22,10 @@ import Testing
     ) async throws -> Duration {
         let clock = ContinuousClock()
         let start = clock.now
-        async let waited: Void = waiters.nextSignal(jobID: "job", id: id, timeout: .seconds(60))
+        async let waited = waiters.nextSignal(jobID: "job", id: id, timeout: .seconds(60))
         try await Task.sleep(for: .milliseconds(100))
         await release()
-        await waited
+        _ = await waited
         return clock.now - start
     }
 
@@ -38,6 +38,27 @@ import Testing
         await waiters.signal(jobID: "job")
         let again = await clock.measure { await waiters.nextSignal(jobID: "job", id: id, timeout: .seconds(60)) }
         #expect(again < .seconds(10))
+    }
+
+    /// A signal carrying the job hash (the ledger's final write) hands it to the waiter once; a message that is not
+    /// an object of strings carries nothing; a process with no waiter for the job does not read it.
+    @Test func aSignalCarriesTheJobHashToItsWaiter() async throws {
+        let waiters = ResultWaiters()
+        let id = try #require(await waiters.register(jobID: "job", user: "u"))
+        async let carried = waiters.nextSignal(jobID: "job", id: id, timeout: .seconds(60))
+        try await Task.sleep(for: .milliseconds(50))
+        await waiters.signal(jobID: "job", carrying: Array(#"{"state":"fulfilled","result":"{\"coins\":7}"}"#.utf8))
+        #expect(await carried == ["state": "fulfilled", "result": #"{"coins":7}"#])
+        // Remembered between waits like any signal, and handed over once.
+        await waiters.signal(jobID: "job", carrying: Array(#"{"state":"rejected"}"#.utf8))
+        #expect(await waiters.nextSignal(jobID: "job", id: id, timeout: .zero) == ["state": "rejected"])
+        await waiters.signal(jobID: "job")
+        #expect(await waiters.nextSignal(jobID: "job", id: id, timeout: .zero) == nil)
+        for malformed in [#"{"state":1}"#, "[]", "not json", #"{"state":"fulfilled""#] {
+            await waiters.signal(jobID: "job", carrying: Array(malformed.utf8))
+            #expect(await waiters.nextSignal(jobID: "job", id: id, timeout: .zero) == nil, "\(malformed)")
+        }
+        #expect(ResultWaiters.stringFields(Array(#"{"a":"b","c":"d"}"#.utf8)) == ["a": "b", "c": "d"])
     }
 
     @Test func waitersWithDifferentDeadlinesEachEndAtTheirOwn() async throws {

@@ -28,7 +28,12 @@ local function job_status(keys, plan, state, reason, message, result)
   end
   redis.call(unpack(cmd))
   redis.call('EXPIRE', jk, plan.retention)
-  redis.call('PUBLISH', plan.channel, plan.jobId)
+  -- The message carries the whole hash after the write (job id, newline, the fields as a JSON object of strings):
+  -- a waiting `?wait=` request answers from it without reading the hash back.
+  local fields = redis.call('HGETALL', jk)
+  local snapshot = {}
+  for i = 1, #fields, 2 do snapshot[fields[i]] = fields[i + 1] end
+  redis.call('PUBLISH', plan.channel, plan.jobId .. '\n' .. cjson.encode(snapshot))
 end
 
 local function emit(keys, plan, fields)
