@@ -86,6 +86,12 @@ import Testing
         // A receipt that starts or ends with `+`, form-decoded: the spaces at its ends are its `+`, not stray.
         #expect(try ReceiptData.sanitize(" QUJD/8 ", maximumLength: 100).get() == "+QUJD/8+")
         #expect(try ReceiptData.sanitize(" QUJ\n", maximumLength: 100).get() == "+QUJ")
+        #expect(try ReceiptData.sanitize("QU\tJD\r\n+/8=", maximumLength: 100).get() == "QUJD+/8=")
+        #expect(try ReceiptData.sanitize("QUJD+/8=", maximumLength: 100).get() == "QUJD+/8=")
+        // Non-ASCII (whole, or next to what is cleaned) is never base64.
+        for bad in ["QUJé+/8=", "QUJ\u{00A0}", "QU é/8="] {
+            #expect(throws: VerificationFailure.self, "\(bad)") { try ReceiptData.sanitize(bad, maximumLength: 100).get() }
+        }
         for bad in ["", "   ", "QUJ", "QU=D+/8=", "QUJD-_8=", "{\"a\":1}", "QUJD+/8=QUJD"] {
             #expect(throws: VerificationFailure.self, "\(bad)") { try ReceiptData.sanitize(bad, maximumLength: 100).get() }
         }
