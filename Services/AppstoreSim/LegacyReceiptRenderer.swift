@@ -1,4 +1,5 @@
 import AppStore
+import Core
 @preconcurrency import Crypto
 import Foundation
 
@@ -13,7 +14,9 @@ struct LegacyReceiptRenderer {
     /// The whole JSON answer (status 0, or 21006 for an expired iOS 6 subscription).
     func render(_ receipt: SimReceipt, excludeOldTransactions: Bool, iOS6: Bool) -> Data {
         let object = iOS6 ? renderIOS6(receipt) : renderIOS7(receipt, excludeOld: excludeOldTransactions)
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])) ?? Data()
+        var writer = JSONWriter(capacity: 4096)
+        writer.any(object)
+        return Data(writer.bytes)
     }
 
     private func chain(_ originalTransactionId: String) -> [SimTransaction] {

@@ -45,16 +45,5 @@ enum SimReceiptToken {
     }
 
     /// A receipt string without whitespace, spaces read as `+`.
-    static func clean(_ raw: String) -> String {
-        var cleaned = ""
-        cleaned.reserveCapacity(raw.utf8.count)
-        for character in raw.unicodeScalars {
-            switch character {
-            case " ": cleaned.append("+")
-            case "\n", "\r", "\t": continue
-            default: cleaned.unicodeScalars.append(character)
-            }
-        }
-        return cleaned
-    }
+    static func clean(_ raw: String) -> String { ReceiptData.cleaned(raw) }
 }

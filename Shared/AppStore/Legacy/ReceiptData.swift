@@ -27,7 +27,7 @@ package enum ReceiptData {
     /// `raw` with line breaks and tabs removed and every space made `+`. Done on the UTF-8 bytes (those four
     /// are ASCII, and no byte of a multi-byte character is): building the string scalar by scalar cost the
     /// verifier more than the rest of a receipt job but the call to Apple (`scripts/bench-cpu --perf`).
-    private static func cleaned(_ raw: String) -> String {
+    package static func cleaned(_ raw: String) -> String {
         let isSpecial = { (byte: UInt8) in
             byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
         }

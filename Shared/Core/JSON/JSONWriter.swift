@@ -88,6 +88,17 @@ package struct JSONWriter {
         }
     }
 
+    package mutating func null() {
+        separate()
+        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+    }
+
+    /// A number already written as JSON (`1.5`, `-2e3`); the caller guarantees its syntax.
+    package mutating func rawNumber(_ text: String) {
+        separate()
+        bytes.append(contentsOf: text.utf8)
+    }
+
     // Members: a key and its value; nil values leave the member out.
 
     package mutating func member(_ name: String, _ value: String?) {
