@@ -125,6 +125,23 @@ import Testing
         }
     }
 
+    /// A stand-in fulfiller: waits (up to 4 s) for the first job ingest enqueues, runs `act` with its id, and
+    /// returns the id ("" when no job came).
+    static func actOnFirstJob(
+        _ redis: RedisConnection, _ act: @escaping @Sendable (String) async throws -> Void
+    ) -> Task<String, any Error> {
+        Task {
+            for _ in 0..<2000 {
+                if let entry = try await redis.xrange("tg:{p0}:jobs").first, let jobID = entry.string(Job.Field.id) {
+                    try await act(jobID)
+                    return jobID
+                }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            return ""
+        }
+    }
+
     /// `?wait` answers with the final status as soon as a (test) fulfiller writes it and publishes the job id:
     /// at once (the signal may arrive before the request waits: it is remembered) or later.
     @Test(arguments: [0, 300])
@@ -134,22 +151,14 @@ import Testing
                 let headers = try await IngestHarness.userHeaders("alice")
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
-                let fulfiller = Task {
-                    for _ in 0..<2000 {
-                        if let entry = try await redis.xrange("tg:{p0}:jobs").first, let jobID = entry.string(Job.Field.id) {
-                            try await Task.sleep(for: .milliseconds(delayMilliseconds))
-                            let status = JobStatus(
-                                jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 1,
-                                resultJSON: #"{"coins":100}"#)
-                            var arguments: [any RedisArgumentConvertible] = ["tg:{p0}:job:\(jobID)"]
-                            for (name, value) in status.fields { arguments += [name, value] }
-                            _ = try await redis.send(RedisCommand("HSET", arguments: arguments))
-                            _ = try await redis.send("PUBLISH", "tg:job-results", jobID)
-                            return jobID
-                        }
-                        try await Task.sleep(for: .milliseconds(2))
-                    }
-                    return ""
+                let fulfiller = Self.actOnFirstJob(redis) { jobID in
+                    try await Task.sleep(for: .milliseconds(delayMilliseconds))
+                    let status = JobStatus(
+                        jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 1, resultJSON: #"{"coins":100}"#)
+                    var arguments: [any RedisArgumentConvertible] = ["tg:{p0}:job:\(jobID)"]
+                    for (name, value) in status.fields { arguments += [name, value] }
+                    _ = try await redis.send(RedisCommand("HSET", arguments: arguments))
+                    _ = try await redis.send("PUBLISH", "tg:job-results", jobID)
                 }
                 let started = ContinuousClock.now
                 let response = try await client.execute(
@@ -175,26 +184,19 @@ import Testing
                 let headers = try await IngestHarness.userHeaders("alice")
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
-                func carried(_ status: JobStatus) throws -> String {
+                @Sendable func carried(_ status: JobStatus) throws -> String {
                     let object = Dictionary(uniqueKeysWithValues: status.fields.map { ($0.0, $0.1) })
                     let json = try JSONSerialization.data(withJSONObject: object)
                     return status.jobID + "\n" + String(decoding: json, as: UTF8.self)
                 }
-                let fulfiller = Task {
-                    for _ in 0..<2000 {
-                        if let entry = try await redis.xrange("tg:{p0}:jobs").first, let jobID = entry.string(Job.Field.id) {
-                            try await Task.sleep(for: .milliseconds(100))
-                            let verifying = JobStatus(jobID: jobID, state: .verifying, updatedAtMilliseconds: 1)
-                            _ = try await redis.send("PUBLISH", "tg:job-results", try carried(verifying))
-                            try await Task.sleep(for: .milliseconds(100))
-                            let final = JobStatus(
-                                jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 2, resultJSON: #"{"coins":42}"#)
-                            _ = try await redis.send("PUBLISH", "tg:job-results", try carried(final))
-                            return jobID
-                        }
-                        try await Task.sleep(for: .milliseconds(2))
-                    }
-                    return ""
+                let fulfiller = Self.actOnFirstJob(redis) { jobID in
+                    try await Task.sleep(for: .milliseconds(100))
+                    let verifying = JobStatus(jobID: jobID, state: .verifying, updatedAtMilliseconds: 1)
+                    _ = try await redis.send("PUBLISH", "tg:job-results", try carried(verifying))
+                    try await Task.sleep(for: .milliseconds(100))
+                    let final = JobStatus(
+                        jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 2, resultJSON: #"{"coins":42}"#)
+                    _ = try await redis.send("PUBLISH", "tg:job-results", try carried(final))
                 }
                 let started = ContinuousClock.now
                 let response = try await client.execute(
