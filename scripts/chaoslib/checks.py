@@ -1,5 +1,5 @@
 """After the load: wait until the system is quiet, then check and print the invariants."""
-import datetime, re, subprocess, time
+import datetime, re, subprocess, time, urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from .cluster import SERVICE_KEY
 from .layout import Layout
@@ -8,7 +8,9 @@ from .net import GaveUp
 
 FINAL = ("fulfilled", "rejected", "dead")
 STREAMS = (("jobs", "verifiers"), ("verified", "fulfillers"))
-# Lines of the services' logs that show a Redis Cluster path ran (they export no cluster counters as metrics).
+# The services' cluster counters on /metrics (RedisClusterMetrics), by event.
+CLUSTER_METRIC = re.compile(r'^tollgate_redis_cluster_events_total\{event="(\w+)"\} ([0-9.e+]+)$', re.MULTILINE)
+# Lines of the services' logs that show a Redis Cluster path ran.
 CLUSTER_LOG = re.compile(r"MOVED|ASK |TRYAGAIN|CLUSTERDOWN|UNBLOCKED|LOADING|connectionFailed|Redis connection failed|"
                          r"Redis command outcome unknown|reloading redis functions")
 
@@ -329,10 +331,28 @@ class Checker:
                    f"{len(chains) - len(wrong)}/{len(chains)} chains ({len(keys)} transaction records)"
                    + "".join(f"\n      {w}" for w in wrong[:10]))
 
+    def cluster_metrics(self):
+        """`tollgate_redis_cluster_events_total` summed over the verifiers' and fulfillers' /metrics, by event. Each
+        process counts since its own last start (the chaos restarts them), so these are lower bounds."""
+        totals = {}
+        for name in self.cluster.workers:
+            port = self.cluster.services[name].env.get("TOLLGATE_METRICS_PORT")
+            if not port:
+                continue
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+                    text = response.read().decode(errors="replace")
+            except OSError:
+                continue
+            for match in CLUSTER_METRIC.finditer(text):
+                totals[match.group(1)] = totals.get(match.group(1), 0) + int(float(match.group(2)))
+        return totals
+
     def cluster_paths(self, monkey):
         """The failover and redirect paths ran: the replicas promoted, the probe client made before the chaos
-        was redirected (MOVED after the reshard) and refreshed its slot map, and the services' logs show
-        cluster errors they rode out (the services export no cluster counters as metrics)."""
+        was redirected (MOVED after the reshard) and refreshed its slot map; the services' logs show cluster errors
+        they rode out, and their /metrics the cluster events they counted since their last restart (reported, not
+        required: a service killed after the last failover counts none)."""
         lines = 0
         for name in self.cluster.workers:
             try:
@@ -352,4 +372,6 @@ class Checker:
                    + f"; {len(monkey.reshards)} reshard(s) "
                    + "".join(f"({c} slots :{a}->:{b} in {t:.1f}s) " for a, b, c, t in monkey.reshards)
                    + f"; checker probe: {monkey.probe_moved} MOVED, {monkey.probe_refreshes} slot-map refreshes; "
-                   f"services' logs: {lines} lines naming a cluster error or path (not metrics: none exported)")
+                   f"services' logs: {lines} lines naming a cluster error or path; services' /metrics "
+                   f"(since each one's last start): "
+                   + (", ".join(f"{k}={v}" for k, v in sorted(self.cluster_metrics().items())) or "none"))
