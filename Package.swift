@@ -164,7 +164,7 @@ let package = Package(
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
         tests(
             "PipelineTests", ["Core", "Pipeline", "Redis", "TestSupport", Product.logging, Product.serviceLifecycle, Product.prometheus]),
-        tests("AppStoreTests", ["AppStore", "AppStoreTesting", "TestSupport", Product.crypto, Product.x509, Product.asn1]),
+        tests("AppStoreTests", ["AppStore", "AppStoreTesting", "Core", "TestSupport", Product.crypto, Product.x509, Product.asn1]),
         tests(
             "AppstoreSimTests",
             [

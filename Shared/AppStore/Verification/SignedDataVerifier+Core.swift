@@ -1,3 +1,4 @@
+import Core
 @preconcurrency import Crypto
 import Foundation
 
@@ -27,7 +28,14 @@ extension SignedDataVerifier {
     ) -> VerificationResult<VerifiedDocument<Payload>> {
         let payload: Payload
         do {
-            payload = try Self.decoder.decode(Payload.self, from: envelope.json)
+            if let hand = Payload.self as? any HandDecodedPayload.Type {
+                guard let read = try hand.init(json: JSONFields(JSONReader.parse(Array(envelope.json)))) as? Payload else {
+                    return .rejected(.init(.invalidFormat, "payload is not a valid \(Payload.self)"))
+                }
+                payload = read
+            } else {
+                payload = try Self.decoder.decode(Payload.self, from: envelope.json)
+            }
         } catch {
             return .rejected(.init(.invalidFormat, "payload is not a valid \(Payload.self)"))
         }
