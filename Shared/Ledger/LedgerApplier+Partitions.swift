@@ -1,0 +1,139 @@
+import Foundation
+import Pipeline
+import Redis
+
+/// The cross-partition steps of ``LedgerApplier`` (N partitions; CLUSTER.md CLAIM and FORWARD): claiming a purchase
+/// chain's owner in the chain's partition, handing an event (or one part per partition) over to another partition,
+/// and the replica acknowledgement each such step waits for before a step on another primary relies on it. The
+/// crash-at-every-step reasoning is in `Services/Fulfiller/README.md`, "Partitions".
+extension LedgerApplier {
+    /// Claims the purchase chain `otid` for `user` in its partition (first owner wins); returns its owner and how many
+    /// parked events a new binding moved back onto that partition's verified stream.
+    package func claim(_ otid: String, for user: String) async throws -> (owner: String, unparked: Int) {
+        let partition = keys.partition(ofOriginalTransaction: otid)
+        let reply = try await durably(
+            "claim",
+            keys: [
+                keys.verified(partition: partition).stream, keys.binding(originalTransactionId: otid),
+                keys.parked(originalTransactionId: otid),
+            ],
+            arguments: [Array(user.utf8)])
+        struct Claimed: Decodable {
+            var owner: String
+            var unparked: Int
+        }
+        guard let bytes = reply.bytes, let claimed = try? JSONDecoder().decode(Claimed.self, from: Data(bytes)) else {
+            throw LedgerError.unexpectedReply("claim of \(otid) returned \(reply)")
+        }
+        return (claimed.owner, claimed.unparked)
+    }
+
+    func binding(of otid: String) async throws -> String? {
+        try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: otid))).string
+    }
+
+    /// The partitions of the event's purchase chains, in first-seen order: its transactions' (else its renewals'
+    /// first one); nil when it names none. Always `[0]` with one partition.
+    func chainPartitions(_ event: PurchaseEvent) -> [Int]? {
+        let otids =
+            event.transactions.isEmpty
+            ? Array(event.renewals.prefix(1).map(\.originalTransactionId)) : event.transactions.map(\.originalTransactionId)
+        guard !otids.isEmpty else { return nil }
+        var seen: Set<Int> = []
+        return otids.map { keys.partition(ofOriginalTransaction: $0) }.filter { seen.insert($0).inserted }
+    }
+
+    /// One part per partition: the transactions whose chains live there.
+    func splitByChain(_ event: PurchaseEvent, _ partitions: [Int]) -> [(Int, [String]?)] {
+        partitions.map { partition in
+            (
+                partition,
+                event.transactions.filter { keys.partition(ofOriginalTransaction: $0.originalTransactionId) == partition }.map(
+                    \.transactionId)
+            )
+        }
+    }
+
+    /// Hands the entry (`only` nil) or parts of it (`only`: their transaction ids) to other partitions' verified
+    /// streams, once each however often this runs (a marker per source entry and target, `tg:{K}:fwd:<from>:<id>`),
+    /// then acknowledges the entry, recording where its job's status continues.
+    ///
+    /// Crash between the two steps: the entry is delivered again, the markers stop a second copy, and the
+    /// acknowledgement follows. Two consumers on the same entry: the same, and one of them gets `acked_elsewhere`.
+    func handOver(
+        _ delivery: LedgerDelivery, entry: StreamEntry, from source: Int, parts: [(Int, [String]?)]
+    ) async throws -> LedgerOutcome {
+        let moves = (entry.string(LedgerDelivery.Field.moves).flatMap { Int($0) } ?? 0) + 1
+        guard moves <= LedgerDelivery.maximumMoves else {
+            throw LedgerError.malformedEvent("entry \(entry.id) was handed between partitions \(moves) times")
+        }
+        let kept = entry.fields.filter { name, _ in
+            !name.hasPrefix("pipeline.") && name != LedgerDelivery.Field.moves && name != LedgerDelivery.Field.from
+        }
+        for (target, only) in parts {
+            var fields = kept
+            fields[LedgerDelivery.Field.moves] = Array(String(moves).utf8)
+            fields[LedgerDelivery.Field.from] = Array(String(source).utf8)
+            if let only {
+                fields[LedgerDelivery.Field.only] = Array(try JSONEncoder().encode(only))
+                fields[LedgerDelivery.Field.hops] = Array(String(delivery.hops + 1).utf8)
+            }
+            var arguments: [[UInt8]] = [Array(String(Self.handOverMarkerSeconds).utf8)]
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                arguments.append(Array(name.utf8))
+                arguments.append(value)
+            }
+            _ = try await durably(
+                "hand_over",
+                keys: [keys.verified(partition: target).stream, keys.partitionKey(target, "fwd", String(source), entry.id)],
+                arguments: arguments)
+        }
+        struct Plan: Encodable {
+            var jobId, kind, channel: String
+            var now: Int64
+            var retention: Int
+            var forwarded: Bool
+            var to: Int?
+        }
+        let event = delivery.event
+        let plan = Plan(
+            jobId: event.jobId, kind: event.kind.rawValue, channel: keys.jobResultsChannel, now: now(),
+            retention: JobStatus.retentionSeconds, forwarded: delivery.isForwarded,
+            to: parts.count == 1 && parts[0].1 == nil ? parts[0].0 : nil)
+        return try await LedgerFunctions.call(
+            "handed_over", on: redis,
+            keys: [keys.verified(partition: source).stream, keys.job(event.jobId, partition: source)],
+            group: group, id: entry.id, plan: Array(try JSONEncoder().encode(plan)))
+    }
+
+    /// Calls a cross-partition step of the ledger library and, with ``durability``, waits for its replicas (one
+    /// pipeline: the `WAIT` covers the call's connection, on the step's primary).
+    /// - Throws: ``LedgerError/replicationTimeout(_:)`` when fewer replicas acknowledged it in time.
+    func durably(
+        _ function: String, keys callKeys: [String], arguments: [[UInt8]], reloaded: Bool = false
+    ) async throws -> RedisReply {
+        guard durability.replicas > 0 else {
+            return try await LedgerFunctions.library.call(function, on: redis, keys: callKeys, arguments: arguments)
+        }
+        let replies = try await redis.pipeline([
+            LedgerFunctions.library.command(function, keys: callKeys.map { Array($0.utf8) }, arguments: arguments),
+            RedisCommand("WAIT", durability.replicas, durability.timeoutMilliseconds),
+        ])
+        guard replies.count == 2 else { throw LedgerError.unexpectedReply("\(function) with WAIT returned \(replies)") }
+        if case .error(let text) = replies[0] {
+            guard !reloaded, RedisFunctionLibrary.isMissingFunction(text) else {
+                throw LedgerError.unexpectedReply("\(LedgerFunctions.library.function(function)) failed: \(text)")
+            }
+            try await LedgerFunctions.library.load(on: redis)
+            return try await durably(function, keys: callKeys, arguments: arguments, reloaded: true)
+        }
+        guard let acknowledged = replies[1].int, acknowledged >= Int64(durability.replicas) else {
+            throw LedgerError.replicationTimeout(
+                "\(function) reached \(replies[1].int ?? 0) of \(durability.replicas) replicas in \(durability.timeoutMilliseconds) ms")
+        }
+        return replies[0]
+    }
+
+    /// How long a hand-over marker is kept: longer than any entry stays pending (the reclaim and retry bounds).
+    static let handOverMarkerSeconds = 7 * 24 * 3600
+}
