@@ -122,6 +122,15 @@ package struct JSONFields: Sendable {
         return result
     }
 
+    /// An array of strings, or nil when absent or `null` (as `decodeIfPresent([String].self, …)`).
+    package func optionalStrings(_ key: String) throws(JSONError) -> [String]? {
+        guard present(key) != nil else { return nil }
+        return try array(key) { (value, path) throws(JSONError) in
+            guard case .string(let string) = value else { throw JSONError("\(path) is \(value.typeName), not a string") }
+            return string
+        }
+    }
+
     /// A nested object's fields, or nil when absent or `null`.
     package func optionalObject(_ key: String) throws(JSONError) -> JSONFields? {
         guard let value = present(key) else { return nil }
