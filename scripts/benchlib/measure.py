@@ -18,6 +18,22 @@ def cpu_seconds(pid):
         return 0.0
 
 
+def context_switches(pid):
+    """Voluntary + involuntary context switches of a running process, summed over its threads."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                total += sum(int(line.split()[1]) for line in f if "ctxt_switches:" in line)
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
 def run_parallel(count, concurrency, port, work):
     """Calls work(conn, i) for i in 0..<count on `concurrency` threads with a keep-alive connection each;
     returns (seconds, results, client CPU seconds)."""

@@ -32,7 +32,7 @@ def buy(system, count):
 
 def submit(system, bought, kind, first, count, concurrency):
     """Submits bought[first:first + count] as users bench-user-<index>; returns (seconds, results, client CPU
-    seconds, CPU seconds each process used meanwhile). A result is (final status, reason, latency seconds)."""
+    seconds, CPU seconds each process used meanwhile, context switches each made meanwhile). A result is (final status, reason, latency seconds)."""
     path = PATHS[kind]
     tokens = {i: user_token(SECRET, f"bench-user-{i}") for i in range(first, first + count)}
 
@@ -52,11 +52,12 @@ def submit(system, bought, kind, first, count, concurrency):
                 status = 202
         return (job.get("status", f"http_{status}"), job.get("reason", ""), time.perf_counter() - start)
 
-    cpu0 = system.cpu()
+    cpu0, switches0 = system.cpu(), system.switches()
     seconds, results, client_cpu = run_parallel(count, concurrency, system.http_port, work)
-    cpu1 = system.cpu()
+    cpu1, switches1 = system.cpu(), system.switches()
     used = {name: cpu1[name] - cpu0.get(name, 0.0) for name in cpu1}
-    return seconds, results, client_cpu, used
+    switches = {name: switches1[name] - switches0.get(name, 0) for name in switches1}
+    return seconds, results, client_cpu, used, switches
 
 
 def wrong_balances(system, first, count):

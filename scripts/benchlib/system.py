@@ -4,7 +4,7 @@ with free ports, as a production deployment of `com.example.app`, in a temporary
 """
 import http.client, os, shutil, signal, subprocess, sys, tempfile, time
 
-from benchlib.measure import cpu_seconds, request
+from benchlib.measure import context_switches, cpu_seconds, request
 from chaoslib.cluster import free_base_port, http_ok
 from chaoslib.net import free_port
 
@@ -124,6 +124,9 @@ class System:
 
     def cpu(self):
         return {name: cpu_seconds(p.pid) for name, p in self.procs.items()}
+
+    def switches(self):
+        return {name: context_switches(p.pid) for name, p in self.procs.items()}
 
     def redis_client(self):
         """A client of the system's Redis: one connection, or a slot-routing cluster client."""
