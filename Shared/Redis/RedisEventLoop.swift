@@ -56,8 +56,10 @@ final class RedisEventLoop: @unchecked Sendable {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeup = tg_eventfd()
         _ = tg_epoll_set(epoll, EPOLL_CTL_ADD, wakeup, EPOLLIN.rawValue, 0)
-        let thread = Thread { [self] in run() }
-        thread.name = "redis io \(index)"
+        let thread = Thread { [self] in
+            setCurrentThreadName("tg-redis-io-\(index)")
+            run()
+        }
         thread.start()
     }
 

@@ -1,4 +1,5 @@
 import CCurl
+import Core
 import Foundation
 
 /// One libcurl multi handle and the thread that drives it: requests arrive through a locked queue, and the
@@ -30,8 +31,10 @@ final class CurlLoop: @unchecked Sendable {
         _ = tg_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, 2 * maximumConnectionsPerHost))
         _ = tg_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, tg_curl_pipe_multiplex())
         self.multi = multi
-        let thread = Thread { [self] in run() }
-        thread.name = "tollgate-curl"
+        let thread = Thread { [self] in
+            setCurrentThreadName("tg-curl")
+            run()
+        }
         thread.start()
     }
 
