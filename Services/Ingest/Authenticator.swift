@@ -1,3 +1,4 @@
+import Core
 import Crypto
 import Foundation
 import HTTPTypes
@@ -51,7 +52,9 @@ struct Authenticator: Sendable {
             guard parts.count == 2, parts[0].lowercased() == "bearer" else {
                 throw .unauthorized("Authorization must be 'Bearer <token>'")
             }
-            bearer = parts[1].trimmingCharacters(in: .whitespaces)
+            // Spaces and tabs trimmed by hand: Foundation's `trimmingCharacters(in:)` goes through NSString on Linux
+            // and cost 2 % of ingest's CPU per purchase.
+            bearer = String(parts[1].drop(while: Self.isBlank).reversed().drop(while: Self.isBlank).reversed())
         }
         if let key = apiKey ?? bearer, isServiceKey(key) { return .service }
         if apiKey != nil, bearer == nil { throw .unauthorized("unknown API key") }
@@ -70,9 +73,8 @@ struct Authenticator: Sendable {
     private func verifyUserToken(_ token: String) async throws(IngestError) -> String {
         guard let keys else { throw .unauthorized("user tokens are not accepted (no client JWT secret configured)") }
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3, let header = JWSStructure.base64URLDecode(segments[0].utf8).map({ Data($0) }),
-            let object = try? JSONSerialization.jsonObject(with: header) as? [String: Any],
-            object["alg"] as? String == "HS256"
+        guard segments.count == 3, let header = JWSStructure.base64URLDecode(segments[0].utf8),
+            case .object(let members)? = try? JSONReader.parse(header), members["alg"] == .string("HS256")
         else {
             throw .unauthorized("the token must be an HS256 JWT")
         }
@@ -107,6 +109,8 @@ struct Authenticator: Sendable {
             throw .unauthorized("the token lives longer than allowed")
         }
     }
+
+    private static func isBlank(_ character: Character) -> Bool { character == " " || character == "\t" }
 
     private func isServiceKey(_ key: String) -> Bool {
         let digest = Array(SHA256.hash(data: Data(key.utf8)))

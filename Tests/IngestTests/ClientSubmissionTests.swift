@@ -64,8 +64,12 @@ import Testing
             let none =
                 IngestHarness.base64URL(#"{"alg":"none","typ":"JWT"}"#) + "."
                 + IngestHarness.base64URL(#"{"sub":"alice","exp":4102444800}"#) + "."
+            // A header naming `alg` twice: readers disagree on which counts, so it is refused whatever the signature.
+            let withinLeewayParts = withinLeeway.split(separator: ".")
+            let twoAlgs = IngestHarness.base64URL(#"{"alg":"none","alg":"HS256"}"#) + ".\(withinLeewayParts[1]).\(withinLeewayParts[2])"
             let refused: [(String, HTTPFields)] = [
                 ("no auth", [:]),
+                ("alg twice", IngestHarness.bearer(twoAlgs)),
                 ("expired", IngestHarness.bearer(expired)),
                 ("wrong secret", IngestHarness.bearer(wrongSecret)),
                 ("alg none", IngestHarness.bearer(none)),
@@ -89,6 +93,11 @@ import Testing
                 let leeway = try await client.execute(
                     uri: "/v1/transactions", method: .post, headers: IngestHarness.bearer(withinLeeway), body: ByteBuffer(string: body))
                 #expect(leeway.status == .accepted)
+                // Blanks around the token are not part of it.
+                let padded = try await client.execute(
+                    uri: "/v1/receipts", method: .post, headers: [.authorization: "Bearer \t \(withinLeeway) \t"],
+                    body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
+                #expect(padded.status == .accepted)
             }
         }
     }

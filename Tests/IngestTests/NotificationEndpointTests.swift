@@ -115,7 +115,7 @@ import Testing
         let segments = try #require(jws.split(separator: "\"").dropFirst(3).first).split(separator: ".")
         let hs256Header = IngestHarness.base64URL(#"{"alg":"HS256","x5c":["a","b","c"]}"#)
         let shortChain = IngestHarness.base64URL(#"{"alg":"ES256","x5c":["a"]}"#)
-        let cases: [(String, [UInt8], String, Int)] = [
+        var cases: [(String, [UInt8], String, Int)] = [
             ("oversized", Array("{\"signedPayload\":\"\(String(repeating: "a", count: 70_000))\"}".utf8), "payload_too_large", 413),
             ("not json", Array("signedPayload=abc".utf8), "invalid_json", 400),
             ("empty", [], "invalid_json", 400),
@@ -123,6 +123,17 @@ import Testing
             ("bad base64url", Array("{\"signedPayload\":\"\(segments[0]).a+b.c\"}".utf8), "invalid_jws", 400),
             ("wrong alg", Array("{\"signedPayload\":\"\(hs256Header).\(segments[1]).\(segments[2])\"}".utf8), "unsupported_algorithm", 400),
             ("short chain", Array("{\"signedPayload\":\"\(shortChain).\(segments[1]).\(segments[2])\"}".utf8), "invalid_jws", 400),
+        ]
+        // Headers that can never be Apple's: each refused as `invalid_jws` before any signature work.
+        for header in [
+            #"{"x5c":["a","b","c"]}"#, #"{"alg":256,"x5c":["a","b","c"]}"#, #"{"alg":"ES256","x5c":"abc"}"#,
+            #"{"alg":"ES256","x5c":["a","","c"]}"#, #"{"alg":"ES256","x5c":["a","b",3]}"#, #"["ES256"]"#, "not json",
+            #"{"alg":"HS256","alg":"ES256","x5c":["a","b","c"]}"#,
+        ] {
+            let forged = "\(IngestHarness.base64URL(header)).\(segments[1]).\(segments[2])"
+            cases.append(("header \(header)", Array("{\"signedPayload\":\"\(forged)\"}".utf8), "invalid_jws", 400))
+        }
+        cases += [
             ("neither v1 nor v2", Array(#"{"hello":"world"}"#.utf8), "unknown_notification", 400),
             (
                 "signedPayload twice",
@@ -131,9 +142,10 @@ import Testing
             ),
             ("signedPayload not a string", Array(#"{"signedPayload":7}"#.utf8), "invalid_jws", 400),
         ]
+        let refused = cases
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in
-                for (name, body, code, status) in cases {
+                for (name, body, code, status) in refused {
                     let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body))
                     #expect(Int(response.status.code) == status, "\(name)")
                     #expect(IngestHarness.errorCode(response) == code, "\(name)")
