@@ -6,8 +6,7 @@ import Redis
 /// A request joins the queue; whenever fewer than `maxInFlight` round trips are running, the queue's head (up
 /// to `maxBatch` calls and `maxBatchBytes` of arguments, always at least one call) is sent as one `pipeline`
 /// on its own pooled connection (followed by `WAIT` when replicas must acknowledge). At low load every call
-/// leaves at once, from its caller's own task (no artificial delay, no hand-off); under load calls accumulate while
-/// the previous round trips run.
+/// leaves at once (no artificial delay); under load calls accumulate while the previous round trips run.
 ///
 /// Why bytes bound a batch: Redis reads at most 16 KiB from each client per event-loop iteration and, with
 /// `appendfsync always`, fsyncs once per iteration that wrote. One fsync therefore covers the jobs of *every*
@@ -65,20 +64,6 @@ actor EnqueueBatcher {
     func enqueue(_ command: RedisCommand) async throws -> Outcome {
         guard queue.count - head < queueLimit else {
             throw IngestError.overloaded("too many enqueues waiting; retry shortly")
-        }
-        if inFlight < maxInFlight, head == queue.count {
-            // A round trip is free and nobody waits ahead: this request's own task sends its call. Handing it to a
-            // task of its own and resuming this one afterwards cost two thread hand-offs per enqueue, the usual case
-            // below `maxInFlight` concurrent enqueues. (A cancelled caller fails only its own call here.)
-            inFlight += 1
-            let results = await Self.execute(
-                [command], on: redis, waitReplicas: waitReplicas, waitTimeoutMilliseconds: waitTimeoutMilliseconds,
-                logger: logger)
-            metrics.batchSize.record(1)
-            inFlight -= 1
-            startRoundTrips()
-            guard let result = results.first else { throw IngestError.redisUnavailable() }
-            return try result.get()
         }
         return try await withCheckedThrowingContinuation { continuation in
             let bytes = command.arguments.reduce(0) { $0 + $1.count }

@@ -38,12 +38,12 @@ extension IngestRoutes {
         do {
             outcome = try await enqueue(submission, source: .client, userID: userID, jobID: jobID)
         } catch {
-            waiters.unregister(jobID: jobID, id: id)
+            await waiters.unregister(jobID: jobID, id: id)
             throw error
         }
         guard outcome.created, outcome.jobID == jobID else {
             // A duplicate of an earlier job: wait for that one, reading its status first.
-            waiters.unregister(jobID: jobID, id: id)
+            await waiters.unregister(jobID: jobID, id: id)
             return try await waitForResult(jobID: outcome.jobID, userID: userID, deadline: deadline)
         }
         return try await waitRegistered(jobID: jobID, waiter: id, deadline: deadline, readFirst: false)
@@ -174,7 +174,7 @@ extension IngestRoutes {
 
     /// A waiter for `jobID`, or `429 too_many_waiters` when the process or the user has the most allowed.
     private func registerWaiter(jobID: String, userID: String) async throws -> UInt64 {
-        guard let id = waiters.register(jobID: jobID, user: userID) else {
+        guard let id = await waiters.register(jobID: jobID, user: userID) else {
             metrics.reject(reason: "too_many_waiters")
             throw IngestError.tooManyWaiters()
         }
@@ -187,10 +187,10 @@ extension IngestRoutes {
     ) async throws -> Response {
         do {
             let response = try await pollUntilFinal(jobID: jobID, waiter: id, deadline: deadline, readFirst: readFirst)
-            waiters.unregister(jobID: jobID, id: id)
+            await waiters.unregister(jobID: jobID, id: id)
             return response
         } catch {
-            waiters.unregister(jobID: jobID, id: id)
+            await waiters.unregister(jobID: jobID, id: id)
             throw error
         }
     }

@@ -11,27 +11,26 @@ struct ResultListener: Service, CustomStringConvertible {
     var description: String { "ResultListener" }
 
     func run() async throws {
-        // Each message is handled on the subscription's thread, waking its waiters directly (no listener task between).
-        subscriber.start(deliveringTo: { [waiters] event in Self.deliver(event, to: waiters) })
+        subscriber.start()
         await withGracefulShutdownHandler {
-            for await _ in subscriber.events {}
+            for await event in subscriber.events {
+                switch event {
+                case .subscribed:
+                    logger.debug("job results subscription ready")
+                    await waiters.signalAll()
+                case .message(_, let payload):
+                    // `<job id>` alone, or `<job id>\n<the job hash as a JSON object>` (the ledger's final write).
+                    if let newline = payload.firstIndex(of: 0x0a) {
+                        await waiters.signal(
+                            jobID: String(decoding: payload[..<newline], as: UTF8.self),
+                            carrying: Array(payload[(newline + 1)...]))
+                    } else {
+                        await waiters.signal(jobID: String(decoding: payload, as: UTF8.self))
+                    }
+                }
+            }
         } onGracefulShutdown: {
             subscriber.close()
-        }
-    }
-
-    static func deliver(_ event: RedisSubscriber.Event, to waiters: ResultWaiters) {
-        switch event {
-        case .subscribed:
-            waiters.signalAll()
-        case .message(_, let payload):
-            // `<job id>` alone, or `<job id>\n<the job hash as a JSON object>` (the ledger's final write).
-            if let newline = payload.firstIndex(of: 0x0a) {
-                waiters.signal(
-                    jobID: String(decoding: payload[..<newline], as: UTF8.self), carrying: Array(payload[(newline + 1)...]))
-            } else {
-                waiters.signal(jobID: String(decoding: payload, as: UTF8.self))
-            }
         }
     }
 }

@@ -1,5 +1,4 @@
 import Core
-import Synchronization
 
 /// The registry of requests waiting (`?wait=`) for a job to reach a final state.
 ///
@@ -16,12 +15,7 @@ import Synchronization
 /// Timeouts: one ticker task per process, running only while a waiter is suspended, wakes every waiter past its
 /// deadline every ``tick`` (so a wait ends at most one tick late). A timer task per wait cost a task, a
 /// dispatch timer and its cancellation on every `?wait=` request.
-///
-/// A lock, not an actor: ``signal(jobID:carrying:)`` runs on the subscription's own thread as each message arrives
-/// (``RedisSubscriber/start(deliveringTo:)``) and resumes the waiting request directly. Through an actor, each
-/// result crossed two more hand-offs (the subscription's stream to a listener task, that task to the actor) before
-/// the request's task ran. Continuations are resumed after the lock is released.
-final class ResultWaiters: Sendable {
+actor ResultWaiters {
     private struct Waiter {
         var user: String
         var continuation: CheckedContinuation<Void, Never>?
@@ -31,41 +25,17 @@ final class ResultWaiters: Sendable {
         var carried: [String: String]?
     }
 
-    private struct State {
-        var byJob: [String: [UInt64: Waiter]] = [:]
-        var perUser: [String: Int] = [:]
-        var total = 0
-        var nextID: UInt64 = 0
-        var suspended = 0
-        var tickerRunning = false
-
-        /// Wakes one waiter: returns its continuation to resume (after the lock), or remembers the signal.
-        mutating func wake(jobID: String, id: UInt64, remember: Bool = false) -> CheckedContinuation<Void, Never>? {
-            guard var waiter = byJob[jobID]?[id] else { return nil }
-            let continuation = waiter.continuation
-            if continuation != nil {
-                waiter.continuation = nil
-                waiter.deadline = nil
-                suspended -= 1
-            } else if remember {
-                waiter.signalled = true
-            }
-            byJob[jobID]?[id] = waiter
-            return continuation
-        }
-
-        mutating func takeCarried(jobID: String, id: UInt64) -> [String: String]? {
-            defer { byJob[jobID]?[id]?.carried = nil }
-            return byJob[jobID]?[id]?.carried
-        }
-    }
-
     /// How often the ticker looks for waiters past their deadline.
     static let tick: Duration = .milliseconds(50)
 
     private let maxWaiters: Int
     private let maxPerUser: Int
-    private let state = Mutex(State())
+    private var byJob: [String: [UInt64: Waiter]] = [:]
+    private var perUser: [String: Int] = [:]
+    private var total = 0
+    private var nextID: UInt64 = 0
+    private var suspended = 0
+    private var ticker: Task<Void, Never>?
 
     init(maxWaiters: Int = 4096, maxPerUser: Int = 4) {
         self.maxWaiters = maxWaiters
@@ -75,28 +45,25 @@ final class ResultWaiters: Sendable {
     /// Registers a waiter of `user` for `jobID`; pass the id to ``nextSignal(jobID:id:timeout:)`` and
     /// ``unregister(jobID:id:)``. Nil when the process or the user already has the most waiters allowed.
     func register(jobID: String, user: String) -> UInt64? {
-        state.withLock { state in
-            guard state.total < maxWaiters, state.perUser[user, default: 0] < maxPerUser else { return nil }
-            state.nextID += 1
-            state.byJob[jobID, default: [:]][state.nextID] = Waiter(user: user)
-            state.perUser[user, default: 0] += 1
-            state.total += 1
-            return state.nextID
-        }
+        guard total < maxWaiters, perUser[user, default: 0] < maxPerUser else { return nil }
+        nextID += 1
+        byJob[jobID, default: [:]][nextID] = Waiter(user: user)
+        perUser[user, default: 0] += 1
+        total += 1
+        return nextID
     }
 
     func unregister(jobID: String, id: UInt64) {
-        let continuation: CheckedContinuation<Void, Never>? = state.withLock { state in
-            guard let waiter = state.byJob[jobID]?[id] else { return nil }
-            if waiter.continuation != nil { state.suspended -= 1 }
-            state.byJob[jobID]?[id] = nil
-            if state.byJob[jobID]?.isEmpty == true { state.byJob[jobID] = nil }
-            state.total -= 1
-            let left = state.perUser[waiter.user, default: 1] - 1
-            state.perUser[waiter.user] = left > 0 ? left : nil
-            return waiter.continuation
+        guard let waiter = byJob[jobID]?[id] else { return }
+        if let continuation = waiter.continuation {
+            suspended -= 1
+            continuation.resume()
         }
-        continuation?.resume()
+        byJob[jobID]?[id] = nil
+        if byJob[jobID]?.isEmpty == true { byJob[jobID] = nil }
+        total -= 1
+        let left = perUser[waiter.user, default: 1] - 1
+        perUser[waiter.user] = left > 0 ? left : nil
     }
 
     /// Returns at the next signal (at once if one arrived since the last call), after `timeout`, or when the
@@ -104,45 +71,36 @@ final class ResultWaiters: Sendable {
     /// the job hash the signal carried, if it carried one.
     @discardableResult
     func nextSignal(jobID: String, id: UInt64, timeout: Duration) async -> [String: String]? {
-        guard timeout > .zero else {
-            return state.withLock { state in
-                guard state.byJob[jobID]?[id]?.signalled == true else { return nil }
-                state.byJob[jobID]?[id]?.signalled = false
-                return state.takeCarried(jobID: jobID, id: id)
-            }
+        guard let waiter = byJob[jobID]?[id] else { return nil }
+        if waiter.signalled {
+            byJob[jobID]?[id]?.signalled = false
+            return takeCarried(jobID: jobID, id: id)
         }
+        guard timeout > .zero else { return nil }
+        byJob[jobID]?[id]?.deadline = ContinuousClock.now + timeout
+        startTicker()
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                // One look under the lock decides: a signal remembered since the last call (or a waiter gone, or a
-                // cancelled task) ends the wait at once; otherwise the continuation is left for the next signal.
-                let suspended: Bool = state.withLock { state in
-                    guard let waiter = state.byJob[jobID]?[id], !Task.isCancelled else { return false }
-                    if waiter.signalled {
-                        state.byJob[jobID]?[id]?.signalled = false
-                        return false
-                    }
-                    state.byJob[jobID]?[id]?.continuation = continuation
-                    state.byJob[jobID]?[id]?.deadline = ContinuousClock.now + timeout
-                    state.suspended += 1
-                    startTicker(&state)
-                    return true
-                }
-                if !suspended { continuation.resume() }
+            await withCheckedContinuation { continuation in
+                byJob[jobID]?[id]?.continuation = continuation
+                suspended += 1
             }
         } onCancel: {
-            state.withLock { $0.wake(jobID: jobID, id: id, remember: true) }?.resume()
+            Task { await self.wake(jobID: jobID, id: id, remember: true) }
         }
-        return state.withLock { $0.takeCarried(jobID: jobID, id: id) }
+        return takeCarried(jobID: jobID, id: id)
     }
 
-    /// Starts the ticker unless it runs (called holding the lock).
-    private func startTicker(_ state: inout State) {
-        guard !state.tickerRunning else { return }
-        state.tickerRunning = true
-        Task { [weak self] in
+    private func takeCarried(jobID: String, id: UInt64) -> [String: String]? {
+        defer { byJob[jobID]?[id]?.carried = nil }
+        return byJob[jobID]?[id]?.carried
+    }
+
+    private func startTicker() {
+        guard ticker == nil else { return }
+        ticker = Task { [weak self] in
             while true {
                 try? await Task.sleep(for: Self.tick)
-                guard let self, self.expire() else { return }
+                guard let self, await self.expire() else { return }
             }
         }
     }
@@ -150,35 +108,27 @@ final class ResultWaiters: Sendable {
     /// Wakes the waiters past their deadline; false (and the ticker ends) when no waiter is suspended.
     private func expire() -> Bool {
         let now = ContinuousClock.now
-        let (expired, running): ([CheckedContinuation<Void, Never>], Bool) = state.withLock { state in
-            var expired: [CheckedContinuation<Void, Never>] = []
-            for (jobID, waiters) in state.byJob {
-                for (id, waiter) in waiters where waiter.continuation != nil {
-                    if let deadline = waiter.deadline, deadline <= now, let continuation = state.wake(jobID: jobID, id: id) {
-                        expired.append(continuation)
-                    }
-                }
+        for (jobID, waiters) in byJob {
+            for (id, waiter) in waiters where waiter.continuation != nil {
+                if let deadline = waiter.deadline, deadline <= now { wake(jobID: jobID, id: id) }
             }
-            state.tickerRunning = state.suspended > 0
-            return (expired, state.tickerRunning)
         }
-        for continuation in expired { continuation.resume() }
-        return running
+        guard suspended > 0 else {
+            ticker = nil
+            return false
+        }
+        return true
     }
 
     /// Wakes the waiters of one job; `hash` is the job hash the message carried (a JSON object of strings), read
     /// only when this process has a waiter for the job (every process hears every message).
     func signal(jobID: String, carrying hash: [UInt8]? = nil) {
-        guard state.withLock({ $0.byJob[jobID] != nil }) else { return }
+        guard let ids = byJob[jobID]?.keys.map({ $0 }) else { return }
         let carried = hash.flatMap(Self.stringFields)
-        let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
-            guard let ids = state.byJob[jobID]?.keys.map({ $0 }) else { return [] }
-            return ids.compactMap { id in
-                state.byJob[jobID]?[id]?.carried = carried
-                return state.wake(jobID: jobID, id: id, remember: true)
-            }
+        for id in ids {
+            byJob[jobID]?[id]?.carried = carried
+            wake(jobID: jobID, id: id, remember: true)
         }
-        for continuation in woken { continuation.resume() }
     }
 
     /// A JSON object whose members are all strings, as a dictionary; nil for anything else.
@@ -194,18 +144,24 @@ final class ResultWaiters: Sendable {
 
     /// Wakes every waiter (after a resubscription).
     func signalAll() {
-        let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
-            var woken: [CheckedContinuation<Void, Never>] = []
-            for (jobID, waiters) in state.byJob {
-                for id in waiters.keys {
-                    if let continuation = state.wake(jobID: jobID, id: id, remember: true) { woken.append(continuation) }
-                }
-            }
-            return woken
+        for (jobID, waiters) in byJob {
+            for id in waiters.keys { wake(jobID: jobID, id: id, remember: true) }
         }
-        for continuation in woken { continuation.resume() }
     }
 
     /// How many requests wait.
-    var count: Int { state.withLock { $0.total } }
+    var count: Int { total }
+
+    private func wake(jobID: String, id: UInt64, remember: Bool = false) {
+        guard var waiter = byJob[jobID]?[id] else { return }
+        if let continuation = waiter.continuation {
+            waiter.continuation = nil
+            waiter.deadline = nil
+            suspended -= 1
+            continuation.resume()
+        } else if remember {
+            waiter.signalled = true
+        }
+        byJob[jobID]?[id] = waiter
+    }
 }

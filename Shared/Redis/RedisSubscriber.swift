@@ -49,18 +49,14 @@ package final class RedisSubscriber: Sendable {
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(65_536))
     }
 
-    /// Starts the subscription thread (call once). With a `handler`, each event is handed to it on the subscription's
-    /// own thread as it arrives, instead of to ``events`` (which then only finishes): one hand-off less per message
-    /// for a consumer whose handling is short and never blocks (it delays the next message, and `PING`s).
-    package func start(deliveringTo handler: (@Sendable (Event) -> Void)? = nil) {
+    /// Starts the subscription thread (call once).
+    package func start() {
         let thread = Thread { [self] in
             setCurrentThreadName("tg-redis-sub")
             var loop = SubscriberLoop(
                 configuration: configuration, channels: channels, logger: logger,
                 pingInterval: pingInterval, isClosed: { self.isClosed },
-                deliver: { event in
-                    if let handler { handler(event) } else { self.continuation.yield(event) }
-                })
+                deliver: { self.continuation.yield($0) })
             loop.run()
             self.continuation.finish()
         }

@@ -1,6 +1,5 @@
 import Foundation
 import Redis
-import Synchronization
 import TestSupport
 import Testing
 
@@ -44,40 +43,4 @@ import Testing
             #expect(await events.next() == nil)
         }
     }
-
-    /// With a handler, every event reaches it in order, on the subscription's own thread (named for `ps` and `perf`),
-    /// and the stream carries nothing but still finishes at `close()`.
-    @Test func aHandlerGetsEveryEventInOrderOnTheSubscriptionThread() async throws {
-        try await withRedisServer { server in
-            let received = Recorded<[RedisSubscriber.Event]>([])
-            let threads = Recorded<Set<String>>([])
-            let subscriber = RedisSubscriber(configuration: server.configuration(), channels: ["c"], logger: testLogger)
-            subscriber.start(deliveringTo: { event in
-                let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
-                threads.withLock { $0.insert(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
-                received.withLock { $0.append(event) }
-            })
-            let publisher = RedisConnection(configuration: server.configuration(), logger: testLogger)
-            try await publisher.connect()
-            defer { publisher.close() }
-            for _ in 0..<100 where received.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
-            for index in 0..<50 { _ = try await publisher.send("PUBLISH", "c", "m\(index)") }
-            for _ in 0..<100 where received.withLock({ $0.count < 51 }) { try await Task.sleep(for: .milliseconds(20)) }
-            let expected =
-                [RedisSubscriber.Event.subscribed]
-                + (0..<50).map { RedisSubscriber.Event.message(channel: "c", payload: Array("m\($0)".utf8)) }
-            #expect(received.withLock { $0 } == expected)
-            #expect(threads.withLock { $0 } == ["tg-redis-sub"])
-            subscriber.close()
-            var events = subscriber.events.makeAsyncIterator()
-            #expect(await events.next() == nil)
-        }
-    }
-}
-
-/// A value a `@Sendable` handler records into.
-private final class Recorded<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-    init(_ initial: Value) { value = Mutex(initial) }
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { value.withLock { body(&$0) } }
 }
