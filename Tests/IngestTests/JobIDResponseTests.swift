@@ -17,6 +17,13 @@ import Testing
         }
         // Version 4 UUID: the 13th hex digit is 4, as in Job.newID().
         #expect(ids.allSatisfy { Array($0.utf8)[12] == UInt8(ascii: "4") })
+        // The RFC's variant: the 17th hex digit is 8, 9, a or b; and each id reads back as a UUID.
+        #expect(ids.allSatisfy { "89ab".utf8.contains(Array($0.utf8)[16]) })
+        for id in ids.prefix(20) {
+            let text = Array(id)
+            let dashed = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(text[$0]) }.joined(separator: "-")
+            #expect(UUID(uuidString: dashed)?.uuidString.lowercased() == dashed)
+        }
     }
 
     @Test(arguments: ["0123456789abcdef0123456789abcdef", "weird\"id\\with\u{1}controls"])

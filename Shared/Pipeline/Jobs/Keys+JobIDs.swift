@@ -13,7 +13,7 @@ extension Keys {
     /// A new random job id in partition `partition` (see the extension's comment); with one partition a plain
     /// random UUID's 32 hex digits.
     package func newJobID(partition: Int) -> String {
-        var bytes = withUnsafeBytes(of: UUID().uuid) { Array($0) }
+        var bytes = Self.randomUUIDBytes()
         if !layout.isSingle {
             bytes[0] = UInt8(truncatingIfNeeded: partition >> 8)
             bytes[1] = UInt8(truncatingIfNeeded: partition)
@@ -25,6 +25,16 @@ extension Keys {
             }
             return 32
         }
+    }
+
+    /// The 16 bytes of a random (version 4, RFC 9562) UUID from the system's generator (`getrandom`). Foundation's
+    /// `UUID()` on Linux opened, read and closed `/dev/urandom` for each one: three system calls per job.
+    static func randomUUIDBytes() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
+        bytes[6] = (bytes[6] & 0x0f) | 0x40  // version 4
+        bytes[8] = (bytes[8] & 0x3f) | 0x80  // the RFC's variant
+        return bytes
     }
 
     /// Whether `jobID` has the form of a job id: 32 lowercase hex digits.
