@@ -31,7 +31,7 @@ extension JobVerifier {
     /// receipt is what the event carries. The notification's own transaction fields are never read (a job written
     /// by an older ingest still holds them, and the password: both are ignored).
     func verifyNotificationV1(_ job: Job) async -> VerificationOutcome {
-        guard let notification = try? JSONDecoder().decode(ServerNotificationV1.self, from: Data(job.payload)) else {
+        guard let notification = try? ServerNotificationV1.read(job.payload) else {
             return .rejected(VerificationFailure(.invalidFormat, "the V1 notification is not readable JSON"))
         }
         guard let latest = notification.latestReceipt else {

@@ -2,7 +2,7 @@ import Foundation
 
 /// The renewal state of one auto-renewable subscription in a legacy receipt response: Apple's
 /// `responseBody.Pending_renewal_info`. Read leniently; unknown fields are ignored.
-package struct LegacyPendingRenewalInfo: Decodable, Sendable, Hashable {
+package struct LegacyPendingRenewalInfo: Decodable, LegacyDecodable, Sendable, Hashable {
     package var originalTransactionId: String?
     package var productId: String?
     package var autoRenewProductId: String?
@@ -32,8 +32,9 @@ package struct LegacyPendingRenewalInfo: Decodable, Sendable, Hashable {
         case promotionalOfferId = "promotional_offer_id"
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+    package init(from decoder: any Decoder) throws { try self.init(legacy: LegacyFields(decoder)) }
+
+    init(legacy container: LegacyFields<CodingKeys>) throws {
         originalTransactionId = container.legacyString(.originalTransactionId)
         productId = container.legacyString(.productId)
         autoRenewProductId = container.legacyString(.autoRenewProductId)

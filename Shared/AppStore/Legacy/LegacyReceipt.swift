@@ -5,7 +5,7 @@ import Foundation
 /// Two shapes exist. iOS 7 app receipts carry `bundle_id`, `application_version` and the purchases in
 /// `in_app`. iOS 6 transaction receipts carry one purchase's fields at the top level next to `bid`,
 /// `bvrs` and `item_id`; that purchase is ``transaction``.
-package struct LegacyReceipt: Decodable, Sendable, Hashable {
+package struct LegacyReceipt: Decodable, LegacyDecodable, Sendable, Hashable {
     // iOS 7 app receipt
     package var bundleId: String?
     package var applicationVersion: String?
@@ -52,8 +52,9 @@ package struct LegacyReceipt: Decodable, Sendable, Hashable {
         case transactionId = "transaction_id"
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+    package init(from decoder: any Decoder) throws { try self.init(legacy: LegacyFields(decoder)) }
+
+    init(legacy container: LegacyFields<CodingKeys>) throws {
         bundleId = container.legacyString(.bundleId)
         applicationVersion = container.legacyString(.applicationVersion)
         originalApplicationVersion = container.legacyString(.originalApplicationVersion)
@@ -67,6 +68,6 @@ package struct LegacyReceipt: Decodable, Sendable, Hashable {
         bid = container.legacyString(.bid)
         bvrs = container.legacyString(.bvrs)
         itemId = container.legacyString(.itemId)
-        transaction = container.legacyString(.transactionId) == nil ? nil : try LegacyTransaction(from: decoder)
+        transaction = container.legacyString(.transactionId) == nil ? nil : try LegacyTransaction(legacy: container.rekeyed())
     }
 }

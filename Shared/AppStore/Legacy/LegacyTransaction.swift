@@ -3,7 +3,7 @@ import Foundation
 /// One in-app purchase in a legacy receipt: Apple's `responseBody.Receipt.In_app` and
 /// `responseBody.Latest_receipt_info` (also the transaction fields at the top of an iOS 6 receipt).
 /// Every field is optional and read leniently; unknown fields are ignored.
-package struct LegacyTransaction: Decodable, Sendable, Hashable {
+package struct LegacyTransaction: Decodable, LegacyDecodable, Sendable, Hashable {
     package var transactionId: String?
     package var originalTransactionId: String?
     package var productId: String?
@@ -54,8 +54,9 @@ package struct LegacyTransaction: Decodable, Sendable, Hashable {
         case appAccountToken = "app_account_token"
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+    package init(from decoder: any Decoder) throws { try self.init(legacy: LegacyFields(decoder)) }
+
+    init(legacy container: LegacyFields<CodingKeys>) throws {
         transactionId = container.legacyString(.transactionId)
         originalTransactionId = container.legacyString(.originalTransactionId)
         productId = container.legacyString(.productId)

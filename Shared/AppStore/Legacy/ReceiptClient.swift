@@ -95,7 +95,7 @@ package struct ReceiptClient: Sendable {
         if let failure = Self.httpFailure(response, environment: environment) {
             return .finished(ReceiptVerification(result: .retryable(failure), retryAfter: response.retryAfter()))
         }
-        guard let decoded = try? JSONDecoder().decode(VerifyReceiptResponse.self, from: response.body) else {
+        guard let decoded = try? VerifyReceiptResponse.read(Array(response.body)) else {
             return .finished(
                 ReceiptVerification(
                     result: .retryable(

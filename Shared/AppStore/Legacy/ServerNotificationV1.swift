@@ -5,7 +5,7 @@ import Foundation
 /// V1 notifications are not signed, and the shared secret in ``password`` is known to everyone with App Store
 /// Connect access (some apps even ship it). So a V1 notification is a trigger, never evidence: Tollgate asks
 /// Apple about its ``latestReceipt`` and credits what Apple answers, never the notification's own fields.
-package struct ServerNotificationV1: Decodable, Sendable, Hashable {
+package struct ServerNotificationV1: Decodable, LegacyDecodable, Sendable, Hashable {
     /// Apple's `notification_type`, e.g. `INITIAL_BUY`, `DID_RENEW`, `CANCEL`, `REFUND`.
     package var notificationType: String
     package var password: String?
@@ -48,11 +48,14 @@ package struct ServerNotificationV1: Decodable, Sendable, Hashable {
         case topLevelLatestReceipt = "latest_receipt"
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+    package init(from decoder: any Decoder) throws { try self.init(legacy: LegacyFields(decoder)) }
+
+    /// A V1 notification read from its bytes with ``Core/JSONReader`` (what `init(from:)` reads, without `Codable`'s cost).
+    package static func read(_ bytes: [UInt8]) throws -> Self { try readLegacy(bytes) }
+
+    init(legacy container: LegacyFields<CodingKeys>) throws {
         guard let type = container.legacyString(.notificationType) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .notificationType, in: container, debugDescription: "V1 notification without notification_type")
+            throw container.missing(.notificationType, "V1 notification without notification_type")
         }
         notificationType = type
         password = container.legacyString(.password)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The receipt summary inside a V1 server notification: Apple's `unified_receipt`.
-package struct UnifiedReceipt: Decodable, Sendable, Hashable {
+package struct UnifiedReceipt: Decodable, LegacyDecodable, Sendable, Hashable {
     package var status: Int?
     package var environment: AppStoreEnvironment?
     package var latestReceipt: String?
@@ -20,8 +20,9 @@ package struct UnifiedReceipt: Decodable, Sendable, Hashable {
         case pendingRenewalInfo = "pending_renewal_info"
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+    package init(from decoder: any Decoder) throws { try self.init(legacy: LegacyFields(decoder)) }
+
+    init(legacy container: LegacyFields<CodingKeys>) throws {
         status = container.legacyInt(.status)
         environment = container.legacyString(.environment).map(AppStoreEnvironment.init(legacyValue:))
         latestReceipt = container.legacyString(.latestReceipt)

@@ -2,7 +2,7 @@ import Foundation
 
 /// The JSON answer of Apple's `verifyReceipt` endpoint: Apple's `responseBody`.
 /// Read leniently: unknown fields are ignored, numbers sent as strings are accepted.
-package struct VerifyReceiptResponse: Decodable, Sendable, Hashable {
+package struct VerifyReceiptResponse: Decodable, LegacyDecodable, Sendable, Hashable {
     /// `0` valid, `21006` valid with an expired subscription, `21xxx` an error (see ``ReceiptStatus``).
     package var status: Int
     /// `Production` or `Sandbox`.
@@ -34,11 +34,14 @@ package struct VerifyReceiptResponse: Decodable, Sendable, Hashable {
         case isRetryableUnderscore = "is_retryable"
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+    package init(from decoder: any Decoder) throws { try self.init(legacy: LegacyFields(decoder)) }
+
+    /// A `verifyReceipt` answer read from its bytes with ``Core/JSONReader`` (what `init(from:)` reads, without `Codable`'s cost).
+    package static func read(_ bytes: [UInt8]) throws -> Self { try readLegacy(bytes) }
+
+    init(legacy container: LegacyFields<CodingKeys>) throws {
         guard let status = container.legacyInt(.status) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .status, in: container, debugDescription: "verifyReceipt response without a numeric status")
+            throw container.missing(.status, "verifyReceipt response without a numeric status")
         }
         self.status = status
         environment = container.legacyString(.environment).map(AppStoreEnvironment.init(legacyValue:))
