@@ -92,7 +92,7 @@ import Testing
         for bad in ["QUJé+/8=", "QUJ\u{00A0}", "QU é/8="] {
             #expect(throws: VerificationFailure.self, "\(bad)") { try ReceiptData.sanitize(bad, maximumLength: 100).get() }
         }
-        for bad in ["", "   ", "QUJ", "QU=D+/8=", "QUJD-_8=", "{\"a\":1}", "QUJD+/8=QUJD"] {
+        for bad in ["", "   ", "QUJ", "QU=D+/8=", "QUJD-_8=", "{\"a\":1}", "QUJD+/8=QUJD", "Q===", "QUJD\u{0}/8="] {
             #expect(throws: VerificationFailure.self, "\(bad)") { try ReceiptData.sanitize(bad, maximumLength: 100).get() }
         }
         #expect(throws: VerificationFailure.self) { try ReceiptData.sanitize("QUJDQUJD", maximumLength: 4).get() }
