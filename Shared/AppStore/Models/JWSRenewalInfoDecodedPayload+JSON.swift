@@ -27,7 +27,7 @@ extension JWSRenewalInfoDecodedPayload: HandDecodedPayload {
         appAccountToken = try fields.optionalString("appAccountToken")
         appTransactionId = try fields.optionalString("appTransactionId")
         renewalBillingPlanType = try fields.optionalString("renewalBillingPlanType")
-        commitmentInfo = fields.members["commitmentInfo"].flatMap { $0 == .null ? nil : $0 }
-        advancedCommerceInfo = fields.members["advancedCommerceInfo"].flatMap { $0 == .null ? nil : $0 }
+        commitmentInfo = fields.optionalValue("commitmentInfo")
+        advancedCommerceInfo = fields.optionalValue("advancedCommerceInfo")
     }
 }

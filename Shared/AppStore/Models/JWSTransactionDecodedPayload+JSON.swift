@@ -37,7 +37,7 @@ extension JWSTransactionDecodedPayload: HandDecodedPayload {
         appTransactionId = try fields.optionalString("appTransactionId")
         previousOriginalTransactionId = try fields.optionalString("previousOriginalTransactionId")
         billingPlanType = try fields.optionalString("billingPlanType")
-        commitmentInfo = fields.members["commitmentInfo"].flatMap { $0 == .null ? nil : $0 }
-        advancedCommerceInfo = fields.members["advancedCommerceInfo"].flatMap { $0 == .null ? nil : $0 }
+        commitmentInfo = fields.optionalValue("commitmentInfo")
+        advancedCommerceInfo = fields.optionalValue("advancedCommerceInfo")
     }
 }

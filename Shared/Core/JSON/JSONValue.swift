@@ -122,6 +122,9 @@ package struct JSONFields: Sendable {
         return result
     }
 
+    /// Any value, kept as it is; nil when absent or `null` (Apple's newer objects Tollgate stores but does not read).
+    package func optionalValue(_ key: String) -> JSONValue? { present(key) }
+
     /// An array of strings, or nil when absent or `null` (as `decodeIfPresent([String].self, …)`).
     package func optionalStrings(_ key: String) throws(JSONError) -> [String]? {
         guard present(key) != nil else { return nil }
