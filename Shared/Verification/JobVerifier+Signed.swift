@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -41,11 +42,12 @@ extension JobVerifier {
     /// `CONSUMPTION_REQUEST` answered with Send Consumption Information, every other type becomes an event
     /// (`RESCIND_CONSENT` with its verified app transaction's `appTransactionId`).
     func verifyNotificationV2(_ job: Job) async -> VerificationOutcome {
-        struct Body: Decodable { var signedPayload: String }
-        guard let body = try? JSONDecoder().decode(Body.self, from: Data(job.payload)), !body.signedPayload.isEmpty else {
+        // Read with JSONReader: the body is Apple's whole post (about 19 KB for a renewal), read once per notification.
+        guard let signedPayload = try? JSONFields(JSONReader.parse(job.payload)).string("signedPayload"), !signedPayload.isEmpty
+        else {
             return .rejected(VerificationFailure(.invalidFormat, "the body has no signedPayload"))
         }
-        return await VerificationOutcome.from(await signedData.verifyNotification(body.signedPayload)) { verified in
+        return await VerificationOutcome.from(await signedData.verifyNotification(signedPayload)) { verified in
             let payload = verified.payload
             let uuid = payload.notificationUUID?.lowercased()
             if let uuid, let first = await firstJob(verifying: uuid, partition: configuration.shared.keys.partition(ofJob: job.id) ?? 0),

@@ -43,6 +43,22 @@ struct VerifierTrustTests {
         }
     }
 
+    /// A V2 job whose body holds no readable `signedPayload` (ingest never enqueues one; a job written into Redis by
+    /// anything else might) is rejected as `invalid_format` without any signature work.
+    @Test func aNotificationBodyWithoutASignedPayloadIsRejected() async throws {
+        try await VerifierHarness.with { harness in
+            try await harness.withVerifier { _ in
+                for body in [
+                    "{}", #"{"signedPayload":7}"#, #"{"signedPayload":""}"#, "not json", #"{"signedPayload":"a","signedPayload":"b"}"#,
+                ] {
+                    let job = try await harness.enqueue(kind: .notificationV2, payload: body, user: nil)
+                    let status = try await harness.waitForStatus(job) { $0["state"] == "rejected" }
+                    #expect(status["reason"] == "invalid_format", "\(body): \(status)")
+                }
+            }
+        }
+    }
+
     /// An Apple-endpoint job that Apple did not sign is rejected; its status and dedupe key expire within the hour,
     /// and it leaves its source's backlog. So does a client's junk receipt.
     @Test func rejectedAnonymousJobsAreShortLivedAndLeaveTheBacklog() async throws {

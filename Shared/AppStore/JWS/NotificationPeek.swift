@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// What a V2 notification's `signedPayload` says about itself, read WITHOUT verifying: only to decide whether to
@@ -11,36 +12,28 @@ package struct NotificationPeek: Sendable, Hashable {
     package var signedDate: Int64?
     package var originalTransactionId: String?
 
-    /// Reads `signedPayload`; nil when it is not a readable notification JWS with a UUID.
+    /// Reads `signedPayload`; nil when it is not a readable notification JWS with a UUID (or a member named here has
+    /// another type). Read with ``Core/JSONReader``: ingest peeks at every notification when partitioned.
     package init?(signedPayload: String) {
-        guard let payload = Self.payload(of: signedPayload),
-            let probe = try? JSONDecoder().decode(Probe.self, from: Data(payload)),
-            let uuid = probe.notificationUUID, !uuid.isEmpty
-        else { return nil }
-        notificationUUID = uuid.lowercased()
-        type = probe.notificationType ?? "UNKNOWN"
-        signedDate = probe.signedDate
-        if let inner = probe.data?.signedTransactionInfo, let bytes = Self.payload(of: inner),
-            let transaction = try? JSONDecoder().decode(TransactionProbe.self, from: Data(bytes))
-        {
-            originalTransactionId = transaction.originalTransactionId
+        guard let payload = Self.payload(of: signedPayload) else { return nil }
+        do {
+            let probe = try JSONFields(JSONReader.parse(payload))
+            guard let uuid = try probe.optionalString("notificationUUID"), !uuid.isEmpty else { return nil }
+            notificationUUID = uuid.lowercased()
+            type = try probe.optionalString("notificationType") ?? "UNKNOWN"
+            signedDate = try probe.optionalInt64("signedDate")
+            if let inner = try probe.optionalObject("data")?.optionalString("signedTransactionInfo"),
+                let bytes = Self.payload(of: inner), let transaction = try? JSONFields(JSONReader.parse(bytes))
+            {
+                originalTransactionId = try? transaction.optionalString("originalTransactionId")
+            }
+        } catch {
+            return nil
         }
     }
 
     private static func payload(of jws: String) -> [UInt8]? {
         guard let compact = CompactJWS(jws) else { return nil }
         return compact.decode(compact.payload)
-    }
-
-    private struct Probe: Decodable {
-        struct Inner: Decodable { var signedTransactionInfo: String? }
-        var notificationType: String?
-        var notificationUUID: String?
-        var signedDate: Int64?
-        var data: Inner?
-    }
-
-    private struct TransactionProbe: Decodable {
-        var originalTransactionId: String?
     }
 }
