@@ -84,7 +84,9 @@ import Testing
             let scored = try #require(try await pool.send("ZRANGE", keys.retry, "0", "-1", "WITHSCORES").array)
             let due = try #require(scored.last?.int)
             #expect(due >= before + 60_000)
-            #expect(due < before + 70_000)
+            // About 60 s, not a longer backoff of the runtime's own; the bound leaves room for a handler that runs
+            // late on a loaded machine (a CI run with clusters beside it once saw it run 10.4 s after the XADD).
+            #expect(due < before + 90_000)
             #expect(try await pool.send("HGET", status, "next.at").string == String(due))
             #expect(try await pool.send("HGET", status, "attempt").string == "2")
         }
