@@ -17,13 +17,13 @@ import Testing
         ]
     }
 
-    /// Every path to a member (array elements: the first two), depth first.
+    /// Every path to a member (array elements: the first), depth first.
     static func paths(_ value: Any, _ prefix: [Any] = []) -> [[Any]] {
         if let object = value as? [String: Any] {
             return object.keys.sorted().flatMap { key in [prefix + [key]] + paths(object[key]!, prefix + [key]) }
         }
         if let array = value as? [Any] {
-            return array.prefix(2).indices.flatMap { index in [prefix + [index]] + paths(array[index], prefix + [index]) }
+            return array.prefix(1).indices.flatMap { index in [prefix + [index]] + paths(array[index], prefix + [index]) }
         }
         return []
     }
@@ -48,27 +48,27 @@ import Testing
             let fixture = try JSONSerialization.jsonObject(with: LegacyFixture.data(name))
             var variants = [fixture]
             for (index, path) in Self.paths(fixture).enumerated() {
-                // Three replacements per member, chosen by position so that every one is used across the members.
-                for offset in 0..<3 {
-                    let replacement = Self.replacements[(index * 3 + offset) % Self.replacements.count]
-                    variants.append(Self.replacing(fixture, at: path, with: replacement))
-                }
+                // One replacement per member, chosen by position so that every one is used across the members (the
+                // test runs beside timing-sensitive ones: a few hundred documents, not thousands).
+                variants.append(Self.replacing(fixture, at: path, with: Self.replacements[index % Self.replacements.count]))
             }
             for variant in variants {
                 let data = try JSONSerialization.data(withJSONObject: variant)
                 let bytes = Array(data)
-                let response = try? JSONDecoder().decode(VerifyReceiptResponse.self, from: data)
-                #expect(
-                    (try? VerifyReceiptResponse.read(bytes)) == response, "\(name): \(String(decoding: data.prefix(300), as: UTF8.self))")
-                let notification = try? JSONDecoder().decode(ServerNotificationV1.self, from: data)
-                #expect(
-                    (try? ServerNotificationV1.read(bytes)) == notification, "\(name): \(String(decoding: data.prefix(300), as: UTF8.self))"
-                )
+                let context = "\(name): \(String(decoding: data.prefix(300), as: UTF8.self))"
+                if name == LegacyFixture.notification {
+                    let notification = try? JSONDecoder().decode(ServerNotificationV1.self, from: data)
+                    #expect((try? ServerNotificationV1.read(bytes)) == notification, "\(context)")
+                    readable += notification != nil ? 1 : 0
+                } else {
+                    let response = try? JSONDecoder().decode(VerifyReceiptResponse.self, from: data)
+                    #expect((try? VerifyReceiptResponse.read(bytes)) == response, "\(context)")
+                    readable += response != nil ? 1 : 0
+                }
                 documents += 1
-                readable += (response != nil ? 1 : 0) + (notification != nil ? 1 : 0)
             }
         }
-        #expect(documents > 500)
+        #expect(documents > 150)
         #expect(readable > documents / 2, "most variants still read: \(readable) of \(documents)")
     }
 
