@@ -1,4 +1,4 @@
-import Core
+import AppStore
 import Foundation
 
 /// Cheap structural checks of an Apple JWS (compact serialization), without verifying anything: three
@@ -32,19 +32,12 @@ enum JWSStructure {
         }
         // The header read with Core's JSONReader (as the verifier reads it), not JSONDecoder: about 4 KB of JSON per
         // submission, mostly the x5c chain, and the decoder cost ingest 3 % of its CPU per purchase.
-        let decoded = try scanned.get()
-        let alg: String?
-        let chain: [String]?
-        do {
-            guard let bytes = decoded else { throw JSONError("not base64url") }
-            let header = try JSONFields(JSONReader.parse(bytes))
-            (alg, chain) = (try header.optionalString("alg"), try header.optionalStrings("x5c"))
-        } catch {
+        guard let bytes = try scanned.get(), let header = try? JWSHeader.read(bytes) else {
             throw .invalidJWS("the JWS header is not base64url JSON with a string alg and an x5c array")
         }
-        guard let alg else { throw .invalidJWS("the JWS header has no alg") }
+        guard let alg = header.alg else { throw .invalidJWS("the JWS header has no alg") }
         guard alg == "ES256" else { throw .unsupportedAlgorithm(alg) }
-        guard let chain, chain.count == 3, chain.allSatisfy({ !$0.isEmpty }) else {
+        guard let chain = header.x5c, chain.count == 3, chain.allSatisfy({ !$0.isEmpty }) else {
             throw .invalidJWS("the JWS header needs an x5c chain of three certificates")
         }
     }

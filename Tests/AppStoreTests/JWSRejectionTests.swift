@@ -87,6 +87,18 @@ import X509
         #expect(await code(jws) == .unsupportedAlgorithm)
     }
 
+    /// A header naming `alg` (or `x5c`) twice is refused before any chain or signature work: readers disagree on
+    /// which member counts, and ingest's door check reads the header with the same reader (`JWSHeader.read`).
+    @Test func aHeaderNamingAMemberTwiceIsInvalidFormat() async throws {
+        let signer = authority.signer()
+        let signed = try signer.sign(JWSTestSupport.transaction())
+        let chain = try #require(signer.header.x5c).map { "\"\($0)\"" }.joined(separator: ",")
+        for header in [#"{"alg":"none","alg":"ES256","x5c":[\#(chain)]}"#, #"{"alg":"ES256","x5c":[],"x5c":[\#(chain)]}"#] {
+            let jws = JWSTestSupport.replacingSegment(signed, index: 0, with: Base64URL.encode(Data(header.utf8)))
+            #expect(await code(jws) == .invalidFormat, "\(header.prefix(40))")
+        }
+    }
+
     @Test func hs256KeyConfusionIsUnsupported() async throws {
         let jws = try JWSTestSupport.hs256KeyConfusion(
             authority: authority, payload: JWSTestSupport.json(JWSTestSupport.transaction())

@@ -119,7 +119,7 @@ extension SignedDataVerifier {
         -> VerificationResult<(key: ChainCache.Key, entry: ChainCache.Entry, proven: CertificateChainValidator.ProvenChain?)>
     {
         guard let headerBytes = compact.decode(compact.header),
-            let header = try? Self.decoder.decode(JWSHeader.self, from: Data(headerBytes))
+            let header = try? JWSHeader.read(headerBytes)
         else {
             return .rejected(.init(.invalidFormat, "header is not base64url JSON"))
         }
