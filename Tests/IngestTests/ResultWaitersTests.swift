@@ -97,26 +97,23 @@ import Testing
 
     /// Signals racing each wait's start (sent from other tasks, as the listener sends them) are never lost: one before
     /// the wait suspends is remembered and ends it at once, one after wakes it. A lost signal would hold its wait to
-    /// the 20-second deadline.
+    /// the 20-second deadline and return no carried status, which the check below catches (no time bound: a loaded
+    /// CI machine once took 12 s for the whole group).
     @Test func signalsRacingTheWaitAreNeverLost() async throws {
         let waiters = ResultWaiters(maxWaiters: 1000, maxPerUser: 1000)
-        let clock = ContinuousClock()
-        let took = await clock.measure {
-            await withTaskGroup(of: Void.self) { group in
-                for index in 0..<500 {
-                    guard let id = await waiters.register(jobID: "job-\(index)", user: "u") else { continue }
-                    group.addTask {
-                        await waiters.signal(jobID: "job-\(index)", carrying: Array(#"{"state":"fulfilled"}"#.utf8))
-                    }
-                    group.addTask {
-                        let carried = await waiters.nextSignal(jobID: "job-\(index)", id: id, timeout: .seconds(20))
-                        #expect(carried == ["state": "fulfilled"])
-                        await waiters.unregister(jobID: "job-\(index)", id: id)
-                    }
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<500 {
+                guard let id = await waiters.register(jobID: "job-\(index)", user: "u") else { continue }
+                group.addTask {
+                    await waiters.signal(jobID: "job-\(index)", carrying: Array(#"{"state":"fulfilled"}"#.utf8))
+                }
+                group.addTask {
+                    let carried = await waiters.nextSignal(jobID: "job-\(index)", id: id, timeout: .seconds(20))
+                    #expect(carried == ["state": "fulfilled"])
+                    await waiters.unregister(jobID: "job-\(index)", id: id)
                 }
             }
         }
-        #expect(took < .seconds(10))
         #expect(await waiters.count == 0)
     }
 }
