@@ -64,6 +64,21 @@ import X509
         #expect(Base64URL.decode("ab+/") == nil)
         #expect(Base64URL.decode("abc=") == nil)
         #expect(Base64URL.decode("a") == nil)
+        #expect(Base64URL.decode("") == [])
+        // One foreign byte anywhere, in the whole quads or the tail, of any length: refused. The decoder checks once
+        // at the end, so this is what holds that every byte's check reaches the answer.
+        for length in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 31, 32, 33] {
+            let encoded = Array(Base64URL.encode((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 3) }).utf8)
+            for position in encoded.indices {
+                for foreign in [UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="), 0x00, 0x80, 0xFF, UInt8(ascii: ".")] {
+                    var altered = encoded
+                    altered[position] = foreign
+                    #expect(
+                        Base64URL.decode(String(decoding: altered, as: UTF8.self)) == nil,
+                        "length \(length), byte \(foreign) at \(position)")
+                }
+            }
+        }
     }
 
     @Test func builtInAppleRootIsG3() throws {

@@ -49,6 +49,41 @@ struct JSONReaderTests {
         #expect(throws: JSONError.self) { try JSONReader.parse(Array(repeating: UInt8(ascii: "["), count: 1_000_000)) }
     }
 
+    /// Strings are scanned eight bytes at a time: a quote, a backslash, a control character or a non-ASCII byte at
+    /// every offset of a word, and at every length around a word, is read (or refused) as byte by byte.
+    @Test func stringsAreReadAlikeWhereverTheirSpecialBytesFall() throws {
+        for length in 0..<20 {
+            for position in 0...length {
+                let plain = String(repeating: "a", count: length)
+                let index = plain.index(plain.startIndex, offsetBy: position)
+                func document(_ inserted: String) -> [UInt8] {
+                    Array("[\"\(plain[..<index])\(inserted)\(plain[index...])\"]".utf8)
+                }
+                func read(_ inserted: String) throws -> String? {
+                    guard case .array(let values) = try JSONReader.parse(document(inserted)), case .string(let string) = values.first
+                    else { return nil }
+                    return string
+                }
+                let context = "length \(length), position \(position)"
+                #expect(try read("") == plain, "\(context)")
+                #expect(try read(#"\""#) == plain.prefix(position) + "\"" + plain.dropFirst(position), "\(context)")
+                #expect(try read(#"\\"#) == plain.prefix(position) + "\\" + plain.dropFirst(position), "\(context)")
+                #expect(try read("é") == plain.prefix(position) + "é" + plain.dropFirst(position), "\(context)")
+                #expect(try read("😀") == plain.prefix(position) + "😀" + plain.dropFirst(position), "\(context)")
+                #expect(throws: JSONError.self, "\(context)") { try read("\u{1f}") }
+                #expect(throws: JSONError.self, "\(context)") { try read("\n") }
+                // Invalid UTF-8 (a lone continuation byte, a truncated sequence) anywhere in the run.
+                for invalid: [UInt8] in [[0x80], [0xC3], [0xF0, 0x9F, 0x98], [0xFF]] {
+                    var bytes = Array("[\"\(plain)\"]".utf8)
+                    bytes.insert(contentsOf: invalid, at: 2 + position)
+                    #expect(throws: JSONError.self, "\(context) \(invalid)") { try JSONReader.parse(bytes) }
+                }
+                // Unterminated, however far the run goes.
+                #expect(throws: JSONError.self, "\(context)") { try JSONReader.parse(Array("\"\(plain)".utf8)) }
+            }
+        }
+    }
+
     @Test func fieldsAreReadWithTheirTypes() throws {
         let fields = try JSONFields(JSONReader.parse(Array(#"{"s":"x","n":3,"b":true,"z":null,"a":[1,2]}"#.utf8)))
         #expect(try fields.string("s") == "x")

@@ -18,52 +18,44 @@ package enum Base64URL {
     package static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = input.count
         if count % 4 == 1 { return nil }
+        guard count > 0, let source = input.baseAddress else { return [] }
         let outputCount = count / 4 * 3 + max(0, count % 4 - 1)
-        return table.withUnsafeBufferPointer { table -> [UInt8]? in
-            var failed = false
-            let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+        // Every byte is decoded and its table value ORed into `bad` (alphabet bytes are below 64): no branch per
+        // quad, one check at the end. A bad byte costs the whole segment's decoding, which is what a good one costs.
+        var bad: UInt8 = 0
+        let output = table.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+                guard let table = table.baseAddress, let target = buffer.baseAddress else { return }
                 var inIndex = 0
                 var outIndex = 0
-                while inIndex + 4 <= count {
-                    let a = table[Int(input[inIndex])]
-                    let b = table[Int(input[inIndex + 1])]
-                    let c = table[Int(input[inIndex + 2])]
-                    let d = table[Int(input[inIndex + 3])]
-                    if (a | b | c | d) & 0xC0 != 0 {
-                        failed = true
-                        break
-                    }
+                let whole = count & ~3
+                while inIndex < whole {
+                    let a = table[Int(source[inIndex])]
+                    let b = table[Int(source[inIndex + 1])]
+                    let c = table[Int(source[inIndex + 2])]
+                    let d = table[Int(source[inIndex + 3])]
+                    bad |= a | b | c | d
                     let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                    buffer[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
-                    buffer[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
-                    buffer[outIndex + 2] = UInt8(truncatingIfNeeded: word)
+                    target[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
+                    target[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                    target[outIndex + 2] = UInt8(truncatingIfNeeded: word)
                     inIndex += 4
                     outIndex += 3
                 }
-                let rest = count - inIndex
-                if !failed && rest >= 2 {
-                    let a = table[Int(input[inIndex])]
-                    let b = table[Int(input[inIndex + 1])]
-                    let c = rest == 3 ? table[Int(input[inIndex + 2])] : 0
-                    if (a | b | c) & 0xC0 != 0 {
-                        failed = true
-                    } else {
-                        let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
-                        buffer[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
-                        outIndex += 1
-                        if rest == 3 {
-                            buffer[outIndex] = UInt8(truncatingIfNeeded: word >> 8)
-                            outIndex += 1
-                        }
-                    }
-                }
-                if failed {
-                    for index in outIndex..<outputCount { buffer[index] = 0 }
+                let rest = count - whole
+                if rest >= 2 {
+                    let a = table[Int(source[inIndex])]
+                    let b = table[Int(source[inIndex + 1])]
+                    let c = rest == 3 ? table[Int(source[inIndex + 2])] : 0
+                    bad |= a | b | c
+                    let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                    target[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
+                    if rest == 3 { target[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8) }
                 }
                 initialized = outputCount
             }
-            return failed ? nil : output
         }
+        return bad & 0xC0 == 0 ? output : nil
     }
 
     /// Decodes an unpadded base64url string.

@@ -112,16 +112,32 @@ package enum JSONReader {
         mutating func string() throws(JSONError) -> String {
             index += 1
             let start = index
-            // The common case: no escapes; the bytes are the string (validated as UTF-8 below).
-            while index < bytes.count {
+            // The common case: no escapes; the bytes are the string. Eight bytes at a time while none of them is a
+            // quote, a backslash or a control character (Apple's payloads carry nested JWS kilobytes long), then
+            // one at a time up to the byte that stopped the word. `seen` ORs every byte, so a string found to be
+            // ASCII needs no UTF-8 validation.
+            let count = bytes.count
+            var seen: UInt64 = 0
+            while true {
+                if let base = bytes.baseAddress {
+                    while index + 8 <= count {
+                        let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                        if Self.mayEndPlainRun(word) { break }
+                        seen |= word
+                        index += 8
+                    }
+                }
+                guard index < count else { throw error("an unterminated string") }
                 let byte = bytes[index]
+                if byte == UInt8(ascii: "\\") { break }
                 if byte == UInt8(ascii: "\"") {
                     let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                     index += 1
+                    if seen & Self.highBits == 0 { return String(decoding: slice, as: UTF8.self) }
                     return try Self.validated(slice, at: start)
                 }
-                if byte == UInt8(ascii: "\\") { break }
                 if byte < 0x20 { throw error("a control character in a string") }
+                seen |= UInt64(byte)
                 index += 1
             }
             var decoded = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
@@ -189,6 +205,21 @@ package enum JSONReader {
 
         static func append(_ scalar: Unicode.Scalar, to bytes: inout [UInt8]) {
             bytes.append(contentsOf: String(scalar).utf8)
+        }
+
+        static let lowBits: UInt64 = 0x0101_0101_0101_0101
+        static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+        /// Whether any of the word's eight bytes is a quote, a backslash or below 0x20 (exact, never a false
+        /// negative: the classic "has a zero byte" and "has a byte less than n" tests, for n ≤ 128).
+        @inline(__always)
+        static func mayEndPlainRun(_ word: UInt64) -> Bool {
+            let quote = word ^ (lowBits &* 0x22)
+            let backslash = word ^ (lowBits &* 0x5C)
+            let zeroQuote = (quote &- lowBits) & ~quote
+            let zeroBackslash = (backslash &- lowBits) & ~backslash
+            let control = (word &- lowBits &* 0x20) & ~word
+            return (zeroQuote | zeroBackslash | control) & highBits != 0
         }
 
         static func validated(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> String {
