@@ -52,9 +52,7 @@ struct Authenticator: Sendable {
             guard parts.count == 2, parts[0].lowercased() == "bearer" else {
                 throw .unauthorized("Authorization must be 'Bearer <token>'")
             }
-            // Spaces and tabs trimmed by hand: Foundation's `trimmingCharacters(in:)` goes through NSString on Linux
-            // and cost 2 % of ingest's CPU per purchase.
-            bearer = String(parts[1].drop(while: Self.isBlank).reversed().drop(while: Self.isBlank).reversed())
+            bearer = Self.trimmingBlanks(parts[1])
         }
         if let key = apiKey ?? bearer, isServiceKey(key) { return .service }
         if apiKey != nil, bearer == nil { throw .unauthorized("unknown API key") }
@@ -110,7 +108,18 @@ struct Authenticator: Sendable {
         }
     }
 
-    private static func isBlank(_ character: Character) -> Bool { character == " " || character == "\t" }
+    /// `text` without leading and trailing spaces and tabs, trimmed on its UTF-8 bytes. Foundation's
+    /// `trimmingCharacters(in:)` goes through NSString on Linux (2 % of ingest's CPU per purchase), and trimming
+    /// `Character`s through `reversed()` went through unspecialized generic code (9 %).
+    static func trimmingBlanks(_ text: Substring) -> String {
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while start < end, isBlank(bytes[start]) { bytes.formIndex(after: &start) }
+        while end > start, isBlank(bytes[bytes.index(before: end)]) { bytes.formIndex(before: &end) }
+        return String(Substring(bytes[start..<end]))
+    }
 
     private func isServiceKey(_ key: String) -> Bool {
         let digest = Array(SHA256.hash(data: Data(key.utf8)))

@@ -38,6 +38,21 @@ import Testing
         return Int(response.status.code)
     }
 
+    /// The bearer token is the header's second word without the spaces and tabs around it, and nothing else is
+    /// removed: not inner blanks, not other whitespace, not non-ASCII neighbours.
+    @Test func bearerTokensLoseOnlyTheBlanksAroundThem() {
+        let cases: [(Substring, String)] = [
+            ("abc", "abc"), (" \t abc \t ", "abc"), ("\t\t", ""), ("", ""), (" a b ", "a b"), ("\nabc\r", "\nabc\r"),
+            (" é\u{A0} ", "é\u{A0}"), ("\u{3000}x\u{3000}", "\u{3000}x\u{3000}"), ("x.y.z\t", "x.y.z"),
+        ]
+        for (raw, expected) in cases {
+            #expect(Authenticator.trimmingBlanks(raw) == expected, "\(raw.debugDescription)")
+        }
+        // A substring of a longer header is trimmed within its own bounds.
+        let header = "Bearer  token\t"
+        #expect(Authenticator.trimmingBlanks(header.split(separator: " ", maxSplits: 1)[1]) == "token")
+    }
+
     @Test func notBeforeAndLifetimeAreEnforced() async throws {
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in
