@@ -84,6 +84,26 @@ struct JSONReaderTests {
         }
     }
 
+    /// The writer checks eight bytes at a time whether a string needs escaping: a byte that does, at every offset
+    /// of a word and at every length around one, is escaped as `JSONEncoder` escapes it.
+    @Test func stringsAreWrittenAlikeWhereverTheirSpecialBytesFall() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        for length in 0..<20 {
+            for position in 0...length {
+                for inserted in ["", "\"", "\\", "\u{1f}", "\n", "é", "/"] {
+                    let plain = String(repeating: "a", count: length)
+                    let string = String(plain.prefix(position)) + inserted + String(plain.dropFirst(position))
+                    var writer = JSONWriter()
+                    writer.beginArray()
+                    writer.string(string)
+                    writer.endArray()
+                    #expect(writer.bytes == Array(try encoder.encode([string])), "\(string.debugDescription)")
+                }
+            }
+        }
+    }
+
     @Test func fieldsAreReadWithTheirTypes() throws {
         let fields = try JSONFields(JSONReader.parse(Array(#"{"s":"x","n":3,"b":true,"z":null,"a":[1,2]}"#.utf8)))
         #expect(try fields.string("s") == "x")

@@ -122,7 +122,7 @@ package enum JSONReader {
                 if let base = bytes.baseAddress {
                     while index + 8 <= count {
                         let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                        if Self.mayEndPlainRun(word) { break }
+                        if JSONPlainBytes.mayEndRun(word) { break }
                         seen |= word
                         index += 8
                     }
@@ -133,7 +133,7 @@ package enum JSONReader {
                 if byte == UInt8(ascii: "\"") {
                     let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                     index += 1
-                    if seen & Self.highBits == 0 { return String(decoding: slice, as: UTF8.self) }
+                    if seen & JSONPlainBytes.highBits == 0 { return String(decoding: slice, as: UTF8.self) }
                     return try Self.validated(slice, at: start)
                 }
                 if byte < 0x20 { throw error("a control character in a string") }
@@ -205,21 +205,6 @@ package enum JSONReader {
 
         static func append(_ scalar: Unicode.Scalar, to bytes: inout [UInt8]) {
             bytes.append(contentsOf: String(scalar).utf8)
-        }
-
-        static let lowBits: UInt64 = 0x0101_0101_0101_0101
-        static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-        /// Whether any of the word's eight bytes is a quote, a backslash or below 0x20 (exact, never a false
-        /// negative: the classic "has a zero byte" and "has a byte less than n" tests, for n ≤ 128).
-        @inline(__always)
-        static func mayEndPlainRun(_ word: UInt64) -> Bool {
-            let quote = word ^ (lowBits &* 0x22)
-            let backslash = word ^ (lowBits &* 0x5C)
-            let zeroQuote = (quote &- lowBits) & ~quote
-            let zeroBackslash = (backslash &- lowBits) & ~backslash
-            let control = (word &- lowBits &* 0x20) & ~word
-            return (zeroQuote | zeroBackslash | control) & highBits != 0
         }
 
         static func validated(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> String {

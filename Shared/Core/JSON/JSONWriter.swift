@@ -127,12 +127,17 @@ package struct JSONWriter {
 
     private mutating func writeQuoted(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        let utf8 = value.utf8
-        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        var value = value
+        let plain = value.withUTF8 { utf8 in
+            guard JSONPlainBytes.arePlain(utf8) else { return false }
             bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain {
             bytes.append(UInt8(ascii: "\""))
             return
         }
+        let utf8 = value.utf8
         let hex = Array("0123456789abcdef".utf8)
         for byte in utf8 {
             switch byte {
