@@ -116,7 +116,7 @@ struct Submission: Sendable {
             }
         }
         guard normalized.count <= maxBytes else { throw .payloadTooLarge(limit: maxBytes) }
-        guard normalized.allSatisfy(isBase64), Data(base64Encoded: Data(normalized)) != nil else {
+        guard !normalized.isEmpty, normalized.withUnsafeBufferPointer({ StandardBase64.isValid($0) }) else {
             throw .invalidReceipt("receipt is not valid base64")
         }
         return normalized
@@ -159,10 +159,5 @@ struct Submission: Sendable {
             throw .invalidRequest("orderNo must be 1-64 letters, digits, '-' or '_'")
         }
         return text
-    }
-
-    private static func isBase64(_ byte: UInt8) -> Bool {
-        JWSStructure.isBase64URL(byte) && byte != UInt8(ascii: "-") && byte != UInt8(ascii: "_")
-            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "=")
     }
 }
