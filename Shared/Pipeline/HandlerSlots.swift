@@ -37,6 +37,21 @@ actor HandlerSlots {
         _ = try await enqueue(count: min(max(count, 1), capacity))
     }
 
+    /// ``turn()`` when it need not wait: the free slots, or nil when the caller would queue (none is free, or
+    /// others wait already). Lets a reader skip the graceful-shutdown wrapper around a wait that does not happen.
+    func turnIfFree() -> Int? {
+        guard waiters.isEmpty, free > 0 else { return nil }
+        return free
+    }
+
+    /// ``take(_:)`` when it need not wait: true when the slots were taken, false when the caller would queue.
+    func takeIfFree(_ count: Int) -> Bool {
+        let count = min(max(count, 1), capacity)
+        guard waiters.isEmpty, free >= count else { return false }
+        free -= count
+        return true
+    }
+
     /// Gives one slot back.
     func release() {
         free = min(capacity, free + 1)

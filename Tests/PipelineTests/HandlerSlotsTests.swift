@@ -39,6 +39,30 @@ import Testing
         #expect(await slots.inUse == 1)
     }
 
+    /// The non-waiting forms serve only when the waiting ones would not have waited: never past a queued waiter.
+    @Test func takingWithoutWaitingNeverJumpsTheQueue() async throws {
+        let slots = HandlerSlots(capacity: 3)
+        #expect(await slots.turnIfFree() == 3)
+        #expect(await slots.takeIfFree(2))
+        #expect(await slots.inUse == 2)
+        #expect(await slots.turnIfFree() == 1)
+        #expect(await !slots.takeIfFree(2))
+        #expect(await slots.inUse == 2)
+        #expect(await slots.takeIfFree(0))  // clamped to one, as take(_:) clamps
+        #expect(await slots.inUse == 3)
+        #expect(await slots.turnIfFree() == nil)
+        // A waiter queued for two slots: one free slot is not handed past it, by either form.
+        let waiter = Task { try await slots.take(2) }
+        try await waitUntil { await slots.waiting == 1 }
+        await slots.release()
+        #expect(await slots.turnIfFree() == nil)
+        #expect(await !slots.takeIfFree(1))
+        await slots.release()
+        try await waiter.value
+        #expect(await slots.inUse == 3)
+        #expect(await slots.waiting == 0)
+    }
+
     @Test func aCancelledWaiterLeavesTheQueue() async throws {
         let slots = HandlerSlots(capacity: 1)
         try await slots.take(1)
