@@ -1,3 +1,4 @@
+import AppStore
 import Core
 import Crypto
 import Foundation
@@ -71,7 +72,11 @@ struct Authenticator: Sendable {
     private func verifyUserToken(_ token: String) async throws(IngestError) -> String {
         guard let keys else { throw .unauthorized("user tokens are not accepted (no client JWT secret configured)") }
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3, let header = JWSStructure.base64URLDecode(segments[0].utf8),
+        // Trailing padding on the header stays tolerated, as when it was decoded with Foundation; jwt-kit decides on
+        // the token itself below.
+        var headerSegment = segments.first.map { Array($0.utf8) } ?? []
+        while headerSegment.last == UInt8(ascii: "=") { headerSegment.removeLast() }
+        guard segments.count == 3, let header = headerSegment.withUnsafeBufferPointer({ Base64URL.decode($0) }),
             case .object(let members)? = try? JSONReader.parse(header), members["alg"] == .string("HS256")
         else {
             throw .unauthorized("the token must be an HS256 JWT")
