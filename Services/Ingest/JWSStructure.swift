@@ -21,7 +21,8 @@ enum JWSStructure {
                 from = index + 1
             }
             guard dots.count == 2 else {
-                return .failure(.invalidJWS("a JWS has three dot-separated segments, not \(dots.count + 1)\(dots.count > 2 ? " or more" : "")"))
+                let found = dots.count > 2 ? "4 or more" : "\(dots.count + 1)"
+                return .failure(.invalidJWS("a JWS has three dot-separated segments, not \(found)"))
             }
             var bad: UInt8 = 0
             segmentTable.withUnsafeBufferPointer { table in
