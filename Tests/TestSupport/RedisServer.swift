@@ -23,6 +23,8 @@ package final class RedisServer: Sendable {
     package let directory: URL
     private let executable: URL
     private let process: ServerProcess
+    /// The port, held while the server is killed (``kill()``) until it is launched again.
+    private let hold = PortHold()
 
     /// `redis://127.0.0.1:<port>`.
     package var url: String { "redis://127.0.0.1:\(port)" }
@@ -59,6 +61,7 @@ package final class RedisServer: Sendable {
             } catch {
                 lastError = error  // most likely the port was taken meanwhile; try another
                 await server.kill()
+                server.hold.release()
             }
         }
         try? FileManager.default.removeItem(at: directory)
@@ -81,6 +84,7 @@ package final class RedisServer: Sendable {
         guard let pid = process.runningPID() else { return }
         Glibc.kill(pid, SIGKILL)
         _ = await process.waitForExit(timeout: .seconds(5))
+        hold.take(port)
     }
 
     /// Starts the server again on the same port and directory (stopping it first if it still runs).
@@ -92,10 +96,12 @@ package final class RedisServer: Sendable {
     /// Stops the server and deletes its directory.
     package func shutdown() async {
         await stop()
+        hold.release()
         try? FileManager.default.removeItem(at: directory)
     }
 
     private func launch() async throws {
+        hold.release()
         let arguments = [
             "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory.path,
             "--appendonly", "yes", "--appendfsync", "always", "--save", "",
