@@ -10,7 +10,7 @@ package enum ReceiptData {
     /// standard base64.
     package static func sanitize(_ raw: String, maximumLength: Int) -> Result<String, VerificationFailure> {
         var receipt = cleaned(raw)
-        if !isStandardBase64(receipt) {
+        if !StandardBase64.isValid(receipt) {
             receipt = cleaned(raw.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         guard !receipt.isEmpty else {
@@ -19,7 +19,7 @@ package enum ReceiptData {
         guard receipt.utf8.count <= maximumLength else {
             return .failure(VerificationFailure(.invalidReceipt, "the receipt is longer than \(maximumLength) characters"))
         }
-        guard isStandardBase64(receipt) else {
+        guard StandardBase64.isValid(receipt) else {
             return .failure(VerificationFailure(.invalidReceipt, "the receipt is not base64"))
         }
         return .success(receipt)
@@ -43,11 +43,5 @@ package enum ReceiptData {
             }
         }
         return String(decoding: cleaned, as: UTF8.self)
-    }
-
-    /// Standard alphabet, `=` padding only at the end, length a multiple of four (``Core/StandardBase64``, which
-    /// ingest checks a submitted receipt with too).
-    static func isStandardBase64(_ text: String) -> Bool {
-        StandardBase64.isValid(text)
     }
 }
