@@ -8,8 +8,9 @@ import Redis
 /// crash-at-every-step reasoning is in `Services/Fulfiller/README.md`, "Partitions".
 extension LedgerApplier {
     /// Claims the purchase chain `otid` for `user` in its partition (first owner wins); returns its owner and how many
-    /// parked events a new binding moved back onto that partition's verified stream.
-    package func claim(_ otid: String, for user: String) async throws -> (owner: String, unparked: Int) {
+    /// parked events a new binding moved back onto that partition's verified stream. Those events name `job` (the
+    /// claiming submission) in ``LedgerDelivery/Field/after`` and wait for it (``awaitClaimant(_:of:partition:)``).
+    package func claim(_ otid: String, for user: String, job: String? = nil) async throws -> (owner: String, unparked: Int) {
         let partition = keys.partition(ofOriginalTransaction: otid)
         let reply = try await durably(
             "claim",
@@ -17,7 +18,7 @@ extension LedgerApplier {
                 keys.verified(partition: partition).stream, keys.binding(originalTransactionId: otid),
                 keys.parked(originalTransactionId: otid),
             ],
-            arguments: [Array(user.utf8)])
+            arguments: [Array(user.utf8)] + (job.map { [Array($0.utf8)] } ?? []))
         struct Claimed: Decodable {
             var owner: String
             var unparked: Int
@@ -26,6 +27,28 @@ extension LedgerApplier {
             throw LedgerError.unexpectedReply("claim of \(otid) returned \(reply)")
         }
         return (claimed.owner, claimed.unparked)
+    }
+
+    /// Before an event a claim moved back applies in its owner's partition: waits, up to ``claimantWait``, until the
+    /// claiming job (``LedgerDelivery/Field/after``; its hash is in this partition, the submitter's) has finished.
+    /// The claim moves parked events before the claimant's own apply call; without this wait Apple's notification
+    /// could be credited first and the buyer's submission would answer `duplicate` for the purchase it just made.
+    /// Nothing depends on the wait for correctness: a job that is gone or never finishes only delays the event.
+    func awaitClaimant(_ entry: StreamEntry, of delivery: LedgerDelivery, partition: Int) async throws {
+        guard let claimant = entry.string(LedgerDelivery.Field.after), claimant != delivery.event.jobId else { return }
+        let key = keys.job(claimant, partition: partition)
+        let deadline = ContinuousClock.now + claimantWait
+        var pause = Duration.milliseconds(2)
+        while ContinuousClock.now < deadline {
+            let state = try await redis.send(RedisCommand("HGET", key, "state")).string
+            guard let state, let known = JobState(rawValue: state), !known.isFinal else { return }
+            do {
+                try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
+            } catch {
+                return
+            }
+            pause = min(pause * 2, .milliseconds(100))
+        }
     }
 
     func binding(of otid: String) async throws -> String? {

@@ -17,6 +17,11 @@ package struct LedgerApplier: Sendable {
     package let now: @Sendable () -> Int64
     /// Replicas that must hold a cross-partition step before the step that depends on it runs on another primary.
     package var durability = Durability()
+    /// How long an event a cross-partition claim moved back waits for the claiming submission to finish first, so
+    /// that the buyer's own submission is the one that answers `applied` (with one partition the claim and the
+    /// apply are one call, and this order needs no wait). The ledger is right in either order; after this long the
+    /// event applies anyway, so a claimant that crashed delays it and loses nothing.
+    package var claimantWait: Duration = .seconds(5)
 
     /// `WAIT` after each cross-partition step (`TOLLGATE_REDIS_WAIT_REPLICAS`): a claim before the apply that relies on
     /// it, a hand-over before the acknowledgement that drops the source entry. Without it a failover of the step's
@@ -63,6 +68,7 @@ package struct LedgerApplier: Sendable {
                 if home != partition {
                     outcome = try await handOver(delivery, entry: entry, from: partition, parts: [(home, nil)])
                 } else {
+                    try await awaitClaimant(entry, of: delivery, partition: partition)
                     let remote = try await remoteFacts(delivery, owner: owner, claimAll: claimAll)
                     let plan = LedgerPlan(
                         delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
@@ -110,7 +116,7 @@ package struct LedgerApplier: Sendable {
             if let bound = try await binding(of: otid) {
                 facts.owners[otid] = bound
             } else if claims, tx.appAccountToken.flatMap({ facts.tokens[$0.lowercased()] }).map({ UserID.same($0.user, owner) }) ?? true {
-                let claimed = try await claim(otid, for: owner)
+                let claimed = try await claim(otid, for: owner, job: event.jobId)
                 facts.owners[otid] = claimed.owner
                 facts.unparked += claimed.unparked
             }

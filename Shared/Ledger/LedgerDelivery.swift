@@ -19,6 +19,9 @@ package struct LedgerDelivery: Sendable, Hashable {
         package static let moves = "ledger.moves"
         /// The partition it was handed over from.
         package static let from = "ledger.from"
+        /// The client submission whose claim moved this parked event back (a chain of another partition): the event
+        /// waits for that job to finish before it applies (``LedgerApplier/claimantWait``).
+        package static let after = "ledger.after"
     }
 
     /// The most hand-overs between partitions one entry may take: to its purchase chain's partition while its owner

@@ -217,6 +217,83 @@ import Testing
         }
     }
 
+    /// Apple's notification came first and was parked in its chain's partition; the buyer's submission (another
+    /// partition) claims the chain, which moves the notification back before the submission's own apply. The
+    /// notification waits for the claimant, so the buyer's submission answers `applied` and Apple's word `duplicate`.
+    @Test func anEventAClaimMovedBackWaitsForTheClaimantToApplyFirst() async throws {
+        try await LedgerHarness.with(partitions: Self.partitions) { h in
+            let alice = Self.user(in: 3, h.keys)
+            let otid = Self.chain(notIn: 3, h.keys)
+            let chainPartition = h.keys.partition(ofOriginalTransaction: otid)
+            let note = Fixture.notification("ONE_TIME_CHARGE", [Fixture.transaction(otid, product: "coins100")], job: "jobNote")
+            #expect(try await h.deliver(note).outcome == "parked")
+
+            _ = try await h.redis.send("HSET", h.keys.job("jobBuy", partition: 3), "state", "verifying")  // as ingest
+            try await h.submit(Fixture.client(alice, [Fixture.transaction(otid, product: "coins100")], job: "jobBuy"))
+            let purchase = try #require(try await h.read().first)
+            let gate = PauseAfterFunction(base: h.redis, function: LedgerFunctions.library.function("claim"))
+            let paused = LedgerApplier(
+                redis: gate, catalog: testCatalog, keys: h.keys, group: LedgerHarness.group, clampRefunds: false, now: { testNow })
+            let buying = Task { try await paused.apply(entry: purchase.entry, partition: purchase.partition) }
+            await gate.reached()
+
+            let unparked = try await h.read()
+            #expect(unparked.map(\.partition) == [chainPartition])
+            #expect(unparked.first?.entry.string(LedgerDelivery.Field.after) == "jobBuy")
+            for read in unparked { #expect(try await h.apply(read).outcome == "forwarded") }
+            let handedOver = try #require(try await h.read().first)
+            #expect(handedOver.partition == 3)
+            let noting = Task { try await h.apply(handedOver) }
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await h.coins(alice) == 0, "the notification waits while the buyer's submission has not applied")
+
+            gate.release()
+            let bought = try await buying.value
+            let noted = try await noting.value
+            #expect(bought.transactions?.map(\.result) == ["applied"], "\(bought)")
+            #expect(bought.unparked == 1)
+            #expect(noted.transactions?.map(\.result) == ["duplicate"], "\(noted)")
+            #expect(try await h.coins(alice) == 100)
+            #expect(try await h.job("jobBuy")?.state == .fulfilled)
+            #expect(try await h.drain().isEmpty)
+            #expect(try await h.audit().differences.isEmpty)
+        }
+    }
+
+    /// A claimant that crashed after its claim never finishes on its own: the event it moved back waits only
+    /// ``LedgerApplier/claimantWait``, then applies for the chain's owner; the claimant's retry is the duplicate.
+    @Test func anEventAClaimMovedBackAppliesAfterTheWaitWhenTheClaimantCrashed() async throws {
+        try await LedgerHarness.with(partitions: Self.partitions) { h in
+            let alice = Self.user(in: 12, h.keys)
+            let otid = Self.chain(notIn: 12, h.keys)
+            let note = Fixture.notification("ONE_TIME_CHARGE", [Fixture.transaction(otid, product: "coins100")], job: "jobNote")
+            #expect(try await h.deliver(note).outcome == "parked")
+            _ = try await h.redis.send("HSET", h.keys.job("jobBuy", partition: 12), "state", "verifying")
+            try await h.submit(Fixture.client(alice, [Fixture.transaction(otid, product: "coins100")], job: "jobBuy"))
+            let purchase = try #require(try await h.read().first)
+            await #expect(throws: RedisError.self) {
+                try await Self.crashing(after: "claim", h).apply(entry: purchase.entry, partition: purchase.partition)
+            }
+
+            var waiting = h.applier
+            waiting.claimantWait = .milliseconds(300)
+            for read in try await h.read() {
+                #expect(try await waiting.apply(entry: read.entry, partition: read.partition).outcome == "forwarded")
+            }
+            let handedOver = try #require(try await h.read().first)
+            let started = ContinuousClock.now
+            let noted = try await waiting.apply(entry: handedOver.entry, partition: handedOver.partition)
+            #expect(ContinuousClock.now - started >= .milliseconds(300), "it waited for the claimant first")
+            #expect(noted.transactions?.map(\.result) == ["applied"], "\(noted)")
+            #expect(try await h.coins(alice) == 100)
+
+            let retried = try await h.apply(purchase)
+            #expect(retried.transactions?.map(\.result) == ["duplicate"], "\(retried)")
+            #expect(try await h.coins(alice) == 100)
+            #expect(try await h.audit().differences.isEmpty)
+        }
+    }
+
     /// With `TOLLGATE_REDIS_WAIT_REPLICAS`, a claim or hand-over no replica acknowledged is not relied on: nothing is
     /// credited or acknowledged on another primary, the entry stays pending, and its retry finishes it once.
     @Test func aStepNoReplicaAcknowledgedIsNotReliedOn() async throws {
@@ -286,6 +363,52 @@ private final class CrashAfterFunction: RedisCommandExecutor, @unchecked Sendabl
                 return !crashed
             }
         if crash { throw RedisError.unknownOutcome("the test's crash after \(function)") }
+        return reply
+    }
+
+    func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
+        try await base.pipeline(commands)
+    }
+}
+
+/// Runs every command on `base`; after the first call of `function` has run, holds its reply until ``release()``.
+private final class PauseAfterFunction: RedisCommandExecutor, @unchecked Sendable {
+    let base: any RedisCommandExecutor
+    let function: String
+    private let lock = NSLock()
+    private var paused = false
+    private let (reachedStream, reachedContinuation) = AsyncStream<Void>.makeStream()
+    private let (releaseStream, releaseContinuation) = AsyncStream<Void>.makeStream()
+
+    init(base: any RedisCommandExecutor, function: String) {
+        self.base = base
+        self.function = function
+    }
+
+    var commandTimeout: Duration { base.commandTimeout }
+
+    /// Returns once the call of `function` has run and is held.
+    func reached() async {
+        for await _ in reachedStream { return }
+    }
+
+    func release() { releaseContinuation.finish() }
+
+    func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
+        let reply = try await base.send(command, timeout: timeout)
+        let isTarget =
+            command.arguments.count > 1 && String(decoding: command.arguments[0], as: UTF8.self).uppercased() == "FCALL"
+            && String(decoding: command.arguments[1], as: UTF8.self) == function
+        let pause =
+            isTarget
+            && lock.withLock {
+                defer { paused = true }
+                return !paused
+            }
+        if pause {
+            reachedContinuation.yield()
+            for await _ in releaseStream {}
+        }
         return reply
     }
 

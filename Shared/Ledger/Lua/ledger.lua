@@ -211,17 +211,20 @@ local function park(keys, argv)
   return cjson.encode({ outcome = 'parked' })
 end
 
--- KEYS: the verified stream of the chain's partition, the binding, the parked list.   ARGV: user.
+-- KEYS: the verified stream of the chain's partition, the binding, the parked list.
+-- ARGV: user, then (optional) the claiming job's id.
 -- Claims a purchase chain (originalTransactionId) for `user` when no one owns it yet (first owner wins, SET NX);
--- a new owner's parked events go back onto the verified stream, to be applied for their owner. Returns the owner
--- (JSON {owner, unparked}). Idempotent: a replay returns the same owner and moves nothing.
+-- a new owner's parked events go back onto the verified stream, to be applied for their owner after the claiming
+-- job (`ledger.after`). Returns the owner (JSON {owner, unparked}). Idempotent: a replay returns the same owner and
+-- moves nothing.
 local function claim(keys, argv)
-  local user = argv[1]
+  local user, job = argv[1], argv[2]
   if type(user) ~= 'string' or #user == 0 or #user > 128 then fail('bad user') end
+  if job ~= nil and (#job == 0 or #job > 128) then fail('bad job') end
   if not redis.call('SET', key_at(keys, 2), user, 'NX') then
     return cjson.encode({ owner = redis.call('GET', key_at(keys, 2)), unparked = 0 })
   end
-  return cjson.encode({ owner = user, unparked = unpark(keys, 3) })
+  return cjson.encode({ owner = user, unparked = unpark(keys, 3, job) })
 end
 
 -- KEYS: the target partition's verified stream, the hand-off marker (tg:{K}:fwd:<from>:<entry id>).

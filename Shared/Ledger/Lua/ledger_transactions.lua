@@ -73,7 +73,9 @@ local function reresolve() return cjson.encode({ outcome = 'reresolve' }) end
 
 -- Moves events parked for an originalTransactionId back onto the verified stream (KEYS[1]); a forwarded
 -- part stays marked as one (it must not write its job's status).
-local function unpark(keys, index)
+-- `after`: the job of the claim that moved them (a chain of another partition), recorded as `ledger.after` so that
+-- each waits for that submission's own apply before its own (LedgerApplier.awaitClaimant).
+local function unpark(keys, index, after)
   local pk = key_at(keys, index)
   local items = redis.call('LRANGE', pk, 0, -1)
   for _, item in ipairs(items) do
@@ -82,6 +84,7 @@ local function unpark(keys, index)
       local cmd = { 'XADD', key_at(keys, 1), '*', 'job.id', parked.j or '', 'event.version', '1', 'event', parked.e,
                     'ledger.unparked', '1' }
       if parked.f then cmd[#cmd + 1] = 'ledger.forwarded'; cmd[#cmd + 1] = '1' end
+      if after then cmd[#cmd + 1] = 'ledger.after'; cmd[#cmd + 1] = after end
       redis.call(unpack(cmd))
     end
   end
