@@ -42,11 +42,7 @@ extension LedgerApplier {
         while ContinuousClock.now < deadline {
             let state = try await redis.send(RedisCommand("HGET", key, "state")).string
             guard let state, let known = JobState(rawValue: state), !known.isFinal else { return }
-            do {
-                try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))
-            } catch {
-                return
-            }
+            try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))  // cancelled: the entry stays pending
             pause = min(pause * 2, .milliseconds(100))
         }
     }
