@@ -37,6 +37,21 @@ import Testing
             catalog: testCatalog, keys: h.keys, group: LedgerHarness.group, clampRefunds: false, now: { testNow })
     }
 
+    /// Apple's notification about a purchase (job `jobNote`), parked in its chain's partition; then the buyer's
+    /// submission of it (job `jobBuy`, its hash `verifying` as ingest and the verifier leave it), read from the
+    /// buyer's partition `buyerIn`, which is not the chain's.
+    static func purchaseAfterAParkedNotification(
+        _ h: LedgerHarness, buyerIn partition: Int
+    ) async throws -> (buyer: String, otid: String, purchase: LedgerHarness.Read) {
+        let buyer = user(in: partition, h.keys)
+        let otid = chain(notIn: partition, h.keys)
+        let note = Fixture.notification("ONE_TIME_CHARGE", [Fixture.transaction(otid, product: "coins100")], job: "jobNote")
+        #expect(try await h.deliver(note).outcome == "parked")
+        _ = try await h.redis.send("HSET", h.keys.job("jobBuy", partition: partition), "state", "verifying")
+        try await h.submit(Fixture.client(buyer, [Fixture.transaction(otid, product: "coins100")], job: "jobBuy"))
+        return (buyer, otid, try #require(try await h.read().first))
+    }
+
     /// Applies every read at once, each on its own task.
     static func applyConcurrently(_ reads: [LedgerHarness.Read], _ h: LedgerHarness) async throws -> [LedgerOutcome] {
         try await withThrowingTaskGroup(of: LedgerOutcome.self) { group in
@@ -222,15 +237,8 @@ import Testing
     /// notification waits for the claimant, so the buyer's submission answers `applied` and Apple's word `duplicate`.
     @Test func anEventAClaimMovedBackWaitsForTheClaimantToApplyFirst() async throws {
         try await LedgerHarness.with(partitions: Self.partitions) { h in
-            let alice = Self.user(in: 3, h.keys)
-            let otid = Self.chain(notIn: 3, h.keys)
+            let (alice, otid, purchase) = try await Self.purchaseAfterAParkedNotification(h, buyerIn: 3)
             let chainPartition = h.keys.partition(ofOriginalTransaction: otid)
-            let note = Fixture.notification("ONE_TIME_CHARGE", [Fixture.transaction(otid, product: "coins100")], job: "jobNote")
-            #expect(try await h.deliver(note).outcome == "parked")
-
-            _ = try await h.redis.send("HSET", h.keys.job("jobBuy", partition: 3), "state", "verifying")  // as ingest
-            try await h.submit(Fixture.client(alice, [Fixture.transaction(otid, product: "coins100")], job: "jobBuy"))
-            let purchase = try #require(try await h.read().first)
             let gate = PauseAfterFunction(base: h.redis, function: LedgerFunctions.library.function("claim"))
             let paused = LedgerApplier(
                 redis: gate, catalog: testCatalog, keys: h.keys, group: LedgerHarness.group, clampRefunds: false, now: { testNow })
@@ -264,13 +272,7 @@ import Testing
     /// ``LedgerApplier/claimantWait``, then applies for the chain's owner; the claimant's retry is the duplicate.
     @Test func anEventAClaimMovedBackAppliesAfterTheWaitWhenTheClaimantCrashed() async throws {
         try await LedgerHarness.with(partitions: Self.partitions) { h in
-            let alice = Self.user(in: 12, h.keys)
-            let otid = Self.chain(notIn: 12, h.keys)
-            let note = Fixture.notification("ONE_TIME_CHARGE", [Fixture.transaction(otid, product: "coins100")], job: "jobNote")
-            #expect(try await h.deliver(note).outcome == "parked")
-            _ = try await h.redis.send("HSET", h.keys.job("jobBuy", partition: 12), "state", "verifying")
-            try await h.submit(Fixture.client(alice, [Fixture.transaction(otid, product: "coins100")], job: "jobBuy"))
-            let purchase = try #require(try await h.read().first)
+            let (alice, _, purchase) = try await Self.purchaseAfterAParkedNotification(h, buyerIn: 12)
             await #expect(throws: RedisError.self) {
                 try await Self.crashing(after: "claim", h).apply(entry: purchase.entry, partition: purchase.partition)
             }
@@ -336,13 +338,14 @@ import Testing
     }
 }
 
-/// Runs every command on `base`; after the first call of `function` has run, throws
-/// ``RedisError/unknownOutcome(_:)`` instead of its reply (once).
-private final class CrashAfterFunction: RedisCommandExecutor, @unchecked Sendable {
+/// Runs every command on `base`. After the first call of `function` has run, either throws
+/// ``RedisError/unknownOutcome(_:)`` instead of its reply (`CrashAfterFunction`, as a fulfiller killed at that point
+/// would leave it) or holds its reply until ``release()`` (`PauseAfterFunction`).
+private class AfterFunction: RedisCommandExecutor, @unchecked Sendable {
     let base: any RedisCommandExecutor
     let function: String
     private let lock = NSLock()
-    private var crashed = false
+    private var happened = false
 
     init(base: any RedisCommandExecutor, function: String) {
         self.base = base
@@ -351,18 +354,21 @@ private final class CrashAfterFunction: RedisCommandExecutor, @unchecked Sendabl
 
     var commandTimeout: Duration { base.commandTimeout }
 
+    /// What happens once, after the first call of `function` ran.
+    func after() async throws {}
+
     func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
         let reply = try await base.send(command, timeout: timeout)
         let isTarget =
             command.arguments.count > 1 && String(decoding: command.arguments[0], as: UTF8.self).uppercased() == "FCALL"
             && String(decoding: command.arguments[1], as: UTF8.self) == function
-        let crash =
+        let first =
             isTarget
             && lock.withLock {
-                defer { crashed = true }
-                return !crashed
+                defer { happened = true }
+                return !happened
             }
-        if crash { throw RedisError.unknownOutcome("the test's crash after \(function)") }
+        if first { try await after() }
         return reply
     }
 
@@ -371,21 +377,13 @@ private final class CrashAfterFunction: RedisCommandExecutor, @unchecked Sendabl
     }
 }
 
-/// Runs every command on `base`; after the first call of `function` has run, holds its reply until ``release()``.
-private final class PauseAfterFunction: RedisCommandExecutor, @unchecked Sendable {
-    let base: any RedisCommandExecutor
-    let function: String
-    private let lock = NSLock()
-    private var paused = false
+private final class CrashAfterFunction: AfterFunction, @unchecked Sendable {
+    override func after() async throws { throw RedisError.unknownOutcome("the test's crash after \(function)") }
+}
+
+private final class PauseAfterFunction: AfterFunction, @unchecked Sendable {
     private let (reachedStream, reachedContinuation) = AsyncStream<Void>.makeStream()
     private let (releaseStream, releaseContinuation) = AsyncStream<Void>.makeStream()
-
-    init(base: any RedisCommandExecutor, function: String) {
-        self.base = base
-        self.function = function
-    }
-
-    var commandTimeout: Duration { base.commandTimeout }
 
     /// Returns once the call of `function` has run and is held.
     func reached() async {
@@ -394,25 +392,8 @@ private final class PauseAfterFunction: RedisCommandExecutor, @unchecked Sendabl
 
     func release() { releaseContinuation.finish() }
 
-    func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
-        let reply = try await base.send(command, timeout: timeout)
-        let isTarget =
-            command.arguments.count > 1 && String(decoding: command.arguments[0], as: UTF8.self).uppercased() == "FCALL"
-            && String(decoding: command.arguments[1], as: UTF8.self) == function
-        let pause =
-            isTarget
-            && lock.withLock {
-                defer { paused = true }
-                return !paused
-            }
-        if pause {
-            reachedContinuation.yield()
-            for await _ in releaseStream {}
-        }
-        return reply
-    }
-
-    func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
-        try await base.pipeline(commands)
+    override func after() async throws {
+        reachedContinuation.yield()
+        for await _ in releaseStream {}
     }
 }
