@@ -163,7 +163,8 @@ let package = Package(
         tests("TollctlTests", ["ingest", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
         tests(
-            "PipelineTests", ["Core", "Pipeline", "Redis", "TestSupport", Product.logging, Product.serviceLifecycle, Product.prometheus]),
+            "PipelineTests",
+            ["Core", "Pipeline", "Redis", "TestSupport", Product.logging, Product.metrics, Product.serviceLifecycle, Product.prometheus]),
         tests("AppStoreTests", ["AppStore", "AppStoreTesting", "Core", "TestSupport", Product.crypto, Product.x509, Product.asn1]),
         tests(
             "AppstoreSimTests",

@@ -1,5 +1,6 @@
 import Ledger
 import Metrics
+import Pipeline
 
 /// The fulfiller's metrics (the consumer runtime adds `tollgate_jobs_total{stream,outcome}` and friends;
 /// the ledger function acks entries itself, which the runtime counts as `completed` or `duplicate`):
@@ -10,9 +11,9 @@ import Metrics
 /// - `tollgate_ledger_apply_duration_seconds` — resolve + function call per event
 struct FulfillerMetrics: Sendable {
     func record(_ outcome: LedgerOutcome, duration: Duration) {
-        Counter(label: "tollgate_ledger_events_total", dimensions: [("outcome", outcome.outcome)]).increment()
+        MetricHandles.shared.counter("tollgate_ledger_events_total", [("outcome", outcome.outcome)]).increment()
         for transaction in outcome.transactions ?? [] {
-            Counter(label: "tollgate_ledger_transactions_total", dimensions: [("result", transaction.result)]).increment()
+            MetricHandles.shared.counter("tollgate_ledger_transactions_total", [("result", transaction.result)]).increment()
             if transaction.result == "owned_by_another_user" { fraud("owned_by_another_user") }
         }
         if let reason = outcome.reason, reason == "product_mismatch" || reason == "owned_by_another_user",
@@ -21,7 +22,7 @@ struct FulfillerMetrics: Sendable {
             fraud(reason)
         }
         let (seconds, attoseconds) = duration.components
-        Timer(label: "tollgate_ledger_apply_duration_seconds")
+        MetricHandles.shared.timer("tollgate_ledger_apply_duration_seconds")
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 

@@ -1,4 +1,5 @@
 import CoreMetrics
+import Pipeline
 import Prometheus
 
 /// Ingest's metrics, on a registry of its own (so that tests can build several apps in one process), exported
@@ -14,6 +15,8 @@ import Prometheus
 struct IngestMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     let factory: PrometheusMetricsFactory
+    /// The per-request and per-job handles, made once each.
+    let handles: MetricHandles
     let batchSize: CoreMetrics.Recorder
     let backlog: CoreMetrics.Gauge
 
@@ -27,17 +30,14 @@ struct IngestMetrics: Sendable {
             .milliseconds(500), .seconds(1), .seconds(5), .seconds(30),
         ]
         self.factory = factory
+        handles = MetricHandles(factory: factory)
         batchSize = CoreMetrics.Recorder(label: "tollgate_ingest_enqueue_batch_size", dimensions: [], aggregate: true, factory: factory)
         backlog = CoreMetrics.Gauge(label: "tollgate_ingest_backlog", dimensions: [], factory: factory)
     }
 
     func request(route: String, status: Int, duration: Duration) {
-        CoreMetrics.Counter(
-            label: "tollgate_ingest_requests_total", dimensions: [("route", route), ("status", String(status))],
-            factory: factory
-        ).increment()
-        CoreMetrics.Timer(label: "tollgate_ingest_request_duration_seconds", dimensions: [("route", route)], factory: factory)
-            .recordNanoseconds(duration.nanoseconds)
+        handles.counter("tollgate_ingest_requests_total", [("route", route), ("status", String(status))]).increment()
+        handles.timer("tollgate_ingest_request_duration_seconds", [("route", route)]).recordNanoseconds(duration.nanoseconds)
     }
 
     func sourceBacklog(_ source: String, jobs: Int, bytes: Int) {
@@ -52,10 +52,8 @@ struct IngestMetrics: Sendable {
     }
 
     func job(kind: String, created: Bool) {
-        CoreMetrics.Counter(
-            label: "tollgate_ingest_jobs_total",
-            dimensions: [("kind", kind), ("outcome", created ? "created" : "duplicate")], factory: factory
-        ).increment()
+        handles.counter("tollgate_ingest_jobs_total", [("kind", kind), ("outcome", created ? "created" : "duplicate")])
+            .increment()
     }
 
     /// The Prometheus text exposition.

@@ -11,7 +11,7 @@ struct PipelineMetrics: Sendable {
     let stream: String
 
     func job(_ outcome: String) {
-        Counter(label: "tollgate_jobs_total", dimensions: [("stream", stream), ("outcome", outcome)]).increment()
+        MetricHandles.shared.counter("tollgate_jobs_total", [("stream", stream), ("outcome", outcome)]).increment()
     }
 
     func retryScheduled() {
@@ -23,7 +23,7 @@ struct PipelineMetrics: Sendable {
     }
 
     func handlerDuration(_ duration: Duration) {
-        Timer(label: "tollgate_handler_duration_seconds", dimensions: [("stream", stream)])
+        MetricHandles.shared.timer("tollgate_handler_duration_seconds", [("stream", stream)])
             .recordNanoseconds(duration.milliseconds * 1_000_000)
     }
 

@@ -14,17 +14,22 @@ extension StreamConsumer {
             lastError: entry.string(PipelineFunctions.errorField),
             isLastAttempt: attempt >= configuration.retry.maxAttempts
         )
-        var logger = logger
-        logger[metadataKey: "stream"] = "\(stream.keys.stream)"
-        logger[metadataKey: "entry.id"] = "\(entry.id)"
-        logger[metadataKey: "attempt"] = "\(attempt)"
+        // Built only for a line that is logged (none on the usual path): `StreamLogHandler` renders all of its
+        // metadata again on every set, three times per job here.
+        func entryLogger() -> Logger {
+            var logger = logger
+            logger[metadataKey: "stream"] = "\(stream.keys.stream)"
+            logger[metadataKey: "entry.id"] = "\(entry.id)"
+            logger[metadataKey: "attempt"] = "\(attempt)"
+            return logger
+        }
 
         if deliveryCount > configuration.maxDeliveries {
             let reason = "poison: delivered \(deliveryCount) times (max \(configuration.maxDeliveries))"
-            logger.warning("Poison entry; dead-lettering without handling", metadata: ["delivery_count": "\(deliveryCount)"])
+            entryLogger().warning("Poison entry; dead-lettering without handling", metadata: ["delivery_count": "\(deliveryCount)"])
             await apply(
                 .deadLetter(reason: reason, writes: deadLetterWrites(message, reason)),
-                to: message, keys: stream.keys, cause: "poison", logger: logger)
+                to: message, keys: stream.keys, cause: "poison", logger: entryLogger())
             return
         }
 
@@ -35,16 +40,19 @@ extension StreamConsumer {
         } catch is CancellationError {
             outcome = .abandon
         } catch {
-            logger.warning("Handler failed; scheduling a retry", metadata: ["error": "\(error)"])
+            entryLogger().warning("Handler failed; scheduling a retry", metadata: ["error": "\(error)"])
             outcome = .retry(reason: "handler error: \(error)")
         }
         PipelineMetrics(stream: stream.keys.stream).handlerDuration(ContinuousClock.now - started)
-        await apply(outcome, to: message, keys: stream.keys, cause: "handler", logger: logger)
+        await apply(outcome, to: message, keys: stream.keys, cause: "handler", logger: entryLogger())
     }
 
     /// Applies an outcome through the pipeline functions (ack and writes in one atomic step) on `keys`, the
     /// stream the message came from.
-    func apply(_ outcome: HandlerOutcome, to message: StreamMessage, keys: StreamKeys, cause: String, logger: Logger) async {
+    func apply(
+        _ outcome: HandlerOutcome, to message: StreamMessage, keys: StreamKeys, cause: String,
+        logger: @autoclosure () -> Logger
+    ) async {
         let metrics = PipelineMetrics(stream: keys.stream)
         let group = configuration.group
         let id = message.entry.id
@@ -55,14 +63,14 @@ extension StreamConsumer {
                     on: redis, stream: keys.stream, group: group, id: id, writes: writes
                 )
                 metrics.job(applied ? "completed" : "duplicate")
-                if !applied { logger.info("Completion refused: entry already acknowledged elsewhere") }
+                if !applied { logger().info("Completion refused: entry already acknowledged elsewhere") }
 
             case .retry(let reason, let notBefore, let writes):
                 guard message.attempt < configuration.retry.maxAttempts else {
                     let final = "retries exhausted after \(message.attempt) attempts: \(reason)"
                     await apply(
                         .deadLetter(reason: final, writes: deadLetterWrites(message, final)),
-                        to: message, keys: keys, cause: "exhausted", logger: logger)
+                        to: message, keys: keys, cause: "exhausted", logger: logger())
                     return
                 }
                 var delay = configuration.retry.delay(afterAttempt: message.attempt, unitRandom: clock.unitRandom())
@@ -75,7 +83,7 @@ extension StreamConsumer {
                 metrics.job(applied ? "retried" : "duplicate")
                 if applied {
                     metrics.retryScheduled()
-                    logger.info(
+                    logger().info(
                         "Retry scheduled",
                         metadata: [
                             "delay_ms": "\(delay.milliseconds)", "next.at": "\(schedule.dueMilliseconds)",
@@ -91,7 +99,7 @@ extension StreamConsumer {
                 metrics.job(applied ? (cause == "poison" ? "poison" : "dead_lettered") : "duplicate")
                 if applied {
                     metrics.deadLetter(cause: cause)
-                    logger.warning("Entry dead-lettered", metadata: ["cause": "\(cause)"])
+                    logger().warning("Entry dead-lettered", metadata: ["cause": "\(cause)"])
                 }
 
             case .abandon:
@@ -102,7 +110,7 @@ extension StreamConsumer {
             }
         } catch {
             metrics.job("failed")
-            logger.error("Could not apply the outcome; the entry stays pending", metadata: ["error": "\(error)"])
+            logger().error("Could not apply the outcome; the entry stays pending", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -1,5 +1,6 @@
 import AppStore
 import Metrics
+import Pipeline
 
 /// The verifier's own metrics (the consumer runtime adds `tollgate_jobs_total{stream,outcome}`,
 /// `tollgate_retries_scheduled_total{stream}`, `tollgate_dead_letters_total{stream,cause}`):
@@ -17,7 +18,7 @@ import Metrics
 /// - `tollgate_reconcile_last_success_timestamp_seconds` — when the last pass by this replica succeeded
 package struct VerifierMetrics: Sendable {
     package func job(kind: String, outcome: String) {
-        Counter(label: "tollgate_verifier_jobs_total", dimensions: [("kind", kind), ("outcome", outcome)]).increment()
+        MetricHandles.shared.counter("tollgate_verifier_jobs_total", [("kind", kind), ("outcome", outcome)]).increment()
     }
 
     package func retryScheduled(kind: String, code: String) {
@@ -29,9 +30,9 @@ package struct VerifierMetrics: Sendable {
     }
 
     package func appleRequest(endpoint: String, status: String, duration: Duration) {
-        Counter(label: "tollgate_apple_requests_total", dimensions: [("endpoint", endpoint), ("status", status)]).increment()
+        MetricHandles.shared.counter("tollgate_apple_requests_total", [("endpoint", endpoint), ("status", status)]).increment()
         let (seconds, attoseconds) = duration.components
-        Timer(label: "tollgate_apple_request_duration_seconds", dimensions: [("endpoint", endpoint)])
+        MetricHandles.shared.timer("tollgate_apple_request_duration_seconds", [("endpoint", endpoint)])
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 

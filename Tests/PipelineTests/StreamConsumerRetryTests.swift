@@ -1,3 +1,4 @@
+import Logging
 import Pipeline
 import Redis
 import TestSupport
@@ -6,6 +7,34 @@ import Testing
 @Suite struct StreamConsumerRetryTests {
     let keys = Keys(prefix: "t").jobs()
     let output = Keys(prefix: "t").verified().stream
+
+    /// The consumer's lines about an entry name its stream, entry id and attempt (added only when a line is logged).
+    @Test func linesAboutAnEntryNameItsStreamIdAndAttempt() async throws {
+        try await withRedisServer { server in
+            let pool = try await connectedPool(server)
+            defer { pool.close() }
+            struct Flaky: Error {}
+            let lines = RecordedLines()
+            let logger = Logger(label: "consumer-test") { _ in RecordingLogHandler(sink: lines) }
+            let consumer = testConsumer(
+                server, pool, stream: keys, consumer: "C", retry: RetryPolicy(base: .seconds(60), cap: .seconds(60), maxAttempts: 5),
+                logger: logger
+            ) { _ in throw Flaky() }
+            let run = RunningServices([consumer])
+            let id = try #require(try await pool.xadd(keys.stream, fields: [("job", Array("j1".utf8))]))
+            #expect(await eventually { lines.all.contains { $0.message == "Retry scheduled" } })
+            try await run.shutdown()
+
+            let about = lines.all.filter { $0.message == "Handler failed; scheduling a retry" || $0.message == "Retry scheduled" }
+            #expect(about.count == 2, "\(lines.all)")
+            for line in about {
+                #expect(line.metadata["stream"] == .string(keys.stream), "\(line)")
+                #expect(line.metadata["entry.id"] == .string(id), "\(line)")
+                #expect(line.metadata["attempt"] == .string("1"), "\(line)")
+                #expect(line.metadata["consumer"] == .string("C"), "\(line)")
+            }
+        }
+    }
 
     @Test func failingHandlerIsRetriedWithGrowingBackoffThenCompletesOnce() async throws {
         try await withRedisServer { server in

@@ -1,3 +1,4 @@
+import Logging
 import Pipeline
 import Redis
 import TestSupport
@@ -9,7 +10,7 @@ func testConsumer(
     claimMinIdle: Duration = .seconds(60), claimInterval: Duration = .milliseconds(50),
     maxDeliveries: Int = 5, retry: RetryPolicy = RetryPolicy(base: .milliseconds(20), cap: .seconds(1), maxAttempts: 5),
     drainTimeout: Duration = .seconds(5), clock: PipelineClock = .system,
-    deadLetterWrites: @escaping StreamConsumer.DeadLetterWrites = { _, _ in [] },
+    deadLetterWrites: @escaping StreamConsumer.DeadLetterWrites = { _, _ in [] }, logger: Logger = testLogger,
     handler: @escaping StreamConsumer.Handler
 ) -> StreamConsumer {
     StreamConsumer(
@@ -18,7 +19,7 @@ func testConsumer(
             block: .milliseconds(100), claimMinIdle: claimMinIdle, claimInterval: claimInterval,
             maxDeliveries: maxDeliveries, retry: retry, drainTimeout: drainTimeout
         ),
-        redis: pool, readerConfiguration: server.configuration(), clock: clock, logger: testLogger,
+        redis: pool, readerConfiguration: server.configuration(), clock: clock, logger: logger,
         deadLetterWrites: deadLetterWrites, handler: handler
     )
 }
