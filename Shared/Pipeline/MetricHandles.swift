@@ -32,22 +32,21 @@ package final class MetricHandles: Sendable {
     package static let shared = MetricHandles()
 
     package func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
-        let key = Key(label, dimensions)
-        return counters.withLock { cached in
-            if let counter = cached[key] { return counter }
-            let counter = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
-            cached[key] = counter
-            return counter
-        }
+        handle(in: counters, Key(label, dimensions)) { CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory) }
     }
 
     package func timer(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Timer {
-        let key = Key(label, dimensions)
-        return timers.withLock { cached in
-            if let timer = cached[key] { return timer }
-            let timer = CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
-            cached[key] = timer
-            return timer
+        handle(in: timers, Key(label, dimensions)) { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory) }
+    }
+
+    private func handle<Handle: Sendable>(
+        in cache: borrowing Mutex<[Key: Handle]>, _ key: Key, make: () -> Handle
+    ) -> Handle {
+        cache.withLock { cached in
+            if let handle = cached[key] { return handle }
+            let handle = make()
+            cached[key] = handle
+            return handle
         }
     }
 }
