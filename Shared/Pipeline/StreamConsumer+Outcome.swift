@@ -14,8 +14,7 @@ extension StreamConsumer {
             lastError: entry.string(PipelineFunctions.errorField),
             isLastAttempt: attempt >= configuration.retry.maxAttempts
         )
-        // Built only for a line that is logged (none on the usual path): `StreamLogHandler` renders all of its
-        // metadata again on every set, three times per job here.
+        // Built only for a line that is logged: none is on the usual path.
         func entryLogger() -> Logger {
             var logger = logger
             logger[metadataKey: "stream"] = "\(stream.keys.stream)"

@@ -61,12 +61,9 @@ final class JobHandler: Sendable {
             logger.warning("Malformed job entry; dead-lettering", metadata: ["entry.id": "\(message.entry.id)"])
             return .deadLetter(reason: reason, writes: deadLetterWrites(message, reason))
         }
-        // The job's id and kind, added when a line is logged: `StreamLogHandler` renders all of its metadata again
-        // on every set, which per job cost more than the one line a job logs at `info`.
         var logger = logger
-        let jobMetadata: Logger.Metadata = ["job.id": "\(job.id)", "job.kind": "\(job.kind.rawValue)"]
-        let jobProvider = Logger.MetadataProvider { jobMetadata }
-        logger.handler.metadataProvider = logger.handler.metadataProvider.flatMap { .multiplex([$0, jobProvider]) } ?? jobProvider
+        logger[metadataKey: "job.id"] = "\(job.id)"
+        logger[metadataKey: "job.kind"] = "\(job.kind.rawValue)"
         let outcome: VerificationOutcome
         if verifier.isLocal(job) {
             // Local work only, done in well under a millisecond: a `verifying` mark first (a round trip) and a
