@@ -27,11 +27,11 @@ enum Product {
 }
 
 /// A library in `Shared/<name>`; its Redis Function libraries are `.lua` files in its `Lua/` folder, compiled in
-/// (`PackageResources.<file>_lua`).
-func library(_ name: String, _ dependencies: [Target.Dependency], lua: [String] = []) -> Target {
+/// (`PackageResources.<file>_lua`), and so are its other `embed` files (paths in the folder).
+func library(_ name: String, _ dependencies: [Target.Dependency], lua: [String] = [], embed: [String] = []) -> Target {
     .target(
         name: name, dependencies: dependencies, path: "Shared/\(name)",
-        resources: lua.map { .embedInCode("Lua/\($0).lua") }, swiftSettings: swiftSettings)
+        resources: lua.map { .embedInCode("Lua/\($0).lua") } + embed.map { .embedInCode($0) }, swiftSettings: swiftSettings)
 }
 
 /// Each service is an executable in `Services/<folder>`, with a README beside its code; its Lua files and any other
@@ -86,7 +86,9 @@ let package = Package(
             "Pipeline", ["Core", "Redis", Product.logging, Product.metrics, Product.serviceLifecycle],
             lua: ["common", "jobs", "pipeline", "ratelimit", "deadletter"]),
         library("Operations", ["Redis", Product.hummingbird, Product.logging, Product.nioCore, Product.serviceLifecycle]),
-        library("AppStore", ["CCurl", "Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit]),
+        library(
+            "AppStore", ["CCurl", "Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit],
+            embed: ["G1", "G3", "G4", "G5", "G7", "G8"].map { "Certificates/AppleWWDRCA\($0).cer" }),
         library("AppStoreTesting", ["AppStore", Product.crypto, Product.x509, Product.asn1]),
         library(
             "Verification",

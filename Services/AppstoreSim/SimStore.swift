@@ -25,7 +25,7 @@ final class SimStore: Sendable {
         self.configuration = configuration
         signer = authority.signer()
         receiptSigner = authority.receiptSigner()
-        receiptVerifier = ReceiptSignatureVerifier(roots: [authority.root])
+        receiptVerifier = ReceiptSignatureVerifier(roots: [authority.root], intermediates: [authority.intermediate])
         self.clock = clock
         self.ledger = NIOLockedValueBox(SimLedger(now: clock()))
     }

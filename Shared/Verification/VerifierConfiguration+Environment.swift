@@ -72,6 +72,13 @@ extension VerifierConfiguration {
                 throw ConfigurationError(variable: "TOLLGATE_RECEIPT_ROOT_CERTS", problem: "is not usable: \(error.message)")
             }
         }
+        if let list = reader.optional("TOLLGATE_RECEIPT_INTERMEDIATE_CERTS") {
+            do {
+                receiptIntermediates = try TrustedRootLoader.load(list: list)
+            } catch {
+                throw ConfigurationError(variable: "TOLLGATE_RECEIPT_INTERMEDIATE_CERTS", problem: "is not usable: \(error.message)")
+            }
+        }
         onlineChecks = try reader.bool("TOLLGATE_ONLINE_CHECKS", default: false)
         onlineChainLifetime = try reader.duration(
             "TOLLGATE_ONLINE_CHAIN_LIFETIME", default: onlineChainLifetime, minimum: .seconds(1))

@@ -21,6 +21,9 @@ import Pipeline
 ///   for app receipts it can prove, when a key is set; `verifyReceipt` otherwise) [`auto`]
 /// - `TOLLGATE_RECEIPT_ROOT_CERTS` — DER or PEM files of the roots app receipts' signatures chain to [Apple Inc.
 ///   Root and the `TOLLGATE_ROOT_CERTS` roots]
+/// - `TOLLGATE_RECEIPT_INTERMEDIATE_CERTS` — DER or PEM files of the intermediates app receipts' signing certificates
+///   may be issued by; a receipt's chain runs through one of these or not at all, whatever else it carries [Apple's
+///   WWDR intermediates under Apple Inc. Root; the simulator's `intermediate.der` for its receipts]
 /// - `TOLLGATE_CONFIRM_WITH_API` — confirm StoreKit 2 transactions with Get Transaction Info [`false`]
 /// - `TOLLGATE_REFUND_PREFERENCE` — refund preference sent with consumption information: `0` undeclared,
 ///   `1` grant (v2 `GRANT_FULL`), `2` decline (v2 `DECLINE`), `3` no preference (v2: none sent) [`0`]
@@ -55,6 +58,8 @@ package struct VerifierConfiguration: Sendable {
     package var receiptValidation: ReceiptValidationMode
     /// The roots of receipts' PKCS#7 signatures; `nil`: Apple Inc. Root and ``rootCertificates``.
     package var receiptRootCertificates: [Data]?
+    /// The intermediates receipts' signing certificates may be issued by (Apple's WWDR by default).
+    package var receiptIntermediates: [Data]
     /// Online checks (`TOLLGATE_ONLINE_CHECKS`): certificates valid now (not at the payload's `signedDate`), and
     /// each proven chain's leaf and intermediate asked of their OCSP responders once per `onlineChainLifetime`
     /// (a verified "revoked" rejects; no good answer is retryable, so an OCSP outage delays, never rejects).
@@ -110,6 +115,7 @@ package struct VerifierConfiguration: Sendable {
         confirmWithAPI = false
         receiptValidation = .auto
         receiptRootCertificates = nil
+        receiptIntermediates = AppleRootCertificates.receiptIntermediates
         onlineChecks = false
         onlineChainLifetime = .seconds(900)
         refundPreference = 0

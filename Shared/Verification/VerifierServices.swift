@@ -119,9 +119,11 @@ package enum VerifierServices {
                 timeout: configuration.appleTimeout), transport: transport)
         let signatures: ReceiptSignatureVerifier
         do {
-            signatures = try ReceiptSignatureVerifier(rootCertificates: configuration.receiptRoots)
+            signatures = try ReceiptSignatureVerifier(
+                rootCertificates: configuration.receiptRoots, intermediateCertificates: configuration.receiptIntermediates)
         } catch {
-            throw ConfigurationError(variable: "TOLLGATE_RECEIPT_ROOT_CERTS", problem: "is not usable: \(error.message)")
+            throw ConfigurationError(
+                variable: "TOLLGATE_RECEIPT_ROOT_CERTS, TOLLGATE_RECEIPT_INTERMEDIATE_CERTS", problem: "is not usable: \(error.message)")
         }
         return (
             signedData, ReceiptCheckers(legacy: receipts, signatures: signatures),

@@ -4,6 +4,7 @@ import AppStoreTesting
 import Foundation
 import TestSupport
 import Testing
+import X509
 
 /// Reading app receipts (PKCS#7) and proving Apple signed them: Xcode's receipts from Apple's library, receipts a
 /// test authority signs, and every way a forged one differs.
@@ -26,7 +27,9 @@ import Testing
     }
 
     static func verifier(trusting authority: TestCertificateAuthority) throws -> ReceiptSignatureVerifier {
-        try ReceiptSignatureVerifier(rootCertificates: [AppleRootCertificates.appleIncRoot, authority.rootDER])
+        try ReceiptSignatureVerifier(
+            rootCertificates: [AppleRootCertificates.appleIncRoot, authority.rootDER],
+            intermediateCertificates: AppleRootCertificates.receiptIntermediates + [authority.intermediateDER])
     }
 
     @Test func xcodeReceiptsFromApplesLibraryAreRead() throws {
@@ -65,11 +68,13 @@ import Testing
 
     @Test func xcodesSelfSignedReceiptIsNotAuthenticEvenWhenItsCertificateIsTrusted() async throws {
         let bytes = Array(try #require(Data(base64Encoded: AppleLibraryReceipts.xcodeWithTransaction)))
-        let apple = try ReceiptSignatureVerifier(rootCertificates: [AppleRootCertificates.appleIncRoot])
+        let apple = try ReceiptSignatureVerifier(
+            rootCertificates: [AppleRootCertificates.appleIncRoot], intermediateCertificates: AppleRootCertificates.receiptIntermediates)
         #expect(try Self.failure(await apple.verify(bytes)) == .receiptNotAuthentic)
         // Trusting the self-signed StoreKit certificate itself is not enough: Apple's chain is leaf, WWDR, root.
         let storeKit = try #require(try AppReceiptParser.signedData(bytes).certificates.first)
-        let trusting = try ReceiptSignatureVerifier(rootCertificates: [Data(storeKit)])
+        let trusting = try ReceiptSignatureVerifier(
+            rootCertificates: [Data(storeKit)], intermediateCertificates: AppleRootCertificates.receiptIntermediates)
         #expect(try Self.failure(await trusting.verify(bytes)) == .receiptNotAuthentic)
     }
 
@@ -144,6 +149,80 @@ import Testing
         var undated = Self.receipt()
         undated.creationDate = nil
         #expect(try Self.failure(await verifier.verify(try authority.receiptSigner().sign(undated))) == .receiptMalformed)
+    }
+
+    /// The receipt certificate bomb (``CrossSignedReceipt``): with every embedded certificate a candidate
+    /// intermediate, swift-certificates' path search took 0.04 s at 4 keys, 3 s at 6, 32 s at 7 and minutes at 8.
+    @Test(.timeLimit(.minutes(1))) func aReceiptWhoseCertificatesCrossSignEachOtherIsRefusedInMilliseconds() async throws {
+        let authority = try Self.authority.get()
+        let verifier = try Self.verifier(trusting: authority)
+        let clock = ContinuousClock()
+
+        // k = 8: 56 cross-signed certificates, refused by count before any is read.
+        let bomb = try CrossSignedReceipt.make(keys: 8, receipt: Self.receipt())
+        var refusal: Result<AppReceipt, VerificationFailure>?
+        let counted = await clock.measure { refusal = await verifier.verify(bomb) }
+        #expect(try Self.failure(try #require(refusal)) == .receiptTooManyCertificates)
+        #expect(counted < .seconds(1), "refused by count in \(counted)")
+
+        // Without the count, k = 6 (30 certificates): none is a configured intermediate, so none reaches the search.
+        let uncounted = try ReceiptSignatureVerifier(
+            rootCertificates: [AppleRootCertificates.appleIncRoot, authority.rootDER],
+            intermediateCertificates: AppleRootCertificates.receiptIntermediates + [authority.intermediateDER],
+            maximumCertificates: 100)
+        let six = try CrossSignedReceipt.make(keys: 6, receipt: Self.receipt())
+        let reduced = await clock.measure { refusal = await uncounted.verify(six) }
+        #expect(try Self.failure(try #require(refusal)) == .receiptNotAuthentic)
+        #expect(reduced < .seconds(1), "refused by the reduction in \(reduced)")
+        // The same verifier still proves a genuine receipt.
+        #expect(try Self.failure(await uncounted.verify(try authority.receiptSigner().sign(Self.receipt()))) == nil)
+    }
+
+    /// The shape Apple signs with: the signer and one configured intermediate. An embedded root is ignored, not
+    /// refused; an intermediate that chains to a trusted root but is not configured does not make the chain.
+    @Test func onlyAConfiguredIntermediateMakesTheChain() async throws {
+        let authority = try Self.authority.get()
+        let verifier = try Self.verifier(trusting: authority)
+        let withRoot = AppReceiptSigner(
+            key: authority.leafKey, certificate: authority.leaf, intermediates: [authority.intermediate, authority.root])
+        #expect(try Self.failure(await verifier.verify(try withRoot.sign(Self.receipt()))) == nil)
+
+        // The same root, an intermediate the deployment does not list: valid under RFC 5280, refused here.
+        let unlisted = try authority.withNewIntermediate(options: TestCertificateAuthority.Options())
+        #expect(try Self.failure(await verifier.verify(try unlisted.receiptSigner().sign(Self.receipt()))) == .receiptNotAuthentic)
+        // Listing it is a setting, not code.
+        let listing = try ReceiptSignatureVerifier(
+            rootCertificates: [authority.rootDER], intermediateCertificates: [unlisted.intermediateDER])
+        #expect(try Self.failure(await listing.verify(try unlisted.receiptSigner().sign(Self.receipt()))) == nil)
+
+        // Two listed intermediates that both claim to have issued the leaf: refused, not searched.
+        let twin = AppReceiptSigner(
+            key: authority.leafKey, certificate: authority.leaf, intermediates: [authority.intermediate, unlisted.intermediate])
+        let both = try ReceiptSignatureVerifier(
+            rootCertificates: [authority.rootDER], intermediateCertificates: [authority.intermediateDER, unlisted.intermediateDER])
+        #expect(try Self.failure(await both.verify(try twin.sign(Self.receipt()))) == .receiptNotAuthentic)
+    }
+
+    @Test func applesReceiptIntermediatesArePinnedAndChainToAppleIncRoot() async throws {
+        let fingerprints = AppleRootCertificates.receiptIntermediates.map { der in
+            SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined()
+        }
+        #expect(
+            fingerprints == [
+                "CE057691D730F89CA25E916F7335F4C8A15713DCD273A658C024023F8EB809C2",  // G1
+                "DCF21878C77F4198E4B4614F03D696D89C66C66008D4244E1B99161AAC91601F",  // G3
+                "EA4757885538DD8CB59FF4556F676087D83C85E70902C122E42C0808B5BCE14C",  // G4
+                "53FD008278E5A595FE1E908AE9C5E5675F26243264A5A6438C023E3CE2870760",  // G5
+                "0F570D7502373A2102E2106FAAA8FA4844944A07EE676198484F4D6CE15BEA47",  // G7
+                "29901BADEA37C9F300CE9869956BEEB001D7E71BFFB2E2D9533E132A4E87E6BD",  // G8
+            ])
+        let root = try Certificate(derEncoded: Array(AppleRootCertificates.appleIncRoot))
+        for der in AppleRootCertificates.receiptIntermediates {
+            let intermediate = try Certificate(derEncoded: Array(der))
+            #expect(intermediate.issuer == root.subject)
+            #expect(intermediate.extensions[oid: AppleChainPolicy.intermediateOID] != nil)
+            #expect(root.publicKey.isValidSignature(intermediate.signature, for: intermediate))
+        }
     }
 
     @Test func appleIncRootIsPinned() {

@@ -22,6 +22,7 @@ extension TollgateSystemTests {
             environment.merge([
                 "LOG_LEVEL": "warning", "TOLLGATE_ENVIRONMENT": "production",
                 "TOLLGATE_ROOT_CERTS": system.directory.appendingPathComponent("sim-ca/root.der").path,
+                "TOLLGATE_RECEIPT_INTERMEDIATE_CERTS": system.directory.appendingPathComponent("sim-ca/intermediate.der").path,
                 "TOLLGATE_APPSTORE_API_URL": system.sim.baseURL, "TOLLGATE_APPSTORE_API_SANDBOX_URL": system.sim.baseURL + "/sandbox",
                 "TOLLGATE_BUNDLE_ID": SystemHarness.bundleId, "TOLLGATE_APP_APPLE_ID": "1234567890",
             ]) { _, new in new }

@@ -120,6 +120,7 @@ extension SystemHarness {
     ) -> [ServiceProcess.Spec] {
         var apple = [
             "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
+            "TOLLGATE_RECEIPT_INTERMEDIATE_CERTS": directory.appendingPathComponent("sim-ca/intermediate.der").path,
             "TOLLGATE_VERIFY_RECEIPT_URL": sim.baseURL + "/verifyReceipt",
             "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL": sim.baseURL + "/sandbox/verifyReceipt",
             "TOLLGATE_APPSTORE_API_URL": sim.baseURL,

@@ -56,6 +56,7 @@ package final class SimProcess: Sendable {
     package var environment: [String: String] {
         [
             "TOLLGATE_ROOT_CERTS": rootCertificatePath,
+            "TOLLGATE_RECEIPT_INTERMEDIATE_CERTS": directory.appendingPathComponent("ca/intermediate.der").path,
             "TOLLGATE_VERIFY_RECEIPT_URL": "\(baseURL)/verifyReceipt",
             "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL": "\(baseURL)/sandbox/verifyReceipt",
             "TOLLGATE_APPSTORE_API_URL": baseURL,

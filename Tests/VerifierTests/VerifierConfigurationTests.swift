@@ -1,5 +1,7 @@
 import AppStore
+import AppStoreTesting
 import Core
+import Foundation
 import Pipeline
 import Testing
 
@@ -61,6 +63,27 @@ struct VerifierConfigurationTests {
                 #expect(error.message.hasPrefix("TOLLGATE_RECEIPT_VALIDATION"), "\(error.message)")
                 #expect(error.message.contains(problem), "\(error.message)")
             }
+        }
+    }
+
+    /// Issue 29 item 1: receipts' chains run through Apple's WWDR intermediates unless
+    /// `TOLLGATE_RECEIPT_INTERMEDIATE_CERTS` names others (a rotation, or the simulator's CA); an unreadable file stops
+    /// the start, naming the variable.
+    @Test func receiptIntermediatesAreAppleWWDRUnlessSet() throws {
+        let base = ["TOLLGATE_BUNDLE_ID": "b"]
+        #expect(try VerifierConfiguration(environment: base).receiptIntermediates == AppleRootCertificates.receiptIntermediates)
+        let authority = try TestCertificateAuthority()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("intermediates-\(UUID().uuidString)")
+        try authority.write(to: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent(TestCertificateAuthority.FileName.intermediateCertificate).path
+        let set = try VerifierConfiguration(environment: base.merging(["TOLLGATE_RECEIPT_INTERMEDIATE_CERTS": path]) { $1 })
+        #expect(set.receiptIntermediates == [authority.intermediateDER])
+        do {
+            _ = try VerifierConfiguration(environment: base.merging(["TOLLGATE_RECEIPT_INTERMEDIATE_CERTS": "/nonexistent.der"]) { $1 })
+            Issue.record("accepted an unreadable TOLLGATE_RECEIPT_INTERMEDIATE_CERTS")
+        } catch {
+            #expect(error.message.hasPrefix("TOLLGATE_RECEIPT_INTERMEDIATE_CERTS"), "\(error.message)")
         }
     }
 

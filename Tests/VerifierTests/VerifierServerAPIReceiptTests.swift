@@ -107,6 +107,8 @@ struct VerifierServerAPIReceiptTests {
                 (Data(try sim.receiptSigner().sign(otherApp)).base64EncodedString(), "wrong_bundle_id"),
                 (Data(try sim.receiptSigner().sign(xcode)).base64EncodedString(), "wrong_environment"),
                 (AppleLibraryReceipts.legacyTransaction, "receipt_unsupported"),
+                // The certificate bomb (issue 29): 56 certificates cross-signing each other around the victim's receipt.
+                (Data(try CrossSignedReceipt.make(keys: 8, receipt: genuine)).base64EncodedString(), "receipt_too_many_certificates"),
             ]
             try await harness.withVerifier(try Self.withoutVerifyReceipt(harness)) { _ in
                 for (payload, reason) in cases {
@@ -136,6 +138,13 @@ struct VerifierServerAPIReceiptTests {
                 #expect(status["reason"] == "receipt_not_authentic", "\(status)")
                 #expect(try await harness.sim.requestCount("verifyReceipt.production") == 1)
                 #expect(try await harness.sim.requestCount("api.production") == 0)
+
+                // A receipt carrying more certificates than Apple's ever do is refused here, not sent to Apple.
+                let bomb = Data(try CrossSignedReceipt.make(keys: 8, receipt: genuine)).base64EncodedString()
+                let crafted = try await harness.enqueue(kind: .receipt, payload: bomb, user: "mallory")
+                let craftedStatus = try await harness.waitForStatus(crafted) { $0["state"] == "rejected" }
+                #expect(craftedStatus["reason"] == "receipt_too_many_certificates", "\(craftedStatus)")
+                #expect(try await harness.sim.requestCount("verifyReceipt.production") == 1)
 
                 // The genuine receipt goes to the Server API, not verifyReceipt.
                 try await harness.enqueue(kind: .receipt, payload: genuineText, user: "alice")

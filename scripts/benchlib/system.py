@@ -77,6 +77,7 @@ class System:
                    TOLLGATE_ENVIRONMENT="production", TOLLGATE_CATALOG=os.path.join(ROOT, "compose/catalog.json"),
                    TOLLGATE_CLIENT_JWT_SECRET=SECRET, TOLLGATE_SERVICE_KEYS="bench-service-key-0123456789abcdefghij",
                    TOLLGATE_ROOT_CERTS=os.path.join(ca, "root.der"),
+                   TOLLGATE_RECEIPT_INTERMEDIATE_CERTS=os.path.join(ca, "intermediate.der"),
                    TOLLGATE_VERIFY_RECEIPT_URL=f"{sim}/verifyReceipt",
                    TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL=f"{sim}/sandbox/verifyReceipt",
                    TOLLGATE_APPSTORE_API_URL=sim, TOLLGATE_APPSTORE_API_SANDBOX_URL=f"{sim}/sandbox",

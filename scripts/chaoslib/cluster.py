@@ -184,6 +184,7 @@ class Cluster:
             # normal traffic, the sandbox side of verifyReceipt carries the faults that never clear.
             "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_ACCEPT_SANDBOX": "true",
             "TOLLGATE_ROOT_CERTS": os.path.join(sim_dir, "root.der"),
+            "TOLLGATE_RECEIPT_INTERMEDIATE_CERTS": os.path.join(sim_dir, "intermediate.der"),
             "TOLLGATE_VERIFY_RECEIPT_URL": f"{sim}/verifyReceipt",
             "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL": f"{sim}/sandbox/verifyReceipt",
             "TOLLGATE_APPSTORE_API_URL": sim, "TOLLGATE_APPSTORE_API_SANDBOX_URL": f"{sim}/sandbox",

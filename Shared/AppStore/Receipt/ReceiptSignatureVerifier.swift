@@ -10,14 +10,35 @@ import X509
 ///
 /// Without this, a receipt is only a claim: anyone can write a PKCS#7 file naming a transaction ID they found or
 /// guessed, and the App Store Server API would answer for that customer's purchases.
+///
+/// **Bounded work.** The certificates a receipt carries are the sender's choice, so they are reduced to the shape
+/// Apple signs with before any path is searched: at most ``maximumCertificates`` of them (else
+/// `receipt_too_many_certificates`), of which only the signer's certificate and one intermediate byte for byte equal
+/// to a configured receipt-signing intermediate (``AppleRootCertificates/receiptIntermediates`` by default) take
+/// part; anything else (an embedded root, certificates cross-signing each other) is ignored. The path search then
+/// has one candidate per step, and a receipt costs at most three signature checks: the intermediate's, the leaf's
+/// and the content's. (Handed every embedded certificate, swift-certificates' depth-first search tries every
+/// ordering of certificates that cross-sign each other: about ten times the work per key, hours for a 38 KB receipt.)
 package struct ReceiptSignatureVerifier: Sendable {
     let roots: [Certificate]
+    /// The intermediates a receipt's chain may run through, by their DER.
+    let intermediates: [[UInt8]: Certificate]
+    /// Receipts carrying more certificates are refused before any is read (Apple's carry three: the signing
+    /// certificate, the WWDR intermediate and Apple Inc. Root).
+    let maximumCertificates: Int
     /// Chains already proven (after a receipt they carried verified): a hit skips parsing and validating the
     /// certificates, leaving the receipt's own signature and the validity window at its creation date.
     let proven = ProvenReceiptChains()
 
-    /// - Parameter rootCertificates: DER roots; receipts chain to Apple Inc. Root (``AppleRootCertificates``).
-    package init(rootCertificates: [Data]) throws(SignedDataVerifierConfigurationError) {
+    package static let defaultMaximumCertificates = 4
+
+    /// - Parameters:
+    ///   - rootCertificates: DER roots; receipts chain to Apple Inc. Root (``AppleRootCertificates/appleIncRoot``).
+    ///   - intermediateCertificates: DER of the receipt-signing intermediates (Apple's WWDR,
+    ///     ``AppleRootCertificates/receiptIntermediates``).
+    package init(
+        rootCertificates: [Data], intermediateCertificates: [Data], maximumCertificates: Int = defaultMaximumCertificates
+    ) throws(SignedDataVerifierConfigurationError) {
         var roots: [Certificate] = []
         for der in rootCertificates {
             guard let root = try? Certificate(derEncoded: Array(der)) else {
@@ -26,17 +47,34 @@ package struct ReceiptSignatureVerifier: Sendable {
             roots.append(root)
         }
         guard !roots.isEmpty else { throw SignedDataVerifierConfigurationError(message: "no receipt root certificate") }
-        self.roots = roots
+        var intermediates: [Certificate] = []
+        for der in intermediateCertificates {
+            guard let intermediate = try? Certificate(derEncoded: Array(der)) else {
+                throw SignedDataVerifierConfigurationError(message: "a receipt intermediate is not a DER certificate")
+            }
+            intermediates.append(intermediate)
+        }
+        guard !intermediates.isEmpty else {
+            throw SignedDataVerifierConfigurationError(message: "no receipt-signing intermediate certificate")
+        }
+        self.init(roots: roots, intermediates: intermediates, maximumCertificates: maximumCertificates)
     }
 
-    /// Trusting `roots` (certificates already parsed).
-    package init(roots: [Certificate]) {
+    /// Trusting `roots` through `intermediates` (certificates already parsed).
+    package init(roots: [Certificate], intermediates: [Certificate], maximumCertificates: Int = defaultMaximumCertificates) {
         self.roots = roots
+        var byDER: [[UInt8]: Certificate] = [:]
+        for intermediate in intermediates {
+            var serializer = DER.Serializer()
+            if (try? serializer.serialize(intermediate)) != nil { byDER[serializer.serializedBytes] = intermediate }
+        }
+        self.intermediates = byDER
+        self.maximumCertificates = max(1, maximumCertificates)
     }
 
     /// Reads `bytes` as an app receipt and proves Apple signed it.
-    /// - Returns: the receipt; or `receipt_malformed` (not a receipt) or `receipt_not_authentic` (not signed by a
-    ///   trusted chain).
+    /// - Returns: the receipt; or `receipt_malformed` (not a receipt), `receipt_too_many_certificates` or
+    ///   `receipt_not_authentic` (not signed by a trusted chain).
     package func verify(_ bytes: [UInt8]) async -> Result<AppReceipt, VerificationFailure> {
         let signed: PKCS7SignedData
         let receipt: AppReceipt
@@ -48,6 +86,12 @@ package struct ReceiptSignatureVerifier: Sendable {
         }
         guard let created = receipt.creationDate else {
             return .failure(VerificationFailure(.receiptMalformed, "the receipt has no creation date"))
+        }
+        guard signed.certificates.count <= maximumCertificates else {
+            return .failure(
+                VerificationFailure(
+                    .receiptTooManyCertificates,
+                    "the receipt carries \(signed.certificates.count) certificates; Apple's carry at most \(maximumCertificates)"))
         }
         if let failure = await check(signed, at: created) {
             return .failure(VerificationFailure(.receiptNotAuthentic, failure))
@@ -73,33 +117,66 @@ package struct ReceiptSignatureVerifier: Sendable {
             }
             leaf = known.leaf
         } else {
-            var certificates: [Certificate] = []
-            for der in signed.certificates {
-                guard let certificate = try? Certificate(derEncoded: der) else { return "a certificate of the receipt is unreadable" }
-                certificates.append(certificate)
+            let shape: (signing: Certificate, intermediate: Certificate)
+            switch reduce(signed.certificates, signer: signer) {
+            case .success(let reduced): shape = reduced
+            case .failure(let failure): return failure.message
             }
-            guard
-                let signing = certificates.first(where: {
-                    $0.issuer == signer.issuer && $0.serialNumber == signer.serialNumber
-                })
-            else { return "the signer's certificate is not in the receipt" }
             var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
                 AppleChainPolicy()
                 RFC5280Policy(validationTime: time)
             }
-            let intermediates = certificates.filter { $0 != signing }
-            guard case .validCertificate(let chain) = await verifier.validate(leaf: signing, intermediates: CertificateStore(intermediates))
-            else { return "the signing certificate does not chain to a trusted root under Apple's receipt policy" }
-            leaf = signing
+            let result = await verifier.validate(leaf: shape.signing, intermediates: CertificateStore([shape.intermediate]))
+            guard case .validCertificate(let chain) = result else {
+                return "the signing certificate does not chain to a trusted root under Apple's receipt policy"
+            }
+            leaf = shape.signing
             let from = chain.map(\.notValidBefore).max() ?? time
             let until = chain.map(\.notValidAfter).min() ?? time
-            proof = ProvenReceiptChains.Proof(leaf: signing, window: from...max(from, until))
+            proof = ProvenReceiptChains.Proof(leaf: shape.signing, window: from...max(from, until))
         }
         guard leaf.publicKey.isValidSignature(signer.signature, for: signed.content, signatureAlgorithm: algorithm) else {
             return "the signature does not match the receipt's content"
         }
         if let proof { proven.remember(proof, for: key) }
         return nil
+    }
+
+    /// The receipt's certificates reduced to the shape Apple signs with: the signer's certificate (by issuer and
+    /// serial number; exactly one) and the one configured intermediate among them that issued it. Every other
+    /// certificate is ignored, an embedded root included.
+    func reduce(_ certificates: [[UInt8]], signer: PKCS7SignerInfo) -> Result<
+        (signing: Certificate, intermediate: Certificate), VerificationFailure
+    > {
+        var signing: Certificate?
+        var carried: [Certificate] = []
+        for der in certificates {
+            if let intermediate = intermediates[der] {
+                carried.append(intermediate)
+                continue
+            }
+            guard let certificate = try? Certificate(derEncoded: der) else {
+                return .failure(VerificationFailure(.receiptNotAuthentic, "a certificate of the receipt is unreadable"))
+            }
+            guard certificate.issuer == signer.issuer, certificate.serialNumber == signer.serialNumber else { continue }
+            guard signing == nil else {
+                return .failure(VerificationFailure(.receiptNotAuthentic, "two certificates of the receipt claim to be the signer's"))
+            }
+            signing = certificate
+        }
+        guard let signing else {
+            return .failure(VerificationFailure(.receiptNotAuthentic, "the signer's certificate is not in the receipt"))
+        }
+        let issuers = carried.filter { $0.subject == signing.issuer }
+        guard issuers.count == 1, let intermediate = issuers.first else {
+            return .failure(
+                VerificationFailure(
+                    .receiptNotAuthentic,
+                    issuers.isEmpty
+                        ? "the receipt does not carry a receipt-signing intermediate that issued its signing certificate"
+                        : "the receipt carries more than one receipt-signing intermediate for its signing certificate"))
+        }
+        return .success((signing, intermediate))
     }
 
     static let sha1: ASN1ObjectIdentifier = [1, 3, 14, 3, 2, 26]

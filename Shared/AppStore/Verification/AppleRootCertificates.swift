@@ -45,4 +45,15 @@ package enum AppleRootCertificates {
         // A compile-time constant: it decodes, and tests pin its fingerprint.
         return Data(base64Encoded: base64) ?? Data()
     }()
+
+    /// Apple Worldwide Developer Relations Certification Authority, the intermediates under Apple Inc. Root
+    /// (``appleIncRoot``) that app receipts' signing certificates are issued by: G1 (until 2023), G7 and G8 (2023 to
+    /// January 2025) and G5 (since), and G3 and G4, Apple's other WWDR intermediates under the same root, in case a
+    /// receipt is signed under them. From Apple's PKI page (apple.com/certificateauthority); tests pin their SHA-256
+    /// fingerprints. A receipt's chain may run only through one of these (or the ones `TOLLGATE_RECEIPT_INTERMEDIATE_CERTS`
+    /// names instead), so that no certificate a receipt carries can make the path search grow.
+    package static let receiptIntermediates: [Data] = [
+        PackageResources.AppleWWDRCAG1_cer, PackageResources.AppleWWDRCAG3_cer, PackageResources.AppleWWDRCAG4_cer,
+        PackageResources.AppleWWDRCAG5_cer, PackageResources.AppleWWDRCAG7_cer, PackageResources.AppleWWDRCAG8_cer,
+    ].map { Data($0) }
 }

@@ -33,6 +33,8 @@ extension FailureCode {
     package static let receiptRequestInvalid: FailureCode = "receipt_request_invalid"
     package static let receiptMalformed: FailureCode = "receipt_malformed"
     package static let receiptNotAuthentic: FailureCode = "receipt_not_authentic"
+    /// A receipt carrying more certificates than Apple's ever do: refused before any is read.
+    package static let receiptTooManyCertificates: FailureCode = "receipt_too_many_certificates"
     /// A receipt kind only `verifyReceipt` can check (an iOS 6 transaction receipt) on a deployment without it.
     package static let receiptUnsupported: FailureCode = "receipt_unsupported"
     package static let sharedSecretMismatch: FailureCode = "shared_secret_mismatch"

@@ -97,6 +97,9 @@ struct ReceiptRouter: Sendable {
         let receipt: AppReceipt
         switch await signatures.verify(bytes) {
         case .success(let proven): receipt = proven
+        case .failure(let failure) where failure.code == .receiptTooManyCertificates:
+            // No receipt Apple made looks like this: refused by every route, Apple not asked.
+            return .validated(ReceiptValidation(.rejected(failure)))
         case .failure(let failure): return .cannotProve(failure)
         }
         guard receipt.bundleId == configuration.bundleId else {
