@@ -199,4 +199,42 @@ import X509
     func garbageIsInvalidFormat(input: String) async {
         #expect(await code(input) == .invalidFormat)
     }
+
+    /// Issue 29 item 5: a signature's last base64url character carries four unused bits, so one signature had 16
+    /// spellings that all verified. Only the canonical one (unused bits zero) decodes now.
+    @Test func onlyTheCanonicalSpellingOfASignatureVerifies() async throws {
+        let jws = try authority.signer().sign(JWSTestSupport.transaction(id: "7"))
+        let segments = jws.split(separator: ".").map(String.init)
+        #expect(segments[2].count == 86)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let final = try #require(segments[2].last)
+        let last = try #require(alphabet.firstIndex(of: final))
+        #expect(last & 0x0F == 0)
+        var verified = 0
+        for unused in 0..<16 {
+            let spelling = String(segments[2].dropLast()) + String(alphabet[last | unused])
+            let result = await verifier.verifyTransaction("\(segments[0]).\(segments[1]).\(spelling)")
+            if result.value != nil { verified += 1 } else { #expect(result.failure?.code == .invalidFormat) }
+        }
+        #expect(verified == 1)
+    }
+
+    /// Every decoded value has exactly one spelling: encoding what decoded gives the input back, and a final
+    /// character with unused bits set decodes to nothing.
+    @Test func base64URLDecodesOnlyCanonicalSpellings() {
+        for length in 1...3 {
+            for seed in 0..<40 {
+                let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ seed &* 31) }
+                let canonical = Base64URL.encode(bytes)
+                #expect(Base64URL.decode(canonical) == bytes)
+                let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+                guard length < 3, let final = canonical.last, let index = alphabet.firstIndex(of: final) else { continue }
+                let unusedBits = length == 1 ? 4 : 2
+                for unused in 1..<(1 << unusedBits) {
+                    let spelling = String(canonical.dropLast()) + String(alphabet[index | unused])
+                    #expect(Base64URL.decode(spelling) == nil, "\(spelling) decoded")
+                }
+            }
+        }
+    }
 }

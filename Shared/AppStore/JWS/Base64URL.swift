@@ -13,8 +13,9 @@ package enum Base64URL {
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// Decodes unpadded base64url bytes; `nil` for any byte outside the alphabet, padding, or an
-    /// impossible length.
+    /// Decodes unpadded base64url bytes; `nil` for any byte outside the alphabet, padding, an impossible length, or
+    /// unused bits that are not zero (RFC 4648 §3.5 canonical encoding): each value has exactly one spelling, so a
+    /// signature's 64 bytes cannot be written 16 ways (its last character carries four unused bits).
     package static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = input.count
         if count % 4 == 1 { return nil }
@@ -48,6 +49,9 @@ package enum Base64URL {
                     let b = table[Int(source[inIndex + 1])]
                     let c = rest == 3 ? table[Int(source[inIndex + 2])] : 0
                     bad |= a | b | c
+                    // The bits below the last byte decoded must be zero: 4 of `b` with one byte left, 2 of `c` with two.
+                    let unused = rest == 3 ? c & 0x03 : b & 0x0F
+                    bad |= unused == 0 ? 0 : 0x40
                     let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
                     target[outIndex] = UInt8(truncatingIfNeeded: word >> 16)
                     if rest == 3 { target[outIndex + 1] = UInt8(truncatingIfNeeded: word >> 8) }
