@@ -158,4 +158,102 @@ import Testing
         #expect(failure?.message.contains("x5c[2] is not a trusted root") == true, "\(String(describing: failure))")
         #expect(verifier.chainCache.statistics.misses == 0)
     }
+
+    /// Issue 29 item 2: a refused chain is remembered with its reason, so sending it again costs a lookup: one leaf
+    /// check the first time, no whole validation ever.
+    @Test func aRefusedChainIsRefusedFromMemory() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+        let broken = try authority.brokenLeafSigner().sign(JWSTestSupport.transaction(id: "1"))
+        for _ in 0..<10 {
+            #expect(await verifier.verifyTransaction(broken).failure?.code == .invalidChain)
+        }
+        let stats = verifier.chainCache.statistics
+        #expect(stats.intermediateChecks == 1)
+        #expect(stats.leafChecks == 1)
+        #expect(stats.validations == 0)
+        #expect(stats.refusals == 9)
+    }
+
+    /// An intermediate is checked against the roots once, and remembered either way: leaves under an impostor named
+    /// like the real intermediate are refused without a signature check each, and a fresh broken leaf under the real
+    /// one costs its one leaf check, never a whole validation.
+    @Test func eachIntermediateIsCheckedOnceAndRememberedEitherWay() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+        let impostor = try authority.impostorIntermediate()
+        #expect(impostor.intermediate.subject == authority.intermediate.subject)
+        for index in 0..<10 {
+            let leaf = try impostor.withNewLeaf(options: .init())
+            #expect(
+                await verifier.verifyTransaction(try leaf.signer().sign(JWSTestSupport.transaction(id: "\(index)"))).failure?.code
+                    == .invalidChain)
+        }
+        var stats = verifier.chainCache.statistics
+        #expect(stats.intermediateChecks == 1)
+        #expect(stats.leafChecks == 0)
+        #expect(stats.refusals == 9)
+        for index in 0..<5 {
+            let broken = try authority.brokenLeafSigner().sign(JWSTestSupport.transaction(id: "\(index)"))
+            #expect(await verifier.verifyTransaction(broken).failure?.code == .invalidChain)
+        }
+        #expect(await verifier.verifyTransaction(try authority.signer().sign(JWSTestSupport.transaction(id: "ok"))).value != nil)
+        stats = verifier.chainCache.statistics
+        #expect(stats.intermediateChecks == 2, "the real intermediate, once")
+        #expect(stats.leafChecks == 6)
+        #expect(stats.validations == 1, "only the genuine leaf is validated whole")
+    }
+
+    /// The door's budget: chains never seen before cost a token per certificate check; with none left the check is
+    /// deferred (retryable) and costs nothing more, while known chains go on being answered.
+    @Test func checksOfNewChainsAreTakenFromTheBudget() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+        let genuine = try authority.signer().sign(JWSTestSupport.transaction(id: "1"))
+        #expect(await verifier.checkSignature(genuine).value != nil)
+        let budget = ChainCheckBudget(ratePerSecond: 0, capacity: 3)
+        var refused = 0
+        var deferred = 0
+        for index in 0..<10 {
+            let broken = try authority.brokenLeafSigner().sign(JWSTestSupport.transaction(id: "\(index)"))
+            switch await verifier.checkSignature(broken, budget: budget) {
+            case .rejected(let failure):
+                #expect(failure.code == .invalidChain)
+                refused += 1
+            case .retryable(let failure):
+                #expect(failure.code == .chainCheckDeferred)
+                deferred += 1
+            case .verified: Issue.record("a broken leaf passed")
+            }
+        }
+        #expect(refused == 3)
+        #expect(deferred == 7)
+        #expect(verifier.chainCache.statistics.leafChecks == 4, "the genuine leaf's, and three broken ones")
+        // A known chain is answered from the cache whatever the budget.
+        #expect(await verifier.checkSignature(genuine, budget: budget).value != nil)
+        let forged = JWSTestSupport.replacingSegment(genuine, index: 1, with: Base64URL.encode(Data("{}".utf8)))
+        #expect(await verifier.checkSignature(forged, budget: budget).failure?.code == .invalidSignature)
+        // A new genuine leaf waits for the budget; without one (the verifier) it is proven.
+        let rotated = try authority.withNewLeaf(options: .init()).signer().sign(JWSTestSupport.transaction(id: "2"))
+        #expect(await verifier.checkSignature(rotated, budget: budget).failure?.code == .chainCheckDeferred)
+        #expect(await verifier.checkSignature(rotated).value != nil)
+    }
+
+    /// Concurrent JWS carrying one new chain share one proof, and the budget it takes.
+    @Test func concurrentRequestsWithOneNewChainShareOneProof() async throws {
+        let authority = try TestCertificateAuthority()
+        let verifier = try JWSTestSupport.verifier(roots: [authority.rootDER])
+        let budget = ChainCheckBudget(ratePerSecond: 0, capacity: 2)
+        let tokens = try (0..<32).map { try authority.signer().sign(JWSTestSupport.transaction(id: "\($0)")) }
+        let verified = await withTaskGroup(of: Bool.self) { group in
+            for token in tokens {
+                group.addTask { await verifier.checkSignature(token, budget: budget).value != nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(verified == 32)
+        let stats = verifier.chainCache.statistics
+        #expect(stats.validations == 1)
+        #expect(stats.deferred == 0)
+    }
 }

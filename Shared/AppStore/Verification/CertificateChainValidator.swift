@@ -11,7 +11,7 @@ struct CertificateChainValidator: Sendable {
     let roots: [Certificate]
 
     /// A proven chain: the cache entry and the certificates (for an online revocation check).
-    struct ProvenChain {
+    struct ProvenChain: Sendable {
         let entry: ChainCache.Entry
         let leaf: Certificate
         let intermediate: Certificate
@@ -68,6 +68,42 @@ struct CertificateChainValidator: Sendable {
                 entry: ChainCache.Entry(leafKey: leafKey, windows: windows, provenAt: now),
                 leaf: leaf, intermediate: intermediate
             ))
+    }
+
+    /// The cheap half of a chain's proof, one certificate at a time, for chains in no cache: whether `der` is an
+    /// intermediate a trusted root signed, with Apple's WWDR OID. Names and the OID are compared before the one
+    /// signature check. Necessary, not sufficient: a chain that passes this and ``checkLeaf(der:issuedBy:)`` is still
+    /// proven whole by ``validate(der:now:)``.
+    func checkIntermediate(der: [UInt8]) -> Result<Certificate, VerificationFailure> {
+        guard let intermediate = try? Certificate(derEncoded: der) else {
+            return .failure(.init(.invalidChain, "x5c[1] is not a DER certificate"))
+        }
+        guard intermediate.extensions[oid: AppleChainPolicy.intermediateOID] != nil else {
+            return .failure(.init(.invalidChain, "intermediate lacks Apple WWDR OID 1.2.840.113635.100.6.2.1"))
+        }
+        let issuers = roots.filter { $0.subject == intermediate.issuer }
+        guard !issuers.isEmpty else {
+            return .failure(.init(.invalidChain, "the intermediate is not issued by a trusted root"))
+        }
+        guard issuers.contains(where: { $0.publicKey.isValidSignature(intermediate.signature, for: intermediate) }) else {
+            return .failure(.init(.invalidChain, "the intermediate's signature does not verify under the trusted root"))
+        }
+        return .success(intermediate)
+    }
+
+    /// Whether `der` is a P-256 leaf with Apple's receipt-signing OID that `intermediate` signed (one signature check,
+    /// after the names, the key type and the OID). Necessary, not sufficient, as ``checkIntermediate(der:)``.
+    func checkLeaf(der: [UInt8], issuedBy intermediate: Certificate) -> VerificationFailure? {
+        guard let leaf = try? Certificate(derEncoded: der) else { return .init(.invalidChain, "x5c[0] is not a DER certificate") }
+        guard P256.Signing.PublicKey(leaf.publicKey) != nil else { return .init(.invalidChain, "leaf key is not P-256") }
+        guard leaf.extensions[oid: AppleChainPolicy.leafOID] != nil else {
+            return .init(.invalidChain, "leaf lacks Apple receipt-signing OID 1.2.840.113635.100.6.11.1")
+        }
+        guard leaf.issuer == intermediate.subject else { return .init(.invalidChain, "the leaf is not issued by x5c[1]") }
+        guard intermediate.publicKey.isValidSignature(leaf.signature, for: leaf) else {
+            return .init(.invalidChain, "the leaf's signature does not verify under x5c[1]")
+        }
+        return nil
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

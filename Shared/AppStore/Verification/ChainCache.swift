@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import X509
 
 /// Certificate chains already proven to lead from an App Store leaf to a trusted root, keyed by the SHA-256 of
 /// the `x5c` certificates' DER (``Key``): however the header around them varies, the same chain is the same entry.
@@ -14,6 +15,12 @@ import Foundation
 /// chain signatures: what is left per JWS is one P-256 verification and the validity-window check at the
 /// validation time, which the entry keeps because it depends on each JWS's `signedDate`. Bounded; the least
 /// recently used entry goes first. Entries hold nothing secret.
+///
+/// What was refused is remembered too, so that a refused chain costs a lookup the next time: chains that are not
+/// leaf → intermediate → trusted root under Apple's policy, with their reason (``refusal(_:)``), and each
+/// intermediate checked against the trusted roots, proven or refused (``intermediate(_:)``), so that a chain naming
+/// a known intermediate skips that check and one naming a refused intermediate is refused at once. Both bounded; when
+/// full they start again (proven intermediates are kept).
 package final class ChainCache: @unchecked Sendable {
     // @unchecked Sendable: all mutable state (`entries`, `tick`, counters) is only touched while `lock`
     // is held; the stored entries themselves are immutable Sendable values.
@@ -35,12 +42,34 @@ package final class ChainCache: @unchecked Sendable {
         package let notAfter: Int64
     }
 
-    /// Hit, miss and eviction counts since creation.
+    /// Hit, miss and eviction counts since creation, and the work refused chains cost.
     package struct Statistics: Sendable, Hashable {
         package var hits = 0
         package var misses = 0
         package var evictions = 0
         package var count = 0
+        /// Chains refused from memory (refused before, or naming a refused intermediate).
+        package var refusals = 0
+        /// Intermediates checked against the trusted roots (one signature check each).
+        package var intermediateChecks = 0
+        /// Leaves checked against a proven intermediate (one signature check each).
+        package var leafChecks = 0
+        /// Whole chains validated (path search and policies), after the checks above passed.
+        package var validations = 0
+        /// Checks not made because the caller's budget for them was spent (``ChainCheckBudget``).
+        package var deferred = 0
+    }
+
+    /// What checking an intermediate against the trusted roots found.
+    package enum IntermediateVerdict: Sendable {
+        /// Signed by a trusted root, with the WWDR OID: leaves naming it are checked against its key.
+        case proven(Certificate)
+        case refused(VerificationFailure)
+    }
+
+    /// Counters for the work done outside the cache.
+    package enum Work: Sendable {
+        case intermediateCheck, leafCheck, validation, deferred
     }
 
     /// The SHA-256 of a chain's certificates (each DER, length-prefixed, leaf first).
@@ -70,6 +99,10 @@ package final class ChainCache: @unchecked Sendable {
     private var provenOnly: [Key: Slot] = [:]
     /// Header segments (base64url bytes) of verified JWS, and the chain each carried, by ``headerHash(_:)``.
     private var headers: [Int: (header: [UInt8], key: Key)] = [:]
+    /// Chains refused, with the reason (``refusal(_:)``).
+    private var refused: [Key: VerificationFailure] = [:]
+    /// Intermediates checked against the trusted roots, by their DER.
+    private var intermediates: [[UInt8]: IntermediateVerdict] = [:]
     private var tick: UInt64 = 0
     private var stats = Statistics()
 
@@ -181,6 +214,62 @@ package final class ChainCache: @unchecked Sendable {
                 guard let l = left.baseAddress, let r = right.baseAddress else { return left.count == right.count }
                 return memcmp(l, r, left.count) == 0
             }
+        }
+    }
+
+    /// Why `key` was refused before, if it was.
+    func refusal(_ key: Key) -> VerificationFailure? {
+        guard capacity > 0 else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let failure = refused[key] else { return nil }
+        stats.refusals += 1
+        return failure
+    }
+
+    /// Remembers that `key` is no chain to a trusted root, and why (at most 16 × capacity chains; then it starts again).
+    func refuse(_ key: Key, _ failure: VerificationFailure) {
+        guard capacity > 0 else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if refused.count >= 16 * capacity { refused.removeAll(keepingCapacity: true) }
+        refused[key] = failure
+    }
+
+    /// The verdict on an intermediate checked before (by its DER), if any; a refused one counts as a refusal.
+    func intermediate(_ der: [UInt8]) -> IntermediateVerdict? {
+        guard capacity > 0 else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        let verdict = intermediates[der]
+        if case .refused? = verdict { stats.refusals += 1 }
+        return verdict
+    }
+
+    /// Remembers the verdict on an intermediate (at most 16 × capacity; when full, only proven ones are kept).
+    func remember(intermediate der: [UInt8], _ verdict: IntermediateVerdict) {
+        guard capacity > 0 else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if intermediates.count >= 16 * capacity {
+            intermediates = intermediates.filter {
+                if case .proven = $0.value { return true }
+                return false
+            }
+            if intermediates.count >= capacity { intermediates.removeAll(keepingCapacity: true) }
+        }
+        intermediates[der] = verdict
+    }
+
+    /// Counts work done outside the cache.
+    func count(_ work: Work) {
+        lock.lock()
+        defer { lock.unlock() }
+        switch work {
+        case .intermediateCheck: stats.intermediateChecks += 1
+        case .leafCheck: stats.leafChecks += 1
+        case .validation: stats.validations += 1
+        case .deferred: stats.deferred += 1
         }
     }
 

@@ -16,6 +16,8 @@ extension FailureCode {
     package static let invalidSignature: FailureCode = "invalid_signature"
     package static let certificateExpired: FailureCode = "certificate_expired"
     package static let retryableOCSP: FailureCode = "retryable_ocsp"
+    /// A chain never seen before was not checked because the caller's budget for such checks is spent (retryable).
+    package static let chainCheckDeferred: FailureCode = "chain_check_deferred"
 
     // Whose data it is
     package static let wrongBundleID: FailureCode = "wrong_bundle_id"

@@ -1,6 +1,7 @@
 import Core
 @preconcurrency import Crypto
 import Foundation
+import X509
 
 extension SignedDataVerifier {
     /// A decoder shared by all calls; decoding keeps no state between calls.
@@ -56,7 +57,9 @@ extension SignedDataVerifier {
     /// `x5c[2]` is byte for byte a trusted root, then — from the cache, keyed by the chain's DER, or by proving the
     /// chain — the leaf's ES256 signature over the JWS. Only then is a newly proven chain checked for revocation
     /// (online mode) and cached: a forged signature never makes Tollgate call OCSP, nor changes the cache.
-    func verifySignature(_ jws: String) async -> VerificationResult<Envelope> {
+    /// `budget` bounds the certificate checks spent on chains in no cache (``resolveChain(of:budget:)``); `nil`: no
+    /// bound (the verifier, whose jobs passed a door already).
+    func verifySignature(_ jws: String, budget: ChainCheckBudget? = nil) async -> VerificationResult<Envelope> {
         guard let compact = CompactJWS(jws) else {
             return .rejected(.init(.invalidFormat, "not a compact JWS with three segments"))
         }
@@ -69,7 +72,7 @@ extension SignedDataVerifier {
             // The very header of a JWS that verified before (same bytes: same alg, same x5c).
             (key, chain, seenHeader) = (cached.key, cached.entry, true)
         } else {
-            switch await resolveChain(of: compact) {
+            switch await resolveChain(of: compact, budget: budget) {
             case .verified(let found): (key, chain, proven) = found
             case .rejected(let failure): return .rejected(failure)
             case .retryable(let failure): return .retryable(failure)
@@ -113,9 +116,15 @@ extension SignedDataVerifier {
     }
 
     /// The chain a header names, cheapest check first: `alg`, then that `x5c[2]` is byte for byte a trusted root,
-    /// then the cache (keyed by the chain's DER), else proving it (returned in `proven`, to be cached once the
-    /// JWS's signature verified).
-    private func resolveChain(of compact: CompactJWS) async
+    /// then the cache (keyed by the chain's DER) of proven and of refused chains, else proving it (returned in
+    /// `proven`, to be cached once the JWS's signature verified).
+    ///
+    /// A chain in no cache is proven one certificate at a time, each check remembered either way
+    /// (``prefilter(_:key:budget:)``): the intermediate against the trusted roots (once per intermediate), then the
+    /// leaf against the intermediate; only a leaf the intermediate really signed goes on to the whole validation. So
+    /// a refused chain, or any chain naming a refused intermediate, costs a lookup; a new broken leaf under a known
+    /// intermediate one signature check, taken from `budget`.
+    private func resolveChain(of compact: CompactJWS, budget: ChainCheckBudget?) async
         -> VerificationResult<(key: ChainCache.Key, entry: ChainCache.Entry, proven: CertificateChainValidator.ProvenChain?)>
     {
         guard let headerBytes = compact.decode(compact.header),
@@ -148,10 +157,75 @@ extension SignedDataVerifier {
             // way, and a verified signature below only remembers the header).
             return .verified((key, cached, nil))
         }
-        switch await chainValidator.validate(der: certificates, now: nowMilliseconds()) {
-        case .success(let proven): return .verified((key, proven.entry, proven))
-        case .failure(let failure): return .rejected(failure)
+        if let refused = chainCache.refusal(key) { return .rejected(refused) }
+        let proof = await proofsInFlight.run(key) { [self, certificates] in await prove(certificates, key: key, budget: budget) }
+        switch proof {
+        case .verified(let proven): return .verified((key, proven.entry, proven))
+        case .rejected(let failure): return .rejected(failure)
+        case .retryable(let failure): return .retryable(failure)
         }
+    }
+
+    /// Proves a chain in no cache: the checks of ``prefilter(_:key:budget:)``, then the whole validation; a refusal
+    /// is remembered.
+    private func prove(
+        _ certificates: [[UInt8]], key: ChainCache.Key, budget: ChainCheckBudget?
+    ) async -> VerificationResult<CertificateChainValidator.ProvenChain> {
+        switch prefilter(certificates, key: key, budget: budget) {
+        case .verified: break
+        case .rejected(let failure): return .rejected(failure)
+        case .retryable(let failure): return .retryable(failure)
+        }
+        chainCache.count(.validation)
+        switch await chainValidator.validate(der: certificates, now: nowMilliseconds()) {
+        case .success(let proven):
+            chainCache.remember(intermediate: certificates[1], .proven(proven.intermediate))
+            return .verified(proven)
+        case .failure(let failure):
+            chainCache.refuse(key, failure)
+            return .rejected(failure)
+        }
+    }
+
+    /// The checks a chain in no cache passes before it is validated whole: its intermediate is one a trusted root
+    /// signed (remembered either way, so each intermediate is checked once), and its leaf is one that intermediate
+    /// signed (a refused chain is remembered). One signature check each, each taken from `budget`: when it is
+    /// spent, the check is retryable (`chain_check_deferred`) and costs nothing more.
+    private func prefilter(_ certificates: [[UInt8]], key: ChainCache.Key, budget: ChainCheckBudget?) -> VerificationResult<Void> {
+        let intermediate: Certificate
+        switch chainCache.intermediate(certificates[1]) {
+        case .proven(let known)?:
+            intermediate = known
+        case .refused(let failure)?:
+            chainCache.refuse(key, failure)
+            return .rejected(failure)
+        case nil:
+            if let deferred = spend(budget) { return .retryable(deferred) }
+            chainCache.count(.intermediateCheck)
+            switch chainValidator.checkIntermediate(der: certificates[1]) {
+            case .success(let checked):
+                chainCache.remember(intermediate: certificates[1], .proven(checked))
+                intermediate = checked
+            case .failure(let failure):
+                chainCache.remember(intermediate: certificates[1], .refused(failure))
+                chainCache.refuse(key, failure)
+                return .rejected(failure)
+            }
+        }
+        if let deferred = spend(budget) { return .retryable(deferred) }
+        chainCache.count(.leafCheck)
+        if let failure = chainValidator.checkLeaf(der: certificates[0], issuedBy: intermediate) {
+            chainCache.refuse(key, failure)
+            return .rejected(failure)
+        }
+        return .verified(())
+    }
+
+    /// A token of `budget`, or the retryable failure to answer when none is left (`nil`: no budget, no bound).
+    private func spend(_ budget: ChainCheckBudget?) -> VerificationFailure? {
+        guard let budget, !budget.take() else { return nil }
+        chainCache.count(.deferred)
+        return .init(.chainCheckDeferred, "too many certificate chains never seen before are being checked; retry later")
     }
 
     /// Offline, a proven chain stays proven; online, it is re-proven (and re-checked for revocation)

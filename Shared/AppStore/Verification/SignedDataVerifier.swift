@@ -15,6 +15,8 @@ package final class SignedDataVerifier: Sendable {
     /// Proven chains; its `statistics` show hits and misses.
     package let chainCache: ChainCache
     let chainValidator: CertificateChainValidator
+    /// Proofs of chains under way: concurrent JWS carrying one new chain share one proof (and one budget's tokens).
+    let proofsInFlight = ChainProofsInFlight()
     /// The trusted roots' DER: a chain whose `x5c[2]` is none of them is refused before any parsing.
     let trustedRootsDER: Set<[UInt8]>
     let revocationChecker: RevocationChecker?
@@ -54,9 +56,10 @@ package final class SignedDataVerifier: Sendable {
     }
 
     /// Whether `jws` is signed by a leaf that chains to a trusted root with Apple's OIDs — nothing about its
-    /// payload (no claims, no validity window). What ingest checks before storing anything anonymous.
-    package func checkSignature(_ jws: String) async -> VerificationResult<Void> {
-        switch await verifySignature(jws) {
+    /// payload (no claims, no validity window). What ingest checks before storing a user's signed transaction.
+    /// `budget` bounds the certificate checks spent on chains never seen before (``ChainCheckBudget``).
+    package func checkSignature(_ jws: String, budget: ChainCheckBudget? = nil) async -> VerificationResult<Void> {
+        switch await verifySignature(jws, budget: budget) {
         case .verified: return .verified(())
         case .rejected(let failure): return .rejected(failure)
         case .retryable(let failure): return .retryable(failure)
