@@ -38,9 +38,9 @@ struct ControlRoutes: Sendable {
                     throw SimError(.badRequest, "invalid_count", "count must be 1-1000")
                 }
                 var signed: [String] = []
-                for _ in 0..<body.count {
+                for index in 0..<body.count {
                     do {
-                        signed.append(try store.signer.sign(json: body.payload))
+                        signed.append(try store.signer.sign(json: try body.payload(copy: index)))
                     } catch {
                         throw SimError(.internalServerError, "signing_failed", "\(error)")
                     }

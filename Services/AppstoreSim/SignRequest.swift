@@ -3,21 +3,34 @@ import Foundation
 /// `POST /sim/sign`: JWS of any payload, signed by the simulator's CA like its own notifications — for benchmarks
 /// and tests that need many distinct genuine-looking signed payloads (never for a production deployment, which
 /// does not trust this CA). Each signature is fresh (ES256 draws a new nonce), so `count` copies of one payload
-/// are `count` distinct JWS.
+/// are `count` distinct JWS. Ingest takes one job per `notificationUUID`, so with `distinctNotificationUUIDs` each copy
+/// of a notification payload gets a new one.
 struct SignRequest: Decodable, Sendable {
     /// The payload, any JSON object.
     var payload: Data
     /// How many JWS to make (1–1000).
     var count: Int
+    /// Give each copy a fresh `notificationUUID`.
+    var distinctNotificationUUIDs: Bool
 
     enum CodingKeys: String, CodingKey {
-        case payload, count
+        case payload, count, distinctNotificationUUIDs
     }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
+        distinctNotificationUUIDs = try container.decodeIfPresent(Bool.self, forKey: .distinctNotificationUUIDs) ?? false
         payload = try JSONSerialization.data(withJSONObject: try container.decode(AnyJSON.self, forKey: .payload).value)
+    }
+
+    /// The payload of copy number `index`: the payload itself, or with a fresh `notificationUUID`.
+    func payload(copy index: Int) throws -> Data {
+        guard distinctNotificationUUIDs, var object = try JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
+            return payload
+        }
+        object["notificationUUID"] = UUID().uuidString.lowercased()
+        return try JSONSerialization.data(withJSONObject: object)
     }
 
     /// Any JSON value, decoded into Foundation objects.

@@ -64,7 +64,9 @@ func buildApplication(
     do {
         signatures = try SignedDataVerifier(
             configuration: SignedDataVerifierConfiguration(
-                rootCertificates: configuration.rootCertificates, bundleId: nil, environment: nil, allowsMissingAppAppleId: true))
+                rootCertificates: configuration.rootCertificates, bundleId: configuration.app.bundleId,
+                environment: configuration.app.environment, appAppleId: configuration.app.appAppleId,
+                allowsMissingAppAppleId: true, acceptsSandbox: configuration.app.acceptsSandbox))
     } catch {
         pool.close()
         operatorsRedis.close()
@@ -78,6 +80,8 @@ func buildApplication(
                 issuer: configuration.clientJWTIssuer, audience: configuration.clientJWTAudience,
                 maxLifetime: configuration.clientJWTMaxLifetime)),
         signatures: signatures,
+        doorBudget: ChainCheckBudget(
+            ratePerSecond: configuration.doorChainChecksPerSecond, capacity: Double(configuration.doorChainCheckBurst)),
         batcher: EnqueueBatcher(
             redis: pool, maxBatch: configuration.enqueueBatchSize, maxBatchBytes: configuration.enqueueBatchBytes,
             maxInFlight: configuration.enqueueRoundTrips,

@@ -18,7 +18,10 @@ extension IngestConfiguration {
                 throw ConfigurationError(variable: "TOLLGATE_CATALOG", problem: "is not usable: \(error.message)")
             }
         }
-        self.init(shared: shared, catalog: catalog)
+        self.init(shared: shared, app: try AppIdentity(reader: reader), catalog: catalog)
+        doorChainChecksPerSecond = Double(
+            try reader.int("TOLLGATE_DOOR_CHAIN_CHECKS_PER_SECOND", default: Int(doorChainChecksPerSecond), range: 1...10_000))
+        doorChainCheckBurst = try reader.int("TOLLGATE_DOOR_CHAIN_CHECK_BURST", default: doorChainCheckBurst, range: 1...100_000)
         self.shared.redis.commandTimeout = try reader.milliseconds("TOLLGATE_REDIS_COMMAND_TIMEOUT_MS", default: 2000, range: 50...60_000)
         host = reader.string("TOLLGATE_HTTP_HOST", default: host)
         port = try reader.int("TOLLGATE_HTTP_PORT", default: port, range: 0...65535)
@@ -79,7 +82,7 @@ extension IngestConfiguration {
         let keyId = try reader.required(names[0], "with the other TOLLGATE_OFFER_* settings")
         let issuerId = try reader.required(names[1], "with the other TOLLGATE_OFFER_* settings")
         let path = try reader.required(names[2], "with the other TOLLGATE_OFFER_* settings")
-        let bundleId = try reader.required("TOLLGATE_BUNDLE_ID", "to sign promotional offers")
+        let bundleId = try reader.required("TOLLGATE_BUNDLE_ID")
         guard let pem = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }) else {
             throw ConfigurationError(variable: names[2], problem: "cannot read \(path)")
         }

@@ -7,6 +7,13 @@ import Pipeline
 ///
 /// Keys (besides ``SharedConfiguration``'s `TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`, `LOG_LEVEL` and
 /// `TOLLGATE_SHUTDOWN_GRACE`, here `40s` by default: ``defaultShutdownGrace``):
+/// - `TOLLGATE_BUNDLE_ID` (required), `TOLLGATE_ENVIRONMENT`, `TOLLGATE_APP_APPLE_ID`, `TOLLGATE_ACCEPT_SANDBOX` — the
+///   app (``AppStore/AppIdentity``), as the verifier reads them: a V2 notification for another app, or from an
+///   environment the deployment does not take, is refused at the door with its code and nothing is stored
+/// - `TOLLGATE_DOOR_CHAIN_CHECKS_PER_SECOND`, `TOLLGATE_DOOR_CHAIN_CHECK_BURST` — certificate checks per second (and
+///   burst) this process spends on anonymous notifications whose certificate chain it has never seen (`10`, `20`):
+///   each costs a P-384 signature check, more than a whole forged request on a known chain. Past them such a
+///   notification is answered `503 chain_check_deferred` (Apple retries); known chains are unaffected
 /// - `TOLLGATE_HTTP_HOST` — address to listen on (`127.0.0.1`)
 /// - `TOLLGATE_HTTP_PORT` — port to listen on, 0–65535 (`8080`)
 /// - `TOLLGATE_CATALOG` — catalog JSON path; unset serves an empty catalog and refuses every order with
@@ -63,6 +70,10 @@ import Pipeline
 ///   (`2000`)
 package struct IngestConfiguration: Sendable {
     package var shared: SharedConfiguration
+    /// The app whose notifications the door takes.
+    package var app: AppIdentity
+    package var doorChainChecksPerSecond = 10.0
+    package var doorChainCheckBurst = 20
     package var host = "127.0.0.1"
     package var port = 8080
     package var catalog: Catalog
@@ -110,8 +121,9 @@ package struct IngestConfiguration: Sendable {
     /// How often the jobs stream's backlog is sampled.
     package var backlogSampleInterval: Duration = .milliseconds(500)
 
-    package init(shared: SharedConfiguration = SharedConfiguration(), catalog: Catalog) {
+    package init(shared: SharedConfiguration = SharedConfiguration(), app: AppIdentity, catalog: Catalog) {
         self.shared = shared
+        self.app = app
         self.catalog = catalog
     }
 }

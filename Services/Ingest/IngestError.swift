@@ -60,6 +60,21 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
     static func invalidSignature(_ message: String) -> IngestError {
         IngestError(status: .unauthorized, code: "invalid_signature", message: message)
     }
+    /// A V2 notification Apple signed that is not a notification of this deployment's app and environments: `403`
+    /// with the verifier's code (`wrong_bundle_id`, `wrong_environment`, `sandbox_not_allowed`, `wrong_app_apple_id`),
+    /// or `400 not_a_notification` when the signed payload is not a notification at all.
+    static func notForThisApp(_ code: String, _ message: String) -> IngestError {
+        switch code {
+        case "wrong_bundle_id": return IngestError(status: .forbidden, code: "wrong_bundle_id", message: message)
+        case "wrong_environment": return IngestError(status: .forbidden, code: "wrong_environment", message: message)
+        case "sandbox_not_allowed": return IngestError(status: .forbidden, code: "sandbox_not_allowed", message: message)
+        case "wrong_app_apple_id": return IngestError(status: .forbidden, code: "wrong_app_apple_id", message: message)
+        default: return IngestError(status: .badRequest, code: "not_a_notification", message: message)
+        }
+    }
+    static func chainCheckDeferred(_ message: String) -> IngestError {
+        IngestError(status: .serviceUnavailable, code: "chain_check_deferred", message: message, retryAfterSeconds: 1)
+    }
     static func payloadTooLarge(limit: Int) -> IngestError {
         IngestError(status: .contentTooLarge, code: "payload_too_large", message: "the body exceeds \(limit) bytes")
     }

@@ -9,8 +9,8 @@ extension IngestRoutes {
     /// is durably in Redis (and acknowledged by replicas when configured), `503` otherwise so Apple retries.
     func notification(_ request: Request) async throws -> Response {
         let body = try await body(of: request, limit: Submission.maxNotificationBytes)
-        let submission = try Submission.notification(body: body, v1SharedSecret: configuration.v1SharedSecret)
-        try await checkSignature(submission)
+        var submission = try Submission.notification(body: body, v1SharedSecret: configuration.v1SharedSecret)
+        if let jws = submission.signed { submission.notificationUUID = try await checkNotification(jws) }
         let outcome = try await enqueue(submission, source: .apple, userID: nil)
         return jobIDResponse(.ok, outcome.jobID)
     }
@@ -61,6 +61,26 @@ extension IngestRoutes {
             throw IngestError.invalidSignature("\(failure.code.rawValue): \(failure.message)")
         case .retryable:
             throw IngestError.overloaded("the signature could not be checked now; retry")
+        }
+    }
+
+    /// An anonymous V2 notification's door check: Apple's signature (`401 invalid_signature`), then a notification of
+    /// this app and environment (`403` with the verifier's code: `wrong_bundle_id`, `wrong_environment`,
+    /// `sandbox_not_allowed`, `wrong_app_apple_id`; `400 not_a_notification`). A chain never seen before is checked
+    /// within ``doorBudget`` (`503 chain_check_deferred` past it). Returns the notification's UUID.
+    func checkNotification(_ jws: String) async throws -> String {
+        switch await signatures.checkNotification(jws, budget: doorBudget) {
+        case .accepted(let uuid):
+            return uuid
+        case .badSignature(let failure):
+            metrics.reject(reason: "invalid_signature")
+            throw IngestError.invalidSignature("\(failure.code.rawValue): \(failure.message)")
+        case .notForThisApp(let failure):
+            metrics.reject(reason: "not_for_this_app")
+            throw IngestError.notForThisApp(failure.code.rawValue, failure.message)
+        case .deferred(let failure):
+            metrics.reject(reason: "chain_check_deferred")
+            throw IngestError.chainCheckDeferred(failure.message)
         }
     }
 
@@ -132,15 +152,18 @@ extension IngestRoutes {
     }
 
     /// `sha256(source, user, kind, order, payload)` in hex: the dedupe key's name, `<prefix>:{J}:dedupe:<hash>` in
-    /// the job's partition. For a V2 notification the payload hashed is its `signedPayload`, not the body around
-    /// it: a replay rewrapped in other JSON is the same job.
+    /// the job's partition. For a V2 notification the identity hashed is its `notificationUUID` (Apple-signed, read
+    /// at the door), not the body or the JWS: a replay rewrapped in other JSON, or with its signature spelled the
+    /// other valid way, is the same job.
     func dedupeHash(_ submission: Submission, source: Job.Source, userID: String?) -> String {
         var hasher = SHA256()
         for part in [source.rawValue, userID ?? "", submission.kind.rawValue, submission.orderNo ?? ""] {
             hasher.update(data: Data(part.utf8))
             hasher.update(data: [0])
         }
-        if submission.kind == .notificationV2, let signed = submission.signed {
+        if submission.kind == .notificationV2, let uuid = submission.notificationUUID {
+            hasher.update(data: Data("notificationUUID:\(uuid)".utf8))
+        } else if submission.kind == .notificationV2, let signed = submission.signed {
             hasher.update(data: Data(signed.utf8))
         } else {
             hasher.update(data: submission.payload)

@@ -11,9 +11,12 @@ struct IngestRoutes: Sendable {
     let configuration: IngestConfiguration
     let redis: any RedisCommandExecutor
     let authenticator: Authenticator
-    /// The signature check at the door (``SignedDataVerifier/checkSignature(_:)``): chain to a trusted root and
-    /// leaf signature, no payload rules (the verifier applies those).
+    /// The checks at the door: a user's signed transaction's signature (``SignedDataVerifier/checkSignature(_:budget:)``:
+    /// chain to a trusted root and leaf signature, no payload rules: the verifier applies those), an anonymous
+    /// notification's signature and app (``SignedDataVerifier/checkNotification(_:budget:)``).
     let signatures: SignedDataVerifier
+    /// What anonymous notifications may spend on certificate chains never seen before.
+    let doorBudget: ChainCheckBudget
     let batcher: EnqueueBatcher
     let waiters: ResultWaiters
     let backlog: BacklogMonitor

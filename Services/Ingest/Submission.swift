@@ -10,6 +10,9 @@ struct Submission: Sendable {
     /// The JWS whose signature must verify before the job is stored (a signed transaction, a V2 notification's
     /// `signedPayload`).
     var signed: String?
+    /// A V2 notification's `notificationUUID`, once the door checked that Apple signed it for this app: its identity
+    /// for deduplication (``IngestRoutes/dedupeHash(_:source:userID:)``).
+    var notificationUUID: String?
     /// A V1 notification's `original_transaction_id`, read unverified before the body is cut down to its trigger:
     /// only a hint of the partition its job starts in (``IngestRoutes/partition(of:source:userID:dedupeHash:)``).
     var originalTransactionId: String?

@@ -10,24 +10,11 @@ extension VerifierConfiguration {
     package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader)
-        let bundleId = try reader.required("TOLLGATE_BUNDLE_ID")
-        let environmentName = reader.string("TOLLGATE_ENVIRONMENT", default: "sandbox").lowercased()
-        let appStoreEnvironment: AppStoreEnvironment
-        switch environmentName {
-        case "production": appStoreEnvironment = .production
-        case "sandbox": appStoreEnvironment = .sandbox
-        default:
-            throw ConfigurationError(variable: "TOLLGATE_ENVIRONMENT", problem: "must be production or sandbox")
-        }
-        var appAppleId: Int64?
-        if reader.optional("TOLLGATE_APP_APPLE_ID") != nil {
-            appAppleId = try reader.int("TOLLGATE_APP_APPLE_ID", default: Int64(0), range: 1...Int64.max)
-        } else if appStoreEnvironment == .production {
-            throw ConfigurationError(variable: "TOLLGATE_APP_APPLE_ID", problem: "is required in production")
-        }
-        self.init(shared: shared, bundleId: bundleId, appAppleId: appAppleId, environment: appStoreEnvironment)
+        let app = try AppIdentity(reader: reader)
+        let appStoreEnvironment = app.environment
+        self.init(shared: shared, bundleId: app.bundleId, appAppleId: app.appAppleId, environment: app.environment)
 
-        acceptSandbox = try reader.bool("TOLLGATE_ACCEPT_SANDBOX", default: false)
+        acceptSandbox = app.acceptsSandbox
         sharedSecret = reader.optional("TOLLGATE_SHARED_SECRET")
         if let list = reader.optional("TOLLGATE_ROOT_CERTS") {
             do {

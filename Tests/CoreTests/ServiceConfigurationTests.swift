@@ -50,7 +50,8 @@ import Testing
 
     static let services: [Service] = [
         Service(
-            name: "ingest", base: ["TOLLGATE_SHARED_SECRET": "s3cret"], number: "TOLLGATE_HTTP_PORT",
+            name: "ingest", base: ["TOLLGATE_SHARED_SECRET": "s3cret", "TOLLGATE_BUNDLE_ID": "com.example.app"],
+            number: "TOLLGATE_HTTP_PORT",
             flag: "TOLLGATE_V1_NOTIFICATIONS", duration: "TOLLGATE_ORDER_TTL"
         ) { environment in
             let configuration = try IngestConfiguration(environment: environment)
@@ -157,7 +158,7 @@ import Testing
     /// answer.
     @Test func shutdownGraceDefaultsEndBeforeComposeKills() throws {
         let kills = try Self.composeStopGracePeriods()
-        let ingest = try IngestConfiguration(environment: [:])
+        let ingest = try IngestConfiguration(environment: ["TOLLGATE_BUNDLE_ID": "com.example.app"])
         let defaults: [String: Duration] = [
             "ingest": ingest.shared.shutdownGrace,
             "verifier": try VerifierConfiguration(environment: ["TOLLGATE_BUNDLE_ID": "com.example.app"]).shared.shutdownGrace,
@@ -169,9 +170,11 @@ import Testing
             #expect(grace + .seconds(5) <= kill, "\(service): grace \(grace), compose kills after \(kill)")
         }
         #expect(ingest.shared.shutdownGrace >= .seconds(ingest.maxWaitSeconds + 5))
-        #expect(try IngestConfiguration(environment: ["TOLLGATE_SHUTDOWN_GRACE": "5s"]).shared.shutdownGrace == .seconds(5))
+        let app = ["TOLLGATE_BUNDLE_ID": "com.example.app"]
+        #expect(
+            try IngestConfiguration(environment: app.merging(["TOLLGATE_SHUTDOWN_GRACE": "5s"]) { $1 }).shared.shutdownGrace == .seconds(5))
         do {
-            _ = try IngestConfiguration(environment: ["TOLLGATE_SHUTDOWN_GRACE": "0s"])
+            _ = try IngestConfiguration(environment: app.merging(["TOLLGATE_SHUTDOWN_GRACE": "0s"]) { $1 })
             Issue.record("a zero shutdown grace was accepted")
         } catch {
             #expect(error.variable == "TOLLGATE_SHUTDOWN_GRACE")

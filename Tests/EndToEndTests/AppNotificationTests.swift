@@ -61,33 +61,38 @@ extension TollgateSystemTests {
             }
             let evil = "evil-\(UUID().uuidString.lowercased())"
             let stranger = try TestCertificateAuthority().signer().sign(json: try JSONSerialization.data(withJSONObject: app(evil)))
-            let attacks: [(String, [String: Any])] = [
+            // What the notification itself says is checked at the door (issue 29 item 5): refused there, nothing stored.
+            let refusedAtTheDoor: [(String, Int, [String: Any])] = [
                 (
-                    "wrong_bundle_id",
+                    "wrong_bundle_id", 403,
                     notification(["appData": appData(try await sim.sign(app(evil, bundleId: "com.evil.app")), bundleId: "com.evil.app")])
                 ),
                 (
-                    "sandbox_not_allowed",
+                    "sandbox_not_allowed", 403,
                     notification(["appData": appData(try await sim.sign(app(evil, environment: "Sandbox")), environment: "Sandbox")])
                 ),
-                ("invalid_chain", notification(["appData": appData(stranger)])),
                 (
-                    "ambiguous_notification_data",
+                    "not_a_notification", 400,
                     notification([
                         "appData": appData(try await sim.sign(app(evil))),
                         "data": ["bundleId": SystemHarness.bundleId, "environment": "Production", "appAppleId": 1_234_567_890],
                     ])
                 ),
-                ("missing_notification_data", notification([:])),
+                ("not_a_notification", 400, notification([:])),
             ]
-            for (code, attack) in attacks {
+            for (code, status, attack) in refusedAtTheDoor {
                 let signed = try await sim.sign(attack)
                 let answer = try await ingest.postNotification(Data(#"{"signedPayload":"\#(signed)"}"#.utf8))
-                #expect(answer.status == 200, "\(answer.text)")
-                let outcome = try await ingest.waitForJob(try #require(answer.json["jobId"] as? String), auth: .service)
-                #expect(outcome.status == "rejected", "\(code): \(outcome)")
-                #expect(outcome.reason == code, "\(outcome)")
+                #expect(answer.status == status, "\(code): \(answer.text)")
+                #expect((answer.json["error"] as? [String: Any])?["code"] as? String == code, "\(answer.text)")
             }
+            // What it nests is the verifier's: a forged app transaction inside a genuine notification.
+            let signed = try await sim.sign(notification(["appData": appData(stranger)]))
+            let answer = try await ingest.postNotification(Data(#"{"signedPayload":"\#(signed)"}"#.utf8))
+            #expect(answer.status == 200, "\(answer.text)")
+            let outcome = try await ingest.waitForJob(try #require(answer.json["jobId"] as? String), auth: .service)
+            #expect(outcome.status == "rejected", "\(outcome)")
+            #expect(outcome.reason == "invalid_chain", "\(outcome)")
             #expect(try await Self.entries(redis, appTransactionId: evil).isEmpty)
             #expect(try await Self.entries(redis, appTransactionId: appTransactionId).count == 1)
             try await system.expectAuditClean()

@@ -30,7 +30,12 @@ extension SystemHarness {
         let redis = try await SystemRedis.start()
         let started = StartedServices()
         do {
-            let common = redis.environment.merging(["TOLLGATE_KEY_PREFIX": "tg", "LOG_LEVEL": "info"]) { $1 }
+            // The app's identity is shared by every service, as compose's tollgate.env shares it: ingest checks it at
+            // the door, the verifier on everything it verifies.
+            let common = redis.environment.merging([
+                "TOLLGATE_KEY_PREFIX": "tg", "LOG_LEVEL": "info", "TOLLGATE_BUNDLE_ID": bundleId, "TOLLGATE_APP_APPLE_ID": "1234567890",
+                "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_ACCEPT_SANDBOX": options.acceptSandbox ? "true" : "false",
+            ]) { $1 }
             let first = try await launchAll(
                 [ingestSpec(common, catalog: catalog, directory: directory)]
                     + fulfillerSpecs(common, catalog: catalog, count: options.replicas),
@@ -125,9 +130,8 @@ extension SystemHarness {
             "TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL": sim.baseURL + "/sandbox/verifyReceipt",
             "TOLLGATE_APPSTORE_API_URL": sim.baseURL,
             "TOLLGATE_APPSTORE_API_SANDBOX_URL": sim.baseURL + "/sandbox",
-            "TOLLGATE_BUNDLE_ID": bundleId, "TOLLGATE_APP_APPLE_ID": "1234567890", "TOLLGATE_SHARED_SECRET": sharedSecret,
-            "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_ACCEPT_SANDBOX": options.acceptSandbox ? "true" : "false",
-            "TOLLGATE_RETRY_BASE_MS": "100", "TOLLGATE_RETRY_CAP_MS": "1000", "TOLLGATE_APPLE_TIMEOUT_MS": "5000",
+            "TOLLGATE_SHARED_SECRET": sharedSecret, "TOLLGATE_RETRY_BASE_MS": "100", "TOLLGATE_RETRY_CAP_MS": "1000",
+            "TOLLGATE_APPLE_TIMEOUT_MS": "5000",
             "TOLLGATE_VERIFIER_CONCURRENCY": "16", "TOLLGATE_METRICS_HOST": "127.0.0.1",
         ]
         if options.serverAPI, let key = try? testAPIKeySettings(directory: directory) {

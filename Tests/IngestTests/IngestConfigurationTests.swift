@@ -1,3 +1,4 @@
+import AppStore
 import Core
 import Foundation
 import Pipeline
@@ -8,8 +9,11 @@ import Testing
 @testable import ingest
 
 @Suite struct IngestConfigurationTests {
+    /// The settings every ingest needs: the app (`TOLLGATE_BUNDLE_ID`).
+    static let app = ["TOLLGATE_BUNDLE_ID": "com.example.app"]
+
     @Test func defaultsAndOverrides() throws {
-        let defaults = try IngestConfiguration(environment: [:])
+        let defaults = try IngestConfiguration(environment: Self.app)
         #expect(defaults.port == 8080)
         #expect(defaults.host == "127.0.0.1")
         #expect(defaults.clientJWTSecret == nil)
@@ -18,20 +22,25 @@ import Testing
         #expect(defaults.enqueueBatchBytes == 16_384)
         #expect(defaults.redisPoolSize == 2)  // multiplexed: every enqueue round trip is pipelined on them
         #expect(defaults.maxReceiptBytes == 524_288)
-        let custom = try IngestConfiguration(environment: [
-            "TOLLGATE_HTTP_PORT": "9090",
-            "TOLLGATE_SERVICE_KEYS": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
-            "TOLLGATE_MAX_BACKLOG": "5", "TOLLGATE_REDIS_WAIT_REPLICAS": "1",
-        ])
+        let custom = try IngestConfiguration(
+            environment: Self.app.merging([
+                "TOLLGATE_HTTP_PORT": "9090",
+                "TOLLGATE_SERVICE_KEYS": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                "TOLLGATE_MAX_BACKLOG": "5", "TOLLGATE_REDIS_WAIT_REPLICAS": "1",
+            ]) { $1 })
         #expect(custom.port == 9090)
         #expect(custom.serviceKeys.count == 2)
         #expect(custom.maxBacklog == 5)
         #expect(custom.waitReplicas == 1)
         #expect(custom.redisPoolSize == 68)  // each round trip's WAIT holds a connection
-        let connections = try IngestConfiguration(environment: ["TOLLGATE_REDIS_CONNECTIONS": "5"])
+        let connections = try IngestConfiguration(environment: Self.app.merging(["TOLLGATE_REDIS_CONNECTIONS": "5"]) { $1 })
         #expect(connections.redisPoolSize == 5)
-        #expect(throws: ConfigurationError.self) { try IngestConfiguration(environment: ["TOLLGATE_REDIS_CONNECTIONS": "0"]) }
-        #expect(throws: ConfigurationError.self) { try IngestConfiguration(environment: ["TOLLGATE_REDIS_IO_THREADS": "17"]) }
+        #expect(throws: ConfigurationError.self) {
+            try IngestConfiguration(environment: Self.app.merging(["TOLLGATE_REDIS_CONNECTIONS": "0"]) { $1 })
+        }
+        #expect(throws: ConfigurationError.self) {
+            try IngestConfiguration(environment: Self.app.merging(["TOLLGATE_REDIS_IO_THREADS": "17"]) { $1 })
+        }
     }
 
     @Test(arguments: [
@@ -44,7 +53,7 @@ import Testing
     ])
     func badValuesNameTheirVariable(variable: String, value: String) {
         do {
-            _ = try IngestConfiguration(environment: [variable: value])
+            _ = try IngestConfiguration(environment: Self.app.merging([variable: value]) { $1 })
             Issue.record("\(variable)=\(value) was accepted")
         } catch {
             #expect(error.variable == variable, "\(error)")
@@ -52,7 +61,7 @@ import Testing
     }
 
     @Test func unreachableRedisFailsStartupNamingTheVariable() async throws {
-        var configuration = try IngestConfiguration(environment: ["TOLLGATE_REDIS_URL": "redis://127.0.0.1:1"])
+        var configuration = try IngestConfiguration(environment: Self.app.merging(["TOLLGATE_REDIS_URL": "redis://127.0.0.1:1"]) { $1 })
         configuration.port = 0
         let started = ContinuousClock.now
         do {
@@ -74,7 +83,7 @@ import Testing
     ])
     func shippedPlaceholdersAreRefused(variable: String, value: String) {
         do {
-            _ = try IngestConfiguration(environment: [variable: value])
+            _ = try IngestConfiguration(environment: Self.app.merging([variable: value]) { $1 })
             Issue.record("\(variable) with a placeholder was accepted")
         } catch {
             #expect(error.variable == variable, "\(error)")
@@ -84,19 +93,44 @@ import Testing
 
     /// V1 needs the shared secret; ingest's other settings read as documented.
     @Test func v1AndAbuseSettings() throws {
-        #expect(throws: ConfigurationError.self) { try IngestConfiguration(environment: ["TOLLGATE_V1_NOTIFICATIONS": "true"]) }
-        let custom = try IngestConfiguration(environment: [
-            "TOLLGATE_V1_NOTIFICATIONS": "true", "TOLLGATE_SHARED_SECRET": "s3cret", "TOLLGATE_ORDER_TTL": "2d",
-            "TOLLGATE_MAX_PENDING_ORDERS": "3", "TOLLGATE_USER_MAX_IN_FLIGHT": "4", "TOLLGATE_OPS_PORT": "9191",
-            "TOLLGATE_BACKLOG_BYTES_CLIENT": "0", "TOLLGATE_HTTP_BODY_TIMEOUT": "2s",
-        ])
+        #expect(
+            throws: ConfigurationError(variable: "TOLLGATE_SHARED_SECRET", problem: "is required (when TOLLGATE_V1_NOTIFICATIONS is on)")
+        ) {
+            try IngestConfiguration(environment: Self.app.merging(["TOLLGATE_V1_NOTIFICATIONS": "true"]) { $1 })
+        }
+        let custom = try IngestConfiguration(
+            environment: Self.app.merging([
+                "TOLLGATE_V1_NOTIFICATIONS": "true", "TOLLGATE_SHARED_SECRET": "s3cret", "TOLLGATE_ORDER_TTL": "2d",
+                "TOLLGATE_MAX_PENDING_ORDERS": "3", "TOLLGATE_USER_MAX_IN_FLIGHT": "4", "TOLLGATE_OPS_PORT": "9191",
+                "TOLLGATE_BACKLOG_BYTES_CLIENT": "0", "TOLLGATE_HTTP_BODY_TIMEOUT": "2s",
+            ]) { $1 })
         #expect(custom.v1SharedSecret == "s3cret")
         #expect(custom.orderLifetime == .seconds(2 * 86_400))
         #expect(custom.maxPendingOrders == 3 && custom.userMaxInFlight == 4)
         #expect(custom.opsPort == 9191)
         #expect(custom.backlogBytesClient == 0)
         #expect(custom.bodyTimeout == .seconds(2))
-        let defaults = try IngestConfiguration(environment: [:])
+        let defaults = try IngestConfiguration(environment: Self.app)
         #expect(defaults.v1SharedSecret == nil && defaults.opsPort == nil)
+    }
+
+    /// Issue 29 item 5: the door takes notifications of one app, read as the verifier reads it; without a bundle ID
+    /// ingest does not start.
+    @Test func theAppIsReadAsTheVerifierReadsIt() throws {
+        #expect(throws: ConfigurationError(variable: "TOLLGATE_BUNDLE_ID", problem: "is required")) {
+            try IngestConfiguration(environment: [:])
+        }
+        let defaults = try IngestConfiguration(environment: Self.app)
+        #expect(defaults.app == AppIdentity(bundleId: "com.example.app", environment: .sandbox, acceptsSandbox: false))
+        #expect(defaults.doorChainChecksPerSecond == 10 && defaults.doorChainCheckBurst == 20)
+        let production = try IngestConfiguration(environment: [
+            "TOLLGATE_BUNDLE_ID": "com.example.app", "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_APP_APPLE_ID": "42",
+            "TOLLGATE_ACCEPT_SANDBOX": "true", "TOLLGATE_DOOR_CHAIN_CHECKS_PER_SECOND": "3", "TOLLGATE_DOOR_CHAIN_CHECK_BURST": "4",
+        ])
+        #expect(production.app == AppIdentity(bundleId: "com.example.app", appAppleId: 42, environment: .production, acceptsSandbox: true))
+        #expect(production.doorChainChecksPerSecond == 3 && production.doorChainCheckBurst == 4)
+        #expect(throws: ConfigurationError(variable: "TOLLGATE_APP_APPLE_ID", problem: "is required in production")) {
+            try IngestConfiguration(environment: ["TOLLGATE_BUNDLE_ID": "b", "TOLLGATE_ENVIRONMENT": "production"])
+        }
     }
 }

@@ -26,10 +26,13 @@ enum IngestHarness {
         ])
     }
 
+    /// The app of Apple's real notification vectors (sandbox), which the door takes.
+    static let app = AppIdentity(bundleId: "com.loki-project.loki-messenger", environment: .sandbox)
+
     static func configuration(_ server: RedisServer) throws -> IngestConfiguration {
         var shared = SharedConfiguration(redis: server.configuration(commandTimeout: .seconds(2)))
         shared.keys = Keys(prefix: "tg")
-        var configuration = IngestConfiguration(shared: shared, catalog: try catalog())
+        var configuration = IngestConfiguration(shared: shared, app: app, catalog: try catalog())
         configuration.port = 0
         configuration.clientJWTSecret = secret
         configuration.serviceKeys = [serviceKey]
@@ -81,9 +84,13 @@ enum IngestHarness {
 
     /// The real Apple V2 notification vector, as Apple would post it.
     static func notificationBody(extra: String = "") throws -> [UInt8] {
-        let jws = try String(contentsOf: vectors.appendingPathComponent("apple-real/notification-did_renew-sandbox-1.jws"), encoding: .utf8)
+        Array("{\"signedPayload\":\"\(try appleNotificationJWS())\"\(extra)}".utf8)
+    }
+
+    /// The real Apple V2 notification vector's `signedPayload` (a `DID_RENEW` of ``app``, sandbox).
+    static func appleNotificationJWS() throws -> String {
+        try String(contentsOf: vectors.appendingPathComponent("apple-real/notification-did_renew-sandbox-1.jws"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        return Array("{\"signedPayload\":\"\(jws)\"\(extra)}".utf8)
     }
 
     /// A test CA whose root the test configuration trusts next to Apple's: distinct notifications need distinct
@@ -91,10 +98,10 @@ enum IngestHarness {
     static let testAuthority = Result { try TestCertificateAuthority() }
 
     /// A V2 notification of its own, signed by ``testAuthority``, about as large as Apple's vector (18.6 KB).
-    static func distinctNotificationBody(_ seed: String) throws -> [UInt8] {
+    static func distinctNotificationBody(_ seed: String, bundleId: String = app.bundleId) throws -> [UInt8] {
         let payload: [String: Any] = [
             "notificationType": "DID_RENEW", "notificationUUID": "ingest-test-\(seed)", "signedDate": 1_767_225_600_000,
-            "padding": String(repeating: "x", count: 13_000),
+            "data": ["bundleId": bundleId, "environment": "Sandbox"], "padding": String(repeating: "x", count: 13_000),
         ]
         let jws = try testAuthority.get().signer().sign(json: JSONSerialization.data(withJSONObject: payload))
         return Array("{\"signedPayload\":\"\(jws)\"}".utf8)

@@ -46,7 +46,7 @@ struct IngestProcess {
                 "TOLLGATE_REDIS_URL": redisURL, "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
                 "TOLLGATE_CLIENT_JWT_SECRET": IngestHarness.secret, "TOLLGATE_SERVICE_KEYS": IngestHarness.serviceKey,
                 "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",
-                "TOLLGATE_ROOT_CERTS": try rootsFile().path,
+                "TOLLGATE_ROOT_CERTS": try rootsFile().path, "TOLLGATE_BUNDLE_ID": IngestHarness.app.bundleId,
             ].merging(environment) { _, new in new }, log: log)
         defer { if process.process.isRunning { process.kill() } }
         let running = IngestProcess(process: process, base: "http://127.0.0.1:\(port)", port: port, log: log)

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -156,5 +157,148 @@ import Testing
                 #expect(try await IngestHarness.dbsize(redis) == 0)
             }
         }
+    }
+
+    /// Issue 29 item 5: one notification had 32 spellings that each made a job (16 for the unused bits of the
+    /// signature's last base64url character, times ECDSA's s and n − s). Now the 30 non-canonical ones are refused
+    /// and the two valid signatures are one job: deduplicated on the Apple-signed `notificationUUID`.
+    @Test func oneNotificationSpelledThirtyTwoWaysIsOneJob() async throws {
+        let jws = try IngestHarness.appleNotificationJWS()
+        let segments = jws.split(separator: ".").map(String.init)
+        let signature = try #require(Base64URL.decode(segments[2]))
+        #expect(signature.count == 64)
+        let mirrored = Array(signature[0..<32]) + Self.p256Negated(Array(signature[32...]))
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var spellings: [String] = []
+        for value in [signature, mirrored] {
+            let canonical = Base64URL.encode(value)
+            let final = try #require(canonical.last)
+            let index = try #require(alphabet.firstIndex(of: final))
+            for unused in 0..<16 { spellings.append(String(canonical.dropLast()) + String(alphabet[index | unused])) }
+        }
+        #expect(Set(spellings).count == 32)
+        let bodies = spellings.map { "{\"signedPayload\":\"\(segments[0]).\(segments[1]).\($0)\"}" }
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                var jobs: Set<String> = []
+                var refused = 0
+                for body in bodies {
+                    let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(string: body))
+                    if response.status == .ok {
+                        jobs.insert(IngestHarness.json(response)["jobId"] as? String ?? "")
+                    } else {
+                        #expect(response.status == .unauthorized)
+                        #expect(IngestHarness.errorCode(response) == "invalid_signature")
+                        refused += 1
+                    }
+                }
+                #expect(jobs.count == 1)
+                #expect(refused == 30)
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 1)
+            }
+        }
+    }
+
+    /// Issue 29 item 5: the door took any Apple-signed JWS as a notification (it only proved that an Apple leaf
+    /// signed it). Real data Apple signed for other apps, or a StoreKit transaction posted as a notification, is
+    /// now refused with its code and leaves nothing.
+    @Test func appleSignedDataOfAnotherAppIsRefusedAtTheDoor() async throws {
+        let cases: [(String, String, Int)] = [
+            ("notification-test-sandbox-2.jws", "wrong_bundle_id", 403),  // com.Abilities
+            ("notification-test-production-1.jws", "wrong_bundle_id", 403),  // com.nineton.taller, production
+            ("notification-refund-sandbox-2.jws", "wrong_bundle_id", 403),  // com.cynet.xingqi
+            ("transaction-consumable-sandbox-1.jws", "not_a_notification", 400),  // a transaction, not a notification
+            ("transaction-auto_renewable_subscription-sandbox-1.jws", "not_a_notification", 400),  // this app's
+        ]
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                for (file, code, status) in cases {
+                    let jws = try String(contentsOf: IngestHarness.vectors.appendingPathComponent("apple-real/\(file)"), encoding: .utf8)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                    let response = try await client.execute(
+                        uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(string: "{\"signedPayload\":\"\(jws)\"}"))
+                    #expect(Int(response.status.code) == status, "\(file)")
+                    #expect(IngestHarness.errorCode(response) == code, "\(file)")
+                }
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await IngestHarness.dbsize(redis) == 0)
+            }
+            // A production deployment that does not take sandbox data refuses a sandbox notification of its own app.
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.app = AppIdentity(bundleId: IngestHarness.app.bundleId, appAppleId: 1_470_168_868, environment: .production)
+                }
+            ) { client in
+                let response = try await client.execute(
+                    uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: try IngestHarness.notificationBody()))
+                #expect(response.status == .forbidden)
+                #expect(IngestHarness.errorCode(response) == "sandbox_not_allowed")
+            }
+        }
+    }
+
+    /// Issue 29 item 2: strangers sending a fresh broken chain with every request spend the door's budget for new
+    /// chains, then are answered `503 chain_check_deferred` without a signature check; known chains are unaffected
+    /// and nothing is stored.
+    @Test func freshBrokenChainsAreDeferredOnceTheDoorBudgetIsSpent() async throws {
+        let authority = try IngestHarness.testAuthority.get()
+        let genuine = try IngestHarness.distinctNotificationBody("budget-genuine")
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(
+                server,
+                configure: {
+                    $0.doorChainCheckBurst = 3
+                    $0.doorChainChecksPerSecond = 1
+                }
+            ) { client in
+                let first = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: genuine))
+                #expect(first.status == .ok)  // the test chain: two tokens
+                var statuses: [Int: Int] = [:]
+                for index in 0..<10 {
+                    let payload: [String: Any] = [
+                        "notificationType": "DID_RENEW", "notificationUUID": "broken-\(index)",
+                        "data": ["bundleId": IngestHarness.app.bundleId, "environment": "Sandbox"],
+                    ]
+                    let jws = try authority.brokenLeafSigner().sign(json: JSONSerialization.data(withJSONObject: payload))
+                    let response = try await client.execute(
+                        uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(string: "{\"signedPayload\":\"\(jws)\"}"))
+                    statuses[Int(response.status.code), default: 0] += 1
+                    if response.status == .serviceUnavailable {
+                        #expect(IngestHarness.errorCode(response) == "chain_check_deferred")
+                        #expect(response.headers[.retryAfter] == "1")
+                    }
+                }
+                #expect(statuses[401, default: 0] <= 2, "\(statuses)")
+                #expect(statuses[503, default: 0] >= 8, "\(statuses)")
+                let again = try await client.execute(
+                    uri: "/v1/apple/notifications", method: .post,
+                    body: ByteBuffer(bytes: try IngestHarness.distinctNotificationBody("budget-2")))
+                #expect(again.status == .ok, "a known chain needs no budget")
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.xlen("tg:{p0}:jobs") == 2)
+            }
+        }
+    }
+
+    /// `s` ↦ `n − s` modulo P-256's group order: the other valid ECDSA signature for the same `r`.
+    static func p256Negated(_ s: [UInt8]) -> [UInt8] {
+        let order: [UInt8] = [
+            0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+            0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+        ]
+        var result = [UInt8](repeating: 0, count: 32)
+        var borrow = 0
+        for index in stride(from: 31, through: 0, by: -1) {
+            var digit = Int(order[index]) - Int(s[index]) - borrow
+            borrow = digit < 0 ? 1 : 0
+            if digit < 0 { digit += 256 }
+            result[index] = UInt8(digit)
+        }
+        return result
     }
 }

@@ -95,6 +95,11 @@ import Testing
             Call(operation: "GET /metrics", uri: "/metrics", expected: 200),
             Call(operation: "POST /v1/apple/notifications", uri: "/v1/apple/notifications", body: notification, expected: 200),
             Call(operation: "POST /v1/apple/notifications", uri: "/v1/apple/notifications", body: "{}", expected: 400),
+            Call(
+                operation: "POST /v1/apple/notifications", uri: "/v1/apple/notifications",
+                body: String(
+                    decoding: try IngestHarness.distinctNotificationBody("openapi-other", bundleId: "com.example.other"), as: UTF8.self),
+                expected: 403),
             Call(operation: "POST /v1/apple/notifications", uri: "/v1/apple/notifications", body: "[", expected: 400),
             Call(operation: "POST /v1/receipts", uri: "/v1/receipts", headers: alice, body: #"{"receipt":"QUJDRA=="}"#, expected: 202),
             Call(operation: "POST /v1/receipts", uri: "/v1/receipts", body: #"{"receipt":"QUJDRA=="}"#, expected: 401),

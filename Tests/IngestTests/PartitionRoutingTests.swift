@@ -26,7 +26,7 @@ import Testing
     /// A V2 notification signed by the test CA, naming `otid` in its nested transaction (when given).
     static func notification(uuid: String, otid: String?) throws -> [UInt8] {
         let signer = try IngestHarness.testAuthority.get().signer()
-        var data: [String: Any] = ["bundleId": "com.example", "environment": "Sandbox"]
+        var data: [String: Any] = ["bundleId": IngestHarness.app.bundleId, "environment": "Sandbox"]
         if let otid {
             let transaction: [String: Any] = ["originalTransactionId": otid, "transactionId": otid + "9"]
             data["signedTransactionInfo"] = try signer.sign(json: JSONSerialization.data(withJSONObject: transaction))

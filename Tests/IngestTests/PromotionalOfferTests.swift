@@ -256,7 +256,7 @@ import Testing
         #expect(configured.offerKey?.keyId == keyId)
         #expect(configured.offerKey?.bundleId == bundleId)
         #expect(configured.offerKey.map { "\($0)" } == "OfferSigningKey(keyId: OFFERKEY42)")
-        #expect(try IngestConfiguration(environment: [:]).offerKey == nil)
+        #expect(try IngestConfiguration(environment: ["TOLLGATE_BUNDLE_ID": bundleId]).offerKey == nil)
         // The App Store Server API key is not a fallback.
         let apiKeyOnly = [
             "TOLLGATE_API_KEY_ID": "APIKEY", "TOLLGATE_API_ISSUER_ID": issuerId, "TOLLGATE_API_PRIVATE_KEY_PATH": keyPath,

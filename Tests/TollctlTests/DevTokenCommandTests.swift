@@ -20,7 +20,8 @@ import Testing
     /// The caller ingest sees for `Authorization: Bearer token`, with its authenticator built as `buildApplication`
     /// builds it from `environment`.
     static func principal(_ token: String, environment: [String: String]) async throws -> Principal {
-        let configuration = try IngestConfiguration(environment: environment)
+        let configuration = try IngestConfiguration(
+            environment: environment.merging(["TOLLGATE_BUNDLE_ID": "com.example.app"]) { old, _ in old })
         let authenticator = await Authenticator(
             clientJWTSecret: configuration.clientJWTSecret, serviceKeys: configuration.serviceKeys,
             rules: .init(

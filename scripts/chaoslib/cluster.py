@@ -146,6 +146,11 @@ class Cluster:
             "TOLLGATE_REDIS_URL": f"redis://127.0.0.1:{self.redis_port}",
             "TOLLGATE_KEY_PREFIX": "tg",
             "TOLLGATE_CATALOG": os.path.join(self.repo, "compose", "catalog.json"),
+            # The app, shared by every service as compose's tollgate.env shares it: a production deployment that
+            # accepts sandbox data (App Review); production receipts are the normal traffic, the sandbox side of
+            # verifyReceipt carries the faults that never clear. Ingest checks it at the door.
+            "TOLLGATE_BUNDLE_ID": BUNDLE_ID, "TOLLGATE_APP_APPLE_ID": APP_APPLE_ID,
+            "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_ACCEPT_SANDBOX": "true",
         })
         if self.clustered:
             base["TOLLGATE_REDIS_URL"] = "redis://" + ",".join(f"127.0.0.1:{p}" for p in self.redis_ports)
@@ -179,10 +184,6 @@ class Cluster:
         }, **self.overrides.get("ingest", {})), lambda: http_ok(self.ingest_port, "/readyz"))
         worker = dict(base, **{"TOLLGATE_METRICS_HOST": "127.0.0.1"})
         verifier = dict(worker, **{
-            "TOLLGATE_BUNDLE_ID": BUNDLE_ID, "TOLLGATE_APP_APPLE_ID": APP_APPLE_ID,
-            # A production deployment that accepts sandbox data (App Review): production receipts are the
-            # normal traffic, the sandbox side of verifyReceipt carries the faults that never clear.
-            "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_ACCEPT_SANDBOX": "true",
             "TOLLGATE_ROOT_CERTS": os.path.join(sim_dir, "root.der"),
             "TOLLGATE_RECEIPT_INTERMEDIATE_CERTS": os.path.join(sim_dir, "intermediate.der"),
             "TOLLGATE_VERIFY_RECEIPT_URL": f"{sim}/verifyReceipt",

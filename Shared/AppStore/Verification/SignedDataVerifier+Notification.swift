@@ -12,6 +12,36 @@ extension SignedDataVerifier {
         }
     }
 
+    /// What ingest checks before it stores an anonymous V2 notification: the signature (``checkSignature(_:budget:)``),
+    /// then that the payload is a notification of this app: a `notificationUUID`, exactly one of its parts, and that
+    /// part's bundle ID, environment (and, in production, app Apple ID) as configured. Any app's StoreKit transaction
+    /// is signed by Apple too; without these checks it would pass the door. The nested JWS are left to the verifier.
+    package func checkNotification(_ jws: String, budget: ChainCheckBudget? = nil) async -> NotificationDoorCheck {
+        let envelope: Envelope
+        switch await verifySignature(jws, budget: budget) {
+        case .verified(let verified): envelope = verified
+        case .rejected(let failure): return .badSignature(failure)
+        case .retryable(let failure): return .deferred(failure)
+        }
+        let checked = finish(
+            envelope, as: ResponseBodyV2DecodedPayload.self,
+            claims: { notification in
+                guard let uuid = notification.notificationUUID, !uuid.isEmpty else {
+                    return .init(.invalidFormat, "the signed payload has no notificationUUID")
+                }
+                return checkParts(notification)
+                    ?? checkApp(
+                        bundleId: notification.declaredBundleId, environment: notification.declaredEnvironment,
+                        appAppleId: notification.declaredAppAppleId)
+            })
+        switch checked {
+        case .verified(let document): return .accepted(notificationUUID: document.payload.notificationUUID?.lowercased() ?? "")
+        case .rejected(let failure) where failure.code == .certificateExpired: return .badSignature(failure)
+        case .rejected(let failure): return .notForThisApp(failure)
+        case .retryable(let failure): return .deferred(failure)
+        }
+    }
+
     /// The notification checks after the outer signature verified.
     func verifyNotification(_ envelope: Envelope) async -> VerificationResult<VerifiedNotification> {
         let outer: VerifiedDocument<ResponseBodyV2DecodedPayload>
