@@ -5,13 +5,37 @@ import Pipeline
 extension JobVerifier {
     /// A receipt, by the deployment's route (``ReceiptRouter``): Apple's `verifyReceipt` (production first,
     /// sandbox on 21007 when allowed), or the receipt proven offline and its purchases from the App Store Server
-    /// API; every transaction and renewal state into the event.
+    /// API; every transaction and renewal state into the event. A user's receipt validated within
+    /// `TOLLGATE_RECEIPT_MEMORY` is taken from ``ReceiptMemory`` without asking Apple; otherwise each call to Apple
+    /// takes a token of the user's budget (``UserAppleBudget``).
     func verifyReceipt(_ job: Job) async -> VerificationOutcome {
         // Not trimmed: `ReceiptData` reads spaces at a receipt's ends as the `+` that form decoding made of them.
         let submitted = String(decoding: job.payload, as: UTF8.self)
-        let verification = await receipts.validate(submitted)
+        let keys = configuration.shared.keys
+        let memory: (user: String, receipt: String)? = job.userID.flatMap { user in
+            guard !user.isEmpty, configuration.receiptMemory > .zero,
+                case .success(let cleaned) = ReceiptData.sanitize(
+                    submitted, maximumLength: receipts.legacy.configuration.maximumReceiptLength)
+            else { return nil }
+            return (user, cleaned)
+        }
+        var remembered: ValidatedReceipt?
+        if let memory { remembered = await ReceiptMemory.recall(on: redis, keys: keys, user: memory.user, receipt: memory.receipt) }
+        let verification: ReceiptValidation
+        if let remembered {
+            verification = ReceiptValidation(.verified(remembered))
+        } else {
+            let gate = UserAppleBudget.gate(
+                user: job.userID, callsPerHour: configuration.userAppleCallsPerHour, keys: keys, redis: redis)
+            verification = await receipts.validate(submitted, gate: gate)
+        }
         return await VerificationOutcome.from(verification.result, retryAfter: verification.retryAfter) { receipt in
             if let failure = environmentFailure(receipt.environment) { return .rejected(failure) }
+            if remembered == nil, let memory {
+                await ReceiptMemory.remember(
+                    receipt, on: redis, keys: keys, user: memory.user, receipt: memory.receipt, lifetime: configuration.receiptMemory,
+                    logger: logger)
+            }
             await ReceiptReference.store(
                 on: redis, keys: configuration.shared.keys, job: job, receipt: receipt, submitted: submitted,
                 now: clock.nowMilliseconds(), logger: logger)

@@ -66,6 +66,9 @@ extension VerifierConfiguration {
                 throw ConfigurationError(variable: "TOLLGATE_RECEIPT_INTERMEDIATE_CERTS", problem: "is not usable: \(error.message)")
             }
         }
+        receiptMaxHistoryPages = try reader.int("TOLLGATE_RECEIPT_MAX_HISTORY_PAGES", default: receiptMaxHistoryPages, range: 1...1000)
+        userAppleCallsPerHour = try reader.int("TOLLGATE_USER_APPLE_CALLS", default: userAppleCallsPerHour, range: 0...1_000_000)
+        receiptMemory = try reader.duration("TOLLGATE_RECEIPT_MEMORY", default: receiptMemory, minimum: .zero)
         onlineChecks = try reader.bool("TOLLGATE_ONLINE_CHECKS", default: false)
         onlineChainLifetime = try reader.duration(
             "TOLLGATE_ONLINE_CHAIN_LIFETIME", default: onlineChainLifetime, minimum: .seconds(1))

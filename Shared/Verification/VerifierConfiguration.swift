@@ -24,6 +24,13 @@ import Pipeline
 /// - `TOLLGATE_RECEIPT_INTERMEDIATE_CERTS` — DER or PEM files of the intermediates app receipts' signing certificates
 ///   may be issued by; a receipt's chain runs through one of these or not at all, whatever else it carries [Apple's
 ///   WWDR intermediates under Apple Inc. Root; the simulator's `intermediate.der` for its receipts]
+/// - `TOLLGATE_RECEIPT_MAX_HISTORY_PAGES` — the most pages of Get Transaction History one receipt may read; past them
+///   the receipt is rejected `receipt_history_too_long` [`100`: 2,000 transactions, a weekly subscription for 38 years]
+/// - `TOLLGATE_USER_APPLE_CALLS` — calls to Apple (`verifyReceipt`, each page of the Server API) one user's
+///   submissions may cause per hour, fleet-wide; past them the job waits, retryable `user_apple_budget_spent`
+///   [`600`; 0: no limit]
+/// - `TOLLGATE_RECEIPT_MEMORY` — how long a user's validated receipt is remembered, so that posting it again (with
+///   another `orderNo`) asks Apple nothing; the ledger still decides what it pays [`15m`; `0s`: never]
 /// - `TOLLGATE_CONFIRM_WITH_API` — confirm StoreKit 2 transactions with Get Transaction Info [`false`]
 /// - `TOLLGATE_REFUND_PREFERENCE` — refund preference sent with consumption information: `0` undeclared,
 ///   `1` grant (v2 `GRANT_FULL`), `2` decline (v2 `DECLINE`), `3` no preference (v2: none sent) [`0`]
@@ -60,6 +67,11 @@ package struct VerifierConfiguration: Sendable {
     package var receiptRootCertificates: [Data]?
     /// The intermediates receipts' signing certificates may be issued by (Apple's WWDR by default).
     package var receiptIntermediates: [Data]
+    package var receiptMaxHistoryPages: Int
+    /// Calls to Apple one user's jobs may cause per hour (0: no limit).
+    package var userAppleCallsPerHour: Int
+    /// How long a user's validated receipt is remembered (zero: not at all).
+    package var receiptMemory: Duration
     /// Online checks (`TOLLGATE_ONLINE_CHECKS`): certificates valid now (not at the payload's `signedDate`), and
     /// each proven chain's leaf and intermediate asked of their OCSP responders once per `onlineChainLifetime`
     /// (a verified "revoked" rejects; no good answer is retryable, so an OCSP outage delays, never rejects).
@@ -116,6 +128,9 @@ package struct VerifierConfiguration: Sendable {
         receiptValidation = .auto
         receiptRootCertificates = nil
         receiptIntermediates = AppleRootCertificates.receiptIntermediates
+        receiptMaxHistoryPages = 100
+        userAppleCallsPerHour = 600
+        receiptMemory = .seconds(900)
         onlineChecks = false
         onlineChainLifetime = .seconds(900)
         refundPreference = 0

@@ -101,6 +101,46 @@ import Testing
         }
     }
 
+    /// Issue 29 item 3: the gate is asked before each call (production, then sandbox after 21007); its refusal ends
+    /// the verification, retryable with its delay, before the call is made.
+    @Test func theGateIsAskedBeforeEachCallAndItsRefusalStopsTheCall() async throws {
+        try await withStub { server, client in
+            await server.respond(to: Self.production, with: [Self.status(21007)])
+            await server.respond(to: Self.sandbox, with: [.json(try LegacyFixture.text(LegacyFixture.ios7))])
+            let passes = Counter(1)
+            let outcome = await client.verify(Self.receipt) {
+                guard passes.take() else {
+                    return AppleCallRefusal(VerificationFailure(.userAppleBudgetSpent, "spent"), retryAfter: .seconds(7))
+                }
+                return nil
+            }
+            guard case .retryable(let failure) = outcome.result else {
+                Issue.record("not retryable: \(outcome.result)")
+                return
+            }
+            #expect(failure.code == .userAppleBudgetSpent)
+            #expect(outcome.retryAfter == .seconds(7))
+            #expect(outcome.environmentsCalled == [.production])
+            #expect(await server.requests(to: Self.production).count == 1)
+            #expect(await server.requests(to: Self.sandbox).isEmpty)
+        }
+    }
+
+    /// Passes handed out by a gate in tests.
+    final class Counter: @unchecked Sendable {
+        // @unchecked Sendable: `left` is only touched under `lock`.
+        private let lock = NSLock()
+        private var left: Int
+        init(_ passes: Int) { left = passes }
+        func take() -> Bool {
+            lock.withLock {
+                guard left > 0 else { return false }
+                left -= 1
+                return true
+            }
+        }
+    }
+
     @Test func sandboxReceiptIsRejectedWhenSandboxIsNotAllowed() async throws {
         try await withStub(allowSandbox: false) { server, client in
             await server.respond(to: Self.production, with: [Self.status(21007)])

@@ -18,8 +18,9 @@ package struct ReceiptClient: Sendable {
         self.transport = transport
     }
 
-    /// Verifies a base64 receipt. Never throws: infrastructure failures are retryable outcomes.
-    package func verify(_ receiptData: String) async -> ReceiptVerification {
+    /// Verifies a base64 receipt. Never throws: infrastructure failures are retryable outcomes. `gate` is asked before
+    /// each call (production, then sandbox on 21007); a refusal ends the verification as retryable.
+    package func verify(_ receiptData: String, gate: AppleCallGate? = nil) async -> ReceiptVerification {
         let receipt: String
         switch ReceiptData.sanitize(receiptData, maximumLength: configuration.maximumReceiptLength) {
         case .success(let cleaned): receipt = cleaned
@@ -41,6 +42,9 @@ package struct ReceiptClient: Sendable {
         var environment: AppStoreEnvironment = configuration.startInSandbox ? .sandbox : .production
         var called: [AppStoreEnvironment] = []
         while true {
+            if let gate, let refusal = await gate() {
+                return ReceiptVerification(result: .retryable(refusal.failure), retryAfter: refusal.retryAfter, environmentsCalled: called)
+            }
             called.append(environment)
             let step = await ask(environment, body: body)
             switch step {

@@ -18,11 +18,14 @@ extension AppStoreServerAPIClient {
     }
 
     /// Get Transaction History (v2), every page: the signed transactions of the customer who owns
-    /// `transactionId`, in the order Apple returns them.
+    /// `transactionId`, in the order Apple returns them. `beforePage` runs before each page is asked for (a caller
+    /// takes a rate-limit token per call there); past `pageLimit` pages ``PageLimitExceeded`` is thrown.
     package func getTransactionHistory(
-        transactionId: String, query: TransactionHistoryQuery = TransactionHistoryQuery()
+        transactionId: String, query: TransactionHistoryQuery = TransactionHistoryQuery(), pageLimit: Int? = nil,
+        beforePage: @Sendable () async throws -> Void = {}
     ) async throws -> [String] {
-        try await collectRevisions("transaction history") { revision in
+        try await collectRevisions("transaction history", pageLimit: pageLimit) { revision in
+            try await beforePage()
             let page = try await self.getTransactionHistoryPage(transactionId: transactionId, query: query, revision: revision)
             return (page.signedTransactions ?? [], page.hasMore ?? false, page.revision)
         }
@@ -72,14 +75,16 @@ extension AppStoreServerAPIClient {
 
     /// Follows `hasMore`/`revision` (or `paginationToken`) until the last page and concatenates the pages.
     /// A page that says `hasMore` without a new token is a bad response (retryable), as is paging past
-    /// ``AppStoreServerAPIConfiguration/maximumPages``.
+    /// ``AppStoreServerAPIConfiguration/maximumPages``; paging past the caller's `pageLimit` throws
+    /// ``PageLimitExceeded`` (the caller's own bound, not Apple's fault).
     func collectRevisions<Item>(
-        _ what: String, page: (String?) async throws -> (items: [Item], hasMore: Bool, next: String?)
+        _ what: String, pageLimit: Int? = nil, page: (String?) async throws -> (items: [Item], hasMore: Bool, next: String?)
     ) async throws -> [Item] {
         var collected: [Item] = []
         var token: String?
         var seen: Set<String> = []
-        for _ in 0..<configuration.maximumPages {
+        for index in 0..<configuration.maximumPages {
+            if let pageLimit, index >= pageLimit { throw PageLimitExceeded(what: what, pages: pageLimit) }
             let result = try await page(token)
             collected += result.items
             guard result.hasMore else { return collected }
@@ -91,4 +96,11 @@ extension AppStoreServerAPIClient {
         throw AppStoreAPIError(
             .badResponse, "\(what): more than \(configuration.maximumPages) pages", isRetryable: true)
     }
+}
+
+/// More pages than the caller allowed (``AppStoreServerAPIClient/getTransactionHistory(transactionId:query:pageLimit:beforePage:)``).
+package struct PageLimitExceeded: Error, Sendable, CustomStringConvertible {
+    package let what: String
+    package let pages: Int
+    package var description: String { "\(what) has more than \(pages) pages" }
 }

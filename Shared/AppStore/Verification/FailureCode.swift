@@ -37,6 +37,8 @@ extension FailureCode {
     package static let receiptNotAuthentic: FailureCode = "receipt_not_authentic"
     /// A receipt carrying more certificates than Apple's ever do: refused before any is read.
     package static let receiptTooManyCertificates: FailureCode = "receipt_too_many_certificates"
+    /// The customer's transaction history is longer than a receipt may read (`TOLLGATE_RECEIPT_MAX_HISTORY_PAGES`).
+    package static let receiptHistoryTooLong: FailureCode = "receipt_history_too_long"
     /// A receipt kind only `verifyReceipt` can check (an iOS 6 transaction receipt) on a deployment without it.
     package static let receiptUnsupported: FailureCode = "receipt_unsupported"
     package static let sharedSecretMismatch: FailureCode = "shared_secret_mismatch"
@@ -50,6 +52,8 @@ extension FailureCode {
     package static let appleTimeout: FailureCode = "apple_timeout"
     package static let appleUnreachable: FailureCode = "apple_unreachable"
     package static let appleBadResponse: FailureCode = "apple_bad_response"
+    /// The user's budget of calls to Apple is spent for now (`TOLLGATE_USER_APPLE_CALLS`; retryable).
+    package static let userAppleBudgetSpent: FailureCode = "user_apple_budget_spent"
 }
 
 extension FailureCode {

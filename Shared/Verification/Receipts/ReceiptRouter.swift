@@ -10,7 +10,8 @@ import Pipeline
 /// 1. The receipt's PKCS#7 signature is proven (``ReceiptSignatureVerifier``): without it anyone could write a
 ///    receipt naming a transaction ID they found or guessed, and Apple's API would answer for that customer.
 /// 2. Its bundle ID and environment must be this deployment's.
-/// 3. One of its transaction IDs goes to Get Transaction History (every page), or, when the receipt holds a single
+/// 3. One of its transaction IDs goes to Get Transaction History (every page, each its own rate-limit token, at most
+///    `TOLLGATE_RECEIPT_MAX_HISTORY_PAGES`: past them `receipt_history_too_long`), or, when the receipt holds a single
 ///    purchase that is no subscription, to Get Transaction Info; each signed transaction is verified like any JWS.
 /// 4. Only the transactions the receipt names (by transaction or original transaction ID: a subscription's
 ///    renewals share the original) are kept, as `verifyReceipt` would: a customer's years-old consumables, which
@@ -37,28 +38,29 @@ struct ReceiptRouter: Sendable {
         self.acquire = acquire
     }
 
-    /// Validates one receipt. Never throws: infrastructure trouble is retryable.
-    func validate(_ submitted: String) async -> ReceiptValidation {
+    /// Validates one receipt. Never throws: infrastructure trouble is retryable. `gate` is asked before every call to
+    /// Apple (a user's budget of Apple calls); a refusal makes the validation retryable.
+    func validate(_ submitted: String, gate: AppleCallGate? = nil) async -> ReceiptValidation {
         switch configuration.receiptValidation {
         case .verifyReceipt:
-            return await validateWithVerifyReceipt(submitted)
+            return await validateWithVerifyReceipt(submitted, gate: gate)
         case .serverAPI:
-            switch await validateWithServerAPI(submitted) {
+            switch await validateWithServerAPI(submitted, gate: gate) {
             case .validated(let validation): return validation
             case .cannotProve(let failure): return ReceiptValidation(.rejected(failure))
             }
         case .auto:
-            guard !apiClients.isEmpty else { return await validateWithVerifyReceipt(submitted) }
-            switch await validateWithServerAPI(submitted) {
+            guard !apiClients.isEmpty else { return await validateWithVerifyReceipt(submitted, gate: gate) }
+            switch await validateWithServerAPI(submitted, gate: gate) {
             case .validated(let validation): return validation
-            case .cannotProve: return await validateWithVerifyReceipt(submitted)
+            case .cannotProve: return await validateWithVerifyReceipt(submitted, gate: gate)
             }
         }
     }
 
     /// Apple's `verifyReceipt`, normalized.
-    func validateWithVerifyReceipt(_ submitted: String) async -> ReceiptValidation {
-        let verification = await legacy.verify(submitted)
+    func validateWithVerifyReceipt(_ submitted: String, gate: AppleCallGate?) async -> ReceiptValidation {
+        let verification = await legacy.verify(submitted, gate: gate)
         return ReceiptValidation(
             verification.result.map { receipt in
                 ValidatedReceipt(
@@ -78,7 +80,7 @@ struct ReceiptRouter: Sendable {
         case cannotProve(VerificationFailure)
     }
 
-    func validateWithServerAPI(_ submitted: String) async -> ServerAPIStep {
+    func validateWithServerAPI(_ submitted: String, gate: AppleCallGate?) async -> ServerAPIStep {
         let text: String
         switch ReceiptData.sanitize(submitted, maximumLength: legacy.configuration.maximumReceiptLength) {
         case .success(let cleaned): text = cleaned
@@ -116,12 +118,12 @@ struct ReceiptRouter: Sendable {
             return .cannotProve(
                 VerificationFailure("api_not_configured", "no App Store Server API key is configured for \(environment)"))
         }
-        return .validated(await purchases(of: receipt, environment: environment, client: client))
+        return .validated(await purchases(of: receipt, environment: environment, client: client, gate: gate))
     }
 
     /// Steps 3 to 5: the receipt's purchases as Apple's signed transactions and renewal state.
     func purchases(
-        of receipt: AppReceipt, environment: AppStoreEnvironment, client: AppStoreServerAPIClient
+        of receipt: AppReceipt, environment: AppStoreEnvironment, client: AppStoreServerAPIClient, gate: AppleCallGate?
     ) async -> ReceiptValidation {
         let named = Set(receipt.transactionIdentifiers)
         guard let query = receipt.purchases.lazy.compactMap({ $0.transactionId ?? $0.originalTransactionId }).first else {
@@ -132,12 +134,19 @@ struct ReceiptRouter: Sendable {
         let signedTransactions: [String]
         if receipt.purchases.count == 1, receipt.purchases[0].expiresDate == nil, let id = receipt.purchases[0].transactionId {
             // One purchase that is no subscription: Get Transaction Info is the whole answer, under its own bucket.
-            switch await call(.transactionInfo, environment, { try await client.getTransactionInfo(transactionId: id) }) {
+            switch await call(.transactionInfo, environment, gate, { try await client.getTransactionInfo(transactionId: id) }) {
             case .success(let info): signedTransactions = [info.signedTransactionInfo]
             case .failure(let failure): return failure.validation
             }
         } else {
-            switch await call(.transactionHistory, environment, { try await client.getTransactionHistory(transactionId: query) }) {
+            // Each page is its own call to Apple: its own token of the bucket and of the user's budget.
+            let limit = configuration.receiptMaxHistoryPages
+            let history = await call(.transactionHistory, environment, gate, tokensPerPage: true) {
+                try await client.getTransactionHistory(transactionId: query, pageLimit: limit) {
+                    try await take(.transactionHistory, environment, gate)
+                }
+            }
+            switch history {
             case .success(let pages): signedTransactions = pages
             case .failure(let failure): return failure.validation
             }
@@ -162,7 +171,9 @@ struct ReceiptRouter: Sendable {
         var renewals: [PurchaseEventRenewal] = []
         let subscriptions = Set(transactions.filter { $0.expiresDate != nil }.map(\.originalTransactionId))
         if let original = subscriptions.sorted().first {
-            switch await call(.subscriptionStatus, environment, { try await client.getAllSubscriptionStatuses(transactionId: original) }) {
+            switch await call(
+                .subscriptionStatus, environment, gate, { try await client.getAllSubscriptionStatuses(transactionId: original) })
+            {
             case .success(let status):
                 for item in status.data?.flatMap({ $0.lastTransactions ?? [] }) ?? [] {
                     guard let id = item.originalTransactionId, subscriptions.contains(id), let jws = item.signedRenewalInfo else {
@@ -186,16 +197,22 @@ struct ReceiptRouter: Sendable {
                 ValidatedReceipt(environment: environment, transactions: transactions, renewals: renewals, route: .serverAPI)))
     }
 
-    /// One API call under its fleet-wide bucket; Apple's errors and a missing token become the validation's outcome.
+    /// One API call under its fleet-wide bucket and `gate` (``take(_:_:_:)``; with `tokensPerPage`, `body` takes them
+    /// page by page itself); Apple's errors, a missing token and a refused gate become the validation's outcome.
     func call<Value: Sendable>(
-        _ endpoint: AppStoreEndpointClass, _ environment: AppStoreEnvironment,
-        _ body: () async throws -> Value
+        _ endpoint: AppStoreEndpointClass, _ environment: AppStoreEnvironment, _ gate: AppleCallGate?,
+        tokensPerPage: Bool = false, _ body: () async throws -> Value
     ) async -> Result<Value, ReceiptAPIFailure> {
-        let bucket = endpoint.bucket(
-            prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale)
         do {
-            try await acquire(bucket)
+            if !tokensPerPage { try await take(endpoint, environment, gate) }
             return .success(try await body())
+        } catch let refusal as AppleCallRefusal {
+            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.retryable(refusal.failure), retryAfter: refusal.retryAfter)))
+        } catch let limit as PageLimitExceeded {
+            let failure = VerificationFailure(
+                .receiptHistoryTooLong,
+                "the customer's transaction history has more than \(limit.pages) pages (TOLLGATE_RECEIPT_MAX_HISTORY_PAGES)")
+            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.rejected(failure))))
         } catch let error as AppStoreAPIError {
             return .failure(ReceiptAPIFailure(validation: ReceiptValidation(error.verificationResult(), retryAfter: error.retryAfter)))
         } catch let error as RateLimitError {
@@ -205,6 +222,17 @@ struct ReceiptRouter: Sendable {
             let failure = VerificationFailure(.appleUnreachable, "App Store Server API call failed: \(error)")
             return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.retryable(failure))))
         }
+    }
+}
+
+extension ReceiptRouter {
+    /// What one call to Apple takes first: a pass of the user's `gate` (thrown as ``AppStore/AppleCallRefusal``), then
+    /// a token of the endpoint's fleet-wide bucket.
+    func take(_ endpoint: AppStoreEndpointClass, _ environment: AppStoreEnvironment, _ gate: AppleCallGate?) async throws {
+        if let gate, let refusal = await gate() { throw refusal }
+        try await acquire(
+            endpoint.bucket(
+                prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale))
     }
 }
 

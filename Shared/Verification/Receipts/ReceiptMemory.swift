@@ -1,0 +1,75 @@
+import AppStore
+import Core
+import Crypto
+import Foundation
+import Logging
+import Pipeline
+import Redis
+
+/// A user's validated receipts, remembered for `TOLLGATE_RECEIPT_MEMORY`: posting the same receipt again (with
+/// another `orderNo`, which changes ingest's dedupe key) takes Apple's answer from here instead of asking Apple
+/// again. What a job pays is still the ledger's decision. `tg:{u:<userId>}:receipt.validated:<sha256 of the
+/// receipt>` (in the user's slot) holds the validated receipt's JSON, at most ``maximumBytes``; a cache, so a lost
+/// write only costs Apple calls.
+enum ReceiptMemory {
+    static let maximumBytes = 256 << 10
+
+    static func key(_ keys: Keys, user: String, receipt: String) -> String {
+        let digest = SHA256.hash(data: Data(receipt.utf8)).map { String(format: "%02x", $0) }.joined()
+        return "\(keys.prefix):\(keys.userTag(user)):receipt.validated:\(digest)"
+    }
+
+    /// The validation remembered for `user`'s receipt `receipt` (sanitized text), if any.
+    static func recall(on redis: any RedisCommandExecutor, keys: Keys, user: String, receipt: String) async -> ValidatedReceipt? {
+        guard let reply = try? await redis.send(RedisCommand("GET", key(keys, user: user, receipt: receipt))),
+            let bytes = reply.bytes, let value = try? JSONReader.parse(bytes), let fields = try? JSONFields(value)
+        else { return nil }
+        return try? ValidatedReceipt(json: fields)
+    }
+
+    /// Remembers `validated` for `user`'s receipt `receipt` for `lifetime`.
+    static func remember(
+        _ validated: ValidatedReceipt, on redis: any RedisCommandExecutor, keys: Keys, user: String, receipt: String,
+        lifetime: Duration, logger: Logger
+    ) async {
+        var writer = JSONWriter()
+        validated.write(to: &writer)
+        guard lifetime > .zero, writer.bytes.count <= maximumBytes else { return }
+        do {
+            _ = try await redis.send(
+                RedisCommand("SET", key(keys, user: user, receipt: receipt), writer.bytes, "PX", max(1, lifetime.milliseconds)))
+        } catch {
+            logger.warning("Could not remember a validated receipt", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension ValidatedReceipt {
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("environment", environment.rawValue)
+        writer.member("latestReceipt", latestReceipt)
+        writer.key("renewals")
+        writer.beginArray()
+        for renewal in renewals { renewal.write(to: &writer) }
+        writer.endArray()
+        writer.member("route", route.rawValue)
+        writer.key("transactions")
+        writer.beginArray()
+        for transaction in transactions { transaction.write(to: &writer) }
+        writer.endArray()
+        writer.endObject()
+    }
+
+    init(json fields: JSONFields) throws(JSONError) {
+        self.init(
+            environment: AppStoreEnvironment(rawValue: try fields.string("environment")),
+            transactions: try fields.array("transactions") { (value, path) throws(JSONError) in
+                try PurchaseEventTransaction(json: JSONFields(value, path: path))
+            },
+            renewals: try fields.array("renewals") { (value, path) throws(JSONError) in
+                try PurchaseEventRenewal(json: JSONFields(value, path: path))
+            },
+            latestReceipt: try fields.optionalString("latestReceipt"), route: try fields.raw("route", as: ReceiptValidationMode.self))
+    }
+}
