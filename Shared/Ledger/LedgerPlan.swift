@@ -194,7 +194,9 @@ struct LedgerPlan {
         guard last >= 0 else { return }
         switch tx.offerType {
         case 2:
-            body.txs[last].offer = String((tx.offerIdentifier ?? "").prefix(128))
+            // Longer than any offer identifier the catalog accepts: kept as unmatchable, never as a bad plan.
+            let offer = tx.offerIdentifier ?? ""
+            body.txs[last].offer = offer.utf8.count <= 128 ? offer : "?"
             if let token, UserID.same(token.user, owner), let orderNo = token.orderNo {
                 body.txs[last].osig = index(k.order(user: owner, orderNo: orderNo))
             }

@@ -62,6 +62,7 @@ import Testing
                 ("u2", unsigned.appAccountToken, "winback50"),  // a token never signed for an offer
                 ("u3", other.appAccountToken, "winback50"),  // signed for another offer
                 ("u4", other.appAccountToken, nil),  // Apple named no offer
+                ("u6", unsigned.appAccountToken, String(repeating: "é", count: 200)),  // no catalog offer is this long
             ]
             for (index, (tid, token, offer)) in cases.enumerated() {
                 let outcome = try await h.deliver(Fixture.client("alice", [redemption(tid, token: token, offer: offer)]))
@@ -87,7 +88,7 @@ import Testing
             let notified = try await h.deliver(
                 Fixture.notification("SUBSCRIBED", [redemption("u2", token: unsigned.appAccountToken, offer: "winback50")]))
             #expect(notified.signals == nil)
-            #expect(try await fraudCount(h, "alice") == "4")
+            #expect(try await fraudCount(h, "alice") == "5")
             #expect(try await h.audit().differences.isEmpty)
         }
     }
