@@ -107,7 +107,7 @@ let package = Package(
                 Product.nioCore, Product.jwtKit, Product.crypto, Product.serviceLifecycle, Product.logging,
                 Product.coreMetrics, Product.prometheus,
             ],
-            lua: ["ingest"], embed: ["openapi.yaml"]),
+            lua: ["ingest", "offers"], embed: ["openapi.yaml"]),
         service(
             "verifier", folder: "Verifier", ["Core", "Pipeline", "Verification", Product.logging, Product.metrics, Product.prometheus]),
         service(

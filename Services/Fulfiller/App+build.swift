@@ -42,6 +42,7 @@ extension App {
             clampRefunds: configuration.clampRefunds, now: clock.nowMilliseconds)
         applier.durability = LedgerApplier.Durability(
             replicas: configuration.waitReplicas, timeoutMilliseconds: configuration.waitTimeoutMilliseconds)
+        applier.repeatFreeTrial = configuration.repeatFreeTrial
         let handler = FulfillerHandler(applier: applier, keys: keys, metrics: FulfillerMetrics(), logger: logger)
         // Every partition's verified stream.
         let verifiedStreams = keys.partitionStreams("verified")

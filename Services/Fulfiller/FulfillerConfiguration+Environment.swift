@@ -27,5 +27,11 @@ extension FulfillerConfiguration {
             "TOLLGATE_REDIS_WAIT_TIMEOUT_MS", default: waitTimeoutMilliseconds, range: 1...60_000)
         let retentionHours = try reader.int("TOLLGATE_EVENTS_RETENTION_HOURS", default: 168, range: 0...87_600)
         eventsRetention = retentionHours == 0 ? nil : .seconds(retentionHours * 3600)
+        let repeatTrial = reader.string("TOLLGATE_REPEAT_FREE_TRIAL", default: repeatFreeTrial.rawValue)
+        guard let policy = RepeatFreeTrial(rawValue: repeatTrial.lowercased()) else {
+            throw ConfigurationError(
+                variable: "TOLLGATE_REPEAT_FREE_TRIAL", problem: "must be allow or refuse, not '\(repeatTrial.prefix(32))'")
+        }
+        repeatFreeTrial = policy
     }
 }

@@ -15,6 +15,9 @@ import Pipeline
 ///   another primary (`0`: none; `1000` ms)
 /// - `TOLLGATE_EVENTS_RETENTION_HOURS` — outbound events older than this are trimmed from the events stream
 ///   (168 = 7 days; `0` keeps them forever — with `noeviction`, Redis then fills up and refuses writes)
+/// - `TOLLGATE_REPEAT_FREE_TRIAL` — `allow` (the default) or `refuse`: under `refuse` a user's second introductory
+///   free trial in a subscription group (another Apple ID's) is recorded but grants no access until its first paid
+///   period (``Ledger/RepeatFreeTrial``)
 package struct FulfillerConfiguration: Sendable {
     package var shared: SharedConfiguration
     package var catalog: Catalog
@@ -30,6 +33,8 @@ package struct FulfillerConfiguration: Sendable {
     package var waitTimeoutMilliseconds = 1000
     /// How long outbound events stay in the events stream; nil keeps them forever.
     package var eventsRetention: Duration? = .seconds(7 * 24 * 3600)
+    /// What a second introductory free trial of a user and subscription group grants.
+    package var repeatFreeTrial = RepeatFreeTrial.allow
 
     package init(shared: SharedConfiguration, catalog: Catalog) {
         self.shared = shared

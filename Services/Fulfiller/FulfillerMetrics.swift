@@ -6,8 +6,10 @@ import Pipeline
 /// the ledger function acks entries itself, which the runtime counts as `completed` or `duplicate`):
 ///
 /// - `tollgate_ledger_events_total{outcome}` — fulfilled, rejected, duplicate, parked, acked_elsewhere, malformed
-/// - `tollgate_ledger_transactions_total{result}` — applied, duplicate, refunded, refund_reversed, unknown_product…
-/// - `tollgate_ledger_fraud_signals_total{reason}` — owned_by_another_user, product_mismatch
+/// - `tollgate_ledger_transactions_total{result}` — applied, duplicate, refunded, refund_reversed, unknown_product,
+///   trial_withheld…
+/// - `tollgate_ledger_fraud_signals_total{reason}` — owned_by_another_user, product_mismatch, offer_unsigned (a
+///   promotional offer redeemed without a signature of Tollgate's; credited all the same)
 /// - `tollgate_ledger_apply_duration_seconds` — resolve + function call per event
 struct FulfillerMetrics: Sendable {
     func record(_ outcome: LedgerOutcome, duration: Duration) {
@@ -21,6 +23,7 @@ struct FulfillerMetrics: Sendable {
         {
             fraud(reason)
         }
+        for signal in outcome.signals ?? [] { fraud(signal) }
         let (seconds, attoseconds) = duration.components
         MetricHandles.shared.timer("tollgate_ledger_apply_duration_seconds")
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)

@@ -34,9 +34,11 @@ func buildApplication(
     do {
         try await IngestFunctions.library.load(on: pool)
         try await RateLimitFunctions.library.load(on: pool)
+        try await OfferFunctions.library.load(on: pool)
     } catch {
         pool.close()
-        throw PipelineError.functionLoadFailed("\(IngestFunctions.library.name), \(RateLimitFunctions.library.name): \(error)")
+        let names = [IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library].map(\.name)
+        throw PipelineError.functionLoadFailed("\(names.joined(separator: ", ")): \(error)")
     }
     if configuration.clientJWTSecret == nil {
         logger.warning("TOLLGATE_CLIENT_JWT_SECRET is not set: user endpoints answer 401")
@@ -94,7 +96,7 @@ func buildApplication(
     services += RedisClusterMetrics.exporters(for: services, factory: metrics.factory)
     let endpoints = OperatorEndpoints(
         redis: operatorsRedis,
-        libraries: [PipelineFunctions.library, IngestFunctions.library, RateLimitFunctions.library],
+        libraries: [PipelineFunctions.library, IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library],
         metrics: { metrics.render() })
     if let opsPort = configuration.opsPort {
         services.append(

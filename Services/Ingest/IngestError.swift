@@ -97,6 +97,17 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
             status: .unprocessableContent, code: "unknown_offer",
             message: "the catalog lists no offer '\(offerId.prefix(64))' for product '\(productId.prefix(200))'")
     }
+    static func offerNotEligible(_ offerId: String, eligibility: String, group: String) -> IngestError {
+        IngestError(
+            status: .forbidden, code: "offer_not_eligible",
+            message: "offer '\(offerId.prefix(64))' is for \(eligibility) subscribers of '\(group.prefix(128))' only")
+    }
+    static func offerLimitReached(_ offerId: String, perUser: Int, retryAfter: Duration) -> IngestError {
+        IngestError(
+            status: .tooManyRequests, code: "offer_limit_reached",
+            message: "this user has had offer '\(offerId.prefix(64))' signed \(perUser) time(s), the most its window allows",
+            retryAfterSeconds: seconds(retryAfter))
+    }
     static func unknownOrder(_ orderNo: String) -> IngestError {
         IngestError(status: .notFound, code: "unknown_order", message: "this user has no order \(orderNo.prefix(64))")
     }

@@ -8,12 +8,16 @@ extension IngestRoutes {
     /// orderNo, appAccountToken}`.
     ///
     /// Only what the catalog lists is signed (`422 unknown_product`, `422 unknown_offer`), with this deployment's
-    /// bundle ID and key. The `applicationUsername` is the `appAccountToken` of an order of the caller's for that
-    /// product: the pending order named by `orderNo` (one of the caller's own, `404 unknown_order`; of the same
-    /// product and unpaid, `409 order_mismatch`), else a new order (under `TOLLGATE_MAX_PENDING_ORDERS`), so that the
-    /// purchase is bound to the caller and pays that order. The v2 JWS carries the caller's latest transaction of the
-    /// product's entitlement as `transactionId` when the ledger has one. Each request takes a token of the user's
-    /// submission bucket (`429 rate_limited`); without an offer key the answer is `501 offers_not_configured`.
+    /// bundle ID and key, and only under the offer's rule (``PromotionalOffer``): its `eligibility` by the ledger's
+    /// state of the product's subscription group (`403 offer_not_eligible`) and its `perUser` limit within its
+    /// `window` (`429 offer_limit_reached` with `Retry-After`). The `applicationUsername` is the `appAccountToken` of an
+    /// order of the caller's for that product: the pending order named by `orderNo` (one of the caller's own,
+    /// `404 unknown_order`; of the same product and unpaid, `409 order_mismatch`), else a new order (under
+    /// `TOLLGATE_MAX_PENDING_ORDERS`), so that the purchase is bound to the caller and pays that order. Every signature
+    /// is recorded before it is returned (``OfferFunctions``): in the user's signatures of the offer, and on the order,
+    /// where the ledger matches Apple's report of the redemption. The v2 JWS carries the caller's latest transaction
+    /// of the product's subscription group as `transactionId` when the ledger has one. Each request takes a token of
+    /// the user's submission bucket (`429 rate_limited`); without an offer key the answer is `501 offers_not_configured`.
     func promotionalOffer(_ request: Request) async throws -> Response {
         let (userID, signer, object, productId) = try await offerRequest(request)
         guard let offerId = object["offerId"] as? String, !offerId.isEmpty else {
@@ -21,14 +25,18 @@ extension IngestRoutes {
         }
         let orderNo = try Submission.orderNo(object)
         let product = try catalogProduct(productId)
-        guard product.listsOffer(offerId) else {
+        guard let offer = product.offer(offerId) else {
             metrics.reject(reason: "unknown_offer")
             throw IngestError.unknownOffer(offerId, productId: productId)
         }
         try await takeSubmissionToken(userID)
-        let order = try await offerOrder(userID: userID, productId: productId, orderNo: orderNo)
-        let transactionId = try await latestTransaction(userID: userID, entitlement: product.entitlement)
+        let entitlements = product.group.map(configuration.catalog.entitlements(inGroup:)) ?? []
+        try await checkEligibility(offer, userID: userID, group: product.group ?? productId, entitlements: entitlements)
         let nonce = UUID()
+        try await checkLimit(offer, userID: userID, order: nil, nonce: nonce)
+        let order = try await offerOrder(userID: userID, productId: productId, orderNo: orderNo)
+        try await checkLimit(offer, userID: userID, order: order, nonce: nonce)
+        let transactionId = try await latestTransaction(userID: userID, entitlements: entitlements)
         let now = clock.nowMilliseconds()
         let signatureV2 = try signer.promotionalOfferV2(
             productId: productId, offerId: offerId, transactionId: transactionId, nonce: nonce, issuedAtSeconds: now / 1000)
@@ -50,13 +58,48 @@ extension IngestRoutes {
             ])
     }
 
+    /// Refuses (`403 offer_not_eligible`) a caller the offer's `eligibility` does not cover, by the states of the
+    /// group's entitlements in the caller's account (``EntitlementsView``, an `active` one past its `expires` counting
+    /// as expired): `active` needs one `active` or in its grace period; `lapsed` needs none of those and one `expired`
+    /// or in billing retry (a refunded, `revoked` subscription is not lapsed, nor is a user who never subscribed).
+    private func checkEligibility(_ offer: PromotionalOffer, userID: String, group: String, entitlements: [String]) async throws {
+        guard offer.eligibility != .any else { return }
+        let hash = try await redisRead { try await hashStrings(keys.account(user: userID)) }
+        let states = EntitlementsView(hash: hash, nowMilliseconds: clock.nowMilliseconds()).entitlements
+            .filter { entitlements.contains($0.entitlement) }.map(\.state)
+        let active = states.contains { $0 == "active" || $0 == "gracePeriod" }
+        let lapsed = !active && states.contains { $0 == "expired" || $0 == "billingRetry" }
+        guard offer.eligibility == .active ? active : lapsed else {
+            metrics.reject(reason: "offer_not_eligible")
+            throw IngestError.offerNotEligible(offer.id, eligibility: offer.eligibility.rawValue, group: group)
+        }
+    }
+
+    /// The offer's per-user limit (`429 offer_limit_reached`); with `order`, also records the signature. Checked once
+    /// before an order is made (so that a refused request makes none) and again, atomically with the record, after.
+    private func checkLimit(_ offer: PromotionalOffer, userID: String, order: Order?, nonce: UUID) async throws {
+        let decision = try await redisRead {
+            try await OfferFunctions.sign(
+                offer, user: userID, order: order, nonce: nonce, now: clock.nowMilliseconds(), keys: keys, on: redis)
+        }
+        switch decision {
+        case .allowed:
+            return
+        case .limitReached(let retryAfter):
+            metrics.reject(reason: "offer_limit_reached")
+            throw IngestError.offerLimitReached(offer.id, perUser: offer.perUser ?? 0, retryAfter: retryAfter)
+        case .orderGone:
+            throw IngestError.unknownOrder(order?.orderNo ?? "")
+        }
+    }
+
     /// `POST /v1/offers/introductory {productId}`: Apple's introductory offer eligibility signature for the calling
     /// user, for a product the catalog marks (`introductoryOfferEligibility`; else `422 introductory_offer_not_listed`).
     ///
     /// Apple lets the signed value override its own rule (one introductory offer per Apple ID and subscription
     /// group), both ways. Tollgate only ever takes eligibility away: when the ledger holds a transaction of the
-    /// product's entitlement for this user (bought under any Apple ID), it signs `allowIntroductoryOffer: false` with
-    /// that transaction's ID, so a second Apple ID does not get a second free trial for the same account,
+    /// product's subscription group for this user (bought under any Apple ID), it signs `allowIntroductoryOffer:
+    /// false` with that transaction's ID, so a second Apple ID does not get a second free trial for the same account,
     /// `200 {productId, allowIntroductoryOffer: false, signature, transactionId}`. When the ledger holds none, it
     /// signs nothing and Apple's own rule decides, `200 {productId, allowIntroductoryOffer: null, signature: null,
     /// reason: "apple_decides"}`: signing `true` would hand a trial to an Apple ID that already had one, which only
@@ -69,7 +112,8 @@ extension IngestRoutes {
             throw IngestError.introductoryOfferNotListed(productId)
         }
         try await takeSubmissionToken(userID)
-        guard let transactionId = try await latestTransaction(userID: userID, entitlement: product.entitlement) else {
+        let entitlements = product.group.map(configuration.catalog.entitlements(inGroup:)) ?? []
+        guard let transactionId = try await latestTransaction(userID: userID, entitlements: entitlements) else {
             return jsonResponse(
                 .ok, ["productId": productId, "allowIntroductoryOffer": NSNull(), "signature": NSNull(), "reason": "apple_decides"])
         }
@@ -118,11 +162,14 @@ extension IngestRoutes {
         return order
     }
 
-    /// The caller's most recently purchased transaction of `entitlement` as the fulfiller recorded it
-    /// (`tg:{u:<userId>}:ent:<entitlement>`, transactionId → `active,purchaseMs,expiresMs,upgraded`), or nil.
-    private func latestTransaction(userID: String, entitlement: String?) async throws -> String? {
-        guard let entitlement else { return nil }
-        let hash = try await redisRead { try await hashStrings(keys.entitlement(user: userID, name: entitlement)) }
+    /// The caller's most recently purchased transaction of a subscription group (its `entitlements`) as the
+    /// fulfiller recorded it (`tg:{u:<userId>}:ent:<entitlement>`, transactionId → `active,purchaseMs,expiresMs,upgraded`),
+    /// or nil.
+    private func latestTransaction(userID: String, entitlements: [String]) async throws -> String? {
+        var hash: [String: String] = [:]
+        for entitlement in entitlements {
+            hash.merge(try await redisRead { try await hashStrings(keys.entitlement(user: userID, name: entitlement)) }) { $1 }
+        }
         var latest: (id: String, purchase: Int64)?
         for (transactionId, value) in hash {
             let fields = value.split(separator: ",", omittingEmptySubsequences: false)

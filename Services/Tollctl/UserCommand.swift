@@ -51,6 +51,8 @@ struct UserCommand: AsyncParsableCommand {
         if let type = record.revocationType { parts.append("revocationType=\(type)") }
         if let share = record.revocationPercentage { parts.append("revocationPercentage=\(share)") }
         if let expires = record.expiresDate { parts.append("expires=\(date(expires))") }
+        if let offer = record.offer { parts.append("offer=\(offer)  offerSigned=\(record.offerSigned == true)") }
+        if record.withheld { parts.append("withheld=true") }
         return "  " + parts.joined(separator: "  ")
     }
 }

@@ -5,6 +5,8 @@ import Foundation
 package struct Catalog: Sendable, Hashable, Codable {
     package private(set) var products: [Product]
     private var byID: [String: Product]
+    /// Each subscription group's entitlements (``Product/group``), sorted.
+    private var groups: [String: [String]]
 
     /// A catalog with no products (ingest started without `TOLLGATE_CATALOG`).
     package static let empty = Catalog(checked: [], byID: [:])
@@ -12,12 +14,18 @@ package struct Catalog: Sendable, Hashable, Codable {
     private init(checked products: [Product], byID: [String: Product]) {
         self.products = products
         self.byID = byID
+        var groups: [String: Set<String>] = [:]
+        for product in products {
+            if let group = product.group, let entitlement = product.entitlement { groups[group, default: []].insert(entitlement) }
+        }
+        self.groups = groups.mapValues { $0.sorted() }
     }
 
     /// Builds a catalog, checking every product: known type, no duplicate id, consumables with positive
     /// coins, the others with an entitlement, non-renewing passes with a positive `durationDays`, promotional
     /// `offers` only on auto-renewable subscriptions, each a distinct identifier of 1–64 letters, digits, `.`, `_`
-    /// or `-`; `introductoryOfferEligibility` only on auto-renewable subscriptions.
+    /// or `-` with a `perUser` of 1–100 and a `window` of 1 hour to 366 days (``PromotionalOffer``);
+    /// `introductoryOfferEligibility` and `subscriptionGroup` (1–128 characters) only on auto-renewable subscriptions.
     package init(products: [Product]) throws(LedgerError) {
         var byID: [String: Product] = [:]
         for (index, product) in products.enumerated() {
@@ -43,13 +51,19 @@ package struct Catalog: Sendable, Hashable, Codable {
                 guard product.type == .autoRenewable else {
                     throw .invalidCatalog("\(at): only autoRenewable products have promotional offers")
                 }
-                guard Set(offers).count == offers.count else { throw .invalidCatalog("\(at): duplicate offer") }
-                if let bad = offers.first(where: { !Self.isOfferIdentifier($0) }) {
-                    throw .invalidCatalog("\(at): offer '\(bad.prefix(80))' is not 1-64 letters, digits, '.', '_' or '-'")
-                }
+                guard Set(offers.map(\.id)).count == offers.count else { throw .invalidCatalog("\(at): duplicate offer") }
+                for offer in offers { try Self.check(offer, at: at) }
             }
             if product.introductoryOfferEligibility == true, product.type != .autoRenewable {
                 throw .invalidCatalog("\(at): only autoRenewable products have introductory offers")
+            }
+            if let group = product.subscriptionGroup {
+                guard product.type == .autoRenewable else {
+                    throw .invalidCatalog("\(at): only autoRenewable products have a subscriptionGroup")
+                }
+                guard (1...128).contains(group.utf8.count) else {
+                    throw .invalidCatalog("\(at): subscriptionGroup must be 1-128 characters")
+                }
             }
             byID[product.productId] = product
         }
@@ -64,8 +78,9 @@ package struct Catalog: Sendable, Hashable, Codable {
             var coins: Int?
             var entitlement: String?
             var durationDays: Int?
-            var offers: [String]?
+            var offers: [PromotionalOffer]?
             var introductoryOfferEligibility: Bool?
+            var subscriptionGroup: String?
         }
         struct RawCatalog: Decodable { var products: [RawProduct] }
         let raw: RawCatalog
@@ -84,7 +99,8 @@ package struct Catalog: Sendable, Hashable, Codable {
                 Product(
                     productId: item.productId, type: kind, coins: item.coins,
                     entitlement: item.entitlement, durationDays: item.durationDays, offers: item.offers,
-                    introductoryOfferEligibility: item.introductoryOfferEligibility))
+                    introductoryOfferEligibility: item.introductoryOfferEligibility,
+                    subscriptionGroup: item.subscriptionGroup))
         }
         try self.init(products: products)
     }
@@ -95,6 +111,19 @@ package struct Catalog: Sendable, Hashable, Codable {
             throw .invalidCatalog("cannot read \(path)")
         }
         try self.init(json: Array(data))
+    }
+
+    /// One promotional offer's identifier and rule.
+    private static func check(_ offer: PromotionalOffer, at: String) throws(LedgerError) {
+        guard isOfferIdentifier(offer.id) else {
+            throw .invalidCatalog("\(at): offer '\(offer.id.prefix(80))' is not 1-64 letters, digits, '.', '_' or '-'")
+        }
+        if let perUser = offer.perUser, !(1...PromotionalOffer.maximumRecords).contains(perUser) {
+            throw .invalidCatalog("\(at): offer \(offer.id): perUser must be 1-\(PromotionalOffer.maximumRecords), not \(perUser)")
+        }
+        if let window = offer.window, !(PromotionalOffer.minimumWindow...PromotionalOffer.maximumWindow).contains(window) {
+            throw .invalidCatalog("\(at): offer \(offer.id): window must be 1h to 366d")
+        }
     }
 
     /// An App Store Connect offer identifier as the catalog accepts it.
@@ -113,6 +142,10 @@ package struct Catalog: Sendable, Hashable, Codable {
 
     /// The product with this Apple product id, if the catalog has it.
     package func product(_ productId: String) -> Product? { byID[productId] }
+
+    /// The entitlements of a subscription group's auto-renewable products (``Product/group``), sorted; empty when no
+    /// product names it.
+    package func entitlements(inGroup group: String) -> [String] { groups[group] ?? [] }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

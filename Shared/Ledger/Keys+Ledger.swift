@@ -15,8 +15,11 @@ import Pipeline
 /// | `tg:{u:<userId>}:aat` | string | tollctl | the user's own `appAccountToken` (``AccountToken``) |
 /// | `tg:{u:<userId>}:account` | hash | fulfiller | see ``EntitlementsView/Field`` |
 /// | `tg:{u:<userId>}:consent` | hash | ingest | `consented` (`1`/`0`), `at` (ms) |
+/// | `tg:{u:<userId>}:offer:<offerId>` | zset | ingest | promotional offer signatures: member `<orderNo>/<nonce>`, score = signed at (ms) |
 ///
-/// None of these keys expire: orders are kept so that a purchase notified days later still finds its order.
+/// Unpaid orders and their token mappings expire; paid orders are kept, so that a purchase notified days later still
+/// finds its order. A user's offer signatures are kept one offer window (``PromotionalOffer``) after the last, at
+/// most the newest 100 per offer.
 extension Keys {
     /// An order of a user: `tg:{u:<userId>}:order:<orderNo>` (hash, fields in ``Order/Field``).
     package func order(user userID: String, orderNo: String) -> String {
@@ -49,6 +52,13 @@ extension Keys {
     /// ``EntitlementsView/Field``).
     package func account(user userID: String) -> String {
         "\(prefix):\(userTag(userID)):account"
+    }
+
+    /// The promotional offer signatures ingest handed a user for one offer: `tg:{u:<userId>}:offer:<offerId>` (zset,
+    /// member `<orderNo>/<nonce>`, score = signed at ms). Counted against the offer's `perUser` limit; signatures
+    /// older than its window are dropped, the newest 100 kept, and the key expires a window after the last one.
+    package func offerSignatures(user userID: String, offerId: String) -> String {
+        "\(prefix):\(userTag(userID)):offer:\(offerId)"
     }
 
     /// Whether the user consented to Tollgate sharing consumption data with Apple: `tg:{u:<userId>}:consent`

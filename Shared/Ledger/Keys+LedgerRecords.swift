@@ -6,9 +6,9 @@ import Pipeline
 /// |---|---|---|
 /// | `tg:{u:<userId>}:tx:<transactionId>` | hash | see ``TransactionRecord`` |
 /// | `tg:{u:<userId>}:txs` | zset | member transactionId, score purchase date (ms) |
-/// | `tg:{u:<userId>}:ledger` | hash | renewal state `r:<ent>:{auto,retry,grace,signed}`, `shortfall`, `fraud:<reason>` |
+/// | `tg:{u:<userId>}:ledger` | hash | renewal state `r:<ent>:{auto,retry,grace,signed}`, `shortfall`, `fraud:<reason>`, `intro:<group>` (the purchase chain of the group's first introductory offer) |
 /// | `tg:{u:<userId>}:notifications` | set | applied `notificationUUID`s |
-/// | `tg:{u:<userId>}:ent:<entitlement>` | hash | transactionId → `active,purchaseMs,expiresMs,upgraded` |
+/// | `tg:{u:<userId>}:ent:<entitlement>` | hash | transactionId → `state,purchaseMs,expiresMs,upgraded` (state `1` grants, `0` revoked, `2` withheld) |
 /// | `tg:{otx:<originalTransactionId>}:owner` | string | the user the purchase chain is bound to |
 /// | `tg:{otx:<originalTransactionId>}:parked` | list | events waiting for an owner (`{"j": jobId, "e": eventJSON}`) |
 /// | `tg:{p0}:subs:due` | zset | member `["<environment>","<entitlement>","<userId>"]` (JSON), score = when to ask Apple (ms) |

@@ -22,6 +22,9 @@ package struct LedgerApplier: Sendable {
     /// apply are one call, and this order needs no wait). The ledger is right in either order; after this long the
     /// event applies anyway, so a claimant that crashed delays it and loses nothing.
     package var claimantWait: Duration = .seconds(5)
+    /// A second introductory free trial of a user and subscription group grants access, or not until its first paid
+    /// period (`TOLLGATE_REPEAT_FREE_TRIAL`).
+    package var repeatFreeTrial = RepeatFreeTrial.allow
 
     /// `WAIT` after each cross-partition step (`TOLLGATE_REDIS_WAIT_REPLICAS`): a claim before the apply that relies on
     /// it, a hand-over before the acknowledgement that drops the source entry. Without it a failover of the step's
@@ -72,7 +75,7 @@ package struct LedgerApplier: Sendable {
                     let remote = try await remoteFacts(delivery, owner: owner, claimAll: claimAll)
                     let plan = LedgerPlan(
                         delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
-                        keys: keys, remote: remote, clamp: clampRefunds, now: now())
+                        keys: keys, remote: remote, clamp: clampRefunds, repeatFreeTrial: repeatFreeTrial, now: now())
                     outcome = try await LedgerFunctions.call(
                         "apply", on: redis, keys: plan.keys, group: group, id: entry.id, plan: try plan.json())
                     if let token = outcome.persist {
@@ -94,20 +97,23 @@ package struct LedgerApplier: Sendable {
 
     /// What the apply call in the owner's partition needs to know about other slots: each of its transactions'
     /// purchase chains in another partition claimed for `owner` (``claim(_:for:)``: first owner wins), the owners
-    /// of its renewals' chains, and its tokens' mappings. Nothing with one partition.
+    /// of its renewals' chains, and its tokens' mappings.
     ///
     /// A client's claim naming an order that cannot be paid by it (unknown, or of another product) is rejected by
     /// the apply call, which then binds nothing: its chains are not claimed either, unless `claimAll` (the call
     /// answered that it would credit after all). A transaction bought with another user's token is that user's:
-    /// it is forwarded to them, never claimed here.
+    /// it is forwarded to them, never claimed here. With one partition only the token mappings of promotional offer
+    /// redemptions are read (their order records ingest's signature, ``LedgerPlan/Tx/osig``).
     private func remoteFacts(_ delivery: LedgerDelivery, owner: String, claimAll: Bool) async throws -> RemoteFacts {
         let home = keys.partition(ofUser: owner)
         var facts = RemoteFacts(partition: home, keys: keys)
-        guard !keys.layout.isSingle else { return facts }
         let event = delivery.event
-        for token in Set(event.transactions.compactMap { $0.appAccountToken?.lowercased() }) {
+        // Any layout: a promotional redemption is matched to its signature through its token's order.
+        let tokens = event.transactions.filter { keys.layout.isSingle ? $0.offerType == 2 : true }
+        for token in Set(tokens.compactMap { $0.appAccountToken?.lowercased() }) {
             if let found = try await tokenOwner(token) { facts.tokens[token] = found }
         }
+        guard !keys.layout.isSingle else { return facts }
         var claims = claimAll
         if !claims { claims = try await !orderRefusesClaim(delivery, owner: owner) }
         for tx in event.transactions where !facts.isLocal(tx.originalTransactionId) {

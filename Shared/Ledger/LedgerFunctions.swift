@@ -2,16 +2,16 @@ import Foundation
 import Pipeline
 import Redis
 
-/// Typed calls of the `tollgate_ledger_v3` Redis Function library: `Lua/ledger_records.lua` (records, events,
+/// Typed calls of the `tollgate_ledger_v5` Redis Function library: `Lua/ledger_records.lua` (records, events,
 /// entitlements, refunds), `Lua/ledger_transactions.lua` (one transaction, renewals, validation, forwarding) and
 /// `Lua/ledger.lua` (the functions), joined in that order after the shared part.
 ///
-/// - `ledger_v3_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
+/// - `ledger_v5_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
 ///   transactions zset, notifications set, plan keys…  ARGV: group, entry id, plan JSON → outcome JSON.
 ///   Checks the owner still resolves as planned (else `reresolve`, nothing written), the bindings of every
 ///   `originalTransactionId`, the order; then `XACK`s the entry and — only if that returned 1 — writes the
 ///   transaction records, balance, entitlements, bindings, order, job status (+ `PUBLISH`) and outbound events.
-/// - `ledger_v3_park` KEYS: verified stream, job hash, binding/token/parked keys… (and the events stream for a V2
+/// - `ledger_v5_park` KEYS: verified stream, job hash, binding/token/parked keys… (and the events stream for a V2
 ///   notification about no purchase)  ARGV: group, entry id, plan JSON → outcome JSON. Parks an event whose owner
 ///   is unknown (or `reresolve` when one appeared); an event with nothing to park is finished, and a V2
 ///   notification among them emitted on the events stream as one app-level entry (`emitted`).
@@ -24,9 +24,11 @@ import Redis
 package enum LedgerFunctions {
     /// The library; a later contract gets a new version (3: the plan's `rtype`/`rpct`, prorated refunds, the
     /// record's `rtype`/`rpct` and `refunds` keys with a share; 4: partitions — chains and tokens of other slots as
-    /// plan values, `claim`, `hand_over`, `handed_over`).
+    /// plan values, `claim`, `hand_over`, `handed_over`; 5: offers — a promotional redemption's `offer`/`osig` and its
+    /// `signals`, an introductory period's `group`/`intro`/`trial` and the plan's `trials`, the withheld entitlement
+    /// value `2`).
     package static let library = RedisFunctionLibrary(
-        "ledger", version: 4, functions: ["apply", "park", "claim", "hand_over", "handed_over"],
+        "ledger", version: 5, functions: ["apply", "park", "claim", "hand_over", "handed_over"],
         parts: [
             SharedLua.common, PackageResources.ledger_records_lua, PackageResources.ledger_transactions_lua,
             PackageResources.ledger_lua,

@@ -22,5 +22,11 @@ extension LedgerOutcome {
             emitted: try fields.optionalString("emitted"))
         persist = try fields.optionalString("persist")
         claim = try fields.optionalBool("claim")
+        if let value = fields.members["signals"], value != .null {
+            signals = try fields.array("signals") { (value, path) throws(JSONError) in
+                guard case .string(let signal) = value else { throw JSONError("\(path) is \(value.typeName), not a string") }
+                return signal
+            }
+        }
     }
 }

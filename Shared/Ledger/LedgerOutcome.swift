@@ -31,6 +31,9 @@ package struct LedgerOutcome: Sendable, Hashable, Codable {
     package var persist: String?
     /// With `reresolve`: a purchase chain of another partition must be claimed before the call can credit it.
     package var claim: Bool?
+    /// Fraud signals the call recorded, one per transaction: `offer_unsigned` (a promotional offer redeemed without a
+    /// signature of Tollgate's for its token). A signal never refuses anything: the transaction was credited.
+    package var signals: [String]?
 
     package init(
         outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,

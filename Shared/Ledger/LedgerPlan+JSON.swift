@@ -70,6 +70,7 @@ extension LedgerPlan.Body {
             writer.endObject()
         }
         writer.endArray()
+        writer.member("trials", trials)
         writer.key("renewals")
         writer.beginArray()
         for renewal in renewals {
@@ -115,6 +116,11 @@ extension LedgerPlan.Tx {
         writer.member("torder", torder)
         writer.member("rtype", rtype)
         writer.member("rpct", rpct)
+        writer.member("offer", offer)
+        writer.member("osig", osig)
+        writer.member("group", group)
+        writer.member("intro", intro)
+        writer.member("trial", trial)
         writer.endObject()
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Pipeline
 
-/// The `KEYS` and the plan JSON of one `ledger_v4_apply` call: an event's transactions with what the
+/// The `KEYS` and the plan JSON of one `ledger_v5_apply` call: an event's transactions with what the
 /// catalog says about them, for one owner. The plan refers to keys by their 1-based index in ``keys``.
 struct LedgerPlan {
     struct Tx: Encodable {
@@ -26,6 +26,14 @@ struct LedgerPlan {
         /// is no stated share, so the revocation takes back everything).
         var rtype: String?
         var rpct: Int?
+        /// A promotional offer's redemption (`offerType` 2): Apple's `offerIdentifier` (empty when Apple named none),
+        /// and `osig`, the owner's order its token maps to, whose `offer:<id>` field records ingest's signature.
+        var offer: String?
+        var osig: Int?
+        /// An auto-renewable's subscription group; `intro` for the user's own introductory offer period (not Family
+        /// Sharing), `trial` when that period is a free trial.
+        var group: String?
+        var intro, trial: Bool?
     }
     struct Ent: Encodable {
         var name, type: String
@@ -78,6 +86,8 @@ struct LedgerPlan {
         var txs: [Tx] = []
         var ents: [Ent] = []
         var renewals: [Renewal] = []
+        /// `refuse` when a second free trial grants nothing until its first paid period (``RepeatFreeTrial``).
+        var trials: String?
     }
 
     private(set) var keys: [String]
@@ -88,7 +98,7 @@ struct LedgerPlan {
     /// says about it, never as a key.
     init(
         delivery: LedgerDelivery, owner: String, resolution: OwnerResolution, catalog: Catalog, keys k: Keys,
-        remote: RemoteFacts, clamp: Bool, now: Int64
+        remote: RemoteFacts, clamp: Bool, repeatFreeTrial: RepeatFreeTrial = .allow, now: Int64
     ) {
         let event = delivery.event
         let partition = k.partition(ofUser: owner)
@@ -103,6 +113,7 @@ struct LedgerPlan {
             retention: JobStatus.retentionSeconds, clamp: clamp, by: "user",
             claim: delivery.isClientClaim, forwarded: delivery.isForwarded, hops: delivery.hops)
         body.unparked = remote.unparked
+        if repeatFreeTrial == .refuse { body.trials = RepeatFreeTrial.refuse.rawValue }
         switch resolution {
         case .token(_, let orderNo, let token):
             body.by = "token"
@@ -148,6 +159,7 @@ struct LedgerPlan {
                     towner: token?.user, torder: token?.orderNo,
                     rtype: tx.revocationType,
                     rpct: tx.revocationPercentage.flatMap { (0...100_000).contains($0) ? $0 : nil }))
+            addOffer(tx, product: product, token: token, owner: owner, keys: k)
         }
         for renewal in event.renewals {
             var ent = entByOTID[renewal.originalTransactionId]
@@ -169,6 +181,33 @@ struct LedgerPlan {
                     signed: renewal.signedDate))
         }
         addSweepIndex(keys: k)
+    }
+
+    /// What the apply call needs to know about the offer `tx` was bought with (the last transaction of the plan): a
+    /// promotional redemption's identifier and the order of the owner its token maps to (read before the call, see
+    /// ``RemoteFacts/tokens``: a mapping is written once), and an introductory offer period with its group.
+    private mutating func addOffer(
+        _ tx: PurchaseEventTransaction, product: Product?, token: (user: String, orderNo: String?)?, owner: String,
+        keys k: Keys
+    ) {
+        let last = body.txs.count - 1
+        guard last >= 0 else { return }
+        switch tx.offerType {
+        case 2:
+            // Longer than any offer identifier the catalog accepts: kept as unmatchable, never as a bad plan.
+            let offer = tx.offerIdentifier ?? ""
+            body.txs[last].offer = offer.utf8.count <= 128 ? offer : "?"
+            if let token, UserID.same(token.user, owner), let orderNo = token.orderNo {
+                body.txs[last].osig = index(k.order(user: owner, orderNo: orderNo))
+            }
+        case 1 where tx.inAppOwnershipType != "FAMILY_SHARED":
+            guard let group = product?.group else { return }
+            body.txs[last].group = group
+            body.txs[last].intro = true
+            if tx.offerDiscountType == "FREE_TRIAL" { body.txs[last].trial = true }
+        default:
+            break
+        }
     }
 
     /// The order the event may pay, and the owner's index of unpaid orders.
@@ -213,7 +252,8 @@ struct RemoteFacts {
     var keys: Keys
     /// Owners of chains outside `partition`, by originalTransactionId.
     var owners: [String: String] = [:]
-    /// Token mappings (lower-case token → user and order), read when the layout has several partitions.
+    /// Token mappings (lower-case token → user and order), read when the layout has several partitions, and (any
+    /// layout) for the tokens of promotional offer redemptions, whose order records the signature.
     var tokens: [String: (user: String, orderNo: String?)] = [:]
     /// Parked events the claims moved back onto their partitions' verified streams.
     var unparked = 0

@@ -5,6 +5,7 @@ import Foundation
 ///
 /// Kept in the hash `tg:{u:<userId>}:order:<orderNo>` (``Keys/order(user:orderNo:)``) with the fields of
 /// ``Field``. Ingest writes `order.no`, `user`, `product`, `token`, `state` = `pending` and `created.at`;
+/// ingest adds `offer:<offerId>` when it signs a promotional offer with the order's token;
 /// the fulfiller sets `state` = `paid`, `paid.at` and `transaction` when a transaction of the same product
 /// pays it (a transaction of another product is refused with `product_mismatch` and leaves it `pending`).
 package struct Order: Sendable, Hashable, Codable {
@@ -88,6 +89,9 @@ package struct Order: Sendable, Hashable, Codable {
         package static let paidAt = "paid.at"
         /// Apple `transactionId` that paid it (fulfiller).
         package static let transaction = "transaction"
+        /// When ingest last signed the promotional offer `offerId` with this order's token (ms): how the ledger
+        /// matches Apple's report of the redemption (`offerType` 2) back to a signature.
+        package static func offer(_ offerId: String) -> String { "offer:\(offerId)" }
     }
 
     /// The fields of the `appAccountToken` mapping hash (``Keys/appAccountToken(_:)``).

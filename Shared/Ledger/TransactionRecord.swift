@@ -6,7 +6,9 @@
 /// of clamping), `refunds` (revocations already applied, `,d<ms>,n<uuid>,`, a prorated one with `p<share>`),
 /// `revoked` (ms), `rtype` (Apple's `revocationType` of the standing refund), `rpct` (its share in milli-percent,
 /// `100000` for a full refund), `family`
-/// (`1` Family Sharing), `ent`, `job` (first job), `created.at`, `updated.at`.
+/// (`1` Family Sharing), `ent`, `job` (first job), `created.at`, `updated.at`; for a promotional offer's redemption
+/// `offer` (Apple's `offerIdentifier`) and `offer.signed` (`1` matched to a signature of ingest's, `0` not: a fraud
+/// signal); `withheld` (`1`: a repeated free trial that grants nothing, ``RepeatFreeTrial``).
 package struct TransactionRecord: Sendable, Hashable, Codable {
     package var transactionId: String
     package var originalTransactionId: String
@@ -21,6 +23,11 @@ package struct TransactionRecord: Sendable, Hashable, Codable {
     package var expiresDate: Int64?
     package var revocationType: String?
     package var revocationPercentage: Int?
+    /// A promotional offer's identifier, and whether the redemption matched a signature (nil: no promotional offer).
+    package var offer: String?
+    package var offerSigned: Bool?
+    /// A repeated free trial, recorded without granting.
+    package var withheld: Bool
 
     /// Reads a record from `HGETALL`; nil when it has no `tid` or `state`.
     package init?(hash: [String: String]) {
@@ -38,5 +45,8 @@ package struct TransactionRecord: Sendable, Hashable, Codable {
         expiresDate = hash["expires"].flatMap { Int64($0) }
         revocationType = hash["rtype"]
         revocationPercentage = hash["rpct"].flatMap { Int($0) }
+        offer = hash["offer"]
+        offerSigned = hash["offer.signed"].map { $0 == "1" }
+        withheld = hash["withheld"] == "1"
     }
 }

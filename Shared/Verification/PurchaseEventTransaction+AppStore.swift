@@ -5,6 +5,7 @@ import Pipeline
 extension PurchaseEventTransaction {
     /// The canonical form of a receipt transaction (`verifyReceipt`, V1 `unified_receipt`).
     init(receipt transaction: ReceiptTransaction) {
+        let offer = Self.offer(of: transaction)
         self.init(
             transactionId: transaction.transactionId,
             originalTransactionId: transaction.originalTransactionId,
@@ -21,8 +22,26 @@ extension PurchaseEventTransaction {
             webOrderLineItemId: transaction.webOrderLineItemId,
             signedDate: nil,
             isUpgraded: transaction.isUpgraded,
-            offerType: nil
+            offerType: offer.type,
+            offerIdentifier: offer.identifier,
+            offerDiscountType: offer.discount
         )
+    }
+
+    /// A receipt period's offer in the signed transaction's terms: a `promotional_offer_id` is a promotional offer
+    /// (`2`), an `offer_code_ref_name` an offer code (`3`), else a trial or introductory price period an
+    /// introductory offer (`1`); `FREE_TRIAL` whenever Apple marks the period a free trial. Receipts do not say which
+    /// paid introductory mode (pay as you go, pay up front) it was.
+    private static func offer(of transaction: ReceiptTransaction) -> (type: Int?, identifier: String?, discount: String?) {
+        let discount = transaction.isTrialPeriod ? OfferDiscountType.freeTrial.rawValue : nil
+        if let id = transaction.promotionalOfferId, !id.isEmpty {
+            return (OfferType.promotionalOffer.rawValue, id, discount)
+        }
+        if let name = transaction.offerCodeRefName, !name.isEmpty { return (OfferType.offerCode.rawValue, name, discount) }
+        if transaction.isTrialPeriod || transaction.isInIntroOfferPeriod {
+            return (OfferType.introductoryOffer.rawValue, nil, discount)
+        }
+        return (nil, nil, nil)
     }
 
     /// The canonical form of a verified StoreKit 2 transaction; `nil` when Apple's payload lacks a
@@ -53,7 +72,9 @@ extension PurchaseEventTransaction {
             revocationPercentage: payload.revocationPercentage,
             price: payload.price,
             currency: payload.currency,
-            appTransactionId: payload.appTransactionId
+            appTransactionId: payload.appTransactionId,
+            offerIdentifier: payload.offerIdentifier,
+            offerDiscountType: payload.offerDiscountType?.rawValue
         )
     }
 }

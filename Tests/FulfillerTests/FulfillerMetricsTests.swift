@@ -52,4 +52,63 @@ import FoundationNetworking
             #expect(await fulfiller.terminate(timeout: .seconds(15)))
         }
     }
+
+    /// The real executable with `TOLLGATE_REPEAT_FREE_TRIAL=refuse`: a second free trial is withheld, and a promotional
+    /// redemption without a signature is credited and counted as a fraud signal.
+    @Test func withheldTrialsAndUnsignedOfferRedemptionsAreCounted() async throws {
+        try await LedgerHarness.with { h in
+            let catalog = h.server.directory.appendingPathComponent("offers-catalog.json")
+            try JSONEncoder().encode(testCatalog).write(to: catalog)
+            let port = try ChildProcess.freePort()
+            let fulfiller = try ChildProcess.start(
+                "fulfiller",
+                environment: h.serviceEnvironment.merging([
+                    "TOLLGATE_CATALOG": catalog.path, "LOG_LEVEL": "error", "TOLLGATE_REPEAT_FREE_TRIAL": "refuse",
+                    "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_METRICS_PORT": String(port),
+                ]) { $1 }, log: h.server.directory.appendingPathComponent("fulfiller.log"))
+            defer { fulfiller.kill() }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            func trial(_ tid: String, purchase: Int64) -> PurchaseEventTransaction {
+                Fixture.transaction(
+                    tid, product: "vip.month", purchase: purchase, expires: purchase + 7 * day, offerType: 1,
+                    offerDiscountType: "FREE_TRIAL")
+            }
+            try await h.submit(Fixture.client("alice", [trial("t1", purchase: now - 60 * day)]))
+            // The first trial first: the fulfiller applies concurrently.
+            #expect(try await eventually(timeout: .seconds(30)) { try await h.entitlement("alice", "vip") != nil })
+            try await h.submit(Fixture.client("alice", [trial("t2", purchase: now - day)]))
+            try await h.submit(
+                Fixture.client(
+                    "bob",
+                    [
+                        Fixture.transaction(
+                            "p1", product: "vip.month", purchase: now - day, expires: now + 29 * day, offerType: 2,
+                            offerIdentifier: "winback50")
+                    ]))
+            let applied = try await eventually(timeout: .seconds(30)) {
+                let pending = try await h.pendingCount()
+                let undelivered = try await h.undeliveredCount()
+                return pending == 0 && undelivered == 0
+            }
+            #expect(applied)
+            #expect(try await h.entitlement("alice", "vip")?.state == "expired")
+            #expect(try await h.entitlement("bob", "vip")?.state == "active")
+
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)/metrics"))
+            var lines: [Substring] = []
+            let counted = await eventually(timeout: .seconds(10)) {
+                guard let (data, _) = try? await URLSession.shared.data(from: url) else { return false }
+                lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+                return lines.contains {
+                    $0.hasPrefix("tollgate_ledger_fraud_signals_total{") && $0.contains(#"reason="offer_unsigned""#) && $0.hasSuffix(" 1")
+                }
+            }
+            #expect(counted, "\(lines.filter { $0.hasPrefix("tollgate_ledger") })")
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("tollgate_ledger_transactions_total{") && $0.contains(#"result="trial_withheld""#) && $0.hasSuffix(" 1")
+                })
+            #expect(await fulfiller.terminate(timeout: .seconds(15)))
+        }
+    }
 }

@@ -57,5 +57,13 @@ import Testing
         #expect(forever.eventsRetention == nil)
         let day = try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": path, "TOLLGATE_EVENTS_RETENTION_HOURS": "24"])
         #expect(day.eventsRetention == .seconds(86_400))
+        #expect(configuration.repeatFreeTrial == .allow)
+        for (value, policy) in [("refuse", RepeatFreeTrial.refuse), ("ALLOW", .allow), (" refuse ", .refuse)] {
+            let read = try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": path, "TOLLGATE_REPEAT_FREE_TRIAL": value])
+            #expect(read.repeatFreeTrial == policy, "\(value)")
+        }
+        #expect(throws: ConfigurationError(variable: "TOLLGATE_REPEAT_FREE_TRIAL", problem: "must be allow or refuse, not 'deny'")) {
+            try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": path, "TOLLGATE_REPEAT_FREE_TRIAL": "deny"])
+        }
     }
 }

@@ -13,7 +13,7 @@ import Verification
 @Suite struct FunctionLibraryTests {
     static let libraries: [RedisFunctionLibrary] = [
         PipelineFunctions.library, RateLimitFunctions.library, DeadLetterFunctions.library, LedgerFunctions.library,
-        IngestFunctions.library, VerifierFunctions.library, ReconcileFunctions.library,
+        IngestFunctions.library, OfferFunctions.library, VerifierFunctions.library, ReconcileFunctions.library,
     ]
 
     @Test func everyLibraryLoadsAndRegistersWhatSwiftCalls() async throws {

@@ -49,11 +49,12 @@ enum IngestHarness {
     /// Runs `body` against a freshly built app (real Redis, in-process router with its services running).
     static func withApp(
         _ server: RedisServer, configure: (inout IngestConfiguration) throws -> Void = { _ in },
-        framework: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+        framework: TestingSetup = .router, clock: PipelineClock = .system,
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         var configuration = try configuration(server)
         try configure(&configuration)
-        let app = try await buildApplication(configuration: configuration, logger: testLogger)
+        let app = try await buildApplication(configuration: configuration, logger: testLogger, clock: clock)
         try await app.test(framework) { client in try await body(client) }
     }
 

@@ -18,9 +18,11 @@ enum OfferKeyFixture {
     static let keyId = "OFFERKEY42"
     static let issuerId = "57246542-96fe-1a63-e053-0824d011072a"
 
-    /// Runs `body` with an ingest whose catalog is `catalog` and which signs with a fresh key (none: `signing` false).
+    /// Runs `body` with an ingest whose catalog is `catalog` and which signs with a fresh key (none: `signing` false),
+    /// after `configure`, on `clock`.
     static func withApp(
-        _ server: RedisServer, catalog: Catalog, signing: Bool = true,
+        _ server: RedisServer, catalog: Catalog, signing: Bool = true, clock: PipelineClock = .system,
+        configure more: @escaping (inout IngestConfiguration) throws -> Void = { _ in },
         _ body: @escaping @Sendable (any TestClientProtocol, P256.Signing.PublicKey) async throws -> Void
     ) async throws {
         let privateKey = P256.Signing.PrivateKey()
@@ -29,8 +31,11 @@ enum OfferKeyFixture {
         let configure: (inout IngestConfiguration) throws -> Void = { configuration in
             configuration.catalog = catalog
             configuration.offerKey = signing ? offerKey : nil
+            try more(&configuration)
         }
-        try await IngestHarness.withApp(server, configure: configure) { client in try await body(client, privateKey.publicKey) }
+        try await IngestHarness.withApp(server, configure: configure, clock: clock) { client in
+            try await body(client, privateKey.publicKey)
+        }
     }
 
     /// alice's two transactions of the `vip` entitlement in the ledger; offers name the later one, `2000000222`.

@@ -131,6 +131,9 @@ import Testing
                 operation: "POST /v1/offers/promotional", uri: "/v1/offers/promotional", headers: alice,
                 body: #"{"productId":"com.example.vip.month","offerId":"winback50","orderNo":"ord_none"}"#, expected: 404),
             Call(
+                operation: "POST /v1/offers/promotional", uri: "/v1/offers/promotional", headers: alice,
+                body: #"{"productId":"com.example.vip.month","offerId":"upsell"}"#, expected: 403),
+            Call(
                 operation: "POST /v1/offers/introductory", uri: "/v1/offers/introductory", headers: alice,
                 body: #"{"productId":"com.example.vip.month"}"#, expected: 200),
             Call(
@@ -171,7 +174,8 @@ import Testing
             configuration.catalog = try Catalog(products: [
                 Product(productId: "com.example.coins100", type: .consumable, coins: 100),
                 Product(
-                    productId: "com.example.vip.month", type: .autoRenewable, entitlement: "vip", offers: ["winback50"],
+                    productId: "com.example.vip.month", type: .autoRenewable, entitlement: "vip",
+                    offers: ["winback50", PromotionalOffer(id: "upsell", eligibility: .active)],
                     introductoryOfferEligibility: true),
             ])
             let router = Router(context: BasicRequestContext.self)

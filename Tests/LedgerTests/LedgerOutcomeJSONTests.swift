@@ -12,6 +12,8 @@ struct LedgerOutcomeJSONTests {
             #"{"outcome":"reresolve","claim":false,"transactions":null,"reason":null}"#,
             #"{"outcome":"fulfilled","coins":1e+15}"#,
             #"{"outcome":"fulfilled","coins":-5,"extra":{"ignored":[1,2]}}"#,
+            #"{"outcome":"fulfilled","signals":["offer_unsigned","offer_unsigned"]}"#,
+            #"{"outcome":"fulfilled","signals":null}"#,
         ]
         for answer in answers {
             let bytes = Array(answer.utf8)
@@ -20,10 +22,12 @@ struct LedgerOutcomeJSONTests {
         }
         #expect(try LedgerOutcome(json: Array(answers[2].utf8)).persist == "aat-1")
         #expect(try LedgerOutcome(json: Array(answers[2].utf8)).claim == true)
+        #expect(try LedgerOutcome(json: Array(answers[6].utf8)).signals == ["offer_unsigned", "offer_unsigned"])
         let refused = [
             #"{"coins":1}"#, #"{"outcome":1}"#, #"{"outcome":"fulfilled","coins":"1"}"#, #"{"outcome":"fulfilled","coins":1.5}"#,
             #"{"outcome":"fulfilled","transactions":{}}"#, #"{"outcome":"fulfilled","transactions":[{"transactionId":"t"}]}"#,
-            #"{"outcome":"fulfilled","claim":1}"#, "[]", "",
+            #"{"outcome":"fulfilled","claim":1}"#, #"{"outcome":"fulfilled","signals":[1]}"#,
+            #"{"outcome":"fulfilled","signals":"offer_unsigned"}"#, "[]", "",
         ]
         for answer in refused {
             let bytes = Array(answer.utf8)

@@ -10,7 +10,8 @@ import Testing
         for key in [
             keys.transaction(user: "42", transactionId: "1000"), keys.transactions(user: "42"),
             keys.ledgerMeta(user: "42"), keys.notifications(user: "42"), keys.entitlement(user: "42", name: "vip"),
-            keys.account(user: "42"),
+            keys.account(user: "42"), keys.offerSignatures(user: "42", offerId: "winback50"),
+            keys.order(user: "42", orderNo: "ord_1"),
         ] {
             #expect(key.hasPrefix("tg:\(tag):"))
         }
@@ -32,6 +33,12 @@ import Testing
             ]))
         #expect(record.coins - record.debited == 70)
         #expect(record.shortfall == 70 && record.originalTransactionId == "1" && record.expiresDate == nil)
+        #expect(record.offer == nil && record.offerSigned == nil && !record.withheld)
+        let redeemed = try #require(
+            TransactionRecord(hash: [
+                "tid": "3", "state": "applied", "offer": "winback50", "offer.signed": "0", "withheld": "1",
+            ]))
+        #expect(redeemed.offer == "winback50" && redeemed.offerSigned == false && redeemed.withheld)
         #expect(TransactionRecord(hash: ["tid": "2"]) == nil)
     }
 }

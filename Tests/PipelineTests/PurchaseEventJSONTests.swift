@@ -27,7 +27,8 @@ struct PurchaseEventJSONTests {
                 inAppOwnershipType: maybe("FAMILY_SHARED"), appAccountToken: maybe(text("aat")),
                 webOrderLineItemId: maybe("w"), signedDate: maybe(Int64.min), isUpgraded: maybe(false), offerType: maybe(3),
                 revocationType: maybe("REFUND_PRORATED"), revocationPercentage: maybe(50_000), price: maybe(990),
-                currency: maybe("EUR"), appTransactionId: maybe(text("app")))
+                currency: maybe("EUR"), appTransactionId: maybe(text("app")), offerIdentifier: maybe(text("offer")),
+                offerDiscountType: maybe("FREE_TRIAL"))
         }
         let renewals = (0..<Int(generator.next() % 2)).map { _ in
             PurchaseEventRenewal(

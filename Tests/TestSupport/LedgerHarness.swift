@@ -64,37 +64,43 @@ package struct LedgerHarness: Sendable {
     }
 
     package static func with<T>(
-        clamp: Bool = false, now: Int64 = testNow, partitions: Int = testPartitions, _ body: (LedgerHarness) async throws -> T
+        clamp: Bool = false, now: Int64 = testNow, partitions: Int = testPartitions, repeatFreeTrial: RepeatFreeTrial = .allow,
+        _ body: (LedgerHarness) async throws -> T
     ) async throws -> T {
         try await withRedisServer { server in
-            try await on(server, partitions: partitions, clamp: clamp, now: now, body)
+            try await on(server, partitions: partitions, clamp: clamp, now: now, repeatFreeTrial: repeatFreeTrial, body)
         }
     }
 
     /// A harness on a running redis-server (whatever it already holds), with `partitions` partitions.
     package static func on<T>(
-        _ server: RedisServer, partitions: Int, clamp: Bool = false, now: Int64 = testNow, _ body: (LedgerHarness) async throws -> T
+        _ server: RedisServer, partitions: Int, clamp: Bool = false, now: Int64 = testNow,
+        repeatFreeTrial: RepeatFreeTrial = .allow, _ body: (LedgerHarness) async throws -> T
     ) async throws -> T {
         let pool = RedisPool(configuration: server.configuration(), size: 8, logger: testLogger)
         try await pool.connect()
         defer { pool.close() }
         let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: partitions))
         let redis: any RedisCommandExecutor = partitions == 1 ? pool : SlotCheckedExecutor(pool)
-        return try await body(try await prepare(server: server, redis: redis, keys: keys, clamp: clamp, now: now))
+        return try await body(
+            try await prepare(
+                server: server, redis: redis, keys: keys, clamp: clamp, now: now, repeatFreeTrial: repeatFreeTrial))
     }
 
     /// Loads both libraries, creates the fulfillers' group on every partition's verified stream, and builds the
     /// harness's applier.
     private static func prepare(
-        server: RedisServer?, redis: any RedisCommandExecutor, keys: Keys, clamp: Bool, now: Int64
+        server: RedisServer?, redis: any RedisCommandExecutor, keys: Keys, clamp: Bool, now: Int64,
+        repeatFreeTrial: RepeatFreeTrial = .allow
     ) async throws -> LedgerHarness {
         try await PipelineFunctions.library.load(on: redis)
         try await LedgerFunctions.library.load(on: redis)
         for partition in keys.partitions {
             _ = try await redis.xgroupCreate(keys.verified(partition: partition).stream, group: group, startID: "0", makeStream: true)
         }
-        let applier = LedgerApplier(
+        var applier = LedgerApplier(
             redis: redis, catalog: testCatalog, keys: keys, group: group, clampRefunds: clamp, now: { now })
+        applier.repeatFreeTrial = repeatFreeTrial
         return LedgerHarness(serverIfAny: server, redis: redis, keys: keys, applier: applier)
     }
 
@@ -269,13 +275,15 @@ package enum Fixture {
     package static func transaction(
         _ tid: String, product: String, otid: String? = nil, quantity: Int = 1, purchase: Int64 = testNow - day,
         expires: Int64? = nil, revoked: Int64? = nil, family: Bool = false, token: String? = nil, signed: Int64? = nil,
-        revocationType: String? = nil, revocationPercentage: Int? = nil
+        revocationType: String? = nil, revocationPercentage: Int? = nil, offerType: Int? = nil,
+        offerIdentifier: String? = nil, offerDiscountType: String? = nil
     ) -> PurchaseEventTransaction {
         PurchaseEventTransaction(
             transactionId: tid, originalTransactionId: otid ?? tid, productId: product, quantity: quantity,
             purchaseDate: purchase, expiresDate: expires, revocationDate: revoked,
             inAppOwnershipType: family ? "FAMILY_SHARED" : "PURCHASED", appAccountToken: token, signedDate: signed,
-            revocationType: revocationType, revocationPercentage: revocationPercentage)
+            offerType: offerType, revocationType: revocationType, revocationPercentage: revocationPercentage,
+            offerIdentifier: offerIdentifier, offerDiscountType: offerDiscountType)
     }
 
     /// A client submission by `user` (optionally paying `order`).

@@ -24,6 +24,10 @@ package struct ReceiptTransaction: Codable, Sendable, Hashable {
     package var inAppOwnershipType: InAppOwnershipType?
     package var subscriptionGroupIdentifier: String?
     package var appAccountToken: String?
+    /// Apple's `promotional_offer_id`: the promotional offer this period was bought with.
+    package var promotionalOfferId: String?
+    /// Apple's `offer_code_ref_name`: the offer code's reference name this period was bought with.
+    package var offerCodeRefName: String?
     /// The environment that answered for this receipt.
     package var environment: AppStoreEnvironment
     /// For subscriptions, the renewal state from `pending_renewal_info` for ``originalTransactionId``.
@@ -38,7 +42,8 @@ package struct ReceiptTransaction: Codable, Sendable, Hashable {
         revocationDate: Date? = nil, revocationReason: RevocationReason? = nil, webOrderLineItemId: String? = nil,
         isTrialPeriod: Bool = false, isInIntroOfferPeriod: Bool = false, isUpgraded: Bool = false,
         inAppOwnershipType: InAppOwnershipType? = nil, subscriptionGroupIdentifier: String? = nil,
-        appAccountToken: String? = nil, environment: AppStoreEnvironment, renewal: ReceiptRenewalState? = nil
+        appAccountToken: String? = nil, promotionalOfferId: String? = nil, offerCodeRefName: String? = nil,
+        environment: AppStoreEnvironment, renewal: ReceiptRenewalState? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -56,6 +61,8 @@ package struct ReceiptTransaction: Codable, Sendable, Hashable {
         self.inAppOwnershipType = inAppOwnershipType
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
         self.appAccountToken = appAccountToken
+        self.promotionalOfferId = promotionalOfferId
+        self.offerCodeRefName = offerCodeRefName
         self.environment = environment
         self.renewal = renewal
     }
@@ -84,6 +91,8 @@ package struct ReceiptTransaction: Codable, Sendable, Hashable {
             inAppOwnershipType: legacy.inAppOwnershipType.map(InAppOwnershipType.init(rawValue:)),
             subscriptionGroupIdentifier: legacy.subscriptionGroupIdentifier,
             appAccountToken: legacy.appAccountToken,
+            promotionalOfferId: legacy.promotionalOfferId,
+            offerCodeRefName: legacy.offerCodeRefName,
             environment: environment
         )
     }

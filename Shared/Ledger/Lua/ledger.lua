@@ -111,7 +111,7 @@ local function apply(keys, argv)
     if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'duplicate' }) end
     return cjson.encode({ outcome = 'duplicate' })
   end
-  local results, changed, touched, unknown, persist = {}, {}, {}, 0, nil
+  local results, changed, touched, unknown, persist, signals = {}, {}, {}, 0, nil, {}
   -- Parked events the caller's claims (chains of other partitions) moved back, plus the ones bound here.
   local unparked = num(plan.unparked, 0)
   for _, tx in ipairs(txs) do
@@ -124,7 +124,9 @@ local function apply(keys, argv)
         redis.call('SET', key_at(keys, tx.bind), user)
         unparked = unparked + unpark(keys, tx.park)
       end
-      r = apply_tx(keys, plan, tx, changed)
+      local signal
+      r, signal = apply_tx(keys, plan, tx, changed)
+      if signal then signals[#signals + 1] = signal end
       if r == 'unknown_product' then unknown = unknown + 1 end
       if tx.ent then touched[tx.ent] = true end
     end
@@ -154,6 +156,7 @@ local function apply(keys, argv)
                 coins = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0) }
   out.forwarded = forward(keys, argv, plan, others)
   if #results > 0 then out.transactions = results end
+  if #signals > 0 then out.signals = signals end
   if #txs > 0 and unknown == #txs then
     out.outcome = 'rejected'; out.reason = 'unknown_product'
     if not plan.forwarded then

@@ -53,10 +53,11 @@ local function coins_change(keys, plan, delta, tid, reason, extra)
   emit(keys, plan, fields)
 end
 
--- Entitlement hash value per transaction: "<active 1|0>,<purchase ms>,<expires ms or 0>,<upgraded 1|0>".
-local function ent_value(active, tx)
-  return (active and '1' or '0') .. ',' .. n2s(tx.purchase or 0) .. ',' .. n2s(tx.expires or 0) .. ','
-    .. ((tx.upgraded and '1') or '0')
+-- Entitlement hash value per transaction: "<state>,<purchase ms>,<expires ms or 0>,<upgraded 1|0>", the state `1`
+-- granting, `0` revoked, `2` withheld (a repeated free trial: recorded, granting nothing, not revoked either).
+local function ent_value(active, tx, withheld)
+  local state = active and (withheld and '2' or '1') or '0'
+  return state .. ',' .. n2s(tx.purchase or 0) .. ',' .. n2s(tx.expires or 0) .. ',' .. ((tx.upgraded and '1') or '0')
 end
 
 -- Sweep index (plan.due zset, plan.dueRef hash, member JSON [env, ent, user]; Keys+LedgerRecords): active or
@@ -75,12 +76,16 @@ end
 local function recompute(keys, plan, ent, tid, reason, extra)
   local entries = redis.call('HGETALL', key_at(keys, ent.key))
   local rows, any_active, any_revoked = {}, false, false
+  -- The latest withheld period (a repeated free trial): it grants nothing, but the sweep asks Apple at its end.
+  local held, held_tid = 0, nil
   for i = 1, #entries, 2 do
     local a, p, e, u = string.match(entries[i + 1], '^(%d),(%d+),(%d+),(%d)$')
     if a == '1' then
       if u ~= '1' then any_active = true; rows[#rows + 1] = { p = tonumber(p), e = tonumber(e), t = entries[i] } end
     elseif a == '0' then
       any_revoked = true
+    elseif a == '2' and u ~= '1' and tonumber(e) > held then
+      held, held_tid = tonumber(e), entries[i]
     end
   end
   local meta = key_at(keys, 5)
@@ -111,7 +116,13 @@ local function recompute(keys, plan, ent, tid, reason, extra)
       else state = 'expired' end
       if r[1] == '1' then auto = '1' end
     end
-    index_due(keys, plan, ent, state, expires, auto, latest_tid)
+    if held > latest and state ~= 'active' and state ~= 'gracePeriod' then
+      -- Nothing grants now and a withheld trial ends later: ask Apple at its end for its first paid period.
+      local due_auto = (r[1] == '1') and '1' or '0'
+      index_due(keys, plan, ent, (held > plan.now) and 'active' or 'expired', held, due_auto, held_tid)
+    else
+      index_due(keys, plan, ent, state, expires, auto, latest_tid)
+    end
   end
   local account = key_at(keys, 4)
   local field = 'ent:' .. ent.name .. ':'

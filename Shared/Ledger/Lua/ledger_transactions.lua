@@ -1,7 +1,30 @@
 -- The ledger's transactions (second part of the ledger library, after ledger_records.lua): applying one
 -- transaction, parked events, renewal state, the plan's validation and forwarding to other owners.
 
--- Applies one transaction of the owner; returns its result code.
+-- Whether a repeated free trial is withheld (plan.trials = 'refuse'): the user's introductory offer period of a
+-- subscription group, a free trial, in another purchase chain than the group's first introductory offer (its
+-- originalTransactionId, `intro:<group>` in the ledger hash, recorded whatever the setting).
+local function withholds(keys, plan, tx)
+  if not (tx.intro and tx.group) then return false end
+  local meta, field = key_at(keys, 5), 'intro:' .. tx.group
+  local first = redis.call('HGET', meta, field)
+  if not first then
+    redis.call('HSET', meta, field, tx.otid)
+    return false
+  end
+  return first ~= tx.otid and tx.trial == true and plan.trials == 'refuse'
+end
+
+-- Whether a promotional offer's redemption matches a signature of ingest's: the order its token maps to (tx.osig)
+-- carries that token and `offer:<offer id>`.
+local function offer_signed(keys, tx)
+  if not tx.osig or not tx.aat or tx.offer == '' then return false end
+  local o = redis.call('HMGET', key_at(keys, tx.osig), 'token', 'offer:' .. tx.offer)
+  return o[1] == tx.aat and o[2] ~= false
+end
+
+-- Applies one transaction of the owner; returns its result code, and a fraud signal when its first application
+-- found one (`offer_unsigned`: a promotional offer redeemed without a signature of Tollgate's; credited all the same).
 local function apply_tx(keys, plan, tx, changed_ents)
   local rk = key_at(keys, tx.rec)
   local rec = hash_table(redis.call('HGETALL', rk))
@@ -22,7 +45,7 @@ local function apply_tx(keys, plan, tx, changed_ents)
     end
     return 'unknown_product'
   end
-  local result = 'duplicate'
+  local result, signal = 'duplicate', nil
   if rec.state == nil or rec.state == 'unknown_product' then
     local credit = 0
     if tx.type == 'consumable' and not tx.family then credit = tx.coins * tx.qty end
@@ -37,6 +60,19 @@ local function apply_tx(keys, plan, tx, changed_ents)
     rec = { state = 'applied', coins = n2s(credit), refunds = ',' }
     coins_change(keys, plan, credit, tx.tid, 'purchase')
     result = 'applied'
+    if withholds(keys, plan, tx) then
+      redis.call('HSET', rk, 'withheld', '1')
+      rec.withheld = '1'
+      result = 'trial_withheld'
+    end
+    if tx.offer then
+      local signed = offer_signed(keys, tx)
+      redis.call('HSET', rk, 'offer', tx.offer, 'offer.signed', signed and '1' or '0')
+      if not signed then
+        redis.call('HINCRBY', key_at(keys, 5), 'fraud:offer_unsigned', 1)
+        signal = 'offer_unsigned'
+      end
+    end
   elseif tx.expires and rec.state == 'applied' and num(tx.signed, 0) > num(rec.signed, 0)
          and tx.expires ~= num(rec.expires, 0) then
     -- A renewal date extension re-signs the same transaction with a new expiresDate.
@@ -60,13 +96,13 @@ local function apply_tx(keys, plan, tx, changed_ents)
     local state = redis.call('HGET', rk, 'state')
     local current = { purchase = tx.purchase, expires = num(redis.call('HGET', rk, 'expires'), nil),
                       upgraded = tx.upgraded }
-    local value = ent_value(state == 'applied', current)
+    local value = ent_value(state == 'applied', current, rec.withheld == '1')
     if redis.call('HGET', key_at(keys, ent.key), tx.tid) ~= value then
       redis.call('HSET', key_at(keys, ent.key), tx.tid, value)
       changed_ents[tx.ent] = changed_ents[tx.ent] or { tid = tx.tid, reason = result, extra = refund_extra }
     end
   end
-  return result
+  return result, signal
 end
 
 local function reresolve() return cjson.encode({ outcome = 'reresolve' }) end
@@ -136,6 +172,10 @@ local function validate(plan)
     if tx.rtype ~= nil and (type(tx.rtype) ~= 'string' or #tx.rtype > 64) then
       fail('bad plan: revocation type of ' .. tx.tid)
     end
+    if tx.offer ~= nil and (type(tx.offer) ~= 'string' or #tx.offer > 128) then
+      fail('bad plan: offer of ' .. tx.tid)
+    end
+    if tx.group ~= nil and (type(tx.group) ~= 'string' or #tx.group == 0) then fail('bad plan: group of ' .. tx.tid) end
   end
 end
 

@@ -58,6 +58,8 @@ extension PurchaseEventTransaction {
         writer.member("expiresDate", expiresDate)
         writer.member("inAppOwnershipType", inAppOwnershipType)
         writer.member("isUpgraded", isUpgraded)
+        writer.member("offerDiscountType", offerDiscountType)
+        writer.member("offerIdentifier", offerIdentifier)
         writer.member("offerType", offerType)
         writer.member("originalPurchaseDate", originalPurchaseDate)
         writer.member("originalTransactionId", originalTransactionId)
@@ -91,7 +93,9 @@ extension PurchaseEventTransaction {
             signedDate: try fields.optionalInt64("signedDate"), isUpgraded: try fields.optionalBool("isUpgraded"),
             offerType: try fields.optionalInt("offerType"), revocationType: try fields.optionalString("revocationType"),
             revocationPercentage: try fields.optionalInt("revocationPercentage"), price: try fields.optionalInt64("price"),
-            currency: try fields.optionalString("currency"), appTransactionId: try fields.optionalString("appTransactionId"))
+            currency: try fields.optionalString("currency"), appTransactionId: try fields.optionalString("appTransactionId"),
+            offerIdentifier: try fields.optionalString("offerIdentifier"),
+            offerDiscountType: try fields.optionalString("offerDiscountType"))
     }
 }
 

@@ -24,6 +24,9 @@
 /// - `signedDate` — when Apple signed it (JWS sources only).
 /// - `isUpgraded` — the subscription was replaced by an upgrade and grants nothing.
 /// - `offerType` — `1` introductory, `2` promotional, `3` offer code, `4` win-back.
+/// - `offerIdentifier` — the promotional offer's identifier, or the offer code's reference name.
+/// - `offerDiscountType` — Apple's `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME` (`FREE_TRIAL` for a
+///   receipt's trial period; absent when Apple did not say).
 package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
     package var transactionId: String
     package var originalTransactionId: String
@@ -46,6 +49,8 @@ package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
     package var price: Int64?
     package var currency: String?
     package var appTransactionId: String?
+    package var offerIdentifier: String?
+    package var offerDiscountType: String?
 
     package init(
         transactionId: String, originalTransactionId: String, productId: String, productType: String? = nil,
@@ -53,7 +58,8 @@ package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
         revocationDate: Int64? = nil, revocationReason: Int? = nil, inAppOwnershipType: String? = nil,
         appAccountToken: String? = nil, webOrderLineItemId: String? = nil, signedDate: Int64? = nil,
         isUpgraded: Bool? = nil, offerType: Int? = nil, revocationType: String? = nil,
-        revocationPercentage: Int? = nil, price: Int64? = nil, currency: String? = nil, appTransactionId: String? = nil
+        revocationPercentage: Int? = nil, price: Int64? = nil, currency: String? = nil, appTransactionId: String? = nil,
+        offerIdentifier: String? = nil, offerDiscountType: String? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -76,5 +82,7 @@ package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
         self.price = price
         self.currency = currency
         self.appTransactionId = appTransactionId
+        self.offerIdentifier = offerIdentifier
+        self.offerDiscountType = offerDiscountType
     }
 }
