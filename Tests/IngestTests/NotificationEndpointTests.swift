@@ -252,7 +252,7 @@ import Testing
                 server,
                 configure: {
                     $0.doorChainCheckBurst = 3
-                    $0.doorChainChecksPerSecond = 1
+                    $0.doorChainChecksPerSecond = 0.0001  // no refill while the test runs, however slow the machine
                 }
             ) { client in
                 let first = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: genuine))
