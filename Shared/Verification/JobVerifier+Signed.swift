@@ -40,7 +40,8 @@ extension JobVerifier {
 
     /// A V2 notification: `signedPayload` and its nested JWS verified; `TEST` is recorded,
     /// `CONSUMPTION_REQUEST` answered with Send Consumption Information, every other type becomes an event
-    /// (`RESCIND_CONSENT` with its verified app transaction's `appTransactionId`).
+    /// (`RESCIND_CONSENT` with its verified app transaction's `appTransactionId` when it carries one: `appData` without an app
+    /// transaction, which Apple's own library accepts, is an app-level event about the app alone).
     func verifyNotificationV2(_ job: Job) async -> VerificationOutcome {
         // Read with JSONReader: the body is Apple's whole post (about 19 KB for a renewal), read once per notification.
         guard let signedPayload = try? JSONFields(JSONReader.parse(job.payload)).string("signedPayload"), !signedPayload.isEmpty
@@ -66,10 +67,6 @@ extension JobVerifier {
                 }
             default:
                 break
-            }
-            if payload.notificationType == .rescindConsent, verified.appTransaction?.payload.appTransactionId == nil {
-                return .rejected(
-                    VerificationFailure(.invalidFormat, "the RESCIND_CONSENT notification has no app transaction with an appTransactionId"))
             }
             var transactions: [PurchaseEventTransaction] = []
             if let document = verified.transaction {

@@ -81,7 +81,6 @@ struct VerifierAppDataTests {
                     ])
                 ),
                 ("missing_notification_data", Self.notification(parts: [:])),
-                ("invalid_format", Self.notification(parts: ["appData": Self.appData(try sign(Self.app(appTransactionId: nil)))])),
             ]
 
             try await harness.withVerifier { _ in
@@ -103,8 +102,25 @@ struct VerifierAppDataTests {
                 // Apple's retry of the genuine one is the same notification: no second event.
                 let retry = try await harness.enqueue(kind: .notificationV2, payload: try Self.body(signedPayload), user: nil)
                 try await harness.waitForStatus(retry) { $0["state"] == "fulfilled" }
+
+                // Issue 29 item 8: `appData` without an app transaction (Apple's library accepts it), or with one that
+                // has no `appTransactionId`, is an app-level event about the app alone.
+                var withoutApp = Self.appData("")
+                withoutApp.removeValue(forKey: "signedAppTransactionInfo")
+                let variants: [[String: Any]] = [
+                    ["appData": withoutApp], ["appData": Self.appData(try sign(Self.app(appTransactionId: nil)))],
+                ]
+                for (index, parts) in variants.enumerated() {
+                    let job = try await harness.enqueue(
+                        kind: .notificationV2, payload: try Self.body(try sign(Self.notification(parts: parts))), user: nil)
+                    let events = try await harness.waitForEvents(2 + index)
+                    let event = try #require(events.last)
+                    #expect(event.jobId == job)
+                    #expect(event.notification?.type == "RESCIND_CONSENT")
+                    #expect(event.notification?.appTransactionId == nil)
+                }
             }
-            #expect(try await harness.events().count == 1)
+            #expect(try await harness.events().count == 3)
         }
     }
 }

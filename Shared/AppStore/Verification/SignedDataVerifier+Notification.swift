@@ -91,12 +91,11 @@ extension SignedDataVerifier {
             }
         }
 
+        // `appData` may come without an app transaction (Apple's own library accepts that): the notification is then
+        // about the app alone. When there is one, it is verified like any JWS and must match the notification.
         var appTransaction: VerifiedDocument<AppTransaction>?
-        if let appData = outer.payload.appData {
+        if let appData = outer.payload.appData, let nested = appData.signedAppTransactionInfo, !nested.isEmpty {
             let field = "appData.signedAppTransactionInfo"
-            guard let nested = appData.signedAppTransactionInfo, !nested.isEmpty else {
-                return .rejected(.init(.invalidFormat, "\(field) is missing"))
-            }
             switch await verifyAppTransactionDocument(nested) {
             case .verified(let document): appTransaction = document
             case .rejected(let failure): return .rejected(Self.nested(field, failure))
