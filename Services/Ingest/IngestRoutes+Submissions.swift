@@ -58,7 +58,7 @@ extension IngestRoutes {
             return
         case .rejected(let failure):
             metrics.reject(reason: "invalid_signature")
-            throw IngestError.invalidSignature("\(failure.code.rawValue): \(failure.message)")
+            throw refusal(IngestError.invalidSignature("\(failure.code.rawValue): \(failure.code.sentence)"), failure)
         case .retryable:
             throw IngestError.overloaded("the signature could not be checked now; retry")
         }
@@ -74,14 +74,21 @@ extension IngestRoutes {
             return uuid
         case .badSignature(let failure):
             metrics.reject(reason: "invalid_signature")
-            throw IngestError.invalidSignature("\(failure.code.rawValue): \(failure.message)")
+            throw refusal(IngestError.invalidSignature("\(failure.code.rawValue): \(failure.code.sentence)"), failure)
         case .notForThisApp(let failure):
             metrics.reject(reason: "not_for_this_app")
-            throw IngestError.notForThisApp(failure.code.rawValue, failure.message)
+            throw refusal(IngestError.notForThisApp(failure.code.rawValue, failure.code.sentence), failure)
         case .deferred(let failure):
             metrics.reject(reason: "chain_check_deferred")
-            throw IngestError.chainCheckDeferred(failure.message)
+            throw refusal(IngestError.chainCheckDeferred(failure.code.sentence), failure)
         }
+    }
+
+    /// `error`, after logging what exactly `failure` found (at debug: strangers choose it): the caller gets the code
+    /// and its sentence only.
+    private func refusal(_ error: IngestError, _ failure: VerificationFailure) -> IngestError {
+        logger.debug("Refused at the door", metadata: ["reason": "\(failure.code.rawValue)", "detail": "\(failure.message)"])
+        return error
     }
 
     /// One token of the user's fleet-wide submission bucket (`TOLLGATE_USER_RATE`, `TOLLGATE_USER_BURST`), or

@@ -127,21 +127,25 @@ final class JobHandler: Sendable {
                 resultJSON: #"{"outcome":"duplicate","firstJobId":"\#(first)"}"#)
             return .complete(writes: brief(status, job, partition: partition) + release)
         case .rejected(let failure):
-            logger.info("Job rejected", metadata: ["reason": "\(failure.code.rawValue)"])
+            // The app gets the code and its sentence; what exactly failed (library errors, certificates, Apple's
+            // answers) is for the log only.
+            logger.info("Job rejected", metadata: ["reason": "\(failure.code.rawValue)", "detail": "\(failure.message)"])
             let status = JobStatus(
                 jobID: job.id, state: .rejected, kind: job.kind, userID: job.userID,
-                reason: failure.code.rawValue, message: failure.message, updatedAtMilliseconds: now)
+                reason: failure.code.rawValue, message: failure.code.sentence, updatedAtMilliseconds: now)
             // Not vouched for by Apple: its status and its dedupe key go within the hour.
             return .complete(writes: brief(status, job, partition: partition) + release)
         case .retryable(let failure, let retryAfter):
             if !message.isLastAttempt { metrics.retryScheduled(kind: job.kind.rawValue, code: failure.code.rawValue) }
-            logger.info("Job will be retried", metadata: ["reason": "\(failure.code.rawValue)", "attempt": "\(message.attempt)"])
+            logger.info(
+                "Job will be retried",
+                metadata: ["reason": "\(failure.code.rawValue)", "detail": "\(failure.message)", "attempt": "\(message.attempt)"])
             let keys = keys
             return .retry(reason: failure.description, notBefore: retryAfter) { schedule in
                 [
                     JobStatus(
                         jobID: job.id, state: .retrying, kind: job.kind, userID: job.userID,
-                        reason: failure.code.rawValue, message: failure.message, attempt: schedule.attempt,
+                        reason: failure.code.rawValue, message: failure.code.sentence, attempt: schedule.attempt,
                         nextAttemptAtMilliseconds: schedule.dueMilliseconds,
                         updatedAtMilliseconds: schedule.scheduledAtMilliseconds
                     ).write(keys: keys, partition: partition)
@@ -183,8 +187,9 @@ final class JobHandler: Sendable {
             reason.hasPrefix("poison")
             ? "poison"
             : reason.hasPrefix("retries exhausted") ? "retries_exhausted" : "malformed_entry"
+        // The whole reason stays in the dead-letter stream, for operators; the app gets the code's sentence.
         let status = JobStatus(
-            jobID: jobID, state: .dead, reason: code, message: String(reason.prefix(500)),
+            jobID: jobID, state: .dead, reason: code, message: FailureCode(rawValue: code).sentence,
             attempt: message.attempt, updatedAtMilliseconds: clock.nowMilliseconds())
         return [status.write(keys: keys, partition: message.partition), status.announcement(keys: keys)] + release
     }

@@ -122,6 +122,22 @@ struct VerifierServerAPIReceiptTests {
         }
     }
 
+    /// Issue 29 item 7: a job's status tells the app a stable code and its sentence; what the library said (here
+    /// SwiftASN1's "excessive stack depth" for BER nested 4,000 deep, with its source file) is for the log only.
+    @Test func aRejectionTellsTheAppACodeAndASentenceNotLibraryInternals() async throws {
+        try await VerifierHarness.with { harness in
+            let nested = Data([UInt8](repeating: 0, count: 8000).enumerated().map { $0.offset % 2 == 0 ? 0x30 : 0x80 })
+            try await harness.withVerifier(try Self.withoutVerifyReceipt(harness)) { _ in
+                let job = try await harness.enqueue(kind: .receipt, payload: nested.base64EncodedString(), user: "mallory")
+                let status = try await harness.waitForStatus(job) { $0["state"] == "rejected" }
+                #expect(status["reason"] == "receipt_malformed")
+                #expect(status["message"] == FailureCode.receiptMalformed.sentence)
+                let message = status["message"] ?? ""
+                #expect(!message.contains("ASN1") && !message.contains(".swift") && !message.contains("stack"), "\(message)")
+            }
+        }
+    }
+
     /// `auto`: a receipt Tollgate cannot prove goes to `verifyReceipt`, where Apple decides. The victim's receipt
     /// re-signed by a stranger (its token, the simulator's identity for it, intact) is refused there too.
     @Test func autoSendsWhatItCannotProveToVerifyReceipt() async throws {
