@@ -98,13 +98,18 @@ func buildApplication(
         redis: operatorsRedis,
         libraries: [PipelineFunctions.library, IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library],
         metrics: { metrics.render() })
+    // The operators' endpoints (Redis' state, the metrics) are never on the public listener unless asked for.
     if let opsPort = configuration.opsPort {
         services.append(
             endpoints.application(
                 host: configuration.opsHost, port: opsPort, serverName: "tollgate-ingest-ops",
                 idleTimeout: configuration.idleTimeout, onServerRunning: onOperatorsServerRunning, logger: logger))
-    } else {
+    } else if configuration.opsOnPublicListener {
         endpoints.register(on: router)
+    } else {
+        logger.warning(
+            "The operators' endpoints (/healthz, /readyz, /metrics) are served nowhere: set TOLLGATE_OPS_PORT",
+            metadata: ["setting": "TOLLGATE_OPS_PORT"])
     }
     logger.info(
         "ingest ready",

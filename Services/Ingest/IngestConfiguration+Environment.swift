@@ -67,6 +67,7 @@ extension IngestConfiguration {
         if reader.optional("TOLLGATE_OPS_PORT") != nil {
             opsPort = try reader.int("TOLLGATE_OPS_PORT", default: 0, range: 0...65535)
         }
+        opsOnPublicListener = try reader.bool("TOLLGATE_OPS_ON_PUBLIC_LISTENER", default: false)
         enqueueQueueLimit = try reader.int("TOLLGATE_ENQUEUE_QUEUE_LIMIT", default: enqueueQueueLimit, range: 1...1_000_000)
         enqueueBatchSize = try reader.int("TOLLGATE_ENQUEUE_BATCH_SIZE", default: enqueueBatchSize, range: 1...10_000)
         enqueueBatchBytes = try reader.int("TOLLGATE_ENQUEUE_BATCH_BYTES", default: enqueueBatchBytes, range: 1...(64 << 20))

@@ -56,8 +56,10 @@ import Pipeline
 ///   (App Store Connect's In-App Purchase key, a `.p8` file; not the App Store Server API key) that signs
 ///   promotional offers, with `TOLLGATE_BUNDLE_ID`. All or none; unset, `POST /v1/offers/promotional` answers
 ///   `501 offers_not_configured`
-/// - `TOLLGATE_OPS_HOST`, `TOLLGATE_OPS_PORT` — a separate listener for `/healthz`, `/readyz` and `/metrics`
-///   (unset port: they are served on the main listener)
+/// - `TOLLGATE_OPS_HOST`, `TOLLGATE_OPS_PORT` — the operators' listener for `/healthz`, `/readyz` and `/metrics`
+///   (`127.0.0.1`; unset port: no such listener). They are never on the public listener unless
+///   `TOLLGATE_OPS_ON_PUBLIC_LISTENER=true` asks for it (a machine where only operators reach ingest's port);
+///   without either, ingest starts with a warning and serves them nowhere
 /// - `TOLLGATE_ENQUEUE_QUEUE_LIMIT` — enqueues waiting for a Redis round trip above which `503` (`10000`)
 /// - `TOLLGATE_ENQUEUE_BATCH_SIZE` — most jobs in one pipelined round trip (`256`)
 /// - `TOLLGATE_ENQUEUE_BATCH_BYTES` — most argument bytes in one round trip, at least one job (`16384`, Redis'
@@ -102,8 +104,10 @@ package struct IngestConfiguration: Sendable {
     /// The subscription-offer key; nil: promotional offers are not signed.
     package var offerKey: OfferSigningKey?
     package var opsHost = "127.0.0.1"
-    /// The operators' listener port; nil: `/healthz`, `/readyz`, `/metrics` are on the main listener.
+    /// The operators' listener port; nil: `/healthz`, `/readyz`, `/metrics` have no listener of their own.
     package var opsPort: Int?
+    /// Serve the operators' endpoints on the public listener (only when `opsPort` is nil).
+    package var opsOnPublicListener = false
     package var enqueueQueueLimit = 10_000
     package var enqueueBatchSize = 256
     package var enqueueBatchBytes = 16_384

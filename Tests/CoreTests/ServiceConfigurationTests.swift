@@ -181,10 +181,35 @@ import Testing
         }
     }
 
-    /// Each compose service's `stop_grace_period` (whole seconds).
+    /// Issue 29 item 6: a deployment against Apple carries nothing of the simulator (its service and its CA, private
+    /// keys included, come only with `sim.yml`), the simulator's unauthenticated control API is published on
+    /// loopback by default, and ingest's operators' endpoints are on a port of their own that is published nowhere,
+    /// where the health check and Prometheus find them.
+    @Test func composeKeepsTheSimulatorAndTheOperatorsEndpointsOffThePublicSide() throws {
+        func file(_ name: String) throws -> String {
+            try String(contentsOf: Vectors.repositoryRoot.appendingPathComponent("compose/\(name)"), encoding: .utf8)
+        }
+        let main = try file("docker-compose.yml")
+        let withoutComments = main.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
+        #expect(
+            !withoutComments.contains { $0.contains("sim-ca") || $0.contains("appstore-sim") }, "the Apple deployment names the simulator")
+        let sim = try file("sim.yml")
+        #expect(sim.contains(#""${SIM_PUBLISH_PORT:-127.0.0.1:9700}:9700""#))
+        #expect(sim.components(separatedBy: "sim-ca:/sim-ca:ro").count - 1 == 2, "the CA is mounted read-only into ingest and the verifier")
+        let ingestEnvironment = try file("ingest.env")
+        #expect(ingestEnvironment.contains("\nTOLLGATE_OPS_PORT=9089\n"))
+        #expect(!ingestEnvironment.contains("\nTOLLGATE_OPS_ON_PUBLIC_LISTENER=true"))
+        #expect(main.contains(#"["CMD", "curl", "-fsS", "http://127.0.0.1:9089/readyz"]"#))
+        #expect(!main.contains("8080/readyz") && !main.contains("9089:"), "the operators' port is published or the public one checked")
+        let prometheus = try file("prometheus/prometheus.yml")
+        #expect(prometheus.contains("names: [ingest]\n        type: A\n        port: 9089"))
+    }
+
+    /// Each compose service's `stop_grace_period` (whole seconds), from the compose file and the simulator's.
     static func composeStopGracePeriods() throws -> [String: Duration] {
-        let compose = try String(
-            contentsOf: Vectors.repositoryRoot.appendingPathComponent("compose/docker-compose.yml"), encoding: .utf8)
+        let compose = try ["docker-compose.yml", "sim.yml"].map {
+            try String(contentsOf: Vectors.repositoryRoot.appendingPathComponent("compose/\($0)"), encoding: .utf8)
+        }.joined(separator: "\n")
         var periods: [String: Duration] = [:]
         var service: String?
         for line in compose.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -87,6 +87,7 @@ extension SystemHarness {
                     "TOLLGATE_V1_NOTIFICATIONS": "true", "TOLLGATE_SHARED_SECRET": sharedSecret,
                     "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
                     "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",  // AOF fsyncs stall on a loaded CI disk
+                    "TOLLGATE_OPS_ON_PUBLIC_LISTENER": "true",  // loopback only: the harness asks /readyz there
                 ]) { _, new in new }
             }, readinessPath: "/readyz")
     }

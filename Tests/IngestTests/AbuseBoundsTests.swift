@@ -51,6 +51,25 @@ import Testing
         }
     }
 
+    /// Issue 29 item 6: the operators' endpoints are not on the public listener unless asked for: without
+    /// `TOLLGATE_OPS_PORT` and `TOLLGATE_OPS_ON_PUBLIC_LISTENER`, `/metrics`, `/readyz` and `/healthz` are not found there.
+    @Test func operatorEndpointsAreNotOnThePublicListenerUnlessAskedFor() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server, configure: { $0.opsOnPublicListener = false }) { client in
+                for path in ["/metrics", "/readyz", "/healthz"] {
+                    let response = try await client.execute(uri: path, method: .get)
+                    #expect(response.status == .notFound, "\(path)")
+                }
+                let products = try await client.execute(uri: "/v1/products", method: .get)
+                #expect(products.status == .ok)
+            }
+            try await IngestHarness.withApp(server) { client in
+                let metrics = try await client.execute(uri: "/metrics", method: .get)
+                #expect(metrics.status == .ok)
+            }
+        }
+    }
+
     /// A genuine notification replayed in other JSON (members added, reordered) is the job it already was.
     @Test func aRewrappedReplayIsTheSameJob() async throws {
         let jws = try #require(

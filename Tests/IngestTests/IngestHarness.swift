@@ -37,6 +37,7 @@ enum IngestHarness {
         configuration.clientJWTSecret = secret
         configuration.serviceKeys = [serviceKey]
         configuration.backlogSampleInterval = .milliseconds(100)
+        configuration.opsOnPublicListener = true  // one in-process router serves the operators' endpoints too
         configuration.rootCertificates = [AppleRootCertificates.appleRootCAG3, try testAuthority.get().rootDER]
         return configuration
     }

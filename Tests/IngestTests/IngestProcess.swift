@@ -47,6 +47,7 @@ struct IngestProcess {
                 "TOLLGATE_CLIENT_JWT_SECRET": IngestHarness.secret, "TOLLGATE_SERVICE_KEYS": IngestHarness.serviceKey,
                 "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",
                 "TOLLGATE_ROOT_CERTS": try rootsFile().path, "TOLLGATE_BUNDLE_ID": IngestHarness.app.bundleId,
+                "TOLLGATE_OPS_ON_PUBLIC_LISTENER": "true",
             ].merging(environment) { _, new in new }, log: log)
         defer { if process.process.isRunning { process.kill() } }
         let running = IngestProcess(process: process, base: "http://127.0.0.1:\(port)", port: port, log: log)

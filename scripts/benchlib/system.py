@@ -81,7 +81,7 @@ class System:
                    TOLLGATE_VERIFY_RECEIPT_URL=f"{sim}/verifyReceipt",
                    TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL=f"{sim}/sandbox/verifyReceipt",
                    TOLLGATE_APPSTORE_API_URL=sim, TOLLGATE_APPSTORE_API_SANDBOX_URL=f"{sim}/sandbox",
-                   TOLLGATE_METRICS_HOST="127.0.0.1")
+                   TOLLGATE_METRICS_HOST="127.0.0.1", TOLLGATE_OPS_ON_PUBLIC_LISTENER="true")
         if self.server_api_receipts:
             key = os.path.join(self.dir, "api-key.p8")
             with open(key, "wb") as f:

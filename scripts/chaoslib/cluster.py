@@ -181,6 +181,8 @@ class Cluster:
             "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": str(self.ingest_port),
             "TOLLGATE_CLIENT_JWT_SECRET": JWT_SECRET, "TOLLGATE_SERVICE_KEYS": SERVICE_KEY,
             "TOLLGATE_ROOT_CERTS": os.path.join(sim_dir, "root.der"),
+            # Loopback only, and the run reads /readyz and /metrics there: asked for explicitly.
+            "TOLLGATE_OPS_ON_PUBLIC_LISTENER": "true",
         }, **self.overrides.get("ingest", {})), lambda: http_ok(self.ingest_port, "/readyz"))
         worker = dict(base, **{"TOLLGATE_METRICS_HOST": "127.0.0.1"})
         verifier = dict(worker, **{
