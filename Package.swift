@@ -59,6 +59,7 @@ let package = Package(
         .executable(name: "tollctl", targets: ["tollctl"]),
         .executable(name: "appstore-sim", targets: ["appstore-sim"]),
         .executable(name: "bench-http", targets: ["bench-http"]),
+        .executable(name: "abuse-forge", targets: ["abuse-forge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -131,6 +132,10 @@ let package = Package(
         service("bench-http", folder: "BenchHTTP", ["AppStore"]),
 
         // Tests
+        // The abuse run's crafted inputs and the door's cost per refused request (scripts/abuse, scripts/README.md).
+        .executableTarget(
+            name: "abuse-forge", dependencies: ["AppStore", "AppStoreTesting", Product.crypto], path: "Tests/AbuseForge",
+            swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",
             dependencies: [

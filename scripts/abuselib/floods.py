@@ -87,23 +87,31 @@ def order_flood(port, count, threads=4):
     return tally
 
 
-def forged_notifications(port, genuine_payload, count, threads=4):
-    """Strangers post V2 notifications: Apple's real header and signature around a payload of their own
-    (20,000 coins to their token), or garbage signatures: all must be `401 invalid_signature`."""
-    tally = Tally()
+def forged_body(genuine_payload, i):
+    """A stranger's V2 notification: Apple's real header and signature around a payload of their own (20,000 coins
+    to their token), or (even `i`) a garbage signature."""
     header, _, signature = genuine_payload.split(".")
 
     def b64(data):
         return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    claim = {"notificationType": "ONE_TIME_CHARGE", "notificationUUID": f"forged-{i}-{os.getpid()}",
+             "data": {"bundleId": "com.example.app", "signedTransactionInfo": f"x.{i}.y"}}
+    if i % 2:
+        return {"signedPayload": f"{header}.{b64(json.dumps(claim).encode())}.{signature}"}
+    return {"signedPayload": f"{header}.{b64(json.dumps(claim).encode())}.{b64(os.urandom(64))}"}
+
+
+def forged_bodies(genuine_payload, count):
+    """`count` forgeries with Apple's real signature (a forged signature on a cached chain: the cheapest refusal)."""
+    return [forged_body(genuine_payload, 2 * i + 1) for i in range(count)]
+
+
+def forged_notifications(port, genuine_payload, count, threads=4):
+    """Strangers post forged V2 notifications (``forged_body``): all must be `401 invalid_signature`."""
+    tally = Tally()
 
     def one(i):
-        claim = {"notificationType": "ONE_TIME_CHARGE", "notificationUUID": f"forged-{i}-{os.getpid()}",
-                 "data": {"bundleId": "com.example.app", "signedTransactionInfo": f"x.{i}.y"}}
-        if i % 2:
-            jws = f"{header}.{b64(json.dumps(claim).encode())}.{signature}"
-        else:
-            jws = f"{header}.{b64(json.dumps(claim).encode())}.{b64(os.urandom(64))}"
-        tally.add(*_post(port, "/v1/apple/notifications", {"signedPayload": jws}))
+        tally.add(*_post(port, "/v1/apple/notifications", forged_body(genuine_payload, i)))
     _parallel(count, threads, one)
     return tally
 

@@ -6,7 +6,7 @@ the signed transaction with the orderNo and `?wait`. Some consumables are refund
 through the simulator (Apple's REFUND / DID_RENEW notifications). The app retries 503 and 429 like a real one
 (scripts/chaoslib/net.Http); every answer is counted so the run can show what the floods cost genuine users.
 """
-import random, threading
+import random, threading, time
 from chaoslib.cluster import JWT_SECRET
 from chaoslib.net import GaveUp, user_token
 
@@ -37,6 +37,7 @@ class Genuine:
         self.jobs = []                                 # (job id, user, what) that must end fulfilled
         self.failures = []                             # answers a genuine user must never get
         self.counts = {"purchases": 0, "refunds": 0, "renewals": 0, "fulfilled_at_once": 0}
+        self.latencies = []                            # seconds from a submission to its answer (?wait=20)
         self.done = 0
 
     def _add(self, name, n=1):
@@ -93,9 +94,12 @@ class Genuine:
             "appAccountToken": order["appAccountToken"], "environment": "Production"})
         self._add("purchases")
         tid = bought["transactionId"]
+        asked = time.monotonic()
         status, answer = self.ingest.request(
             "POST", "/v1/transactions?wait=20", {"signedTransaction": bought["signedTransaction"], "orderNo": order["orderNo"]},
             headers, deadline=180)
+        with self.lock:
+            self.latencies.append(time.monotonic() - asked)
         if status not in (200, 202) or not isinstance(answer, dict) or "jobId" not in answer:
             raise ValueError(f"submission of {tid} answered {status}: {str(answer)[:160]}")
         if answer.get("status") == "fulfilled":
@@ -114,3 +118,9 @@ class Genuine:
             self._add("refunds")
             with self.lock:
                 self.coins[user] -= COINS[product]
+
+    def p99(self):
+        """The 99th percentile of the submissions' round trips, in seconds (nearest rank)."""
+        with self.lock:
+            ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] if ordered else 0.0

@@ -172,20 +172,20 @@ class Cluster:
                           "--port", str(self.redis_port), "--bind", "127.0.0.1",
                           "--dir", os.path.join(self.root, "redis"), "--daemonize", "no"] + self.overrides.get("redis_args", [])
             self._add("redis", redis_argv, base, lambda: Redis(self.redis_port, timeout=1).call("PING") == "PONG")
-        self._add("appstore-sim", [self._bin("appstore-sim"), "--ca-dir", sim_dir], dict(base, **{
+        self._add("appstore-sim", [self._bin("appstore-sim"), "--ca-dir", sim_dir], dict(base, **{**{
             "SIM_PORT": str(self.sim_port), "SIM_BUNDLE_ID": BUNDLE_ID, "SIM_APP_APPLE_ID": APP_APPLE_ID,
             "SIM_NOTIFY_URL": f"http://127.0.0.1:{self.ingest_port}/v1/apple/notifications",
             "SIM_RETRY_SCALE": "3600", "SIM_NOTIFY_TIMEOUT_MS": "5000", "LOG_LEVEL": "warning",
-        }, **self.overrides.get("sim", {})), lambda: http_ok(self.sim_port, "/sim/health"))
-        self._add("ingest", [self._bin("ingest")], dict(base, **{
+        }, **self.overrides.get("sim", {})}), lambda: http_ok(self.sim_port, "/sim/health"))
+        self._add("ingest", [self._bin("ingest")], dict(base, **{**{
             "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": str(self.ingest_port),
             "TOLLGATE_CLIENT_JWT_SECRET": JWT_SECRET, "TOLLGATE_SERVICE_KEYS": SERVICE_KEY,
             "TOLLGATE_ROOT_CERTS": os.path.join(sim_dir, "root.der"),
             # Loopback only, and the run reads /readyz and /metrics there: asked for explicitly.
             "TOLLGATE_OPS_ON_PUBLIC_LISTENER": "true",
-        }, **self.overrides.get("ingest", {})), lambda: http_ok(self.ingest_port, "/readyz"))
+        }, **self.overrides.get("ingest", {})}), lambda: http_ok(self.ingest_port, "/readyz"))
         worker = dict(base, **{"TOLLGATE_METRICS_HOST": "127.0.0.1"})
-        verifier = dict(worker, **{
+        verifier = dict(worker, **{**{
             "TOLLGATE_ROOT_CERTS": os.path.join(sim_dir, "root.der"),
             "TOLLGATE_RECEIPT_INTERMEDIATE_CERTS": os.path.join(sim_dir, "intermediate.der"),
             "TOLLGATE_VERIFY_RECEIPT_URL": f"{sim}/verifyReceipt",
@@ -195,9 +195,9 @@ class Cluster:
             "TOLLGATE_APPLE_TIMEOUT_MS": "2000", "TOLLGATE_CLAIM_MIN_IDLE_MS": "6000",
             "TOLLGATE_CLAIM_INTERVAL_MS": "1000", "TOLLGATE_HEARTBEAT_MS": "1000",
             "TOLLGATE_VERIFIER_CONCURRENCY": "32",
-        }, **self.overrides.get("verifier", {}))
-        fulfiller = dict(worker, **{"TOLLGATE_CLAIM_MIN_IDLE_MS": "4000", "TOLLGATE_CLAIM_INTERVAL_MS": "1000"},
-                         **self.overrides.get("fulfiller", {}))
+        }, **self.overrides.get("verifier", {})})
+        fulfiller = dict(worker, **{**{"TOLLGATE_CLAIM_MIN_IDLE_MS": "4000", "TOLLGATE_CLAIM_INTERVAL_MS": "1000"},
+                                    **self.overrides.get("fulfiller", {})})
         for i in range(2):
             port = free_port()
             self._add(f"verifier-{i}", [self._bin("verifier")], dict(verifier, TOLLGATE_METRICS_PORT=str(port)),
