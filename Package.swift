@@ -94,7 +94,7 @@ let package = Package(
         library(
             "Verification",
             [
-                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "Operations", Product.hummingbird,
+                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "Operations", Product.crypto, Product.hummingbird,
                 Product.serviceLifecycle, Product.logging, Product.metrics, Product.prometheus,
             ],
             lua: ["verifier", "reconcile"]),
