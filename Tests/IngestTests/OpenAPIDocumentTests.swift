@@ -1,3 +1,4 @@
+import AppStore
 import Crypto
 import Foundation
 import HTTPTypes
@@ -157,6 +158,20 @@ import Testing
             Call(operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", body: #"{"consented":true}"#, expected: 401),
             Call(operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", headers: service, body: "{}", expected: 400),
         ]
+    }
+
+    /// Every verification failure code a job's status can carry is listed in the document (issue 29: each new
+    /// refusal's stable code), and each has its own sentence for the app.
+    @Test func everyVerificationFailureCodeIsDocumented() throws {
+        let document = String(decoding: try Data(contentsOf: Self.sourceFile), as: UTF8.self)
+        let source = try String(
+            contentsOf: Vectors.repositoryRoot.appendingPathComponent("Shared/AppStore/Verification/FailureCode.swift"), encoding: .utf8)
+        let codes = source.matches(of: try Regex(#"FailureCode = "([a-z_0-9]+)""#)).compactMap { $0.output[1].substring.map(String.init) }
+        #expect(codes.count >= 30)
+        for code in codes {
+            #expect(document.contains(code), "\(code) is not in openapi.yaml")
+            #expect(FailureCode(rawValue: code).sentence != FailureCode(rawValue: "no_such_code").sentence, "\(code) has no sentence")
+        }
     }
 
     @Test func theDocumentIsServedAndMatchesTheRoutesAndEveryOperationAnswersAsDocumented() async throws {
