@@ -134,7 +134,8 @@ let package = Package(
         // Tests
         // The abuse run's crafted inputs and the door's cost per refused request (scripts/abuse, scripts/README.md).
         .executableTarget(
-            name: "abuse-forge", dependencies: ["AppStore", "AppStoreTesting", Product.crypto], path: "Tests/AbuseForge",
+            name: "abuse-forge", dependencies: ["AppStore", "AppStoreTesting", Product.argumentParser, Product.crypto],
+            path: "Tests/AbuseForge",
             swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",

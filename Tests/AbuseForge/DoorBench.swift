@@ -6,7 +6,7 @@ import Foundation
 /// a cached chain (the cheapest refusal, and the yardstick), and the whole chain validation every check made
 /// before the door remembered refusals.
 enum DoorBench {
-    static func run(vector: String, root: String, seconds: Double) async throws {
+    static func run(vector: String, root: String, count: Int) async throws {
         let jws = String(decoding: try Data(contentsOf: URL(fileURLWithPath: vector)), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let roots = try TrustedRootLoader.load(path: root)
@@ -25,33 +25,33 @@ enum DoorBench {
         // The yardstick: Apple's header and signature around another payload, the chain cached.
         let cached = try verifier()
         guard await cached.checkSignature(jws).value != nil else { throw ForgeError("the vector does not verify under --root") }
-        let yardstick = try await measure(seconds) { _ in await cached.checkSignature(forged).failure?.code == .invalidSignature }
+        let yardstick = try await measure(count) { _ in await cached.checkSignature(forged).failure?.code == .invalidSignature }
 
         // Before: a broken chain validated whole on every request (no cache at all).
         let uncached = try verifier(capacity: 0)
         let brokenOnce = try ChainForgery.brokenLeaf(x5c: x5c).sign(json: payload)
-        let before = try await measure(seconds / 2) { _ in await uncached.checkSignature(brokenOnce).failure != nil }
+        let before = try await measure(max(1, count / 50)) { _ in await uncached.checkSignature(brokenOnce).failure != nil }
 
         // A refused chain sent again: a lookup.
         let refusing = try verifier()
         _ = await refusing.checkSignature(jws)
-        let replayed = try await measure(seconds) { _ in await refusing.checkSignature(brokenOnce).failure?.code == .invalidChain }
+        let replayed = try await measure(count) { _ in await refusing.checkSignature(brokenOnce).failure?.code == .invalidChain }
 
         // A new broken leaf with every request, under the genuine intermediate: one leaf check each.
         let leaves = try (0..<400).map { _ in try ChainForgery.brokenLeaf(x5c: x5c).sign(json: payload) }
-        let fresh = try await measureOnce(inputs: leaves.count) { index in
+        let fresh = try await measure(leaves.count) { index in
             await refusing.checkSignature(leaves[index]).failure?.code == .invalidChain
         }
         // A new impostor intermediate with every request: one intermediate check each.
         let impostors = try (0..<400).map { _ in try ChainForgery.impostorIntermediate(x5c: x5c).sign(json: payload) }
-        let impostor = try await measureOnce(inputs: impostors.count) { index in
+        let impostor = try await measure(impostors.count) { index in
             await refusing.checkSignature(impostors[index]).failure?.code == .invalidChain
         }
         // New ones past the door's budget: deferred without a signature check.
         let spent = ChainCheckBudget(ratePerSecond: 0, capacity: 1)
         _ = spent.take()
         let unseen = try (0..<400).map { _ in try ChainForgery.brokenLeaf(x5c: x5c).sign(json: payload) }
-        let deferred = try await measureOnce(inputs: unseen.count) { index in
+        let deferred = try await measure(unseen.count) { index in
             await refusing.checkSignature(unseen[index], budget: spent).failure?.code == .chainCheckDeferred
         }
 
@@ -73,32 +73,14 @@ enum DoorBench {
         return segments.joined(separator: ".")
     }
 
-    /// µs per call of `attempt` over each of `inputs` once (inputs never seen before stay unseen); throws when one
-    /// answers unexpectedly.
-    static func measureOnce(inputs: Int, _ attempt: (Int) async -> Bool) async throws -> Double {
+    /// µs per call of `attempt`, called `count` times with the call's index; throws when one answers unexpectedly.
+    static func measure(_ count: Int, _ attempt: (Int) async -> Bool) async throws -> Double {
         let clock = ContinuousClock()
         let start = clock.now
-        for index in 0..<inputs {
-            guard await attempt(index) else { throw ForgeError("a check answered unexpectedly (input \(index))") }
+        for index in 0..<count {
+            guard await attempt(index) else { throw ForgeError("a check answered unexpectedly (call \(index))") }
         }
         let elapsed = clock.now - start
-        return (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12) / Double(max(1, inputs))
-    }
-
-    /// µs per call of `attempt` over `seconds` (inputs taken round-robin); throws when one answers unexpectedly.
-    static func measure(_ seconds: Double, inputs: Int = 1, _ attempt: (Int) async -> Bool) async throws -> Double {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let deadline = start + .milliseconds(Int64(seconds * 1000))
-        var count = 0
-        while clock.now < deadline {
-            for _ in 0..<20 {
-                guard await attempt(count % inputs) else { throw ForgeError("a check answered unexpectedly (input \(count % inputs))") }
-                count += 1
-            }
-        }
-        let elapsed = clock.now - start
-        let total = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
-        return total / Double(count)
+        return (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12) / Double(max(1, count))
     }
 }

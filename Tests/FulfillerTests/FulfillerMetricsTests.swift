@@ -12,17 +12,23 @@ import FoundationNetworking
 /// The real `fulfiller` executable's `/metrics`: entries the ledger function acknowledges itself are counted
 /// as the runtime's `completed`, never as `abandoned` (which means "left pending for a reclaim").
 @Suite struct FulfillerMetricsTests {
+    /// The real `fulfiller` on the harness's Redis with the test catalog, its metrics on a free loopback port.
+    static func startFulfiller(_ h: LedgerHarness, _ extra: [String: String] = [:]) throws -> (ChildProcess, Int) {
+        let catalog = h.server.directory.appendingPathComponent("metrics-catalog.json")
+        try JSONEncoder().encode(testCatalog).write(to: catalog)
+        let port = try ChildProcess.freePort()
+        let fulfiller = try ChildProcess.start(
+            "fulfiller",
+            environment: h.serviceEnvironment.merging([
+                "TOLLGATE_CATALOG": catalog.path, "LOG_LEVEL": "error",
+                "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_METRICS_PORT": String(port),
+            ]) { $1 }.merging(extra) { $1 }, log: h.server.directory.appendingPathComponent("fulfiller.log"))
+        return (fulfiller, port)
+    }
+
     @Test func ledgerAckedEntriesCountAsCompletedNotAbandoned() async throws {
         try await LedgerHarness.with { h in
-            let catalog = h.server.directory.appendingPathComponent("metrics-catalog.json")
-            try JSONEncoder().encode(testCatalog).write(to: catalog)
-            let port = try ChildProcess.freePort()
-            let fulfiller = try ChildProcess.start(
-                "fulfiller",
-                environment: h.serviceEnvironment.merging([
-                    "TOLLGATE_CATALOG": catalog.path, "LOG_LEVEL": "error",
-                    "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_METRICS_PORT": String(port),
-                ]) { $1 }, log: h.server.directory.appendingPathComponent("fulfiller.log"))
+            let (fulfiller, port) = try Self.startFulfiller(h)
             defer { fulfiller.kill() }
             try await h.submit(Fixture.client("alice", [Fixture.transaction("m1", product: "coins100")], job: "jobM1"))
             try await h.submit(Fixture.client("alice", [Fixture.transaction("m1", product: "coins100")], job: "jobM2"))
@@ -57,15 +63,7 @@ import FoundationNetworking
     /// redemption without a signature is credited and counted as a fraud signal.
     @Test func withheldTrialsAndUnsignedOfferRedemptionsAreCounted() async throws {
         try await LedgerHarness.with { h in
-            let catalog = h.server.directory.appendingPathComponent("offers-catalog.json")
-            try JSONEncoder().encode(testCatalog).write(to: catalog)
-            let port = try ChildProcess.freePort()
-            let fulfiller = try ChildProcess.start(
-                "fulfiller",
-                environment: h.serviceEnvironment.merging([
-                    "TOLLGATE_CATALOG": catalog.path, "LOG_LEVEL": "error", "TOLLGATE_REPEAT_FREE_TRIAL": "refuse",
-                    "TOLLGATE_METRICS_HOST": "127.0.0.1", "TOLLGATE_METRICS_PORT": String(port),
-                ]) { $1 }, log: h.server.directory.appendingPathComponent("fulfiller.log"))
+            let (fulfiller, port) = try Self.startFulfiller(h, ["TOLLGATE_REPEAT_FREE_TRIAL": "refuse"])
             defer { fulfiller.kill() }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             func trial(_ tid: String, purchase: Int64) -> PurchaseEventTransaction {

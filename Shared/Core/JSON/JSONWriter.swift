@@ -49,6 +49,14 @@ package struct JSONWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// `"name":[…]`, each element written by `element`.
+    package mutating func array<Element>(_ name: String, _ elements: [Element], _ element: (Element, inout JSONWriter) -> Void) {
+        key(name)
+        beginArray()
+        for item in elements { element(item, &self) }
+        endArray()
+    }
+
     package mutating func key(_ key: String) {
         separate()
         writeQuoted(key)

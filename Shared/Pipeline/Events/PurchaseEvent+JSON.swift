@@ -16,15 +16,9 @@ extension PurchaseEvent {
             notification.write(to: &writer)
         }
         writer.member("orderNo", orderNo)
-        writer.key("renewals")
-        writer.beginArray()
-        for renewal in renewals { renewal.write(to: &writer) }
-        writer.endArray()
+        writer.array("renewals", renewals) { $0.write(to: &$1) }
         writer.member("source", source.rawValue)
-        writer.key("transactions")
-        writer.beginArray()
-        for transaction in transactions { transaction.write(to: &writer) }
-        writer.endArray()
+        writer.array("transactions", transactions) { $0.write(to: &$1) }
         writer.member("userId", userId)
         writer.member("verifiedAt", verifiedAt)
         writer.member("version", version)

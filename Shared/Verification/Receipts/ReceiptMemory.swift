@@ -49,15 +49,9 @@ extension ValidatedReceipt {
         writer.beginObject()
         writer.member("environment", environment.rawValue)
         writer.member("latestReceipt", latestReceipt)
-        writer.key("renewals")
-        writer.beginArray()
-        for renewal in renewals { renewal.write(to: &writer) }
-        writer.endArray()
+        writer.array("renewals", renewals) { $0.write(to: &$1) }
         writer.member("route", route.rawValue)
-        writer.key("transactions")
-        writer.beginArray()
-        for transaction in transactions { transaction.write(to: &writer) }
-        writer.endArray()
+        writer.array("transactions", transactions) { $0.write(to: &$1) }
         writer.endObject()
     }
 
