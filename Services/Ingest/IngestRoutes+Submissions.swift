@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Crypto
 import Foundation
 import Hummingbird
@@ -175,14 +176,7 @@ extension IngestRoutes {
         } else {
             hasher.update(data: submission.payload)
         }
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for byte in hasher.finalize() {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        return Hex.lowercase(Array(hasher.finalize()))
     }
 
     /// `?wait=N`: 0 when absent; `400 invalid_request` unless 0 ≤ N ≤ the maximum.

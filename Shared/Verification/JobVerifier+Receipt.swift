@@ -12,12 +12,9 @@ extension JobVerifier {
         // Not trimmed: `ReceiptData` reads spaces at a receipt's ends as the `+` that form decoding made of them.
         let submitted = String(decoding: job.payload, as: UTF8.self)
         let keys = configuration.shared.keys
-        let memory: (user: String, receipt: String)? = job.userID.flatMap { user in
-            guard !user.isEmpty, configuration.receiptMemory > .zero,
-                case .success(let cleaned) = ReceiptData.sanitize(
-                    submitted, maximumLength: receipts.legacy.configuration.maximumReceiptLength)
-            else { return nil }
-            return (user, cleaned)
+        let memory: (user: String, receipt: [UInt8])? = job.userID.flatMap { user in
+            guard !user.isEmpty, configuration.receiptMemory > .zero else { return nil }
+            return (user, job.payload)
         }
         var remembered: ValidatedReceipt?
         if let memory { remembered = await ReceiptMemory.recall(on: redis, keys: keys, user: memory.user, receipt: memory.receipt) }

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// Job ids and where a job starts.
@@ -8,8 +9,6 @@ import Foundation
 /// `tg:{J}:job:<id>` (``job(_:)``) without an index. An id whose digits name a partition ≥ N is no job of this
 /// deployment.
 extension Keys {
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// A new random job id in partition `partition` (see the extension's comment); with one partition a plain
     /// random UUID's 32 hex digits.
     package func newJobID(partition: Int) -> String {
@@ -18,13 +17,7 @@ extension Keys {
             bytes[0] = UInt8(truncatingIfNeeded: partition >> 8)
             bytes[1] = UInt8(truncatingIfNeeded: partition)
         }
-        return String(unsafeUninitializedCapacity: 32) { text in
-            for (index, byte) in bytes.enumerated() {
-                text[2 * index] = Self.hexDigits[Int(byte >> 4)]
-                text[2 * index + 1] = Self.hexDigits[Int(byte & 0x0f)]
-            }
-            return 32
-        }
+        return Hex.lowercase(bytes)
     }
 
     /// The 16 bytes of a random (version 4, RFC 9562) UUID from the system's generator (`getrandom`). Foundation's

@@ -10,17 +10,17 @@ import Redis
 /// another `orderNo`, which changes ingest's dedupe key) takes Apple's answer from here instead of asking Apple
 /// again. What a job pays is still the ledger's decision. `tg:{u:<userId>}:receipt.validated:<sha256 of the
 /// receipt>` (in the user's slot) holds the validated receipt's JSON, at most ``maximumBytes``; a cache, so a lost
-/// write only costs Apple calls.
+/// write only costs Apple calls. The receipt is a client job's payload as ingest normalized it (`+` restored,
+/// whitespace removed), so one receipt is one key however the app spelled it.
 enum ReceiptMemory {
     static let maximumBytes = 256 << 10
 
-    static func key(_ keys: Keys, user: String, receipt: String) -> String {
-        let digest = SHA256.hash(data: Data(receipt.utf8)).map { String(format: "%02x", $0) }.joined()
-        return "\(keys.prefix):\(keys.userTag(user)):receipt.validated:\(digest)"
+    static func key(_ keys: Keys, user: String, receipt: [UInt8]) -> String {
+        "\(keys.prefix):\(keys.userTag(user)):receipt.validated:\(Hex.lowercase(Array(SHA256.hash(data: receipt))))"
     }
 
-    /// The validation remembered for `user`'s receipt `receipt` (sanitized text), if any.
-    static func recall(on redis: any RedisCommandExecutor, keys: Keys, user: String, receipt: String) async -> ValidatedReceipt? {
+    /// The validation remembered for `user`'s receipt `receipt`, if any.
+    static func recall(on redis: any RedisCommandExecutor, keys: Keys, user: String, receipt: [UInt8]) async -> ValidatedReceipt? {
         guard let reply = try? await redis.send(RedisCommand("GET", key(keys, user: user, receipt: receipt))),
             let bytes = reply.bytes, let value = try? JSONReader.parse(bytes), let fields = try? JSONFields(value)
         else { return nil }
@@ -29,7 +29,7 @@ enum ReceiptMemory {
 
     /// Remembers `validated` for `user`'s receipt `receipt` for `lifetime`.
     static func remember(
-        _ validated: ValidatedReceipt, on redis: any RedisCommandExecutor, keys: Keys, user: String, receipt: String,
+        _ validated: ValidatedReceipt, on redis: any RedisCommandExecutor, keys: Keys, user: String, receipt: [UInt8],
         lifetime: Duration, logger: Logger
     ) async {
         var writer = JSONWriter()
