@@ -40,9 +40,11 @@ struct FulfillerHandler: Sendable {
     /// has its status there).
     func deadLetterWrites(_ message: StreamMessage, _ reason: String) -> [PipelineWrite] {
         guard let jobID = message.entry.string(PurchaseEvent.jobIDField), !jobID.isEmpty else { return [] }
+        // The whole reason stays in the dead-letter stream, for operators; the app gets the code's sentence.
         let status = JobStatus(
-            jobID: jobID, state: .dead, reason: "fulfillment_failed", message: String(reason.prefix(300)),
+            jobID: jobID, state: .dead, reason: "fulfillment_failed",
+            message: "The purchase could not be applied to the ledger; an operator can look into it and retry it.",
             updatedAtMilliseconds: applier.now())
-        return [status.write(keys: keys, partition: message.partition), status.announcement(keys: keys)]
+        return [status.write(keys: keys, partition: message.partition)]
     }
 }

@@ -19,7 +19,8 @@ struct ResultListener: Service, CustomStringConvertible {
                     logger.debug("job results subscription ready")
                     await waiters.signalAll()
                 case .message(_, let payload):
-                    // `<job id>` alone, or `<job id>\n<the job hash as a JSON object>` (the ledger's final write).
+                    // `<job id>\n<the job hash as a JSON object>`: what `Lua/jobs.lua`'s one status writer publishes for a
+                    // final state. A bare `<job id>` (a writer of an older release, during a rollout) only signals.
                     if let newline = payload.firstIndex(of: 0x0a) {
                         await waiters.signal(
                             jobID: String(decoding: payload[..<newline], as: UTF8.self),

@@ -30,7 +30,7 @@ package enum LedgerFunctions {
     package static let library = RedisFunctionLibrary(
         "ledger", version: 5, functions: ["apply", "park", "claim", "hand_over", "handed_over"],
         parts: [
-            SharedLua.common, PackageResources.ledger_records_lua, PackageResources.ledger_transactions_lua,
+            SharedLua.common, SharedLua.jobs, PackageResources.ledger_records_lua, PackageResources.ledger_transactions_lua,
             PackageResources.ledger_lua,
         ])
 

@@ -11,7 +11,7 @@ import Redis
 ///   letter took it off. Returns the new entry id, or nil when the dead entry is gone (redriven already).
 package enum DeadLetterFunctions {
     package static let library = RedisFunctionLibrary(
-        "deadletter", version: 2, functions: ["redrive"], parts: [SharedLua.common, PackageResources.deadletter_lua])
+        "deadletter", version: 2, functions: ["redrive"], parts: [SharedLua.common, SharedLua.jobs, PackageResources.deadletter_lua])
 
     /// Redrives one dead entry of `keys`; returns the new jobs-stream id, or nil when it was gone.
     package static func redrive(

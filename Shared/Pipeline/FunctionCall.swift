@@ -1,8 +1,8 @@
 import Redis
 
 /// Builds the `KEYS` and `ARGV` of one pipeline function call, encoding writes as the library expects:
-/// a count, then per write `XADD keyIndex n f v…`, `HSET keyIndex ttl n f v…`, `PUBLISH channel message`,
-/// `HINCRBY keyIndex field delta` or `EXPIRE keyIndex seconds`.
+/// a count, then per write `XADD keyIndex n f v…`, `HSET keyIndex ttl n f v…`, `STATUS keyIndex ttl jobId channel
+/// n f v… m f…`, `PUBLISH channel message`, `HINCRBY keyIndex field delta` or `EXPIRE keyIndex seconds`.
 /// Keys are referenced by their 1-based index in `KEYS`, and each distinct key is passed once.
 struct FunctionCall {
     private(set) var keys: [String]
@@ -28,6 +28,15 @@ struct FunctionCall {
                 add(String(keyIndex(key)))
                 add(String(max(0, expireSeconds ?? 0)))
                 add(fields)
+            case .status(let key, let jobID, let fields, let clear, let expireSeconds, let channel):
+                add("STATUS")
+                add(String(keyIndex(key)))
+                add(String(max(1, expireSeconds)))
+                add(jobID)
+                add(channel)
+                add(fields.map { ($0.0, Array($0.1.utf8)) })
+                add(String(clear.count))
+                for name in clear { add(name) }
             case .publish(let channel, let message):
                 add("PUBLISH")
                 add(channel)

@@ -1,23 +1,24 @@
 import Redis
 
-/// Typed calls of the `tollgate_pipeline_v2` Redis Function library (`Lua/pipeline.lua`). Every ack function is
-/// gated on `XACK` returning 1, so a redelivered or late completion changes nothing, and deletes the entry it
-/// acknowledged (`XDEL`: each stream has one consumer group, and a finished job's payload must not wait for the
-/// janitor); every key a function touches is passed in `KEYS`.
+/// Typed calls of the `tollgate_pipeline_v3` Redis Function library (`Lua/pipeline.lua`). Every ack function
+/// acknowledges through `Lua/jobs.lua`'s one gate (`acknowledge`: `XACK` returning 1, so a redelivered or late
+/// completion changes nothing, then `XDEL`: each stream has one consumer group, and a finished job's payload must
+/// not wait for the janitor), and writes a job's status through its one writer (`write_status`, the `STATUS`
+/// write); every key a function touches is passed in `KEYS`. (3: the `STATUS` write.)
 ///
 /// The raw contract, for callers in other languages (`writes` is described in the Lua source):
-/// - `pipeline_v2_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked
-/// - `pipeline_v2_ack_retry`  KEYS: stream, retry zset, write keys…
+/// - `pipeline_v3_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked
+/// - `pipeline_v3_ack_retry`  KEYS: stream, retry zset, write keys…
 ///   ARGV: group, id, dueMs, nextAttempt, error, writes…  → 1 / 0
-/// - `pipeline_v2_ack_dead_letter`  KEYS: stream, dead stream, write keys…
+/// - `pipeline_v3_ack_dead_letter`  KEYS: stream, dead stream, write keys…
 ///   ARGV: group, id, reason, attempts, deadAtMs, writes…  → 1 / 0
-/// - `pipeline_v2_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
-/// - `pipeline_v2_prune_consumer`  KEYS: stream  ARGV: group, consumer, idle limit (ms)  → 1 deleted / 0
+/// - `pipeline_v3_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
+/// - `pipeline_v3_prune_consumer`  KEYS: stream  ARGV: group, consumer, idle limit (ms)  → 1 deleted / 0
 package enum PipelineFunctions {
     /// The library; a later contract gets a new version.
     package static let library = RedisFunctionLibrary(
-        "pipeline", version: 2, functions: ["ack_write", "ack_retry", "ack_dead_letter", "promote", "prune_consumer"],
-        parts: [SharedLua.common, PackageResources.pipeline_lua])
+        "pipeline", version: 3, functions: ["ack_write", "ack_retry", "ack_dead_letter", "promote", "prune_consumer"],
+        parts: [SharedLua.common, SharedLua.jobs, PackageResources.pipeline_lua])
 
     /// The entry field carrying the attempt number of a retried entry (absent on the first attempt).
     package static let attemptField = "pipeline.attempt"

@@ -5,6 +5,10 @@ package enum PipelineWrite: Sendable {
     case xadd(stream: String, fields: [(String, [UInt8])])
     /// `HSET <key> field value …`, then `EXPIRE <key> <expireSeconds>` when given — e.g. a job status.
     case hset(key: String, fields: [(String, [UInt8])], expireSeconds: Int? = nil)
+    /// A job's status through `Lua/jobs.lua`'s one writer (`write_status`): `HSET` of `fields` (``JobStatus/Field``
+    /// names only), `HDEL` of `clear`, `EXPIRE` after `expireSeconds`, and when the hash's state is then final one
+    /// `PUBLISH` on `channel` of `<job id>\n<the hash as JSON>` (what `?wait=` answers from).
+    case status(key: String, jobID: String, fields: [(String, String)], clear: [String], expireSeconds: Int, channel: String)
     /// `PUBLISH <channel> <message>` — wakes up waiters (e.g. `?wait=`).
     case publish(channel: String, message: [UInt8])
     /// `HINCRBY <key> <field> <delta>` — e.g. a source's backlog counters.

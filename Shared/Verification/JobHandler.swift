@@ -108,9 +108,8 @@ final class JobHandler: Sendable {
                     .xadd(stream: keys.verified(partition: partition).stream, fields: fields),
                     JobStatus(
                         jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, attempt: message.attempt,
-                        updatedAtMilliseconds: now
+                        updatedAtMilliseconds: now, verifiedAtMilliseconds: now
                     ).write(keys: keys, partition: partition),
-                    .hset(key: keys.job(job.id, partition: partition), strings: [("verified.at", String(now))]),
                 ] + seen(event.notification?.notificationUUID, job, partition: partition) + release)
         case .recorded(let result, let uuid):
             logger.info("Job recorded")
@@ -118,7 +117,7 @@ final class JobHandler: Sendable {
                 jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
                 updatedAtMilliseconds: now, resultJSON: result)
             return .complete(
-                writes: [status.write(keys: keys, partition: partition), status.announcement(keys: keys)]
+                writes: [status.write(keys: keys, partition: partition)]
                     + seen(uuid, job, partition: partition) + release)
         case .duplicate(let first):
             logger.info("Notification already verified by another job", metadata: ["first.job.id": "\(first)"])
@@ -173,7 +172,7 @@ final class JobHandler: Sendable {
     /// hour, with its dedupe key.
     func brief(_ status: JobStatus, _ job: Job, partition: Int) -> [PipelineWrite] {
         let brief = JobStatus.rejectionRetentionSeconds
-        var writes = [status.write(keys: keys, partition: partition, expireSeconds: brief), status.announcement(keys: keys)]
+        var writes = [status.write(keys: keys, partition: partition, expireSeconds: brief)]
         if let dedupeKey = job.dedupeKey { writes.append(.shortenExpiry(key: dedupeKey, seconds: brief)) }
         return writes
     }
@@ -191,6 +190,6 @@ final class JobHandler: Sendable {
         let status = JobStatus(
             jobID: jobID, state: .dead, reason: code, message: FailureCode(rawValue: code).sentence,
             attempt: message.attempt, updatedAtMilliseconds: clock.nowMilliseconds())
-        return [status.write(keys: keys, partition: message.partition), status.announcement(keys: keys)] + release
+        return [status.write(keys: keys, partition: message.partition)] + release
     }
 }

@@ -55,7 +55,7 @@ import Testing
         let keys = try Self.sixteen()
         let status = JobStatus(jobID: keys.newJobID(partition: 6), state: .fulfilled, updatedAtMilliseconds: 1)
         func key(_ write: PipelineWrite) -> String? {
-            if case .hset(let key, _, _) = write { return key }
+            if case .status(let key, _, _, _, _, _) = write { return key }
             return nil
         }
         #expect(key(status.write(keys: keys)) == keys.job(status.jobID, partition: 6))

@@ -15,7 +15,7 @@ import Testing
         writes.compactMap { write in
             switch write {
             case .xadd(let stream, _): return stream
-            case .hset(let key, _, _), .hincrby(let key, _, _), .shortenExpiry(let key, _): return key
+            case .hset(let key, _, _), .hincrby(let key, _, _), .shortenExpiry(let key, _), .status(let key, _, _, _, _, _): return key
             case .publish: return nil
             }
         }

@@ -43,12 +43,13 @@ final class JobResultListener: Sendable {
         }
     }
 
-    /// The job ids announced within `timeout` (stops at the first quiet `timeout`).
+    /// The job ids announced within `timeout` (stops at the first quiet `timeout`): each message is
+    /// `<job id>\n<the job hash as JSON>` (`Lua/jobs.lua`'s `write_status`).
     func announced(timeout: Duration = .seconds(3), until jobID: String) async throws -> [String] {
         var ids: [String] = []
         while let event = try await next(timeout: timeout) {
             if case .message(_, let payload) = event {
-                ids.append(String(decoding: payload, as: UTF8.self))
+                ids.append(String(decoding: payload.prefix { $0 != 0x0a }, as: UTF8.self))
                 if ids.last == jobID { break }
             }
         }

@@ -64,6 +64,19 @@ enum ReconcileTestSupport {
         try await harness.redis.hgetall(key)
     }
 
+    /// The statuses of the jobs the sweeper handed to the fulfiller (`source` = `reconciler`): the fulfiller deletes
+    /// the verified stream's entries it applied, their status hashes stay.
+    static func sweptJobs(_ harness: VerifierHarness) async throws -> [JobStatus] {
+        var swept: [JobStatus] = []
+        for key in (try await harness.redis.send("KEYS", harness.keys.job("*")).array ?? []).compactMap(\.string) {
+            let hash = try await harness.redis.hgetall(key)
+            if hash["source"] == "reconciler", let status = JobStatus(jobID: String(key.split(separator: ":").last ?? ""), hash: hash) {
+                swept.append(status)
+            }
+        }
+        return swept
+    }
+
     /// The `state` of every job's status hash.
     static func jobStates(_ harness: VerifierHarness) async throws -> [String] {
         var states: [String] = []

@@ -51,10 +51,10 @@ struct SweeperTests {
                     #expect(account["ent:vip:autorenew"] == "1")
                     let record = try await Support.hash(harness, harness.keys.transaction(user: Support.user, transactionId: renewedID))
                     #expect(record["state"] == "applied")
-                    let swept = try await harness.events().filter { $0.source == .reconciler && $0.kind == .transaction }
-                    #expect(swept.count == 1)
-                    #expect(swept.first?.transactions.first?.transactionId == renewedID)
-                    #expect(swept.first?.renewals.first?.autoRenewStatus == 1)
+                    // One event, from the sweeper, applied (the record of the renewal and auto-renew above are its).
+                    let swept = try await Support.sweptJobs(harness)
+                    #expect(swept.count == 1 && swept.first?.kind == .transaction, "\(swept)")
+                    #expect(swept.first?.state == .fulfilled && swept.first?.verifiedAtMilliseconds != nil)
                     let next = try await harness.redis.send("ZSCORE", harness.keys.subscriptionsDue(), #"["Production","vip","user-1"]"#)
                         .int
                     #expect(next == renewedUntil)
@@ -96,8 +96,8 @@ struct SweeperTests {
                     }
                     #expect(extended, "the sweeper never extended the membership from the receipt")
                     #expect(try await Support.account(harness)["ent:vip:state"] == "active")
-                    let swept = try await harness.events().filter { $0.source == .reconciler }
-                    #expect(swept.count == 1 && swept.first?.kind == .receipt && swept.first?.userId == Support.user)
+                    let swept = try await Support.sweptJobs(harness)
+                    #expect(swept.count == 1 && swept.first?.kind == .receipt && swept.first?.userID == Support.user, "\(swept)")
                 }
             }
         }

@@ -93,79 +93,81 @@ local function apply(keys, argv)
   -- A chain of another partition is credited only once claimed for this user (its binding is in that slot):
   -- the caller skipped claims expecting a rejection that did not come, so it claims and calls again.
   if unclaimed and not reject then return cjson.encode({ outcome = 'reresolve', claim = true }) end
-  if redis.call('XACK', key_at(keys, 1), argv[1], argv[2]) ~= 1 then
-    return cjson.encode({ outcome = 'acked_elsewhere' })
-  end
-  local others = {}
-  for _, tx in ipairs(txs) do
-    if tx.refused then others[#others + 1] = tx.tid end
-  end
-  if reject then
-    if reject[1] ~= 'unknown_order' then redis.call('HINCRBY', meta, 'fraud:' .. reject[1], 1) end
-    forward(keys, argv, plan, others)
-    local out = { outcome = 'rejected', reason = reject[1] }
-    if not plan.forwarded then job_status(keys, plan, 'rejected', reject[1], reject[2], out) end
-    return cjson.encode(out)
-  end
-  if dup_note then
-    if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'duplicate' }) end
-    return cjson.encode({ outcome = 'duplicate' })
-  end
-  local results, changed, touched, unknown, persist, signals = {}, {}, {}, 0, nil, {}
-  -- Parked events the caller's claims (chains of other partitions) moved back, plus the ones bound here.
-  local unparked = num(plan.unparked, 0)
-  for _, tx in ipairs(txs) do
-    local r
-    if tx.refused then
-      r = 'owned_by_another_user'
-      if plan.claim then redis.call('HINCRBY', meta, 'fraud:owned_by_another_user', 1) end
-    else
-      if not tx.bound and tx.bind then
-        redis.call('SET', key_at(keys, tx.bind), user)
-        unparked = unparked + unpark(keys, tx.park)
+  -- Everything after the gate: the entry is this call's (jobs.lua's acknowledge: XACK, then XDEL once done).
+  local acked, answer = acknowledge(key_at(keys, 1), argv[1], argv[2], function()
+    local others = {}
+    for _, tx in ipairs(txs) do
+      if tx.refused then others[#others + 1] = tx.tid end
+    end
+    if reject then
+      if reject[1] ~= 'unknown_order' then redis.call('HINCRBY', meta, 'fraud:' .. reject[1], 1) end
+      forward(keys, argv, plan, others)
+      local out = { outcome = 'rejected', reason = reject[1] }
+      if not plan.forwarded then job_status(keys, plan, 'rejected', reject[1], reject[2], out) end
+      return cjson.encode(out)
+    end
+    if dup_note then
+      if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'duplicate' }) end
+      return cjson.encode({ outcome = 'duplicate' })
+    end
+    local results, changed, touched, unknown, persist, signals = {}, {}, {}, 0, nil, {}
+    -- Parked events the caller's claims (chains of other partitions) moved back, plus the ones bound here.
+    local unparked = num(plan.unparked, 0)
+    for _, tx in ipairs(txs) do
+      local r
+      if tx.refused then
+        r = 'owned_by_another_user'
+        if plan.claim then redis.call('HINCRBY', meta, 'fraud:owned_by_another_user', 1) end
+      else
+        if not tx.bound and tx.bind then
+          redis.call('SET', key_at(keys, tx.bind), user)
+          unparked = unparked + unpark(keys, tx.park)
+        end
+        local signal
+        r, signal = apply_tx(keys, plan, tx, changed)
+        if signal then signals[#signals + 1] = signal end
+        if r == 'unknown_product' then unknown = unknown + 1 end
+        if tx.ent then touched[tx.ent] = true end
       end
-      local signal
-      r, signal = apply_tx(keys, plan, tx, changed)
-      if signal then signals[#signals + 1] = signal end
-      if r == 'unknown_product' then unknown = unknown + 1 end
-      if tx.ent then touched[tx.ent] = true end
+      results[#results + 1] = { transactionId = tx.tid, productId = tx.product, result = r }
     end
-    results[#results + 1] = { transactionId = tx.tid, productId = tx.product, result = r }
-  end
-  apply_renewals(keys, plan, changed)
-  for i in pairs(changed) do touched[i] = true end
-  for i, ent in ipairs(plan.ents) do
-    if touched[i] then
-      local c = changed[i] or {}
-      recompute(keys, plan, ent, c.tid, c.reason or 'recomputed', c.extra)
+    apply_renewals(keys, plan, changed)
+    for i in pairs(changed) do touched[i] = true end
+    for i, ent in ipairs(plan.ents) do
+      if touched[i] then
+        local c = changed[i] or {}
+        recompute(keys, plan, ent, c.tid, c.reason or 'recomputed', c.extra)
+      end
     end
-  end
-  if order and order.payer and order.state ~= 'paid' then
-    redis.call('HSET', order.key, 'state', 'paid', 'paid.at', n2s(plan.now), 'transaction', order.payer.tid)
-    redis.call('PERSIST', order.key)
-    if order.payer.aat and order.payer.aat == order.token then
-      -- The token's mapping stops expiring once its order is paid; in another slot, the caller persists it.
-      if order.payer.aatKey then redis.call('PERSIST', key_at(keys, order.payer.aatKey))
-      else persist = order.payer.aat end
+    if order and order.payer and order.state ~= 'paid' then
+      redis.call('HSET', order.key, 'state', 'paid', 'paid.at', n2s(plan.now), 'transaction', order.payer.tid)
+      redis.call('PERSIST', order.key)
+      if order.payer.aat and order.payer.aat == order.token then
+        -- The token's mapping stops expiring once its order is paid; in another slot, the caller persists it.
+        if order.payer.aatKey then redis.call('PERSIST', key_at(keys, order.payer.aatKey))
+        else persist = order.payer.aat end
+      end
+      redis.call('HSET', key_at(keys, order.payer.rec), 'order', plan.orderNo)
+      if plan.pending then redis.call('ZREM', key_at(keys, plan.pending), plan.orderNo) end
     end
-    redis.call('HSET', key_at(keys, order.payer.rec), 'order', plan.orderNo)
-    if plan.pending then redis.call('ZREM', key_at(keys, plan.pending), plan.orderNo) end
-  end
-  if note and note.uuid then redis.call('SADD', key_at(keys, 7), note.uuid) end
-  local out = { outcome = 'fulfilled', unparked = unparked, persist = persist,
-                coins = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0) }
-  out.forwarded = forward(keys, argv, plan, others)
-  if #results > 0 then out.transactions = results end
-  if #signals > 0 then out.signals = signals end
-  if #txs > 0 and unknown == #txs then
-    out.outcome = 'rejected'; out.reason = 'unknown_product'
-    if not plan.forwarded then
-      job_status(keys, plan, 'rejected', 'unknown_product', 'the product is not in the catalog', out)
+    if note and note.uuid then redis.call('SADD', key_at(keys, 7), note.uuid) end
+    local out = { outcome = 'fulfilled', unparked = unparked, persist = persist,
+                  coins = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0) }
+    out.forwarded = forward(keys, argv, plan, others)
+    if #results > 0 then out.transactions = results end
+    if #signals > 0 then out.signals = signals end
+    if #txs > 0 and unknown == #txs then
+      out.outcome = 'rejected'; out.reason = 'unknown_product'
+      if not plan.forwarded then
+        job_status(keys, plan, 'rejected', 'unknown_product', 'the product is not in the catalog', out)
+      end
+    elseif not plan.forwarded then
+      job_status(keys, plan, 'fulfilled', nil, nil, out)
     end
-  elseif not plan.forwarded then
-    job_status(keys, plan, 'fulfilled', nil, nil, out)
-  end
-  return cjson.encode(out)
+    return cjson.encode(out)
+  end)
+  if not acked then return cjson.encode({ outcome = 'acked_elsewhere' }) end
+  return answer
 end
 
 -- A V2 notification about no purchase (plan.note: a summary, an external purchase token, RESCIND_CONSENT's
@@ -199,19 +201,20 @@ local function park(keys, argv)
   end
   local parks = {}
   for _, i in ipairs(plan.parks or {}) do parks[#parks + 1] = key_at(keys, i) end
-  if redis.call('XACK', key_at(keys, 1), argv[1], argv[2]) ~= 1 then
-    return cjson.encode({ outcome = 'acked_elsewhere' })
-  end
-  if #parks == 0 then
-    local out = { outcome = 'fulfilled' }
-    if not plan.forwarded and emit_app_notification(keys, plan) then out.emitted = 'notification' end
-    if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, out) end
-    return cjson.encode(out)
-  end
-  local item = cjson.encode({ j = plan.jobId, e = plan.event, f = plan.forwarded or nil })
-  for _, k in ipairs(parks) do redis.call('RPUSH', k, item) end
-  if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'parked' }) end
-  return cjson.encode({ outcome = 'parked' })
+  local acked, answer = acknowledge(key_at(keys, 1), argv[1], argv[2], function()
+    if #parks == 0 then
+      local out = { outcome = 'fulfilled' }
+      if not plan.forwarded and emit_app_notification(keys, plan) then out.emitted = 'notification' end
+      if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, out) end
+      return cjson.encode(out)
+    end
+    local item = cjson.encode({ j = plan.jobId, e = plan.event, f = plan.forwarded or nil })
+    for _, k in ipairs(parks) do redis.call('RPUSH', k, item) end
+    if not plan.forwarded then job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'parked' }) end
+    return cjson.encode({ outcome = 'parked' })
+  end)
+  if not acked then return cjson.encode({ outcome = 'acked_elsewhere' }) end
+  return answer
 end
 
 -- KEYS: the verified stream of the chain's partition, the binding, the parked list.
@@ -255,18 +258,16 @@ end
 local function handed_over(keys, argv)
   local ok, plan = pcall(cjson.decode, argv[3] or '')
   if not ok or type(plan) ~= 'table' then fail('bad plan') end
-  if redis.call('XACK', key_at(keys, 1), argv[1], argv[2]) ~= 1 then
-    return cjson.encode({ outcome = 'acked_elsewhere' })
-  end
-  if not plan.forwarded then
-    if plan.to then
-      if redis.call('EXISTS', key_at(keys, 2)) == 1 then
-        redis.call('HSET', key_at(keys, 2), 'moved.to', n2s(plan.to), 'updated.at', n2s(plan.now))
-      end
-    else
+  local acked = acknowledge(key_at(keys, 1), argv[1], argv[2], function()
+    if plan.forwarded then return end
+    if not plan.to then
       job_status(keys, plan, 'fulfilled', nil, nil, { outcome = 'forwarded' })
+    elseif redis.call('EXISTS', key_at(keys, 2)) == 1 then
+      write_status(key_at(keys, 2), plan.jobId, { 'moved.to', n2s(plan.to), 'updated.at', n2s(plan.now) }, nil,
+                   plan.retention, nil)
     end
-  end
+  end)
+  if not acked then return cjson.encode({ outcome = 'acked_elsewhere' }) end
   return cjson.encode({ outcome = 'forwarded' })
 end
 

@@ -14,26 +14,18 @@ local function num(v, default)
   return n
 end
 
--- Job status (hash, retention, PUBLISH when final), as JobStatus writes it.
+-- The job's final status, through jobs.lua's write_status (the one writer: HSET, EXPIRE, one PUBLISH format).
 local function job_status(keys, plan, state, reason, message, result)
-  local jk = key_at(keys, 2)
-  local cmd = { 'HSET', jk, 'state', state, 'updated.at', n2s(plan.now), 'kind', plan.kind,
-                'result', cjson.encode(result) }
-  if plan.user then cmd[#cmd + 1] = 'user'; cmd[#cmd + 1] = plan.user end
+  local fields = { 'state', state, 'updated.at', n2s(plan.now), 'kind', plan.kind, 'result', cjson.encode(result) }
+  if plan.user then fields[#fields + 1] = 'user'; fields[#fields + 1] = plan.user end
+  local clear = nil
   if reason then
-    cmd[#cmd + 1] = 'reason'; cmd[#cmd + 1] = reason
-    cmd[#cmd + 1] = 'message'; cmd[#cmd + 1] = message or reason
+    fields[#fields + 1] = 'reason'; fields[#fields + 1] = reason
+    fields[#fields + 1] = 'message'; fields[#fields + 1] = message or reason
   else
-    redis.call('HDEL', jk, 'reason', 'message')
+    clear = { 'reason', 'message' }
   end
-  redis.call(unpack(cmd))
-  redis.call('EXPIRE', jk, plan.retention)
-  -- The message carries the whole hash after the write (job id, newline, the fields as a JSON object of strings):
-  -- a waiting `?wait=` request answers from it without reading the hash back.
-  local fields = redis.call('HGETALL', jk)
-  local snapshot = {}
-  for i = 1, #fields, 2 do snapshot[fields[i]] = fields[i + 1] end
-  redis.call('PUBLISH', plan.channel, plan.jobId .. '\n' .. cjson.encode(snapshot))
+  write_status(key_at(keys, 2), plan.jobId, fields, clear, plan.retention, plan.channel)
 end
 
 local function emit(keys, plan, fields)

@@ -5,6 +5,7 @@ local DROP = { ['source.stream'] = true, ['source.id'] = true, ['reason'] = true
 
 -- KEYS: dead stream, source stream, job status hash, backlog hash   ARGV: dead id, job id, nowMs, retentionSeconds
 local function redrive(keys, argv)
+  local retention = count_at(argv, 4, 'retention')
   local found = redis.call('XRANGE', keys[1], argv[1], argv[1])
   if #found ~= 1 then return nil end
   local fields = found[1][2]
@@ -36,9 +37,8 @@ local function redrive(keys, argv)
     redis.call('HINCRBY', keys[4], origin .. '.bytes', string.format('%d', counted))
   end
   if job ~= nil and job == argv[2] then
-    redis.call('HDEL', keys[3], 'reason', 'message', 'attempt', 'next.at')
-    redis.call('HSET', keys[3], 'state', 'queued', 'updated.at', argv[3])
-    redis.call('EXPIRE', keys[3], tonumber(argv[4]))
+    write_status(keys[3], job, { 'state', 'queued', 'updated.at', argv[3] },
+                 { 'reason', 'message', 'attempt', 'next.at' }, retention, nil)
   end
   return id
 end

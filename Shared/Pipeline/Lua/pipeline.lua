@@ -5,6 +5,8 @@
 --   <count>, then per write one of:
 --     'XADD'    <keyIndex> <fieldCount> <field> <value> ...
 --     'HSET'    <keyIndex> <expireSeconds, 0 = none> <fieldCount> <field> <value> ...
+--     'STATUS'  <keyIndex> <expireSeconds> <jobId> <channel, '' = none> <fieldCount> <field> <value> ...
+--               <clearCount> <field> ...   (a job's status, through jobs.lua's write_status: the one writer)
 --     'PUBLISH' <channel> <message>
 --     'HINCRBY' <keyIndex> <field> <integer delta>
 --     'EXPIRE'  <keyIndex> <seconds>   (EXPIRE … LT: only ever shortens a key's life; no-op on a missing key)
@@ -46,6 +48,22 @@ local function parse_writes(keys, argv, i, first)
       if ttl > 0 then write[2] = { 'EXPIRE', key, ttl } end
       writes[#writes + 1] = write
       i = i + 4 + 2 * n
+    elseif op == 'STATUS' then
+      local key = key_at(keys, argv, i + 1, first)
+      local ttl = count_at(argv, i + 2, 'expire seconds')
+      if ttl == 0 then fail('STATUS needs a retention') end
+      local job, channel = argv[i + 3], argv[i + 4]
+      local n = count_at(argv, i + 5, 'field count')
+      if i + 5 + 2 * n + 1 > #argv then fail('STATUS fields run past ARGV') end
+      local fields = {}
+      for j = 1, 2 * n do fields[j] = argv[i + 5 + j] end
+      local m = count_at(argv, i + 6 + 2 * n, 'clear count')
+      if i + 6 + 2 * n + m > #argv then fail('STATUS clears run past ARGV') end
+      local clear = {}
+      for j = 1, m do clear[j] = argv[i + 6 + 2 * n + j] end
+      check_status(fields, clear)
+      writes[#writes + 1] = { status = { key, job, fields, clear, ttl, channel } }
+      i = i + 7 + 2 * n + m
     elseif op == 'HINCRBY' then
       local key = key_at(keys, argv, i + 1, first)
       if i + 3 > #argv then fail('HINCRBY needs a field and a delta') end
@@ -73,7 +91,11 @@ end
 
 local function apply_writes(writes)
   for _, write in ipairs(writes) do
-    for _, cmd in ipairs(write) do redis.call(unpack(cmd)) end
+    if write.status then
+      write_status(unpack(write.status))
+    else
+      for _, cmd in ipairs(write) do redis.call(unpack(cmd)) end
+    end
   end
 end
 
@@ -93,20 +115,14 @@ local function entry_fields(stream, id)
   return flat
 end
 
--- An acknowledged entry is deleted at once (each Tollgate stream has one consumer group): a finished job's
--- payload never waits for the janitor, so what a stream holds is what is still unfinished.
-local function done(keys, argv)
-  redis.call('XDEL', keys[1], argv[2])
-end
+-- Every ack function acknowledges through jobs.lua's `acknowledge` (XACK gate, then XDEL): the streams these
+-- functions serve have one consumer group each.
 
 -- KEYS: stream, write keys...   ARGV: group, id, writes...
 -- Returns 1 when the entry was acknowledged here and the writes applied, 0 when it was already acknowledged.
 local function ack_write(keys, argv)
   local writes = parse_writes(keys, argv, 3, 2)
-  if redis.call('XACK', keys[1], argv[1], argv[2]) ~= 1 then return 0 end
-  apply_writes(writes)
-  done(keys, argv)
-  return 1
+  return acknowledge(keys[1], argv[1], argv[2], function() apply_writes(writes) end) and 1 or 0
 end
 
 -- KEYS: stream, retry zset, write keys...   ARGV: group, id, dueMs, nextAttempt, error, writes...
@@ -116,12 +132,11 @@ local function ack_retry(keys, argv)
   local attempt = count_at(argv, 4, 'attempt')
   local writes = parse_writes(keys, argv, 6, 3)
   local fields = entry_fields(keys[1], argv[2])
-  if redis.call('XACK', keys[1], argv[1], argv[2]) ~= 1 then return 0 end
-  local member = cmsgpack.pack({ id = argv[2], fields = fields, attempt = attempt, error = argv[5] })
-  redis.call('ZADD', keys[2], due, member)
-  apply_writes(writes)
-  done(keys, argv)
-  return 1
+  return acknowledge(keys[1], argv[1], argv[2], function()
+    local member = cmsgpack.pack({ id = argv[2], fields = fields, attempt = attempt, error = argv[5] })
+    redis.call('ZADD', keys[2], due, member)
+    apply_writes(writes)
+  end) and 1 or 0
 end
 
 -- KEYS: stream, dead-letter stream, write keys...   ARGV: group, id, reason, attempts, deadAtMs, writes...
@@ -131,15 +146,14 @@ local function ack_dead_letter(keys, argv)
   local writes = parse_writes(keys, argv, 6, 3)
   local cmd = { 'XADD', keys[2], '*' }
   for _, value in ipairs(entry_fields(keys[1], argv[2])) do cmd[#cmd + 1] = value end
-  if redis.call('XACK', keys[1], argv[1], argv[2]) ~= 1 then return 0 end
   for _, value in ipairs({ 'source.stream', keys[1], 'source.id', argv[2], 'reason', argv[3],
                            'attempts', argv[4], 'dead.at', argv[5] }) do
     cmd[#cmd + 1] = value
   end
-  redis.call(unpack(cmd))
-  apply_writes(writes)
-  done(keys, argv)
-  return 1
+  return acknowledge(keys[1], argv[1], argv[2], function()
+    redis.call(unpack(cmd))
+    apply_writes(writes)
+  end) and 1 or 0
 end
 
 -- KEYS: retry zset, stream   ARGV: nowMs, limit

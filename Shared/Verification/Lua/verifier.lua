@@ -3,10 +3,12 @@
 
 -- KEYS: job status hash   ARGV: attempt, nowMs, retentionSeconds
 local function mark_verifying(keys, argv)
+  local retention = count_at(argv, 3, 'retention')
   if is_final(redis.call('HGET', keys[1], 'state')) then return 0 end
   if redis.call('HEXISTS', keys[1], 'verified.at') == 1 then return 0 end
-  redis.call('HSET', keys[1], 'state', 'verifying', 'attempt', argv[1], 'updated.at', argv[2])
-  redis.call('EXPIRE', keys[1], tonumber(argv[3]))
+  local status = { 'state', 'verifying', 'attempt', argv[1], 'updated.at', argv[2] }
+  check_status(status)
+  write_status(keys[1], nil, status, nil, retention, nil)
   return 1
 end
 

@@ -71,12 +71,10 @@ package enum ReconcileFunctions {
     static func emit(
         on redis: any RedisCommandExecutor, keys: Keys, event: PurchaseEvent, partition: Int, nowMilliseconds: Int64
     ) async throws {
-        var status = JobStatus(
-            jobID: event.jobId, state: .verifying, kind: event.kind, userID: event.userId,
-            updatedAtMilliseconds: nowMilliseconds
+        let status = JobStatus(
+            jobID: event.jobId, state: .verifying, kind: event.kind, userID: event.userId, source: event.source.rawValue,
+            updatedAtMilliseconds: nowMilliseconds, verifiedAtMilliseconds: nowMilliseconds
         ).fields
-        status.append(("verified.at", String(nowMilliseconds)))
-        status.append(("source", event.source.rawValue))
         var arguments: [[UInt8]] = [Array(String(JobStatus.retentionSeconds).utf8)]
         arguments += flatten(try event.streamFields())
         arguments += flatten(status.map { ($0.0, Array($0.1.utf8)) })
