@@ -44,6 +44,13 @@ func service(
         resources: lua.map { .embedInCode("Lua/\($0).lua") } + embed.map { .embedInCode($0) }, swiftSettings: swiftSettings)
 }
 
+/// The fuzz targets of the readers that face the internet, one executable in `Tests/Fuzz/<folder>` (a target name as
+/// its first argument). `scripts/fuzz` builds it with `-sanitize=fuzzer` and `-DFUZZING`, where libFuzzer's `main`
+/// drives it; the ordinary build makes it a replay of inputs (the seed corpus, `Tests/Fuzz/Corpus`).
+func fuzzer(_ name: String, folder: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: dependencies, path: "Tests/Fuzz/\(folder)", swiftSettings: swiftSettings)
+}
+
 /// A module's tests in `Tests/<name>`.
 func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
     .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", swiftSettings: swiftSettings)
@@ -60,6 +67,7 @@ let package = Package(
         .executable(name: "appstore-sim", targets: ["appstore-sim"]),
         .executable(name: "bench-http", targets: ["bench-http"]),
         .executable(name: "abuse-forge", targets: ["abuse-forge"]),
+        .executable(name: "tollgate-fuzz", targets: ["tollgate-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -137,6 +145,7 @@ let package = Package(
             name: "abuse-forge", dependencies: ["AppStore", "AppStoreTesting", Product.argumentParser, Product.crypto],
             path: "Tests/AbuseForge",
             swiftSettings: swiftSettings),
+        fuzzer("tollgate-fuzz", folder: "Targets", ["Core", "AppStore", Product.asn1, Product.x509]),
         .target(
             name: "TestSupport",
             dependencies: [

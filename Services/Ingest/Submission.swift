@@ -1,3 +1,4 @@
+import AppStore
 import Core
 import Foundation
 import Pipeline
@@ -39,7 +40,7 @@ struct Submission: Sendable {
         guard case .string(let jws)? = object.members["signedTransaction"], !jws.isEmpty else {
             throw .invalidJWS("signedTransaction must be a non-empty JWS string")
         }
-        try JWSStructure.check(jws)
+        try checkStructure(jws)
         return Submission(kind: .transaction, payload: Array(jws.utf8), orderNo: try orderNo(object), signed: jws)
     }
 
@@ -51,7 +52,7 @@ struct Submission: Sendable {
         let fields = try jsonFields(body)
         if let signedPayload = fields.members["signedPayload"] {
             guard case .string(let jws) = signedPayload else { throw .invalidJWS("signedPayload must be a string") }
-            try JWSStructure.check(jws)
+            try checkStructure(jws)
             return Submission(kind: .notificationV2, payload: body, signed: jws)
         }
         if case .string(let type)? = fields.members["notification_type"], !type.isEmpty {
@@ -141,6 +142,18 @@ struct Submission: Sendable {
             return try JSONFields(JSONReader.parse(body))
         } catch {
             throw .invalidJSON()
+        }
+    }
+
+    /// AppStore's ``JWSStructure`` check, its refusal answered as `400 invalid_jws` or `400 unsupported_algorithm`.
+    static func checkStructure(_ jws: String) throws(IngestError) {
+        do {
+            try JWSStructure.check(jws)
+        } catch {
+            switch error {
+            case .invalidJWS(let message): throw .invalidJWS(message)
+            case .unsupportedAlgorithm(let alg): throw .unsupportedAlgorithm(alg)
+            }
         }
     }
 

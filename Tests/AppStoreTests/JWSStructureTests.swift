@@ -1,13 +1,13 @@
+import AppStore
+import TestSupport
 import Testing
 
-@testable import ingest
-
-/// Ingest's structural check of an Apple JWS, before any signature work: three non-empty base64url segments and
-/// a header naming ES256 with three certificates. Every way to break the structure is `invalid_jws`, wherever
-/// the offending byte sits.
+/// The structural check of an Apple JWS that ingest runs before any signature work: three non-empty base64url
+/// segments and a header naming ES256 with three certificates. Every way to break the structure is refused (ingest's
+/// `invalid_jws`), wherever the offending byte sits.
 @Suite struct JWSStructureTests {
     @Test func theStructureIsCheckedAtEveryPosition() throws {
-        let jws = try IngestHarness.transactionJWS()
+        let jws = try Vectors.appleReal("transaction-auto_renewable_subscription-sandbox-1.jws")
         #expect(throws: Never.self) { try JWSStructure.check(jws) }
         let bytes = Array(jws.utf8)
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
@@ -22,7 +22,7 @@ import Testing
                 var altered = bytes
                 altered[position] = foreign
                 let text = String(decoding: altered, as: UTF8.self)
-                #expect(throws: IngestError.self, "byte \(foreign) at \(position)") { try JWSStructure.check(text) }
+                #expect(throws: JWSStructureError.self, "byte \(foreign) at \(position)") { try JWSStructure.check(text) }
             }
         }
         // Two, four or five segments; an empty one; nothing at all.
@@ -34,7 +34,7 @@ import Testing
             "\(header).\(payload)", "\(jws).x", "\(jws)..", "\(header)..\(signature)", ".\(payload).\(signature)",
             "\(header).\(payload).", "", ".", "..",
         ] {
-            #expect(throws: IngestError.self, "\(text.prefix(20))…\(text.suffix(20))") { try JWSStructure.check(text) }
+            #expect(throws: JWSStructureError.self, "\(text.prefix(20))…\(text.suffix(20))") { try JWSStructure.check(text) }
         }
     }
 }

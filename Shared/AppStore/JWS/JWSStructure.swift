@@ -1,15 +1,14 @@
-import AppStore
 import Foundation
 
 /// Cheap structural checks of an Apple JWS (compact serialization), without verifying anything: three
 /// non-empty base64url segments, a JSON header with `alg` = `ES256` and an `x5c` array of three certificates.
 /// The verifier checks the signature and chain; this only refuses what can never be valid. Works on bytes in
-/// one pass, since notification bodies arrive in bursts.
-enum JWSStructure {
-    /// Throws ``IngestError`` `invalid_jws` or `unsupported_algorithm`.
-    static func check(_ jws: String) throws(IngestError) {
+/// one pass, since notification bodies arrive in bursts. Ingest runs it on every JWS it is sent.
+package enum JWSStructure {
+    /// Throws ``JWSStructureError``, which ingest answers as `invalid_jws` or `unsupported_algorithm`.
+    package static func check(_ jws: String) throws(JWSStructureError) {
         var jws = jws
-        let scanned: Result<[UInt8]?, IngestError> = jws.withUTF8 { bytes in
+        let scanned: Result<[UInt8]?, JWSStructureError> = jws.withUTF8 { bytes in
             guard let base = bytes.baseAddress else { return .failure(.invalidJWS("a JWS has three dot-separated segments, not 1")) }
             // The dots found with memchr; then every byte checked against one table (base64url and '.'), ORed into
             // `bad` without a branch per byte. A notification's JWS is about 18 KB.
@@ -49,7 +48,7 @@ enum JWSStructure {
     /// `segmentTable[byte]`: 0 for the base64url alphabet and the dot between segments, 1 for anything else.
     private static let segmentTable: [UInt8] = (0...255).map { isBase64URL(UInt8($0)) || $0 == 0x2E ? 0 : 1 }
 
-    static func isBase64URL(_ byte: UInt8) -> Bool {
+    package static func isBase64URL(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
