@@ -103,30 +103,21 @@ actor EnqueueBatcher {
         startRoundTrips()
     }
 
-    /// Sends the calls (and `WAIT`) in one pipeline; reloads the library once if Redis lost it.
+    /// Sends the calls (and `WAIT`) in one pipeline, through the library's one way of calling durably and recovering
+    /// a lost library. On a Redis Cluster the batch's calls go to the primaries of their partitions; the cluster client
+    /// sends the trailing `WAIT` to each of them and answers the fewest replicas any acknowledged.
     private static func execute(
         _ commands: [RedisCommand], on redis: any RedisCommandExecutor, waitReplicas: Int,
         waitTimeoutMilliseconds: Int, logger: Logger
     ) async -> [Result<Outcome, any Error>] {
-        var pipeline = commands
-        // On a Redis Cluster the batch's calls go to the primaries of their partitions; the cluster client sends this
-        // trailing WAIT to each of them and answers the fewest replicas any acknowledged.
-        if waitReplicas > 0 { pipeline.append(RedisCommand("WAIT", waitReplicas, waitTimeoutMilliseconds)) }
+        let durability = RedisDurability(replicas: waitReplicas, timeoutMilliseconds: waitTimeoutMilliseconds)
         do {
-            var replies = try await redis.pipeline(pipeline)
-            if replies.contains(where: { if case .error(let text) = $0 { RedisFunctionLibrary.isMissingFunction(text) } else { false } }) {
-                logger.warning("ingest functions missing in Redis; reloading")
-                try await IngestFunctions.library.load(on: redis)
-                replies = try await redis.pipeline(pipeline)
-            }
-            var replicated = true
-            if waitReplicas > 0, let acknowledged = replies.last?.int {
-                replicated = acknowledged >= Int64(waitReplicas)
-                if !replicated {
-                    logger.warning(
-                        "enqueue not acknowledged by enough replicas",
-                        metadata: ["redis.replicas": "\(acknowledged)", "redis.wanted": "\(waitReplicas)"])
-                }
+            let (replies, acknowledged) = try await IngestFunctions.library.pipeline(commands, on: redis, durability: durability)
+            let replicated = durability.isMet(by: acknowledged)
+            if !replicated {
+                logger.warning(
+                    "enqueue not acknowledged by enough replicas",
+                    metadata: ["redis.replicas": "\(acknowledged ?? 0)", "redis.wanted": "\(waitReplicas)"])
             }
             return commands.indices.map { index in
                 guard replicated else { return .failure(IngestError.replicationTimeout()) }

@@ -126,31 +126,23 @@ extension LedgerApplier {
     }
 
     /// Calls a cross-partition step of the ledger library and, with ``durability``, waits for its replicas (one
-    /// pipeline: the `WAIT` covers the call's connection, on the step's primary).
+    /// pipeline: the `WAIT` covers the call's connection, on the step's primary), through the library's one way of
+    /// calling durably and recovering a lost library.
     /// - Throws: ``LedgerError/replicationTimeout(_:)`` when fewer replicas acknowledged it in time.
-    func durably(
-        _ function: String, keys callKeys: [String], arguments: [[UInt8]], reloaded: Bool = false
-    ) async throws -> RedisReply {
-        guard durability.replicas > 0 else {
-            return try await LedgerFunctions.library.call(function, on: redis, keys: callKeys, arguments: arguments)
+    func durably(_ function: String, keys callKeys: [String], arguments: [[UInt8]]) async throws -> RedisReply {
+        let library = LedgerFunctions.library
+        let (replies, replicas) = try await library.pipeline(
+            [library.command(function, keys: callKeys.map { Array($0.utf8) }, arguments: arguments)], on: redis,
+            durability: durability)
+        guard let reply = replies.first else { throw LedgerError.unexpectedReply("\(function) returned nothing") }
+        if case .error(let text) = reply {
+            throw LedgerError.unexpectedReply("\(library.function(function)) failed: \(text)")
         }
-        let replies = try await redis.pipeline([
-            LedgerFunctions.library.command(function, keys: callKeys.map { Array($0.utf8) }, arguments: arguments),
-            RedisCommand("WAIT", durability.replicas, durability.timeoutMilliseconds),
-        ])
-        guard replies.count == 2 else { throw LedgerError.unexpectedReply("\(function) with WAIT returned \(replies)") }
-        if case .error(let text) = replies[0] {
-            guard !reloaded, RedisFunctionLibrary.isMissingFunction(text) else {
-                throw LedgerError.unexpectedReply("\(LedgerFunctions.library.function(function)) failed: \(text)")
-            }
-            try await LedgerFunctions.library.load(on: redis)
-            return try await durably(function, keys: callKeys, arguments: arguments, reloaded: true)
-        }
-        guard let acknowledged = replies[1].int, acknowledged >= Int64(durability.replicas) else {
+        guard durability.isMet(by: replicas) else {
             throw LedgerError.replicationTimeout(
-                "\(function) reached \(replies[1].int ?? 0) of \(durability.replicas) replicas in \(durability.timeoutMilliseconds) ms")
+                "\(function) reached \(replicas ?? 0) of \(durability.replicas) replicas in \(durability.timeoutMilliseconds) ms")
         }
-        return replies[0]
+        return reply
     }
 
     /// How long a hand-over marker is kept: longer than any entry stays pending (the reclaim and retry bounds).

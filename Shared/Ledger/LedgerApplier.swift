@@ -31,15 +31,7 @@ package struct LedgerApplier: Sendable {
     /// primary can lose the step while what depends on it, on another primary, survives: a lost binding would let a
     /// second user claim a purchase already credited, a lost hand-over would drop an event already acknowledged. With
     /// one partition every effect is in one call, which replicates as one unit, and nothing waits.
-    package struct Durability: Sendable, Hashable {
-        package var replicas = 0
-        package var timeoutMilliseconds = 1000
-
-        package init(replicas: Int = 0, timeoutMilliseconds: Int = 1000) {
-            self.replicas = replicas
-            self.timeoutMilliseconds = timeoutMilliseconds
-        }
-    }
+    package typealias Durability = RedisDurability
 
     package init(
         redis: any RedisCommandExecutor, catalog: Catalog, keys: Keys, group: String, clampRefunds: Bool,

@@ -56,6 +56,46 @@ package struct RedisFunctionLibrary: Sendable {
         }
     }
 
+    /// Sends `calls` (this library's `FCALL`s, from ``command(_:keys:arguments:)``) in one pipeline, followed by `WAIT`
+    /// when `durability` asks for replicas (the `WAIT` covers the calls' connection; on a Redis Cluster, every primary
+    /// the calls reached). When replies say the library is missing (Redis restarted without its data), loads it again
+    /// and sends those calls once more, with their own `WAIT`: the one place calls recover a lost library and wait
+    /// for replicas, for a single call or a batch.
+    /// - Returns: each call's reply, in order, and how many replicas acknowledged (nil without durability; the fewest
+    ///   of the two round trips when there were two).
+    package func pipeline(
+        _ calls: [RedisCommand], on redis: any RedisCommandExecutor, durability: RedisDurability = RedisDurability()
+    ) async throws -> (replies: [RedisReply], replicas: Int?) {
+        var (replies, replicas) = try await send(calls, on: redis, durability: durability)
+        let missing = replies.indices.filter { index in
+            if case .error(let text) = replies[index] { return Self.isMissingFunction(text) }
+            return false
+        }
+        guard !missing.isEmpty else { return (replies, replicas) }
+        try await load(on: redis)
+        let (again, againReplicas) = try await send(missing.map { calls[$0] }, on: redis, durability: durability)
+        for (position, index) in missing.enumerated() { replies[index] = again[position] }
+        if let againReplicas { replicas = min(replicas ?? againReplicas, againReplicas) }
+        return (replies, replicas)
+    }
+
+    /// One round trip of ``pipeline(_:on:durability:)``.
+    private func send(
+        _ calls: [RedisCommand], on redis: any RedisCommandExecutor, durability: RedisDurability
+    ) async throws -> (replies: [RedisReply], replicas: Int?) {
+        var commands = calls
+        if durability.replicas > 0 { commands.append(RedisCommand("WAIT", durability.replicas, durability.timeoutMilliseconds)) }
+        let replies = try await redis.pipeline(commands)
+        guard replies.count == commands.count else {
+            throw RedisError.protocolError("\(name): \(commands.count) commands pipelined, \(replies.count) replies")
+        }
+        guard durability.replicas > 0 else { return (replies, nil) }
+        guard let acknowledged = replies.last?.int else {
+            throw RedisError.protocolError("\(name): WAIT answered \(String(describing: replies.last))")
+        }
+        return (Array(replies.dropLast()), Int(acknowledged))
+    }
+
     /// The `FCALL` of one of ``functions`` as a command, for pipelines (see ``isMissingFunction(_:)``).
     package func command(_ short: String, keys: [[UInt8]], arguments: [[UInt8]]) -> RedisCommand {
         RedisCommand(arguments: [Array("FCALL".utf8), Array(function(short).utf8), Array(String(keys.count).utf8)] + keys + arguments)
@@ -70,5 +110,22 @@ package struct RedisFunctionLibrary: Sendable {
     /// Whether an error reply's text says the called function is not loaded.
     package static func isMissingFunction(_ text: String) -> Bool {
         text.lowercased().contains("function not found")
+    }
+}
+
+/// How many replicas must have a write before it counts (`WAIT replicas timeout` after it,
+/// `TOLLGATE_REDIS_WAIT_REPLICAS` and `TOLLGATE_REDIS_WAIT_TIMEOUT_MS`); zero replicas: no `WAIT`.
+package struct RedisDurability: Sendable, Hashable {
+    package var replicas: Int
+    package var timeoutMilliseconds: Int
+
+    package init(replicas: Int = 0, timeoutMilliseconds: Int = 1000) {
+        self.replicas = replicas
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+
+    /// Whether `acknowledged` replicas are enough.
+    package func isMet(by acknowledged: Int?) -> Bool {
+        replicas == 0 || (acknowledged ?? 0) >= replicas
     }
 }

@@ -359,21 +359,27 @@ private class AfterFunction: RedisCommandExecutor, @unchecked Sendable {
 
     func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
         let reply = try await base.send(command, timeout: timeout)
-        let isTarget =
+        if isFirstCall(among: [command]) { try await after() }
+        return reply
+    }
+
+    /// Pipelines too: the ledger sends its cross-partition steps as a pipeline (the call and its `WAIT`).
+    func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
+        let replies = try await base.pipeline(commands)
+        if isFirstCall(among: commands) { try await after() }
+        return replies
+    }
+
+    private func isFirstCall(among commands: [RedisCommand]) -> Bool {
+        let isTarget = commands.contains { command in
             command.arguments.count > 1 && String(decoding: command.arguments[0], as: UTF8.self).uppercased() == "FCALL"
-            && String(decoding: command.arguments[1], as: UTF8.self) == function
-        let first =
-            isTarget
+                && String(decoding: command.arguments[1], as: UTF8.self) == function
+        }
+        return isTarget
             && lock.withLock {
                 defer { happened = true }
                 return !happened
             }
-        if first { try await after() }
-        return reply
-    }
-
-    func pipeline(_ commands: [RedisCommand]) async throws -> [RedisReply] {
-        try await base.pipeline(commands)
     }
 }
 

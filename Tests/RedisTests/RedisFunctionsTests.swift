@@ -39,4 +39,28 @@ struct RedisFunctionsTests {
             }
         }
     }
+
+    /// The one way calls recover a lost library and wait for replicas: a batch finds the library missing (Redis
+    /// flushed its functions), loads it again and sends again only the calls that failed; `WAIT` reports the
+    /// replicas, and a standalone server has none.
+    @Test func aPipelineReloadsALostLibraryAndReportsItsReplicas() async throws {
+        let library = RedisFunctionLibrary(
+            "pipetest", version: 1, functions: ["incr"],
+            parts: [Array("redis.register_function(PREFIX .. 'incr', function(keys) return redis.call('INCR', keys[1]) end)".utf8)])
+        try await withRedisServer { (server: RedisServer) async throws in
+            let pool = RedisPool(configuration: server.configuration(), size: 2, logger: testLogger)
+            defer { pool.close() }
+            try await library.load(on: pool)
+            let calls = ["a", "b"].map { library.command("incr", keys: [Array($0.utf8)], arguments: []) }
+            var (replies, replicas) = try await library.pipeline(calls, on: pool)
+            #expect(replies == [.integer(1), .integer(1)])
+            #expect(replicas == nil)
+            _ = try await pool.send("FUNCTION", "FLUSH")
+            (replies, replicas) = try await library.pipeline(calls, on: pool, durability: RedisDurability(replicas: 1, timeoutMilliseconds: 10))
+            #expect(replies == [.integer(2), .integer(2)], "each call ran once more, after the reload")
+            #expect(replicas == 0)
+            #expect(!RedisDurability(replicas: 1).isMet(by: replicas))
+            #expect(RedisDurability().isMet(by: nil))
+        }
+    }
 }
