@@ -136,12 +136,12 @@ extension IngestRoutes {
         return outcome
     }
 
-    /// The partition J a job starts in (CLUSTER.md "Who decides the partition"): a user's submission in the user's
-    /// partition Pu (the user owns what they submit, so their jobs never move, and the in-flight cap lives there);
-    /// a notification in its purchase chain's Po(`originalTransactionId`), read unverified from a V2
-    /// `signedPayload`'s `signedTransactionInfo` or a V1 body (only a locality hint; the verifier checks
-    /// everything), else by its `notificationUUID` (``Keys/partition(ofNotification:uuid:)``), else by its dedupe
-    /// hash. Always 0 with one partition (nothing is decoded then).
+    /// The partition J a job starts in (docs/CLUSTER.md §3 "Who decides the partition"): a user's submission in the
+    /// user's partition Pu (the user owns what they submit, so their jobs never move, and the in-flight cap lives
+    /// there); a notification in its purchase chain's Po(`originalTransactionId`), read unverified from a V2
+    /// `signedPayload`'s `signedTransactionInfo` or a V1 body (only a locality hint; the verifier checks everything),
+    /// else by its `notificationUUID` (``Keys/partition(ofNotification:uuid:)``), else by its dedupe hash. Always 0
+    /// with one partition (nothing is decoded then).
     func partition(of submission: Submission, source: Job.Source, userID: String?, dedupeHash: String) -> Int {
         guard !keys.layout.isSingle else { return 0 }
         if source == .client, let userID { return keys.partition(ofUser: userID) }

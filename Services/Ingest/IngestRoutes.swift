@@ -6,7 +6,8 @@ import Logging
 import Pipeline
 import Redis
 
-/// ingest's HTTP interface (see `DESIGN.md`, "Interfaces") and the dependencies its handlers share.
+/// ingest's HTTP interface (Services/Ingest/README.md, "Endpoints"; docs/ARCHITECTURE.md §2) and the dependencies its
+/// handlers share.
 struct IngestRoutes: Sendable {
     let configuration: IngestConfiguration
     let redis: any RedisCommandExecutor
@@ -26,8 +27,9 @@ struct IngestRoutes: Sendable {
 
     var keys: Keys { configuration.shared.keys }
 
-    /// The public API (DESIGN.md's table, and `openapi.yaml`, served at `GET /openapi.yaml`); the operators' endpoints
-    /// (`OperatorEndpoints`) are added next to it or served by a listener of their own (`TOLLGATE_OPS_PORT`).
+    /// The public API (the README's "Endpoints" table, and `openapi.yaml`, served at `GET /openapi.yaml`); the
+    /// operators' endpoints (`OperatorEndpoints`) are added next to it or served by a listener of their own
+    /// (`TOLLGATE_OPS_PORT`).
     func register(on router: Router<BasicRequestContext>) {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.get("/v1/products") { _, _ in try products() }

@@ -62,10 +62,10 @@ struct Submission: Sendable {
         throw .unknownNotification()
     }
 
-    /// A V1 notification is a trigger, never evidence (DESIGN.md invariant 9): its `password` must be the shared
-    /// secret (compared in constant time), and what is kept is only what the verifier needs to ask Apple — the
-    /// type, `bid`, `environment` and `unified_receipt.latest_receipt` (or the older top-level `latest_receipt`).
-    /// The password and the notification's own transaction fields are dropped before anything is stored.
+    /// A V1 notification is a trigger, never evidence (docs/ARCHITECTURE.md, invariant 9): its `password` must be the
+    /// shared secret (compared in constant time), and what is kept is only what the verifier needs to ask Apple — the
+    /// type, `bid`, `environment` and `unified_receipt.latest_receipt` (or the older top-level `latest_receipt`). The
+    /// password and the notification's own transaction fields are dropped before anything is stored.
     static func notificationV1(body: [UInt8], sharedSecret: String) throws(IngestError) -> Submission {
         let object = try jsonObject(body)
         guard let password = object["password"] as? String,

@@ -18,9 +18,10 @@ import Pipeline
 /// written by the apply function in the verified stream's slot, which that call already touches, so no new slot
 /// is involved.
 ///
-/// The binding and parked keys are tagged by the originalTransactionId, so a Redis Function touching them and
-/// a user's keys spans two slots: fine on one primary (the deployment DESIGN.md defaults to); on Redis Cluster
-/// the binding check would have to move to a separate step (see ``LedgerFunctions``).
+/// The binding and parked keys are tagged by the originalTransactionId, so with one partition a Redis Function
+/// touching them and a user's keys spans two slots: fine on one primary, the default deployment. With N partitions
+/// (Redis Cluster) they carry the tag of the chain's partition, and a chain of another partition than its owner's is
+/// claimed in a separate step (docs/CLUSTER.md §4 and §5).
 extension Keys {
     package func transaction(user userID: String, transactionId: String) -> String {
         "\(prefix):\(userTag(userID)):tx:\(transactionId)"

@@ -2,10 +2,10 @@ import Foundation
 import Pipeline
 import Redis
 
-/// The cross-partition steps of ``LedgerApplier`` (N partitions; CLUSTER.md CLAIM and FORWARD): claiming a purchase
+/// The cross-partition steps of ``LedgerApplier`` (N partitions; docs/CLUSTER.md §5): claiming a purchase
 /// chain's owner in the chain's partition, handing an event (or one part per partition) over to another partition,
 /// and the replica acknowledgement each such step waits for before a step on another primary relies on it. The
-/// crash-at-every-step reasoning is in `Services/Fulfiller/README.md`, "Partitions".
+/// crash-at-every-step reasoning is in docs/CLUSTER.md §7 (and `Services/Fulfiller/README.md`, "Partitions").
 extension LedgerApplier {
     /// Claims the purchase chain `otid` for `user` in its partition (first owner wins); returns its owner and how many
     /// parked events a new binding moved back onto that partition's verified stream. Those events name `job` (the

@@ -126,8 +126,9 @@ package struct LedgerApplier: Sendable {
         return facts
     }
 
-    /// Whether the apply call will reject a client's claim because of its order (the order rules of DESIGN.md
-    /// invariant 3 that need no binding: the named order does not exist, or no transaction is of its product).
+    /// Whether the apply call will reject a client's claim because of its order (the order rules of
+    /// docs/ARCHITECTURE.md, invariant 3, that need no binding: the named order does not exist, or no transaction is of
+    /// its product).
     private func orderRefusesClaim(_ delivery: LedgerDelivery, owner: String) async throws -> Bool {
         guard delivery.isClientClaim, let orderNo = delivery.event.orderNo else { return false }
         let reply = try await redis.send(RedisCommand("HGET", keys.order(user: owner, orderNo: orderNo), Order.Field.product))

@@ -1,5 +1,6 @@
-/// Who a purchase event belongs to, found in DESIGN.md's order: the authenticated submitter, the
-/// `appAccountToken`'s order, an earlier binding of an `originalTransactionId` — or nobody yet.
+/// Who a purchase event belongs to, found in the order of docs/ARCHITECTURE.md §5 (``LedgerApplier/resolveOwner(_:)``):
+/// the authenticated submitter, an earlier binding of an `originalTransactionId`, the `appAccountToken`'s order — or
+/// nobody yet.
 package enum OwnerResolution: Sendable, Hashable {
     /// The authenticated user who submitted it (client jobs).
     case user(String)

@@ -47,10 +47,10 @@ extension JobVerifier {
             transactions: receipt.transactions, renewals: receipt.renewals, notification: notification)
     }
 
-    /// A V1 notification is a trigger, never evidence (DESIGN.md invariant 9): ingest checked its password and
-    /// kept only its type, `bid`, `environment` and `latest_receipt`; Apple's `verifyReceipt` answer for that
-    /// receipt is what the event carries. The notification's own transaction fields are never read (a job written
-    /// by an older ingest still holds them, and the password: both are ignored).
+    /// A V1 notification is a trigger, never evidence (docs/ARCHITECTURE.md, invariant 9): ingest checked its password
+    /// and kept only its type, `bid`, `environment` and `latest_receipt`; Apple's `verifyReceipt` answer for that
+    /// receipt is what the event carries. The notification's own transaction fields are never read (a job written by an
+    /// older ingest still holds them, and the password: both are ignored).
     func verifyNotificationV1(_ job: Job) async -> VerificationOutcome {
         guard let notification = try? ServerNotificationV1.read(job.payload) else {
             return .rejected(VerificationFailure(.invalidFormat, "the V1 notification is not readable JSON"))

@@ -10,8 +10,8 @@ import Testing
 
 @testable import ingest
 
-/// Where ingest puts a job with N partitions (CLUSTER.md "Who decides the partition"): a user's submission in Pu(user),
-/// a notification in Po(originalTransactionId) (else by its UUID), every key of the enqueue in that slot, the
+/// Where ingest puts a job with N partitions (docs/CLUSTER.md §3 "Who decides the partition"): a user's submission in
+/// Pu(user), a notification in Po(originalTransactionId) (else by its UUID), every key of the enqueue in that slot, the
 /// partition in the job id, and `GET /v1/jobs/{id}` finding it there and following `moved.to`.
 @Suite struct PartitionRoutingTests {
     static let layout = Result { try PartitionLayout(count: 16) }

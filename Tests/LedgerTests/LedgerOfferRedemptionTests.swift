@@ -6,7 +6,7 @@ import Testing
 
 /// A promotional offer's redemption (`offerType` 2) is matched to a signature of ingest's through the order its
 /// `appAccountToken` names (`offer:<offerId>` on the order); one that matches none is counted as a fraud signal and
-/// credited all the same — Apple was paid (DESIGN.md invariant 8).
+/// credited all the same — Apple was paid (docs/ARCHITECTURE.md, invariant 8).
 @Suite struct LedgerOfferRedemptionTests {
     /// An order of `user` for `vip.month`, its token signed for `offer` as ingest records it (none: never signed).
     func order(_ h: LedgerHarness, _ user: String, signed offer: String?) async throws -> Order {

@@ -5,8 +5,8 @@ import Redis
 import TestSupport
 import Testing
 
-/// DESIGN.md invariants 8 and 9, tried as an attacker would: Apple's word about a transaction already applied
-/// is never refused because of an order or another local record, and only Apple's word changes the ledger.
+/// docs/ARCHITECTURE.md, invariants 8 and 9, tried as an attacker would: Apple's word about a transaction already
+/// applied is never refused because of an order or another local record, and only Apple's word changes the ledger.
 @Suite struct LedgerTrustTests {
     /// The hole of issue 13: buy with order O1's token, claim order O2, then keep the coins when Apple refunds.
     @Test func aTransactionBoughtForOneOrderCannotPayAnother() async throws {

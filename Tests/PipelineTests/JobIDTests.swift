@@ -4,8 +4,8 @@ import Redis
 import TestSupport
 import Testing
 
-/// Job ids name the partition their job starts in, and a job's status is found from its id alone (CLUSTER.md
-/// "Who decides the partition"; ``Keys/locateJob(_:on:)``).
+/// Job ids name the partition their job starts in, and a job's status is found from its id alone (docs/CLUSTER.md
+/// §3 "Who decides the partition" and §6; ``Keys/locateJob(_:on:)``).
 @Suite struct JobIDTests {
     static func sixteen() throws -> Keys { Keys(prefix: "tg", layout: try PartitionLayout(count: 16)) }
 

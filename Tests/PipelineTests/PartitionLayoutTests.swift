@@ -7,7 +7,7 @@ import Testing
     @Test func oneTagPerPartitionInItsShareOfTheSlots() throws {
         #expect(PartitionLayout.single.tags == ["{p0}"])
         let sixteen = try PartitionLayout(count: 16)
-        // CLUSTER.md's table, checked there against CLUSTER KEYSLOT.
+        // docs/CLUSTER.md §2's table; ClusterKeySlot is checked against CLUSTER KEYSLOT.
         #expect(Array(sixteen.tags.prefix(4)) == ["{p0.41}", "{p1.42}", "{p2.3}", "{p3}"])
         #expect(sixteen.tags[15] == "{p15.11}")
         #expect([907, 1372, 2665, 3689, 16030] == ["{p0.41}", "{p1.42}", "{p2.3}", "{p3}", "{p15.11}"].map(ClusterKeySlot.slot))

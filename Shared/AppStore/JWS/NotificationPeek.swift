@@ -3,8 +3,8 @@ import Foundation
 
 /// What a V2 notification's `signedPayload` says about itself, read WITHOUT verifying: only to decide whether to
 /// enqueue it (the reconciler) and in which partition its job starts (ingest, the reconciler: Po of its
-/// `originalTransactionId`, CLUSTER.md). The verifier checks every signature before anything is trusted. Holds the
-/// `notificationUUID`, type, `signedDate` and the `originalTransactionId` of its transaction (from the nested
+/// `originalTransactionId`, docs/CLUSTER.md §3). The verifier checks every signature before anything is trusted. Holds
+/// the `notificationUUID`, type, `signedDate` and the `originalTransactionId` of its transaction (from the nested
 /// `data.signedTransactionInfo`).
 package struct NotificationPeek: Sendable, Hashable {
     package var notificationUUID: String

@@ -20,10 +20,10 @@ end
 -- KEYS: verified stream, job hash, events stream, account, ledger meta, transactions zset, notifications
 -- set, then the plan's keys.   ARGV: group, entry id, plan JSON.
 --
--- Order rules (DESIGN.md invariants 3 and 8) refuse only a client's claim (plan.claim): its explicit orderNo
--- must exist, be paid by a transaction of its product, not bought for another of the user's orders, and not
--- already used for another order. Apple's word (notifications, reconciliation, forwarded parts) is never
--- refused because of an order: it pays the token's pending order when it can, and is applied either way.
+-- Order rules (docs/ARCHITECTURE.md, invariants 3 and 8) refuse only a client's claim (plan.claim): its explicit
+-- orderNo must exist, be paid by a transaction of its product, not bought for another of the user's orders, and not
+-- already used for another order. Apple's word (notifications, reconciliation, forwarded parts) is never refused
+-- because of an order: it pays the token's pending order when it can, and is applied either way.
 local function apply(keys, argv)
   local ok, plan = pcall(cjson.decode, argv[3] or '')
   if not ok or type(plan) ~= 'table' then fail('bad plan') end

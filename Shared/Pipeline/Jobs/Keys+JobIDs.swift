@@ -45,11 +45,11 @@ extension Keys {
         return partition
     }
 
-    /// Where a notification's job starts (CLUSTER.md "Who decides the partition"): the partition of its purchase
-    /// chain, Po(`originalTransactionId`), so that the chain's binding, parked events and job share a slot; without
-    /// one, the partition its `notificationUUID` hashes to, so that every copy of one notification (Apple's
-    /// retries, the reconciler's recovery) lands in the same partition with its markers. Nil when it has neither:
-    /// the caller places it by its dedupe hash. Both ids are read unverified: only a locality hint.
+    /// Where a notification's job starts (docs/CLUSTER.md §3 "Who decides the partition"): the partition of its
+    /// purchase chain, Po(`originalTransactionId`), so that the chain's binding, parked events and job share a slot;
+    /// without one, the partition its `notificationUUID` hashes to, so that every copy of one notification (Apple's
+    /// retries, the reconciler's recovery) lands in the same partition with its markers. Nil when it has neither: the
+    /// caller places it by its dedupe hash. Both ids are read unverified: only a locality hint.
     package func partition(ofNotification originalTransactionId: String?, uuid: String?) -> Int? {
         if let originalTransactionId, !originalTransactionId.isEmpty {
             return partition(ofOriginalTransaction: originalTransactionId)

@@ -21,8 +21,9 @@ package struct JobLocation: Sendable, Hashable {
 
 extension JobStatus {
     /// The job hash field that names, when present, the partition the fulfiller moved the job's event to (the owner's
-    /// partition, CLUSTER.md FORWARD): the hash of the same job id there (`tg:{K}:job:<id>`) holds its later
-    /// status. Written in the hash of the partition the event left; an event moved again leaves a chain of them.
+    /// partition; `hand_over`/`handed_over`, docs/CLUSTER.md §5 and §6): the hash of the same job id there
+    /// (`tg:{K}:job:<id>`) holds its later status. Written in the hash of the partition the event left; an event moved
+    /// again leaves a chain of them.
     package static let movedToField = Field.movedTo.rawValue
 
     /// How many `moved.to` pointers readers follow: one more than the fulfiller's bound on hand-overs of one entry

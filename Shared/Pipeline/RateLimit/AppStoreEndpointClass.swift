@@ -1,7 +1,7 @@
 /// The App Store Server API endpoints grouped as Apple rate-limits them (per app, per endpoint).
 ///
-/// Defaults: 50 requests per second for each class in production (the rate DESIGN.md takes from Apple's
-/// published limits for the transaction and history endpoints), and 10 % of that in sandbox.
+/// Defaults: 50 requests per second for each class in production (Apple's published limit for the transaction and
+/// history endpoints; docs/ARCHITECTURE.md §7), and 10 % of that in sandbox.
 package enum AppStoreEndpointClass: String, Sendable, Hashable, CaseIterable {
     /// Get Transaction Info.
     case transactionInfo
