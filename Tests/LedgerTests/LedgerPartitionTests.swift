@@ -150,6 +150,33 @@ import Testing
         }
     }
 
+    /// A claim replayed after a crash (or lost to an earlier owner) writes the binding again, unchanged: `WAIT` counts
+    /// only the calling connection's writes, so a replay that wrote nothing would not wait for the binding to reach
+    /// a replica before another primary credits on its strength.
+    @Test func aReplayedClaimIsAWriteSoItsWaitCoversTheBinding() async throws {
+        try await LedgerHarness.with(partitions: Self.partitions) { h in
+            let otid = Self.chain(notIn: 7, h.keys)
+            #expect(try await h.applier.claim(otid, for: "alice").owner == "alice")
+            let before = try await Self.writesMade(h)
+            #expect(try await h.applier.claim(otid, for: "alice").owner == "alice")
+            let afterReplay = try await Self.writesMade(h)
+            #expect(afterReplay > before, "the replay replicated a write (\(before) → \(afterReplay))")
+            #expect(try await h.applier.claim(otid, for: "eve").owner == "alice", "first owner wins")
+            #expect(try await Self.writesMade(h) > afterReplay)
+            #expect(try await h.redis.send("GET", h.keys.binding(originalTransactionId: otid)).string == "alice")
+            #expect(try await h.redis.send("TTL", h.keys.binding(originalTransactionId: otid)).int == -1)
+        }
+    }
+
+    /// Writes the server has made (what it would replicate): `rdb_changes_since_last_save`, which every write,
+    /// even of an unchanged value, raises.
+    static func writesMade(_ h: LedgerHarness) async throws -> Int {
+        let info = try await h.redis.send("INFO", "persistence").string ?? ""
+        let field = "rdb_changes_since_last_save:"
+        let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix(field) }
+        return try #require(line.flatMap { Int($0.dropFirst(field.count)) })
+    }
+
     @Test func aCrashAfterTheApplyCreditsOnce() async throws {
         try await LedgerHarness.with(partitions: Self.partitions) { h in
             let alice = Self.user(in: 9, h.keys)

@@ -222,13 +222,17 @@ end
 -- Claims a purchase chain (originalTransactionId) for `user` when no one owns it yet (first owner wins, SET NX);
 -- a new owner's parked events go back onto the verified stream, to be applied for their owner after the claiming
 -- job (`ledger.after`). Returns the owner (JSON {owner, unparked}). Idempotent: a replay returns the same owner and
--- moves nothing.
+-- moves nothing but writes the binding again (see below).
 local function claim(keys, argv)
   local user, job = argv[1], argv[2]
   if type(user) ~= 'string' or #user == 0 or #user > 128 then fail('bad user') end
   if job ~= nil and (#job == 0 or #job > 128) then fail('bad job') end
   if not redis.call('SET', key_at(keys, 2), user, 'NX') then
-    return cjson.encode({ owner = redis.call('GET', key_at(keys, 2)), unparked = 0 })
+    -- Written again, unchanged: a replay after a crash must be a write, so that the WAIT after it covers the binding
+    -- (WAIT counts this connection's writes; a call that wrote nothing would return before the binding replicated).
+    local owner = redis.call('GET', key_at(keys, 2))
+    redis.call('SET', key_at(keys, 2), owner, 'KEEPTTL')
+    return cjson.encode({ owner = owner, unparked = 0 })
   end
   return cjson.encode({ owner = user, unparked = unpark(keys, 3, job) })
 end
