@@ -13,11 +13,12 @@ read_globals = {
 files["Shared/Pipeline/Lua/common.lua"] = { ignore = { "211", "131" } }
 files["Shared/Pipeline/Lua/jobs.lua"] = { ignore = { "211" }, read_globals = { "hash_table" } }
 
--- The ledger library is three parts joined in order (LedgerFunctions.swift): ledger_records.lua, then
+-- The ledger library is four parts joined in order (LedgerFunctions.swift): ledger_events.lua, ledger_records.lua,
 -- ledger_transactions.lua, then ledger.lua. A later part reads the locals an earlier part defines; each name
 -- passed on is listed once here, so any other unused or undefined name is still reported.
+local ledger_events = { "key_at", "event_id", "emit_user_event", "app_event_json" }
 local ledger_records = {
-  "key_at", "num", "job_status", "coins_change", "ent_value", "recompute", "refund_key", "refund_fields", "refund", "reverse",
+  "num", "job_status", "coins_change", "ent_value", "recompute", "refund_key", "refund_fields", "refund", "reverse",
 }
 local ledger_transactions = { "apply_tx", "reresolve", "unpark", "apply_renewals", "validate", "forward" }
 local function passed_on(names)
@@ -32,8 +33,9 @@ local function joined(...)
   end
   return all
 end
-files["Shared/Ledger/Lua/ledger_records.lua"] = { ignore = passed_on(ledger_records) }
+files["Shared/Ledger/Lua/ledger_events.lua"] = { ignore = passed_on(ledger_events) }
+files["Shared/Ledger/Lua/ledger_records.lua"] = { read_globals = ledger_events, ignore = passed_on(ledger_records) }
 files["Shared/Ledger/Lua/ledger_transactions.lua"] = {
-  read_globals = ledger_records, ignore = passed_on(ledger_transactions),
+  read_globals = joined(ledger_events, ledger_records), ignore = passed_on(ledger_transactions),
 }
-files["Shared/Ledger/Lua/ledger.lua"] = { read_globals = joined(ledger_records, ledger_transactions) }
+files["Shared/Ledger/Lua/ledger.lua"] = { read_globals = joined(ledger_events, ledger_records, ledger_transactions) }

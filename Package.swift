@@ -106,7 +106,7 @@ let package = Package(
                 Product.serviceLifecycle, Product.logging, Product.metrics, Product.prometheus,
             ],
             lua: ["verifier", "reconcile"]),
-        library("Ledger", ["Core", "Redis", "Pipeline"], lua: ["ledger_records", "ledger_transactions", "ledger"]),
+        library("Ledger", ["Core", "Redis", "Pipeline"], lua: ["ledger_events", "ledger_records", "ledger_transactions", "ledger"]),
 
         // Services
         service(

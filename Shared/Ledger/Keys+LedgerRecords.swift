@@ -31,6 +31,12 @@ extension Keys {
 
     package func ledgerMeta(user userID: String) -> String { "\(prefix):\(userTag(userID)):ledger" }
 
+    /// A user's own event log, `tg:{u:<userId>}:events` (stream, entry ids `<seq>-0`; ``UserEventLog``).
+    package func userEvents(user userID: String) -> String { "\(prefix):\(userTag(userID)):events" }
+
+    /// A partition's sequence of app-level events (hash, `seq`), `tg:{p0}:events.app`, in its events stream's slot.
+    package func appEventSequence(partition: Int) -> String { partitionKey(partition, "events.app") }
+
     package func notifications(user userID: String) -> String { "\(prefix):\(userTag(userID)):notifications" }
 
     package func entitlement(user userID: String, name: String) -> String {

@@ -25,6 +25,8 @@ package struct LedgerApplier: Sendable {
     /// A second introductory free trial of a user and subscription group grants access, or not until its first paid
     /// period (`TOLLGATE_REPEAT_FREE_TRIAL`).
     package var repeatFreeTrial = RepeatFreeTrial.allow
+    /// What each user's own event log keeps.
+    package var userEventLog = UserEventLog()
 
     /// `WAIT` after each cross-partition step (`TOLLGATE_REDIS_WAIT_REPLICAS`): a claim before the apply that relies on
     /// it, a hand-over before the acknowledgement that drops the source entry. Without it a failover of the step's
@@ -67,7 +69,8 @@ package struct LedgerApplier: Sendable {
                     let remote = try await remoteFacts(delivery, owner: owner, claimAll: claimAll)
                     let plan = LedgerPlan(
                         delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
-                        keys: keys, remote: remote, clamp: clampRefunds, repeatFreeTrial: repeatFreeTrial, now: now())
+                        keys: keys, remote: remote, clamp: clampRefunds, repeatFreeTrial: repeatFreeTrial,
+                        userEventLog: userEventLog, now: now())
                     outcome = try await LedgerFunctions.call(
                         "apply", on: redis, keys: plan.keys, group: group, id: entry.id, plan: try plan.json())
                     if let token = outcome.persist {
@@ -196,6 +199,9 @@ package struct LedgerApplier: Sendable {
             var events: Int?
             var env: String?
             var note: Note?
+            /// The partition's app-level event sequence (hash) and its scope's name in the event (`app.p<N>`).
+            var appSeq: Int?
+            var scope: String?
         }
         let event = delivery.event
         var callKeys = [keys.verified(partition: partition).stream, keys.job(event.jobId, partition: partition)]
@@ -217,6 +223,8 @@ package struct LedgerApplier: Sendable {
         if otids.isEmpty, let note = event.notification, note.version >= 2 {
             body.events = index(keys.events(partition: partition).stream)
             body.env = event.environment
+            body.appSeq = index(keys.appEventSequence(partition: partition))
+            body.scope = "app.p\(partition)"
             body.note = Note(
                 type: note.type, subtype: note.subtype, uuid: note.notificationUUID, app: note.appTransactionId,
                 signed: note.signedDate)

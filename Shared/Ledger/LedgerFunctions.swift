@@ -2,35 +2,36 @@ import Foundation
 import Pipeline
 import Redis
 
-/// Typed calls of the `tollgate_ledger_v5` Redis Function library: `Lua/ledger_records.lua` (records, events,
-/// entitlements, refunds), `Lua/ledger_transactions.lua` (one transaction, renewals, validation, forwarding) and
-/// `Lua/ledger.lua` (the functions), joined in that order after the shared part.
+/// Typed calls of the `tollgate_ledger_v6` Redis Function library: `Lua/ledger_events.lua` (the outbound events,
+/// schema v2, docs/EVENTS.md), `Lua/ledger_records.lua` (records, entitlements, refunds),
+/// `Lua/ledger_transactions.lua` (one transaction, renewals, validation, forwarding) and `Lua/ledger.lua` (the
+/// functions), joined in that order after the shared part.
 ///
-/// - `ledger_v5_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
+/// - `ledger_v6_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
 ///   transactions zset, notifications set, plan keys…  ARGV: group, entry id, plan JSON → outcome JSON.
 ///   Checks the owner still resolves as planned (else `reresolve`, nothing written), the bindings of every
 ///   `originalTransactionId`, the order; then `XACK`s the entry and — only if that returned 1 — writes the
 ///   transaction records, balance, entitlements, bindings, order, job status (+ `PUBLISH`) and outbound events.
-/// - `ledger_v5_park` KEYS: verified stream, job hash, binding/token/parked keys… (and the events stream for a V2
+/// - `ledger_v6_park` KEYS: verified stream, job hash, binding/token/parked keys… (and the events stream for a V2
 ///   notification about no purchase)  ARGV: group, entry id, plan JSON → outcome JSON. Parks an event whose owner
 ///   is unknown (or `reresolve` when one appeared); an event with nothing to park is finished, and a V2
 ///   notification among them emitted on the events stream as one app-level entry (`emitted`).
 ///
-/// Redis Cluster: the user's keys share the tag `{u:<user>}`, but one call also touches the verified
-/// stream, job hash and events stream (`{p0}`, as the pipeline contract places them) and the bindings
-/// (`{otx:<originalTransactionId>}`). That is atomic on one primary, the default deployment. On a Cluster
-/// these calls would be refused as cross-slot: the events would have to be partitioned per user slot and the
-/// binding made a separate first step — not built.
+/// Redis Cluster: every key of one call is in one partition's slot (docs/CLUSTER.md); a chain or token of
+/// another partition enters the plan as a value, and claiming it is a step of its own (`claim`).
 package enum LedgerFunctions {
     /// The library; a later contract gets a new version (3: the plan's `rtype`/`rpct`, prorated refunds, the
     /// record's `rtype`/`rpct` and `refunds` keys with a share; 4: partitions — chains and tokens of other slots as
     /// plan values, `claim`, `hand_over`, `handed_over`; 5: offers — a promotional redemption's `offer`/`osig` and its
     /// `signals`, an introductory period's `group`/`intro`/`trial` and the plan's `trials`, the withheld entitlement
-    /// value `2`).
+    /// value `2`; 6: schema-v2 events — `seq`, `id` and the `event` JSON on every events entry, the user's event log
+    /// `ulog`/`ulogCap`/`ulogTtl`, the app-level sequence `appSeq`/`scope`, revenue facts `price`/`cur`/`sf`/
+    /// `otype`/`oid` on the plan's transactions and their records).
     package static let library = RedisFunctionLibrary(
-        "ledger", version: 5, functions: ["apply", "park", "claim", "hand_over", "handed_over"],
+        "ledger", version: 6, functions: ["apply", "park", "claim", "hand_over", "handed_over"],
         parts: [
-            SharedLua.common, SharedLua.jobs, PackageResources.ledger_records_lua, PackageResources.ledger_transactions_lua,
+            SharedLua.common, SharedLua.jobs, PackageResources.ledger_events_lua, PackageResources.ledger_records_lua,
+            PackageResources.ledger_transactions_lua,
             PackageResources.ledger_lua,
         ])
 

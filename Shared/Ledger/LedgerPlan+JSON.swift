@@ -71,6 +71,9 @@ extension LedgerPlan.Body {
         }
         writer.endArray()
         writer.member("trials", trials)
+        writer.member("ulog", ulog)
+        writer.member("ulogCap", ulogCap)
+        writer.member("ulogTtl", ulogTtl)
         writer.key("renewals")
         writer.beginArray()
         for renewal in renewals {
@@ -121,6 +124,11 @@ extension LedgerPlan.Tx {
         writer.member("group", group)
         writer.member("intro", intro)
         writer.member("trial", trial)
+        writer.member("price", price)
+        writer.member("cur", cur)
+        writer.member("sf", sf)
+        writer.member("otype", otype)
+        writer.member("oid", oid)
         writer.endObject()
     }
 }

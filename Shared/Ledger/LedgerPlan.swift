@@ -1,7 +1,7 @@
 import Foundation
 import Pipeline
 
-/// The `KEYS` and the plan JSON of one `ledger_v5_apply` call: an event's transactions with what the
+/// The `KEYS` and the plan JSON of one `ledger_v6_apply` call: an event's transactions with what the
 /// catalog says about them, for one owner. The plan refers to keys by their 1-based index in ``keys``.
 struct LedgerPlan {
     struct Tx: Encodable {
@@ -34,6 +34,12 @@ struct LedgerPlan {
         /// Sharing), `trial` when that period is a free trial.
         var group: String?
         var intro, trial: Bool?
+        /// Revenue facts for the record and the outbound event (docs/EVENTS.md): Apple's `price` (milliunits of
+        /// `cur`), `storefront`, `offerType` and `offerIdentifier` (`oid`), when Apple stated them.
+        var price: Int64?
+        var cur, sf: String?
+        var otype: Int?
+        var oid: String?
     }
     struct Ent: Encodable {
         var name, type: String
@@ -88,6 +94,10 @@ struct LedgerPlan {
         var renewals: [Renewal] = []
         /// `refuse` when a second free trial grants nothing until its first paid period (``RepeatFreeTrial``).
         var trials: String?
+        /// The user's own event log and its bounds (``UserEventLog``).
+        var ulog: Int?
+        var ulogCap: Int?
+        var ulogTtl: Int?
     }
 
     private(set) var keys: [String]
@@ -98,7 +108,8 @@ struct LedgerPlan {
     /// says about it, never as a key.
     init(
         delivery: LedgerDelivery, owner: String, resolution: OwnerResolution, catalog: Catalog, keys k: Keys,
-        remote: RemoteFacts, clamp: Bool, repeatFreeTrial: RepeatFreeTrial = .allow, now: Int64
+        remote: RemoteFacts, clamp: Bool, repeatFreeTrial: RepeatFreeTrial = .allow,
+        userEventLog: UserEventLog = UserEventLog(), now: Int64
     ) {
         let event = delivery.event
         let partition = k.partition(ofUser: owner)
@@ -114,6 +125,9 @@ struct LedgerPlan {
             claim: delivery.isClientClaim, forwarded: delivery.isForwarded, hops: delivery.hops)
         body.unparked = remote.unparked
         if repeatFreeTrial == .refuse { body.trials = RepeatFreeTrial.refuse.rawValue }
+        body.ulog = index(k.userEvents(user: owner))
+        body.ulogCap = userEventLog.cap
+        body.ulogTtl = userEventLog.retentionSeconds
         switch resolution {
         case .token(_, let orderNo, let token):
             body.by = "token"
@@ -158,7 +172,10 @@ struct LedgerPlan {
                     aatKey: k.layout.isSingle ? tx.appAccountToken.map { index(k.appAccountToken($0)) } : nil,
                     towner: token?.user, torder: token?.orderNo,
                     rtype: tx.revocationType,
-                    rpct: tx.revocationPercentage.flatMap { (0...100_000).contains($0) ? $0 : nil }))
+                    rpct: tx.revocationPercentage.flatMap { (0...100_000).contains($0) ? $0 : nil },
+                    price: tx.price.flatMap { $0 >= 0 ? $0 : nil }, cur: tx.currency.flatMap(Self.short),
+                    sf: tx.storefront.flatMap(Self.short), otype: tx.offerType,
+                    oid: tx.offerIdentifier.flatMap { $0.utf8.count <= 128 ? $0 : nil }))
             addOffer(tx, product: product, token: token, owner: owner, keys: k)
         }
         for renewal in event.renewals {
@@ -182,6 +199,9 @@ struct LedgerPlan {
         }
         addSweepIndex(keys: k)
     }
+
+    /// A short code Apple states (currency, storefront) as the ledger keeps it: at most 16 bytes, else nothing.
+    private static func short(_ code: String) -> String? { code.utf8.count <= 16 ? code : nil }
 
     /// What the apply call needs to know about the offer `tx` was bought with (the last transaction of the plan): a
     /// promotional redemption's identifier and the order of the owner its token maps to (read before the call, see

@@ -74,7 +74,8 @@ extension PurchaseEventTransaction {
             currency: payload.currency,
             appTransactionId: payload.appTransactionId,
             offerIdentifier: payload.offerIdentifier,
-            offerDiscountType: payload.offerDiscountType?.rawValue
+            offerDiscountType: payload.offerDiscountType?.rawValue,
+            storefront: payload.storefront
         )
     }
 }

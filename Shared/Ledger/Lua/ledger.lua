@@ -182,6 +182,16 @@ local function emit_app_notification(keys, plan)
   if note.app then cmd[#cmd + 1] = 'appTransactionId'; cmd[#cmd + 1] = note.app end
   cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env or ''
   cmd[#cmd + 1] = 'at'; cmd[#cmd + 1] = n2s(plan.now)
+  if plan.appSeq then
+    -- Schema v2: app-level events count in a sequence of their own, per partition (plan.scope).
+    local seq = redis.call('HINCRBY', key_at(keys, plan.appSeq), 'seq', 1)
+    local scope = plan.scope or 'app'
+    local id = event_id(scope, seq, plan.jobId)
+    cmd[#cmd + 1] = 'event.version'; cmd[#cmd + 1] = '2'
+    cmd[#cmd + 1] = 'event.id'; cmd[#cmd + 1] = id
+    cmd[#cmd + 1] = 'seq'; cmd[#cmd + 1] = n2s(seq)
+    cmd[#cmd + 1] = 'event'; cmd[#cmd + 1] = app_event_json(plan, note, seq, id, scope)
+  end
   redis.call(unpack(cmd))
   return true
 end

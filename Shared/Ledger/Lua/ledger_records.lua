@@ -1,12 +1,7 @@
 -- The ledger's records (first part of the ledger library, LedgerFunctions.swift): reading the plan's keys, the
 -- job status, outbound events, coin changes, entitlement values and their recompute, refunds and reversals.
--- Every key is passed in KEYS; the plan (ARGV[3], JSON) refers to keys by their index in KEYS.
-
-local function key_at(keys, index)
-  local k = keys[tonumber(index) or -1]
-  if k == nil then fail('key index ' .. tostring(index) .. ' out of range') end
-  return k
-end
+-- Every key is passed in KEYS; the plan (ARGV[3], JSON) refers to keys by their index in KEYS (key_at, in
+-- ledger_events.lua).
 
 local function num(v, default)
   local n = tonumber(v)
@@ -29,11 +24,7 @@ local function job_status(keys, plan, state, reason, message, result)
 end
 
 local function emit(keys, plan, fields)
-  local cmd = { 'XADD', key_at(keys, 3), '*', 'user', plan.user }
-  for i = 1, #fields do cmd[#cmd + 1] = fields[i] end
-  cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env
-  cmd[#cmd + 1] = 'at'; cmd[#cmd + 1] = n2s(plan.now)
-  redis.call(unpack(cmd))
+  emit_user_event(keys, plan, key_at(keys, 3), fields)
 end
 
 local function coins_change(keys, plan, delta, tid, reason, extra)

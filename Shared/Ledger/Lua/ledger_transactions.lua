@@ -55,6 +55,12 @@ local function apply_tx(keys, plan, tx, changed_ents)
                'job', plan.jobId, 'created.at', n2s(plan.now), 'updated.at', n2s(plan.now))
     if tx.expires then redis.call('HSET', rk, 'expires', n2s(tx.expires)) end
     if tx.signed then redis.call('HSET', rk, 'signed', n2s(tx.signed)) end
+    -- Revenue facts, as Apple stated them (docs/EVENTS.md): price in milliunits of currency, storefront, offer.
+    if tx.price then redis.call('HSET', rk, 'price', n2s(tx.price)) end
+    if tx.cur then redis.call('HSET', rk, 'currency', tx.cur) end
+    if tx.sf then redis.call('HSET', rk, 'storefront', tx.sf) end
+    if tx.otype then redis.call('HSET', rk, 'offer.type', n2s(tx.otype)) end
+    if tx.oid then redis.call('HSET', rk, 'offer.id', tx.oid) end
     if ent then redis.call('HSET', rk, 'ent', ent.name) end
     redis.call('ZADD', key_at(keys, 6), tx.purchase, tx.tid)
     rec = { state = 'applied', coins = n2s(credit), refunds = ',' }
@@ -161,6 +167,9 @@ end
 local function validate(plan)
   if type(plan.user) ~= 'string' or #plan.user == 0 or #plan.user > 128 then fail('bad plan: user') end
   if not whole(plan.now, 0, TWO_53) then fail('bad plan: now') end
+  if plan.ulog and not (whole(plan.ulogCap, 1, 1000000) and whole(plan.ulogTtl, 1, TWO_53)) then
+    fail('bad plan: user event log bounds')
+  end
   for _, tx in ipairs(plan.txs or {}) do
     if type(tx.tid) ~= 'string' or #tx.tid == 0 then fail('bad plan: transaction id') end
     if not whole(tx.qty, 1, 100) then fail('bad plan: quantity of ' .. tx.tid) end
@@ -176,6 +185,13 @@ local function validate(plan)
       fail('bad plan: offer of ' .. tx.tid)
     end
     if tx.group ~= nil and (type(tx.group) ~= 'string' or #tx.group == 0) then fail('bad plan: group of ' .. tx.tid) end
+    if tx.price ~= nil and not whole(tx.price, 0, TWO_53) then fail('bad plan: price of ' .. tx.tid) end
+    if tx.otype ~= nil and not whole(tx.otype, 0, 1000) then fail('bad plan: offer type of ' .. tx.tid) end
+    for _, field in ipairs({ 'cur', 'sf', 'oid' }) do
+      if tx[field] ~= nil and (type(tx[field]) ~= 'string' or #tx[field] > 128) then
+        fail('bad plan: ' .. field .. ' of ' .. tx.tid)
+      end
+    end
   end
 end
 

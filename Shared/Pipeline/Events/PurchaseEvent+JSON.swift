@@ -67,6 +67,7 @@ extension PurchaseEventTransaction {
         writer.member("revocationReason", revocationReason)
         writer.member("revocationType", revocationType)
         writer.member("signedDate", signedDate)
+        writer.member("storefront", storefront)
         writer.member("transactionId", transactionId)
         writer.member("webOrderLineItemId", webOrderLineItemId)
         writer.endObject()
@@ -89,7 +90,8 @@ extension PurchaseEventTransaction {
             revocationPercentage: try fields.optionalInt("revocationPercentage"), price: try fields.optionalInt64("price"),
             currency: try fields.optionalString("currency"), appTransactionId: try fields.optionalString("appTransactionId"),
             offerIdentifier: try fields.optionalString("offerIdentifier"),
-            offerDiscountType: try fields.optionalString("offerDiscountType"))
+            offerDiscountType: try fields.optionalString("offerDiscountType"),
+            storefront: try fields.optionalString("storefront"))
     }
 }
 

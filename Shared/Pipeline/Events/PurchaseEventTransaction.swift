@@ -17,6 +17,7 @@
 /// - `revocationPercentage` — the share Apple refunded or revoked in milli-percent, `0`–`100000`
 ///   (`100000` is all of it, for the whole quantity); set with `revocationType` (JWS sources only).
 /// - `price`, `currency` — what the customer paid, in milliunits of the ISO 4217 `currency` (JWS sources only).
+/// - `storefront` — Apple's three-letter code of the customer's App Store country (JWS sources only).
 /// - `appTransactionId` — the customer's app download transaction (JWS sources only).
 /// - `inAppOwnershipType` — `PURCHASED` or `FAMILY_SHARED`.
 /// - `appAccountToken` — the UUID the app attached at purchase (binds the purchase to a user or order).
@@ -51,6 +52,7 @@ package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
     package var appTransactionId: String?
     package var offerIdentifier: String?
     package var offerDiscountType: String?
+    package var storefront: String?
 
     package init(
         transactionId: String, originalTransactionId: String, productId: String, productType: String? = nil,
@@ -59,7 +61,7 @@ package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
         appAccountToken: String? = nil, webOrderLineItemId: String? = nil, signedDate: Int64? = nil,
         isUpgraded: Bool? = nil, offerType: Int? = nil, revocationType: String? = nil,
         revocationPercentage: Int? = nil, price: Int64? = nil, currency: String? = nil, appTransactionId: String? = nil,
-        offerIdentifier: String? = nil, offerDiscountType: String? = nil
+        offerIdentifier: String? = nil, offerDiscountType: String? = nil, storefront: String? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -84,5 +86,6 @@ package struct PurchaseEventTransaction: Codable, Sendable, Hashable {
         self.appTransactionId = appTransactionId
         self.offerIdentifier = offerIdentifier
         self.offerDiscountType = offerDiscountType
+        self.storefront = storefront
     }
 }
