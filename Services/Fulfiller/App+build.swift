@@ -43,6 +43,7 @@ extension App {
         applier.durability = LedgerApplier.Durability(
             replicas: configuration.waitReplicas, timeoutMilliseconds: configuration.waitTimeoutMilliseconds)
         applier.repeatFreeTrial = configuration.repeatFreeTrial
+        applier.userEventLog = configuration.userEventLog
         let handler = FulfillerHandler(applier: applier, keys: keys, metrics: FulfillerMetrics(), logger: logger)
         // Every partition's verified stream.
         let verifiedStreams = keys.partitionStreams("verified")

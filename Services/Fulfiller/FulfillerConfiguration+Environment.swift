@@ -33,5 +33,10 @@ extension FulfillerConfiguration {
                 variable: "TOLLGATE_REPEAT_FREE_TRIAL", problem: "must be allow or refuse, not '\(repeatTrial.prefix(32))'")
         }
         repeatFreeTrial = policy
+        let logDays = try reader.int(
+            "TOLLGATE_USER_EVENTS_RETENTION_DAYS", default: userEventLog.retentionSeconds / 86_400, range: 1...3650)
+        userEventLog = UserEventLog(
+            retentionSeconds: logDays * 86_400,
+            cap: try reader.int("TOLLGATE_USER_EVENTS_CAP", default: userEventLog.cap, range: 1...1_000_000))
     }
 }

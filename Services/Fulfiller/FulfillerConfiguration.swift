@@ -18,6 +18,9 @@ import Pipeline
 /// - `TOLLGATE_REPEAT_FREE_TRIAL` — `allow` (the default) or `refuse`: under `refuse` a user's second introductory
 ///   free trial in a subscription group (another Apple ID's) is recorded but grants no access until its first paid
 ///   period (``Ledger/RepeatFreeTrial``)
+/// - `TOLLGATE_USER_EVENTS_RETENTION_DAYS` / `TOLLGATE_USER_EVENTS_CAP` — each user's own event log, read by
+///   `GET /v1/users/{id}/events`: kept this many days after the user's last event (90), the newest this many (1000)
+///   (``Ledger/UserEventLog``)
 package struct FulfillerConfiguration: Sendable {
     package var shared: SharedConfiguration
     package var catalog: Catalog
@@ -35,6 +38,8 @@ package struct FulfillerConfiguration: Sendable {
     package var eventsRetention: Duration? = .seconds(7 * 24 * 3600)
     /// What a second introductory free trial of a user and subscription group grants.
     package var repeatFreeTrial = RepeatFreeTrial.allow
+    /// What each user's own event log keeps.
+    package var userEventLog = UserEventLog()
 
     package init(shared: SharedConfiguration, catalog: Catalog) {
         self.shared = shared
