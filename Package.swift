@@ -94,7 +94,7 @@ let package = Package(
         library(
             "Pipeline", ["Core", "Redis", Product.logging, Product.metrics, Product.serviceLifecycle],
             lua: ["common", "jobs", "pipeline", "ratelimit", "deadletter"]),
-        library("Operations", ["Redis", Product.hummingbird, Product.logging, Product.nioCore, Product.serviceLifecycle]),
+        library("Operations", ["Core", "Redis", Product.hummingbird, Product.logging, Product.nioCore, Product.serviceLifecycle]),
         library(
             "AppStore", ["CCurl", "Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit],
             embed: ["G1", "G3", "G4", "G5", "G7", "G8"].map { "Certificates/AppleWWDRCA\($0).cer" }),

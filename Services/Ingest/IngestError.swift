@@ -1,5 +1,4 @@
 import Core
-import Foundation
 import Hummingbird
 import Redis
 
@@ -18,11 +17,17 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// The JSON body.
+    /// The JSON body, `/` written `\/` as `JSONSerialization` wrote it before (clients may compare the bytes).
     var body: [UInt8] {
-        let object = ["error": ["code": code, "message": message]]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return Array(data)
+        var writer = JSONWriter(capacity: 96 + message.utf8.count, escapingSlashes: true)
+        writer.beginObject()
+        writer.key("error")
+        writer.beginObject()
+        writer.member("code", code)
+        writer.member("message", message)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
     }
 
     static func invalidJSON(_ message: String = "the body is not a JSON object") -> IngestError {

@@ -30,6 +30,10 @@ extension IngestRoutes {
                     "HSET", keys.consent(user: userID), "consented", body.consented ? "1" : "0", "at", String(now)))
         }
         logger.info("consent recorded", metadata: ["user.id": "\(userID)", "consented": "\(body.consented)"])
-        return jsonResponse(.ok, ["userId": userID, "consented": body.consented, "at": now])
+        return jsonResponse(.ok) { answer in
+            answer.member("at", now)
+            answer.member("consented", body.consented)
+            answer.member("userId", userID)
+        }
     }
 }

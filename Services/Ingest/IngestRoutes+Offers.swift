@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Hummingbird
 import Ledger
@@ -20,7 +21,7 @@ extension IngestRoutes {
     /// the user's submission bucket (`429 rate_limited`); without an offer key the answer is `501 offers_not_configured`.
     func promotionalOffer(_ request: Request) async throws -> Response {
         let (userID, signer, object, productId) = try await offerRequest(request)
-        guard let offerId = object["offerId"] as? String, !offerId.isEmpty else {
+        guard case .string(let offerId)? = object.members["offerId"], !offerId.isEmpty else {
             throw IngestError.invalidRequest("offerId must be a non-empty string")
         }
         let orderNo = try Submission.orderNo(object)
@@ -46,16 +47,19 @@ extension IngestRoutes {
         logger.info(
             "promotional offer signed",
             metadata: ["order.no": "\(order.orderNo)", "product": "\(productId)", "offer": "\(offerId)"])
-        let signature: [String: Any] = [
-            "keyIdentifier": signer.keyId, "nonce": nonce.uuidString.lowercased(), "timestamp": now,
-            "signature": signatureV1, "applicationUsername": order.appAccountToken.lowercased(),
-        ]
-        return jsonResponse(
-            .ok,
-            [
-                "signatureV2": signatureV2, "signature": signature, "orderNo": order.orderNo,
-                "appAccountToken": order.appAccountToken.lowercased(),
-            ])
+        return jsonResponse(.ok) { answer in
+            answer.member("appAccountToken", order.appAccountToken.lowercased())
+            answer.member("orderNo", order.orderNo)
+            answer.key("signature")
+            answer.beginObject()
+            answer.member("applicationUsername", order.appAccountToken.lowercased())
+            answer.member("keyIdentifier", signer.keyId)
+            answer.member("nonce", nonce.uuidString.lowercased())
+            answer.member("signature", signatureV1)
+            answer.member("timestamp", now)
+            answer.endObject()
+            answer.member("signatureV2", signatureV2)
+        }
     }
 
     /// Refuses (`403 offer_not_eligible`) a caller the offer's `eligibility` does not cover, by the states of the
@@ -114,27 +118,36 @@ extension IngestRoutes {
         try await takeSubmissionToken(userID)
         let entitlements = product.group.map(configuration.catalog.entitlements(inGroup:)) ?? []
         guard let transactionId = try await latestTransaction(userID: userID, entitlements: entitlements) else {
-            return jsonResponse(
-                .ok, ["productId": productId, "allowIntroductoryOffer": NSNull(), "signature": NSNull(), "reason": "apple_decides"])
+            return jsonResponse(.ok) { answer in
+                answer.key("allowIntroductoryOffer")
+                answer.null()
+                answer.member("productId", productId)
+                answer.member("reason", "apple_decides")
+                answer.key("signature")
+                answer.null()
+            }
         }
         let signature = try signer.introductoryOfferEligibility(
             productId: productId, allowIntroductoryOffer: false, transactionId: transactionId, nonce: UUID(),
             issuedAtSeconds: clock.nowMilliseconds() / 1000)
         logger.info("introductory offer eligibility signed", metadata: ["product": "\(productId)", "allow": "false"])
-        return jsonResponse(
-            .ok,
-            ["productId": productId, "allowIntroductoryOffer": false, "signature": signature, "transactionId": transactionId])
+        return jsonResponse(.ok) { answer in
+            answer.member("allowIntroductoryOffer", false)
+            answer.member("productId", productId)
+            answer.member("signature", signature)
+            answer.member("transactionId", transactionId)
+        }
     }
 
     /// What every offer request starts with: the calling user, the offer key (`501 offers_not_configured`), the JSON
     /// body (4 KiB at most) and its `productId`.
     private func offerRequest(
         _ request: Request
-    ) async throws -> (userID: String, signer: OfferSigningKey, object: [String: Any], productId: String) {
+    ) async throws -> (userID: String, signer: OfferSigningKey, object: JSONFields, productId: String) {
         let userID = try await authenticator.user(request)
         guard let signer = configuration.offerKey else { throw IngestError.offersNotConfigured() }
-        let object = try Submission.jsonObject(try await body(of: request, limit: 4096))
-        guard let productId = object["productId"] as? String, !productId.isEmpty else {
+        let object = try Submission.jsonFields(try await body(of: request, limit: 4096))
+        guard case .string(let productId)? = object.members["productId"], !productId.isEmpty else {
             throw IngestError.invalidRequest("productId must be a non-empty string")
         }
         return (userID, signer, object, productId)

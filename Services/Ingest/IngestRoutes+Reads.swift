@@ -58,13 +58,16 @@ extension IngestRoutes {
     /// `429 too_many_pending_orders` (with `Retry-After` until the oldest expires) and nothing is written.
     func createOrder(_ request: Request) async throws -> Response {
         let userID = try await authenticator.user(request)
-        let object = try Submission.jsonObject(try await body(of: request, limit: 4096))
-        guard let productId = object["productId"] as? String, !productId.isEmpty else {
+        let object = try Submission.jsonFields(try await body(of: request, limit: 4096))
+        guard case .string(let productId)? = object.members["productId"], !productId.isEmpty else {
             throw IngestError.invalidRequest("productId must be a non-empty string")
         }
         guard configuration.catalog.product(productId) != nil else { throw IngestError.unknownProduct(productId) }
         let order = try await newOrder(userID: userID, productId: productId)
-        return jsonResponse(.created, ["orderNo": order.orderNo, "appAccountToken": order.appAccountToken])
+        return jsonResponse(.created) { answer in
+            answer.member("appAccountToken", order.appAccountToken)
+            answer.member("orderNo", order.orderNo)
+        }
     }
 
     /// Writes a new pending order of a catalog product (`ingest_v2_create_order`), or `429 too_many_pending_orders`

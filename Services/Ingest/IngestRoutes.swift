@@ -1,5 +1,5 @@
 import AppStore
-import Foundation
+import Core
 import Hummingbird
 import Ledger
 import Logging
@@ -113,18 +113,19 @@ struct IngestRoutes: Sendable {
     }
 }
 
-/// `{"jobId": "<id>"}`, written directly (``JSONObjectWriter``): `JSONSerialization` cost more than the rest of
+/// `{"jobId": "<id>"}`, written directly (``Core/JSONWriter``): `JSONSerialization` cost more than the rest of
 /// the answer on the notification path.
 func jobIDResponse(_ status: HTTPResponse.Status, _ jobID: String) -> Response {
-    var writer = JSONObjectWriter()
-    writer.string("jobId", jobID)
-    return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: writer.finish()))
+    jsonResponse(status) { $0.member("jobId", jobID) }
 }
 
-/// A JSON response from a JSON-serializable object.
-func jsonResponse(_ status: HTTPResponse.Status, _ object: Any) -> Response {
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+/// A JSON object answer whose members `members` writes, in the order the answer documents (the key order
+/// `JSONSerialization`'s `.sortedKeys` gave these answers before).
+func jsonResponse(_ status: HTTPResponse.Status, _ members: (inout JSONWriter) -> Void) -> Response {
+    var writer = JSONWriter(capacity: 256)
+    writer.beginObject()
+    members(&writer)
+    writer.endObject()
     return Response(
-        status: status, headers: [.contentType: "application/json"],
-        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
 }

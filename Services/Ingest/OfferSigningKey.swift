@@ -48,12 +48,16 @@ package struct OfferSigningKey: Sendable, CustomStringConvertible {
     func promotionalOfferV2(
         productId: String, offerId: String, transactionId: String?, nonce: UUID, issuedAtSeconds: Int64
     ) throws -> String {
-        var claims: [String: Any] = [
-            "iss": issuerId, "bid": bundleId, "aud": Self.promotionalOfferAudience, "iat": issuedAtSeconds,
-            "nonce": nonce.uuidString.lowercased(), "productId": productId, "offerIdentifier": offerId,
-        ]
-        if let transactionId { claims["transactionId"] = transactionId }
-        return try compactJWS(claims: claims)
+        try compactJWS { claims in
+            claims.member("aud", Self.promotionalOfferAudience)
+            claims.member("bid", bundleId)
+            claims.member("iat", issuedAtSeconds)
+            claims.member("iss", issuerId)
+            claims.member("nonce", nonce.uuidString.lowercased())
+            claims.member("offerIdentifier", offerId)
+            claims.member("productId", productId)
+            claims.member("transactionId", transactionId)
+        }
     }
 
     /// An introductory offer eligibility signature (StoreKit 2, iOS 18.4+,
@@ -63,11 +67,16 @@ package struct OfferSigningKey: Sendable, CustomStringConvertible {
     func introductoryOfferEligibility(
         productId: String, allowIntroductoryOffer: Bool, transactionId: String, nonce: UUID, issuedAtSeconds: Int64
     ) throws -> String {
-        try compactJWS(claims: [
-            "iss": issuerId, "bid": bundleId, "aud": Self.introductoryOfferEligibilityAudience, "iat": issuedAtSeconds,
-            "nonce": nonce.uuidString.lowercased(), "productId": productId, "allowIntroductoryOffer": allowIntroductoryOffer,
-            "transactionId": transactionId,
-        ])
+        try compactJWS { claims in
+            claims.member("allowIntroductoryOffer", allowIntroductoryOffer)
+            claims.member("aud", Self.introductoryOfferEligibilityAudience)
+            claims.member("bid", bundleId)
+            claims.member("iat", issuedAtSeconds)
+            claims.member("iss", issuerId)
+            claims.member("nonce", nonce.uuidString.lowercased())
+            claims.member("productId", productId)
+            claims.member("transactionId", transactionId)
+        }
     }
 
     /// A promotional offer signature v1: ECDSA P-256 with SHA-256 over ``v1Message(productId:offerId:applicationUsername:nonce:timestampMilliseconds:)``,
@@ -93,13 +102,20 @@ package struct OfferSigningKey: Sendable, CustomStringConvertible {
         .joined(separator: Self.separator)
     }
 
-    /// `base64url(header).base64url(claims).base64url(r‖s)`.
-    private func compactJWS(claims: [String: Any]) throws -> String {
-        let header: [String: Any] = ["alg": "ES256", "kid": keyId, "typ": "JWT"]
-        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-        let signingInput =
-            Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: options)) + "."
-            + Base64URL.encode(try JSONSerialization.data(withJSONObject: claims, options: options))
+    /// `base64url(header).base64url(claims).base64url(r‖s)`, the claims' members written by `claims` in the byte
+    /// order of their names (as `JSONSerialization`'s `.sortedKeys` wrote them before).
+    private func compactJWS(claims: (inout JSONWriter) -> Void) throws -> String {
+        var header = JSONWriter(capacity: 64)
+        header.beginObject()
+        header.member("alg", "ES256")
+        header.member("kid", keyId)
+        header.member("typ", "JWT")
+        header.endObject()
+        var body = JSONWriter(capacity: 384)
+        body.beginObject()
+        claims(&body)
+        body.endObject()
+        let signingInput = Base64URL.encode(header.bytes) + "." + Base64URL.encode(body.bytes)
         let signature = try key.signature(for: Data(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }

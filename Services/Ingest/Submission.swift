@@ -1,6 +1,5 @@
 import AppStore
 import Core
-import Foundation
 import Pipeline
 
 /// A checked submission, ready to enqueue: what kind of job and the exact bytes to carry.
@@ -45,7 +44,7 @@ struct Submission: Sendable {
     }
 
     /// `POST /v1/apple/notifications`: V2 `{"signedPayload"}` (JWS checked; the payload is the body
-    /// byte-for-byte) or V1 (`notification_type`, see ``notificationV1(body:sharedSecret:)``). `v1SharedSecret`
+    /// byte-for-byte) or V1 (`notification_type`, see ``notificationV1(_:sharedSecret:)``). `v1SharedSecret`
     /// nil: V1 is off and refused.
     static func notification(body: [UInt8], v1SharedSecret: String?) throws(IngestError) -> Submission {
         // The whole body is read as JSON (a member twice is refused: readers disagree on which one counts).
@@ -57,55 +56,63 @@ struct Submission: Sendable {
         }
         if case .string(let type)? = fields.members["notification_type"], !type.isEmpty {
             guard let secret = v1SharedSecret else { throw .v1NotificationsDisabled() }
-            return try notificationV1(body: body, sharedSecret: secret)
+            return try notificationV1(fields, sharedSecret: secret)
         }
         throw .unknownNotification()
     }
 
-    /// A V1 notification is a trigger, never evidence (docs/ARCHITECTURE.md, invariant 9): its `password` must be the
-    /// shared secret (compared in constant time), and what is kept is only what the verifier needs to ask Apple — the
-    /// type, `bid`, `environment` and `unified_receipt.latest_receipt` (or the older top-level `latest_receipt`). The
-    /// password and the notification's own transaction fields are dropped before anything is stored.
-    static func notificationV1(body: [UInt8], sharedSecret: String) throws(IngestError) -> Submission {
-        let object = try jsonObject(body)
-        guard let password = object["password"] as? String,
+    /// A V1 notification is a trigger, never evidence (docs/ARCHITECTURE.md, invariant 9): its `password` must be the shared
+    /// secret (compared in constant time), and what is kept is only what the verifier needs to ask Apple — the
+    /// type, `bid`, `environment` and `unified_receipt.latest_receipt` (or the older top-level `latest_receipt`).
+    /// The password and the notification's own transaction fields are dropped before anything is stored.
+    static func notificationV1(_ fields: JSONFields, sharedSecret: String) throws(IngestError) -> Submission {
+        let object = fields.members
+        guard case .string(let password)? = object["password"],
             ConstantTime.equal(Array(password.utf8), Array(sharedSecret.utf8))
         else {
             throw .sharedSecretMismatch()
         }
-        let unified = object["unified_receipt"] as? [String: Any]
-        guard let raw = (unified?["latest_receipt"] as? String) ?? (object["latest_receipt"] as? String), !raw.isEmpty else {
+        let unified = object["unified_receipt"]
+        guard let raw = text(unified?["latest_receipt"]) ?? text(object["latest_receipt"]), !raw.isEmpty else {
             throw .invalidReceipt("a V1 notification needs a latest_receipt: Tollgate credits only what Apple answers for it")
         }
-        var trigger: [String: Any] = [
-            "notification_type": object["notification_type"] as? String ?? "",
-            "unified_receipt": [
-                "latest_receipt": String(decoding: try normalizedReceipt(raw, maxBytes: maxNotificationBytes), as: UTF8.self)
-            ],
-        ]
-        for name in ["bid", "environment"] {
-            if let value = object[name] as? String { trigger[name] = String(value.prefix(256)) }
-        }
-        guard let payload = try? JSONSerialization.data(withJSONObject: trigger, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            throw .invalidJSON()
-        }
-        return Submission(kind: .notificationV1, payload: Array(payload), originalTransactionId: v1OriginalTransactionId(object))
+        let receipt = try normalizedReceipt(raw, maxBytes: maxNotificationBytes)
+        // Members in the order `JSONSerialization`'s `.sortedKeys` wrote them: the stored payload is unchanged.
+        var trigger = JSONWriter(capacity: receipt.count + 256)
+        trigger.beginObject()
+        trigger.member("bid", text(object["bid"]).map { String($0.prefix(256)) })
+        trigger.member("environment", text(object["environment"]).map { String($0.prefix(256)) })
+        trigger.member("notification_type", text(object["notification_type"]) ?? "")
+        trigger.key("unified_receipt")
+        trigger.beginObject()
+        trigger.member("latest_receipt", String(decoding: receipt, as: UTF8.self))
+        trigger.endObject()
+        trigger.endObject()
+        return Submission(kind: .notificationV1, payload: trigger.bytes, originalTransactionId: v1OriginalTransactionId(object))
     }
 
     /// The `original_transaction_id` a V1 notification names: the first of `unified_receipt.latest_receipt_info`,
     /// else of `unified_receipt.pending_renewal_info`, else the top-level member (older notifications); a string
     /// of at most 64 characters, or nil.
-    static func v1OriginalTransactionId(_ object: [String: Any]) -> String? {
-        let unified = object["unified_receipt"] as? [String: Any]
-        let candidates: [Any?] = [
-            (unified?["latest_receipt_info"] as? [[String: Any]])?.first?["original_transaction_id"],
-            (unified?["pending_renewal_info"] as? [[String: Any]])?.first?["original_transaction_id"],
-            object["original_transaction_id"],
+    static func v1OriginalTransactionId(_ object: [String: JSONValue]) -> String? {
+        let unified = object["unified_receipt"]
+        func first(_ list: JSONValue?) -> JSONValue? {
+            guard case .array(let entries)? = list else { return nil }
+            return entries.first?["original_transaction_id"]
+        }
+        let candidates = [
+            first(unified?["latest_receipt_info"]), first(unified?["pending_renewal_info"]), object["original_transaction_id"],
         ]
-        for case let text as String in candidates.compactMap({ $0 }) where !text.isEmpty && text.utf8.count <= 64 {
+        for case let text? in candidates.map(text) where !text.isEmpty && text.utf8.count <= 64 {
             return text
         }
         return nil
+    }
+
+    /// A string value's text; nil for anything else.
+    private static func text(_ value: JSONValue?) -> String? {
+        guard case .string(let text)? = value else { return nil }
+        return text
     }
 
     /// A receipt with `+` restored from spaces and all whitespace removed; at most `maxBytes` of base64.
@@ -126,16 +133,8 @@ struct Submission: Sendable {
         return normalized
     }
 
-    static func jsonObject(_ body: [UInt8]) throws(IngestError) -> [String: Any] {
-        guard !body.isEmpty else { throw .invalidJSON("the body is empty") }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
-            throw .invalidJSON()
-        }
-        return object
-    }
-
-    /// The body as one JSON object read by ``Core/JSONReader`` (strict RFC 8259, a member twice refused): the
-    /// purchase and notification paths, where `JSONSerialization` cost more than the rest of the parse.
+    /// The body as one JSON object read by ``Core/JSONReader`` (strict RFC 8259, a member twice refused): every JSON
+    /// body ingest takes.
     static func jsonFields(_ body: [UInt8]) throws(IngestError) -> JSONFields {
         guard !body.isEmpty else { throw .invalidJSON("the body is empty") }
         do {
@@ -158,12 +157,6 @@ struct Submission: Sendable {
     }
 
     /// The optional `orderNo` member: 1–64 base64url characters, or `400 invalid_request`.
-    static func orderNo(_ object: [String: Any]) throws(IngestError) -> String? {
-        guard let value = object["orderNo"], !(value is NSNull) else { return nil }
-        return try checkedOrderNo(value as? String)
-    }
-
-    /// ``orderNo(_:)-([String: Any])`` of a body read by ``jsonFields(_:)``.
     static func orderNo(_ fields: JSONFields) throws(IngestError) -> String? {
         guard let value = fields.members["orderNo"], value != .null else { return nil }
         guard case .string(let text) = value else { return try checkedOrderNo(nil) }

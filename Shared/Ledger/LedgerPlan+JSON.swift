@@ -11,9 +11,8 @@ extension LedgerPlan {
         var writer = JSONWriter(capacity: 1024)
         body.write(to: &writer)
         #if DEBUG
-        let reference = try JSONSerialization.jsonObject(with: JSONEncoder().encode(body)) as? NSDictionary
-        let written = try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? NSDictionary
-        guard let reference, let written, reference.isEqual(written) else {
+        let reference = try JSONReader.parse(Array(JSONEncoder().encode(body)))
+        guard try JSONReader.parse(writer.bytes) == reference else {
             throw LedgerError.unexpectedReply(
                 "the hand-written plan differs from JSONEncoder's: \(String(decoding: writer.bytes, as: UTF8.self))")
         }

@@ -1,4 +1,4 @@
-import Foundation
+import Core
 import Hummingbird
 import Logging
 import NIOCore
@@ -60,7 +60,12 @@ package struct OperatorEndpoints: Sendable {
             let loaded = Set((replies.last?.array ?? []).compactMap(Self.libraryName))
             let missing = libraries.filter { !loaded.contains($0) }
             guard replies.first?.string == "PONG", missing.isEmpty else {
-                return Self.json(.serviceUnavailable, Self.encode(["status": "not_ready", "missing": missing]))
+                var body = JSONWriter(capacity: 128)
+                body.beginObject()
+                body.array("missing", missing) { name, writer in writer.string(name) }
+                body.member("status", "not_ready")
+                body.endObject()
+                return Self.json(.serviceUnavailable, body.bytes)
             }
             return Self.json(.ok, Self.ready)
         } catch {
@@ -77,14 +82,9 @@ package struct OperatorEndpoints: Sendable {
         return nil
     }
 
-    static let healthy = encode(["status": "ok"])
-    static let ready = encode(["status": "ready"])
-    static let redisUnavailable = encode(["status": "not_ready", "error": "redis_unavailable"])
-
-    static func encode(_ object: [String: any Sendable]) -> [UInt8] {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return Array(data)
-    }
+    static let healthy = Array(#"{"status":"ok"}"#.utf8)
+    static let ready = Array(#"{"status":"ready"}"#.utf8)
+    static let redisUnavailable = Array(#"{"error":"redis_unavailable","status":"not_ready"}"#.utf8)
 
     static func json(_ status: HTTPResponse.Status, _ body: [UInt8]) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))

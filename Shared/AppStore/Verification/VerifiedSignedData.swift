@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// Any kind of App Store signed data, verified; what `SignedDataVerifier.verifyAny` returns.
@@ -17,35 +18,39 @@ package enum VerifiedSignedData: Sendable {
         }
     }
 
-    /// The decoded JSON, pretty-printed with sorted keys. In a notification, `data.signedTransactionInfo`,
-    /// `data.signedRenewalInfo` and `appData.signedAppTransactionInfo` are replaced in place by their decoded
-    /// JSON objects.
+    /// The decoded JSON, laid out for people with sorted keys (``Core/JSONWriter/prettyPrinted(_:)``). In a
+    /// notification, `data.signedTransactionInfo`, `data.signedRenewalInfo` and `appData.signedAppTransactionInfo`
+    /// are replaced in place by their decoded JSON objects.
     package func decodedJSON() throws -> Data {
-        let object: Any
+        let value: JSONValue
         switch self {
-        case .transaction(let document): object = try JSONSerialization.jsonObject(with: document.json)
-        case .renewalInfo(let document): object = try JSONSerialization.jsonObject(with: document.json)
-        case .appTransaction(let document): object = try JSONSerialization.jsonObject(with: document.json)
+        case .transaction(let document): value = try Self.read(document.json)
+        case .renewalInfo(let document): value = try Self.read(document.json)
+        case .appTransaction(let document): value = try Self.read(document.json)
         case .notification(let notification):
-            guard var root = try JSONSerialization.jsonObject(with: notification.json) as? [String: Any] else {
-                object = try JSONSerialization.jsonObject(with: notification.json)
+            guard case .object(var root) = try Self.read(notification.json) else {
+                value = try Self.read(notification.json)
                 break
             }
-            if var data = root["data"] as? [String: Any] {
+            if case .object(var data)? = root["data"] {
                 if let transaction = notification.transaction {
-                    data["signedTransactionInfo"] = try JSONSerialization.jsonObject(with: transaction.json)
+                    data["signedTransactionInfo"] = try Self.read(transaction.json)
                 }
                 if let renewal = notification.renewalInfo {
-                    data["signedRenewalInfo"] = try JSONSerialization.jsonObject(with: renewal.json)
+                    data["signedRenewalInfo"] = try Self.read(renewal.json)
                 }
-                root["data"] = data
+                root["data"] = .object(data)
             }
-            if var appData = root["appData"] as? [String: Any], let app = notification.appTransaction {
-                appData["signedAppTransactionInfo"] = try JSONSerialization.jsonObject(with: app.json)
-                root["appData"] = appData
+            if case .object(var appData)? = root["appData"], let app = notification.appTransaction {
+                appData["signedAppTransactionInfo"] = try Self.read(app.json)
+                root["appData"] = .object(appData)
             }
-            object = root
+            value = .object(root)
         }
-        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return Data(JSONWriter.prettyPrinted(value))
+    }
+
+    private static func read(_ json: Data) throws(JSONError) -> JSONValue {
+        try JSONReader.parse(Array(json))
     }
 }

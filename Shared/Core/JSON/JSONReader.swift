@@ -15,6 +15,12 @@ package enum JSONReader {
         }
     }
 
+    /// Whether `bytes` are one document ``parse(_:)`` reads, by the same rules: the one check before bytes stored as
+    /// JSON are embedded in an answer as they are (``JSONWriter/rawJSON(_:)``), not written again from the value.
+    package static func isValid(_ bytes: [UInt8]) -> Bool {
+        (try? parse(bytes)) != nil
+    }
+
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0

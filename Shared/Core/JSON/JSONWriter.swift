@@ -7,12 +7,19 @@
 /// The caller keeps the structure right (a key before each object member, containers closed); members whose
 /// value is nil are left out, as `encodeIfPresent` does.
 package struct JSONWriter {
-    package private(set) var bytes: [UInt8] = []
+    package internal(set) var bytes: [UInt8] = []
     /// For each open container: whether nothing was written in it yet.
     private var fresh: [Bool] = []
     private var afterKey = false
+    /// Whether `/` is written `\/`, as `JSONSerialization` does without `.withoutEscapingSlashes`.
+    private let escapesSlashes: Bool
 
-    package init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
+    /// `escapingSlashes`: `/` written `\/`, for answers whose bytes were `JSONSerialization`'s default (ingest's
+    /// error bodies); anything new writes `/` as it is.
+    package init(capacity: Int = 512, escapingSlashes: Bool = false) {
+        bytes.reserveCapacity(capacity)
+        escapesSlashes = escapingSlashes
+    }
 
     private mutating func separate() {
         if afterKey {
@@ -107,6 +114,39 @@ package struct JSONWriter {
         bytes.append(contentsOf: text.utf8)
     }
 
+    /// One value already written as JSON, appended as it is (not parsed and written again): bytes one of our own
+    /// writers stored, or that ``JSONReader/isValid(_:)`` passed. The caller guarantees it is one whole value.
+    package mutating func rawJSON(_ json: some Sequence<UInt8>) {
+        separate()
+        bytes.append(contentsOf: json)
+    }
+
+    /// Any value: object members in the byte order of their keys, a `Double` in Swift's shortest spelling that
+    /// reads back as the same value (`1.0`, `1e+20`).
+    package mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let flag): bool(flag)
+        case .integer(let number): integer(number)
+        case .double(let number): rawNumber(number.description)
+        case .string(let text): string(text)
+        case .array(let values):
+            beginArray()
+            for element in values { self.value(element) }
+            endArray()
+        case .object(let members):
+            beginObject()
+            for name in members.keys.sorted(by: Self.byteOrder) {
+                key(name)
+                self.value(members[name] ?? .null)
+            }
+            endObject()
+        }
+    }
+
+    /// Whether `a` sorts before `b` by their UTF-8 bytes.
+    static func byteOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
     // Members: a key and its value; nil values leave the member out.
 
     package mutating func member(_ name: String, _ value: String?) {
@@ -133,11 +173,11 @@ package struct JSONWriter {
         bool(value)
     }
 
-    private mutating func writeQuoted(_ value: String) {
+    mutating func writeQuoted(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         let plain = value.withUTF8 { utf8 in
-            guard JSONPlainBytes.arePlain(utf8) else { return false }
+            guard JSONPlainBytes.arePlain(utf8), !(escapesSlashes && utf8.contains(UInt8(ascii: "/"))) else { return false }
             bytes.append(contentsOf: utf8)
             return true
         }
@@ -151,6 +191,7 @@ package struct JSONWriter {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "/") where escapesSlashes: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
             case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0x0a: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])

@@ -9,7 +9,8 @@ extension FuzzTarget {
         summary: "Core JSONReader: accepted documents survive JSONWriter and a second read"
     ) { bytes throws(FuzzFailure) in
         guard let value = try? JSONReader.parse(bytes) else { return }
-        let written = JSONValueWriter.bytes(of: value)
+        try expect(JSONReader.isValid(bytes), "isValid refuses what parse reads")
+        let written = FuzzTarget.bytes(of: value)
         let again: JSONValue
         do {
             again = try JSONReader.parse(written)
@@ -18,6 +19,12 @@ extension FuzzTarget {
                 "JSONReader refuses what JSONWriter wrote (\(error)): \(String(decoding: written.prefix(200), as: UTF8.self))")
         }
         try expect(again == value, "written and read again, the value changed")
-        try expect(JSONValueWriter.bytes(of: again) == written, "the value read back is written differently")
+        try expect(FuzzTarget.bytes(of: again) == written, "the value read back is written differently")
+    }
+
+    private static func bytes(of value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.value(value)
+        return writer.bytes
     }
 }
