@@ -52,6 +52,9 @@ struct IngestRoutes: Sendable {
         router.get("/v1/users/:userId/entitlements") { request, context in
             try await entitlements(request, userID: context.parameters.get("userId") ?? "")
         }
+        router.get("/v1/users/:userId/events") { request, context in
+            try await userEvents(request, userID: context.parameters.get("userId") ?? "")
+        }
         router.put("/v1/users/:userId/consent") { request, context in
             try await consent(request, userID: context.parameters.get("userId") ?? "")
         }

@@ -32,7 +32,7 @@ package struct StreamEntry: Sendable, Hashable {
         }
     }
 
-    static func list(_ reply: RedisReply) throws -> [StreamEntry] {
+    package static func list(_ reply: RedisReply) throws -> [StreamEntry] {
         if reply.isNull { return [] }
         guard let items = reply.array else { throw RedisError.protocolError("stream entries are not an array") }
         return try items.map(StreamEntry.init(reply:))
