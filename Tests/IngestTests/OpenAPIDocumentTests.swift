@@ -150,6 +150,12 @@ import Testing
             Call(operation: "GET /v1/users/{userId}/entitlements", uri: "/v1/users/alice/entitlements", expected: 401),
             Call(operation: "GET /v1/users/{userId}/entitlements", uri: "/v1/users/a%7Bb/entitlements", headers: service, expected: 404),
             Call(
+                operation: "GET /v1/users/{userId}/events", uri: "/v1/users/alice/events?after=0&limit=10", headers: service, expected: 200),
+            Call(operation: "GET /v1/users/{userId}/events", uri: "/v1/users/alice/events?limit=0", headers: service, expected: 400),
+            Call(operation: "GET /v1/users/{userId}/events", uri: "/v1/users/alice/events", headers: alice, expected: 403),
+            Call(operation: "GET /v1/users/{userId}/events", uri: "/v1/users/alice/events", expected: 401),
+            Call(operation: "GET /v1/users/{userId}/events", uri: "/v1/users/a%7Bb/events", headers: service, expected: 404),
+            Call(
                 operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", headers: service,
                 body: #"{"consented":true}"#, expected: 200),
             Call(
