@@ -52,6 +52,7 @@ struct IngestRoutes: Sendable {
         router.get("/v1/users/:userId/entitlements") { request, context in
             try await entitlements(request, userID: context.parameters.get("userId") ?? "")
         }
+        router.get("/v1/events") { request, _ in try await fleetEvents(request) }
         router.get("/v1/users/:userId/events") { request, context in
             try await userEvents(request, userID: context.parameters.get("userId") ?? "")
         }

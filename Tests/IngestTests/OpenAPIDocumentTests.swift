@@ -154,6 +154,10 @@ import Testing
             Call(operation: "GET /v1/users/{userId}/events", uri: "/v1/users/alice/events?limit=0", headers: service, expected: 400),
             Call(operation: "GET /v1/users/{userId}/events", uri: "/v1/users/alice/events", headers: alice, expected: 403),
             Call(operation: "GET /v1/users/{userId}/events", uri: "/v1/users/alice/events", expected: 401),
+            Call(operation: "GET /v1/events", uri: "/v1/events?limit=5", headers: service, expected: 200),
+            Call(operation: "GET /v1/events", uri: "/v1/events?cursor=%21", headers: service, expected: 400),
+            Call(operation: "GET /v1/events", uri: "/v1/events", headers: alice, expected: 403),
+            Call(operation: "GET /v1/events", uri: "/v1/events", expected: 401),
             Call(operation: "GET /v1/users/{userId}/events", uri: "/v1/users/a%7Bb/events", headers: service, expected: 404),
             Call(
                 operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", headers: service,

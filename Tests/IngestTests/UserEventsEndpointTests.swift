@@ -85,4 +85,49 @@ import Testing
             }
         }
     }
+
+    @Test func theFleetFeedWalksEveryPartitionWithAnOpaqueCursor() async throws {
+        try await withRedisServer { server in
+            let written = try await LedgerHarness.on(server, partitions: 1) { h in
+                for n in 1...5 {
+                    _ = try await h.deliver(Fixture.client("user\(n % 2)", [Fixture.transaction("c\(n)", product: "coins100")]))
+                }
+                _ = try await h.deliver(Fixture.notification("RESCIND_CONSENT", []))
+                return try await h.allEvents().compactMap { $0.string("event.id") }
+            }
+            try await IngestHarness.withApp(server) { client in
+                let service = try IngestHarness.apiKeyHeaders()
+                var read: [String] = []
+                var cursor: String?
+                for _ in 0..<10 {
+                    let query = cursor.map { "?limit=2&cursor=\($0)" } ?? "?limit=2"
+                    let page = IngestHarness.json(try await client.execute(uri: "/v1/events\(query)", method: .get, headers: service))
+                    read += (page["events"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                    cursor = try #require(page["cursor"] as? String)
+                    if page["hasMore"] as? Bool == false { break }
+                }
+                #expect(read == written, "every event once, in the order written")
+                #expect(written.count == 6)
+                let nothingNew = IngestHarness.json(
+                    try await client.execute(uri: "/v1/events?cursor=\(try #require(cursor))", method: .get, headers: service))
+                #expect((nothingNew["events"] as? [Any])?.isEmpty == true)
+
+                for bad in ["%%%", "bm90LWEtY3Vyc29y", Base64URLForTests.encode("1-0,2-0")] {
+                    let refused = try await client.execute(uri: "/v1/events?cursor=\(bad)", method: .get, headers: service)
+                    #expect(refused.status == .badRequest, "\(bad)")
+                }
+                let user = try await client.execute(
+                    uri: "/v1/events", method: .get, headers: try await IngestHarness.userHeaders("user1"))
+                #expect(user.status == .forbidden)
+            }
+        }
+    }
+}
+
+/// Base64URL without padding, for building cursors in tests.
+enum Base64URLForTests {
+    static func encode(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
 }

@@ -1,0 +1,72 @@
+import AppStore
+import Core
+import Hummingbird
+import Pipeline
+import Redis
+
+extension IngestRoutes {
+    /// `GET /v1/events?cursor=…&limit=N` (a service key): the whole fleet's schema-v2 events from every partition's
+    /// events stream, oldest first by the time the ledger wrote them, at most `limit` (100; 1–1000), and the cursor
+    /// to pass next. The cursor is opaque to callers: the last entry read in each partition, Base64URL; without one
+    /// the feed starts at the oldest entry the streams hold. Per user, `seq` proves completeness (docs/EVENTS.md);
+    /// this feed follows the streams, which are trimmed after `TOLLGATE_EVENTS_RETENTION_HOURS`.
+    func fleetEvents(_ request: Request) async throws -> Response {
+        guard case .service = try await authenticator.authenticate(request) else {
+            throw IngestError.forbidden("the fleet's events are for the app's backend (a service key)")
+        }
+        let limit = Int(try Self.queryInteger(request, "limit", default: 100, range: 1...Int64(Self.maxEventsPage)))
+        let partitions = Array(keys.partitions)
+        var positions = try Self.cursorPositions(request.uri.queryParameters.get("cursor"), partitions: partitions.count)
+        let replies = try await redisRead {
+            try await redis.pipeline(
+                partitions.map { partition in
+                    let start = positions[partition].map { "(\($0)" } ?? "-"
+                    return RedisCommand("XRANGE", keys.events(partition: partition).stream, start, "+", "COUNT", limit)
+                })
+        }
+        guard replies.count == partitions.count else {
+            throw RedisError.protocolError("the events read returned \(replies.count) replies")
+        }
+        var candidates: [(id: StreamID, partition: Int, entry: StreamEntry)] = []
+        var anyFull = false
+        for (partition, reply) in zip(partitions, replies) {
+            let entries = try StreamEntry.list(reply)
+            anyFull = anyFull || entries.count == limit
+            for entry in entries {
+                if let id = StreamID(entry.id) { candidates.append((id, partition, entry)) }
+            }
+        }
+        candidates.sort { ($0.id, $0.partition) < ($1.id, $1.partition) }
+        let page = candidates.prefix(limit)
+        for taken in page { positions[taken.partition] = taken.id.description }
+        let cursor = Base64URL.encode(Array(positions.map { $0 ?? "-" }.joined(separator: ",").utf8))
+        return jsonResponse(.ok) { writer in
+            writer.key("events")
+            writer.beginArray()
+            for taken in page where taken.entry.string("event.version") == "2" {
+                if let event = taken.entry.fields["event"] { writer.rawJSON(event) }
+            }
+            writer.endArray()
+            writer.member("cursor", cursor)
+            writer.member("hasMore", candidates.count > page.count || anyFull)
+        }
+    }
+
+    /// Each partition's last entry read, from a cursor this endpoint gave (nil: from the start), else
+    /// `400 invalid_request`. A cursor of another partition layout is refused, not misread.
+    static func cursorPositions(_ cursor: String?, partitions: Int) throws(IngestError) -> [String?] {
+        guard let cursor else { return Array(repeating: nil, count: partitions) }
+        guard cursor.utf8.count <= 64 * partitions, let bytes = Base64URL.decode(cursor) else {
+            throw .invalidRequest("cursor is not one this endpoint gave")
+        }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == partitions else {
+            throw .invalidRequest("cursor was given for \(parts.count) partitions; the deployment has \(partitions)")
+        }
+        return try parts.map { (part) throws(IngestError) -> String? in
+            if part == "-" { return nil }
+            guard let id = StreamID(String(part)) else { throw .invalidRequest("cursor is not one this endpoint gave") }
+            return id.description
+        }
+    }
+}
