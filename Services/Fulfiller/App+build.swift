@@ -59,11 +59,12 @@ extension App {
         let promoter = RetryPromoter(streams: verifiedStreams.map(\.keys), redis: redis, interval: .milliseconds(500), logger: logger)
         let janitor = StreamJanitor(streams: verifiedStreams.map(\.keys), redis: redis, logger: logger)
         var services: [any Service] = [redis, operatorsRedis, consumerService, promoter, janitor]
-        if let retention = configuration.eventsRetention {
+        if configuration.eventsRetention != nil || configuration.eventsBounds != StreamBounds() {
             services.append(
                 StreamJanitor(
                     streams: keys.partitions.map { keys.events(partition: $0) }, redis: redis, interval: .seconds(60),
-                    retention: retention, clock: clock, logger: logger))
+                    retention: configuration.eventsRetention, bounds: configuration.eventsBounds, clock: clock,
+                    logger: logger))
         }
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis, libraries: [PipelineFunctions.library, LedgerFunctions.library],

@@ -27,6 +27,11 @@ extension FulfillerConfiguration {
             "TOLLGATE_REDIS_WAIT_TIMEOUT_MS", default: waitTimeoutMilliseconds, range: 1...60_000)
         let retentionHours = try reader.int("TOLLGATE_EVENTS_RETENTION_HOURS", default: 168, range: 0...87_600)
         eventsRetention = retentionHours == 0 ? nil : .seconds(retentionHours * 3600)
+        let idleHours = try reader.int("TOLLGATE_EVENTS_GROUP_IDLE_LIMIT_HOURS", default: 168, range: 0...87_600)
+        let maxMegabytes = try reader.int("TOLLGATE_EVENTS_MAX_MB", default: 1024, range: 0...1_048_576)
+        eventsBounds = StreamBounds(
+            groupIdleLimit: idleHours == 0 ? nil : .seconds(idleHours * 3600),
+            maxBytes: maxMegabytes == 0 ? nil : maxMegabytes * 1_048_576)
         let repeatTrial = reader.string("TOLLGATE_REPEAT_FREE_TRIAL", default: repeatFreeTrial.rawValue)
         guard let policy = RepeatFreeTrial(rawValue: repeatTrial.lowercased()) else {
             throw ConfigurationError(

@@ -18,6 +18,11 @@ import Pipeline
 /// - `TOLLGATE_REPEAT_FREE_TRIAL` — `allow` (the default) or `refuse`: under `refuse` a user's second introductory
 ///   free trial in a subscription group (another Apple ID's) is recorded but grants no access until its first paid
 ///   period (``Ledger/RepeatFreeTrial``)
+/// - `TOLLGATE_EVENTS_GROUP_IDLE_LIMIT_HOURS` — a consumer group of the events streams whose readers have been gone
+///   this long stops holding entries for the trim (168; `0`: never); alert `TollgateEventsConsumerIdle` fires at a day
+/// - `TOLLGATE_EVENTS_MAX_MB` — an events stream past this many megabytes loses its oldest entries, read or not, so
+///   that events never make Redis refuse the ledger's writes (1024 per partition; `0`: no cap); counted in
+///   `tollgate_events_dropped_total`, alerted at 70 %
 /// - `TOLLGATE_USER_EVENTS_RETENTION_DAYS` / `TOLLGATE_USER_EVENTS_CAP` — each user's own event log, read by
 ///   `GET /v1/users/{id}/events`: kept this many days after the user's last event (90), the newest this many (1000)
 ///   (``Ledger/UserEventLog``)
@@ -36,6 +41,8 @@ package struct FulfillerConfiguration: Sendable {
     package var waitTimeoutMilliseconds = 1000
     /// How long outbound events stay in the events stream; nil keeps them forever.
     package var eventsRetention: Duration? = .seconds(7 * 24 * 3600)
+    /// The events streams' idle-group limit and byte cap.
+    package var eventsBounds = StreamBounds(groupIdleLimit: .seconds(168 * 3600), maxBytes: 1024 * 1_048_576)
     /// What a second introductory free trial of a user and subscription group grants.
     package var repeatFreeTrial = RepeatFreeTrial.allow
     /// What each user's own event log keeps.

@@ -16,43 +16,57 @@ package final class StreamJanitor: Service {
     package let retention: Duration?
     /// Consumers holding nothing and idle this long are deleted from the groups (nil: never).
     package let consumerIdleLimit: Duration?
+    /// The events streams' further bounds: idle groups, a byte cap (``StreamBounds``; none by default).
+    package let bounds: StreamBounds
     let redis: any RedisCommandExecutor
     let clock: PipelineClock
     let logger: Logger
 
     package init(
         streams: [StreamKeys], redis: any RedisCommandExecutor, interval: Duration = .seconds(30),
-        retention: Duration? = nil, consumerIdleLimit: Duration? = .seconds(3600), clock: PipelineClock = .system,
-        logger: Logger
+        retention: Duration? = nil, consumerIdleLimit: Duration? = .seconds(3600), bounds: StreamBounds = StreamBounds(),
+        clock: PipelineClock = .system, logger: Logger
     ) {
         self.streams = streams
         self.redis = redis
         self.interval = interval
         self.retention = retention
         self.consumerIdleLimit = consumerIdleLimit
+        self.bounds = bounds
         self.clock = clock
         self.logger = logger
     }
 
     /// The id below which `stream` may be trimmed now, or nil when nothing may be trimmed.
     package func trimPoint(of stream: String) async throws -> StreamID? {
-        let groups: [StreamGroupInfo]
+        try await trimPlan(of: stream).point
+    }
+
+    /// The trim point, and the groups that hold entries (every group, less those idle past
+    /// ``StreamBounds/groupIdleLimit``); nil groups when the stream does not exist.
+    func trimPlan(of stream: String) async throws -> (point: StreamID?, holding: [StreamGroupInfo]?) {
+        var groups: [StreamGroupInfo]
         do {
             groups = try await redis.xinfoGroups(stream)
         } catch RedisError.server(_, let message) where message.contains("no such key") {
-            return nil
+            return (nil, nil)
+        }
+        if bounds.groupIdleLimit != nil || bounds.maxBytes != nil {
+            var holding: [StreamGroupInfo] = []
+            for group in groups where try await holds(group, stream: stream) { holding.append(group) }
+            groups = holding
         }
         var point: StreamID?
         if groups.isEmpty {
-            guard let retention else { return nil }
-            return StreamID(milliseconds: UInt64(max(0, clock.nowMilliseconds() - retention.milliseconds)))
+            guard let retention else { return (nil, groups) }
+            return (StreamID(milliseconds: UInt64(max(0, clock.nowMilliseconds() - retention.milliseconds))), groups)
         }
         for group in groups {
-            guard let delivered = StreamID(group.lastDeliveredID) else { return nil }
+            guard let delivered = StreamID(group.lastDeliveredID) else { return (nil, groups) }
             var needed = delivered.successor
             let pending = try await redis.xpendingSummary(stream, group: group.name)
             if pending.count > 0 {
-                guard let smallest = pending.smallestID.flatMap(StreamID.init) else { return nil }
+                guard let smallest = pending.smallestID.flatMap(StreamID.init) else { return (nil, groups) }
                 needed = min(needed, smallest)
             }
             point = point.map { min($0, needed) } ?? needed
@@ -61,7 +75,7 @@ package final class StreamJanitor: Service {
             let cutoff = max(0, clock.nowMilliseconds() - retention.milliseconds)
             point = min(current, StreamID(milliseconds: UInt64(cutoff)))
         }
-        return point
+        return (point, groups)
     }
 
     /// Trims every stream once; returns how many entries each lost.
@@ -69,11 +83,16 @@ package final class StreamJanitor: Service {
     package func trimOnce() async throws -> [String: Int] {
         var removed: [String: Int] = [:]
         for keys in streams {
-            guard let point = try await trimPoint(of: keys.stream) else {
-                removed[keys.stream] = 0
+            let plan = try await trimPlan(of: keys.stream)
+            var capped = 0
+            if bounds.maxBytes != nil, let holding = plan.holding {
+                capped = try await enforceByteCap(of: keys.stream, holding: holding)
+            }
+            guard let point = plan.point else {
+                removed[keys.stream] = capped
                 continue
             }
-            let count = try await redis.xtrimMinID(keys.stream, minID: point.description)
+            let count = try await redis.xtrimMinID(keys.stream, minID: point.description) + capped
             PipelineMetrics(stream: keys.stream).trimmed(count)
             if count > 0 {
                 logger.debug("Trimmed stream", metadata: ["stream": "\(keys.stream)", "removed": "\(count)", "min_id": "\(point)"])
