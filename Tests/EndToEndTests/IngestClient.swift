@@ -140,6 +140,28 @@ struct IngestClient: Sendable {
         return try JSONDecoder().decode(EntitlementsView.self, from: reply.body)
     }
 
+    /// One schema-v2 event as `GET /v1/users/{id}/events` answers it (the members these tests read).
+    struct UserEvent: Decodable, Sendable {
+        var id: String
+        var type: String
+        var seq: Int
+        var transactionId: String?
+        var price: Int64?
+        var currency: String?
+        var delta: Int?
+        var balance: Int?
+    }
+
+    /// `GET /v1/users/{id}/events?after=…` as the app's backend (service key).
+    func events(user: String, after: Int = 0) async throws -> [UserEvent] {
+        struct Page: Decodable { var events: [UserEvent] }
+        let reply = try await send(.get, "/v1/users/\(user)/events?after=\(after)", auth: .service)
+        guard reply.status == 200 else {
+            throw ChildProcess.Failure(description: "GET events answered \(reply.status): \(reply.text)")
+        }
+        return try JSONDecoder().decode(Page.self, from: reply.body).events
+    }
+
     /// `PUT /v1/users/{id}/consent` as the app's backend (service key).
     func recordConsent(user: String, consented: Bool) async throws -> Reply {
         try await send(

@@ -27,6 +27,15 @@ extension TollgateSystemTests {
             try await system.awaitCoins(user, 100)
             let report = try await system.tollctlUser(user)
             #expect(report.contains("state=applied"), "\(report)")
+
+            // The app's backend pulls the three changes over HTTP, in seq order, with Apple's price.
+            let events = try await ingest.events(user: user)
+            #expect(events.map(\.seq) == [1, 2, 3])
+            #expect(events.map(\.type) == ["purchase", "refund", "refund_reversed"])
+            #expect(events.map(\.balance) == [100, 0, 100])
+            #expect(events.allSatisfy { $0.transactionId == purchase.transactionId })
+            #expect(events[0].price != nil && events[0].currency != nil, "the simulator signs a price and currency")
+            #expect(try await ingest.events(user: user, after: 2).map(\.seq) == [3])
             try await system.expectAuditClean()
         }
 
