@@ -70,6 +70,7 @@ extension LedgerPlan.Body {
         }
         writer.endArray()
         writer.member("trials", trials)
+        writer.member("apple", apple)
         writer.member("ulog", ulog)
         writer.member("ulogCap", ulogCap)
         writer.member("ulogTtl", ulogTtl)

@@ -94,6 +94,8 @@ struct LedgerPlan {
         var renewals: [Renewal] = []
         /// `refuse` when a second free trial grants nothing until its first paid period (``RepeatFreeTrial``).
         var trials: String?
+        /// Apple's signed JWS for the outbound events (`TOLLGATE_EVENTS_INCLUDE_APPLE`; at most 64 KB).
+        var apple: String?
         /// The user's own event log and its bounds (``UserEventLog``).
         var ulog: Int?
         var ulogCap: Int?
@@ -125,6 +127,7 @@ struct LedgerPlan {
             claim: delivery.isClientClaim, forwarded: delivery.isForwarded, hops: delivery.hops)
         body.unparked = remote.unparked
         if repeatFreeTrial == .refuse { body.trials = RepeatFreeTrial.refuse.rawValue }
+        body.apple = event.apple.flatMap { $0.utf8.count <= 65_536 ? $0 : nil }
         body.ulog = index(k.userEvents(user: owner))
         body.ulogCap = userEventLog.cap
         body.ulogTtl = userEventLog.retentionSeconds

@@ -9,9 +9,11 @@ extension JobVerifier {
     /// current version is fetched with Get Transaction Info (so a refund already made is seen), verified
     /// the same way, and used instead.
     func verifyTransaction(_ job: Job) async -> VerificationOutcome {
-        let result = await signedData.verifyTransaction(text(of: job))
+        let signed = text(of: job)
+        let result = await signedData.verifyTransaction(signed)
         return await VerificationOutcome.from(result) { payload in
             var payload = payload
+            var jws = signed
             if configuration.confirmWithAPI, !apiClients.isEmpty, let id = payload.transactionId {
                 let environment = payload.environment ?? configuration.environment
                 let answer = await callAPI(.transactionInfo, environment: environment) {
@@ -21,7 +23,9 @@ extension JobVerifier {
                 case .failure(let failure): return failure.outcome
                 case .success(let response):
                     switch await signedData.verifyTransaction(response.signedTransactionInfo) {
-                    case .verified(let confirmed): payload = confirmed
+                    case .verified(let confirmed):
+                        payload = confirmed
+                        jws = response.signedTransactionInfo
                     case .rejected(let failure): return .rejected(failure)
                     case .retryable(let failure): return .retryable(failure, retryAfter: nil)
                     }
@@ -31,10 +35,10 @@ extension JobVerifier {
                 return .rejected(VerificationFailure(.invalidFormat, "the transaction lacks an ID, product or purchase date"))
             }
             let environment = payload.environment ?? configuration.environment
-            return .verified(
-                PurchaseEvent(
-                    job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
-                    transactions: [transaction]))
+            var event = PurchaseEvent(
+                job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(), transactions: [transaction])
+            if configuration.includeAppleJWS { event.apple = jws }
+            return .verified(event)
         }
     }
 
@@ -81,10 +85,11 @@ extension JobVerifier {
                 type: payload.notificationType?.description ?? "UNKNOWN", subtype: payload.subtype?.description,
                 notificationUUID: payload.notificationUUID, signedDate: payload.signedDate, version: 2,
                 appTransactionId: verified.appTransaction?.payload.appTransactionId)
-            return .verified(
-                PurchaseEvent(
-                    job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
-                    transactions: transactions, renewals: renewals, notification: notification))
+            var event = PurchaseEvent(
+                job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
+                transactions: transactions, renewals: renewals, notification: notification)
+            if configuration.includeAppleJWS { event.apple = signedPayload }
+            return .verified(event)
         }
     }
 

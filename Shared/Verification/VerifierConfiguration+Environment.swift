@@ -38,6 +38,7 @@ extension VerifierConfiguration {
         }
         apiKey = try Self.apiKey(reader)
         confirmWithAPI = try reader.bool("TOLLGATE_CONFIRM_WITH_API", default: false)
+        includeAppleJWS = try reader.bool("TOLLGATE_EVENTS_INCLUDE_APPLE", default: false)
         let validation = reader.string("TOLLGATE_RECEIPT_VALIDATION", default: ReceiptValidationMode.auto.rawValue).lowercased()
         guard let mode = ReceiptValidationMode(rawValue: validation) else {
             throw ConfigurationError(

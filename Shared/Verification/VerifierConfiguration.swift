@@ -32,6 +32,8 @@ import Pipeline
 /// - `TOLLGATE_RECEIPT_MEMORY` — how long a user's validated receipt is remembered, so that posting it again (with
 ///   another `orderNo`) asks Apple nothing; the ledger still decides what it pays [`15m`; `0s`: never]
 /// - `TOLLGATE_CONFIRM_WITH_API` — confirm StoreKit 2 transactions with Get Transaction Info [`false`]
+/// - `TOLLGATE_EVENTS_INCLUDE_APPLE` — verified events keep Apple's signed JWS (the notification's `signedPayload`,
+///   the StoreKit 2 transaction), which the outbound events then carry as `apple` (~5–19 KB each) [`false`]
 /// - `TOLLGATE_REFUND_PREFERENCE` — refund preference sent with consumption information: `0` undeclared,
 ///   `1` grant (v2 `GRANT_FULL`), `2` decline (v2 `DECLINE`), `3` no preference (v2: none sent) [`0`]
 /// - `TOLLGATE_CONSUMPTION_API` — `v2` (Send Consumption Information) or `v1` (the deprecated V1 body) [`v2`]
@@ -62,6 +64,8 @@ package struct VerifierConfiguration: Sendable {
     package var apiSandboxURL: URL
     package var apiKey: APIKey?
     package var confirmWithAPI: Bool
+    /// `TOLLGATE_EVENTS_INCLUDE_APPLE`: verified events keep Apple's signed JWS for the outbound events.
+    package var includeAppleJWS = false
     package var receiptValidation: ReceiptValidationMode
     /// The roots of receipts' PKCS#7 signatures; `nil`: Apple Inc. Root and ``rootCertificates``.
     package var receiptRootCertificates: [Data]?

@@ -103,6 +103,19 @@ import Testing
         }
     }
 
+    @Test func applesJWSTravelsWithTheEventOnlyWhenTheVerifierKeptIt() async throws {
+        try await LedgerHarness.with { h in
+            var kept = Fixture.client("alice", [Fixture.transaction("c1", product: "coins100")])
+            kept.apple = "eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiYzEifQ.c2ln"
+            _ = try await h.deliver(kept)
+            _ = try await h.deliver(Fixture.client("alice", [Fixture.transaction("c2", product: "coins100")]))
+            let texts = try await h.events("alice").compactMap { $0.string("event") }
+            #expect(texts.count == 2)
+            #expect(texts[0].hasSuffix(#","apple":"eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiYzEifQ.c2ln"}"#))
+            #expect(!texts[1].contains("apple"))
+        }
+    }
+
     @Test func theUsersLogHoldsTheSameBytesUnderItsSeq() async throws {
         try await LedgerHarness.with { h in
             for n in 1...3 {

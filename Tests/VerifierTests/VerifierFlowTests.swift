@@ -79,6 +79,7 @@ struct VerifierFlowTests {
                 let event = try #require(try await harness.waitForEvents(1).first)
                 #expect(event.environment == "Sandbox")
                 #expect(event.transactions.first?.transactionId == purchase["transactionId"] as? String)
+                #expect(event.apple == nil, "Apple's JWS is kept only with TOLLGATE_EVENTS_INCLUDE_APPLE")
             }
             #expect(try await harness.sim.requestCount("verifyReceipt.production") >= 1)
             #expect(try await harness.sim.requestCount("verifyReceipt.sandbox") >= 1)

@@ -22,6 +22,7 @@ struct VerifierKindsTests {
                 ["type": "REFUND", "transactionId": transactionId, "revocationReason": 1, "revocationPercentage": 25_000])
             var settings = try harness.apiSettings()
             settings["TOLLGATE_CONFIRM_WITH_API"] = "true"
+            settings["TOLLGATE_EVENTS_INCLUDE_APPLE"] = "true"
             try await harness.withVerifier(settings) { _ in
                 // Whitespace around the JWS, as a client may send it, is not part of it.
                 let jobID = try await harness.enqueue(kind: .transaction, payload: "\n \(signed) \t\r\n", order: "order-1")
@@ -39,6 +40,12 @@ struct VerifierKindsTests {
                 #expect(transaction.revocationType == "REFUND_PRORATED")
                 #expect(transaction.revocationPercentage == 25_000)
                 #expect(transaction.price != nil && transaction.currency == "USD")
+                // Apple's own JWS goes with the event: the one Get Transaction Info answered (with the refund), not
+                // the client's.
+                let apple = try #require(event.apple)
+                #expect(apple.split(separator: ".").count == 3 && apple != signed)
+                let payload = try #require(Base64URL.decode(apple.split(separator: ".")[1]))
+                #expect(String(decoding: payload, as: UTF8.self).contains("\"revocationDate\""))
             }
             #expect(try await harness.sim.requestCount("api.production") >= 1)
         }

@@ -120,6 +120,8 @@ local function user_event_json(plan, f, tx, seq, id)
   end
   o.add('revocationType', f.revocationType); o.add('revocationPercentage', tonumber(f.revocationPercentage))
   o.add('reason', f.reason); o.add('jobId', plan.jobId)
+  -- Apple's own signed JWS of the change (TOLLGATE_EVENTS_INCLUDE_APPLE), for a receiver to check itself.
+  o.add('apple', plan.apple)
   return o.text()
 end
 

@@ -8,6 +8,7 @@ import Core
 extension PurchaseEvent {
     package func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        writer.member("apple", apple)
         writer.member("environment", environment)
         writer.member("jobId", jobId)
         writer.member("kind", kind.rawValue)
@@ -40,6 +41,7 @@ extension PurchaseEvent {
             notification: try fields.optionalObject("notification").map { (fields) throws(JSONError) in
                 try PurchaseEventNotification(json: fields)
             })
+        apple = try fields.optionalString("apple")
     }
 }
 

@@ -30,6 +30,9 @@ import Foundation
 ///   `originalTransactionId`, when Apple sent them (`pending_renewal_info`, `signedRenewalInfo`).
 /// - `notification` — for notification jobs, see ``PurchaseEventNotification``: type, subtype, UUID,
 ///   signed date.
+/// - `apple` — Apple's own signed JWS the change came from (a notification's `signedPayload`, a StoreKit 2
+///   transaction), only with `TOLLGATE_EVENTS_INCLUDE_APPLE=true`: the outbound events carry it so that a receiver can
+///   check Apple's signature itself (docs/EVENTS.md).
 package struct PurchaseEvent: Codable, Sendable, Hashable {
     /// The version this code writes.
     package static let currentVersion = 1
@@ -51,6 +54,7 @@ package struct PurchaseEvent: Codable, Sendable, Hashable {
     package var transactions: [PurchaseEventTransaction]
     package var renewals: [PurchaseEventRenewal]
     package var notification: PurchaseEventNotification?
+    package var apple: String?
 
     package init(
         version: Int = PurchaseEvent.currentVersion, jobId: String, kind: JobKind, source: Job.Source,
