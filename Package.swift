@@ -149,7 +149,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Redis", "Pipeline", "Ledger", "AppStore", Product.crypto, Product.hummingbird, Product.httpTypes,
+                "Core", "Redis", "Pipeline", "Ledger", "AppStore", Product.crypto, Product.hummingbird, Product.httpTypes,
                 Product.logging, Product.serviceLifecycle,
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),

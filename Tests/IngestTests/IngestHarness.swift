@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Core
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -120,12 +121,13 @@ enum IngestHarness {
     /// `../shared/vectors` next to the repository.
     static var vectors: URL { Vectors.directory }
 
-    static func json(_ response: TestResponse) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]) ?? [:]
+    /// The answer's body read by Core's reader; `null` when it is not JSON.
+    static func json(_ response: TestResponse) -> JSONValue {
+        JSONValue.read(response.body.readableBytesView) ?? .null
     }
 
     static func errorCode(_ response: TestResponse) -> String? {
-        (json(response)["error"] as? [String: Any])?["code"] as? String
+        json(response)["error"]?["code"]?.string
     }
 
     /// The keys in Redis besides the partition layout record every service writes at start (``Keys/layoutRecord``):
