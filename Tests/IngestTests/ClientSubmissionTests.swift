@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -194,9 +195,8 @@ import Testing
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 @Sendable func carried(_ status: JobStatus) throws -> String {
-                    let object = Dictionary(uniqueKeysWithValues: status.fields.map { ($0.0, $0.1) })
-                    let json = try JSONSerialization.data(withJSONObject: object)
-                    return status.jobID + "\n" + String(decoding: json, as: UTF8.self)
+                    let object = JSONValue.object(Dictionary(uniqueKeysWithValues: status.fields.map { ($0.0, .string($0.1)) }))
+                    return status.jobID + "\n" + String(decoding: object.data, as: UTF8.self)
                 }
                 let fulfiller = Self.actOnFirstJob(redis) { jobID in
                     try await Task.sleep(for: .milliseconds(100))

@@ -102,11 +102,13 @@ enum IngestHarness {
 
     /// A V2 notification of its own, signed by ``testAuthority``, about as large as Apple's vector (18.6 KB).
     static func distinctNotificationBody(_ seed: String, bundleId: String = app.bundleId) throws -> [UInt8] {
-        let payload: [String: Any] = [
-            "notificationType": "DID_RENEW", "notificationUUID": "ingest-test-\(seed)", "signedDate": 1_767_225_600_000,
-            "data": ["bundleId": bundleId, "environment": "Sandbox"], "padding": String(repeating: "x", count: 13_000),
-        ]
-        let jws = try testAuthority.get().signer().sign(json: JSONSerialization.data(withJSONObject: payload))
+        let payload = JSONValue.object([
+            "notificationType": .string("DID_RENEW"), "notificationUUID": .string("ingest-test-\(seed)"),
+            "signedDate": .integer(1_767_225_600_000),
+            "data": .object(["bundleId": .string(bundleId), "environment": .string("Sandbox")]),
+            "padding": .string(String(repeating: "x", count: 13_000)),
+        ])
+        let jws = try testAuthority.get().signer().sign(json: payload.data)
         return Array("{\"signedPayload\":\"\(jws)\"}".utf8)
     }
 

@@ -41,10 +41,10 @@ import Testing
     @Test func v1NotificationsAreTriggersWithoutTheirPassword() async throws {
         let fixture = try Data(contentsOf: IngestHarness.vectors.appendingPathComponent("legacy/server-notification-v1-cancel.json"))
         func body(password: String?, receipt: Bool = true) throws -> [UInt8] {
-            var object = try JSONSerialization.jsonObject(with: fixture) as? [String: Any] ?? [:]
-            object["password"] = password
-            if !receipt { object["unified_receipt"] = ["latest_receipt_info": []] }
-            return Array(try JSONSerialization.data(withJSONObject: object))
+            var object = try #require(JSONValue.read(fixture)?.members)
+            object["password"] = password.map(JSONValue.string)
+            if !receipt { object["unified_receipt"] = .object(["latest_receipt_info": .array([])]) }
+            return Array(JSONValue.object(object).data)
         }
         let right = try body(password: "foo")
         let wrongs = try [nil, "", "fo", "foo ", "FOO", "foo\u{0}"].map { try body(password: $0) }
@@ -260,11 +260,11 @@ import Testing
                 #expect(first.status == .ok)  // the test chain: two tokens
                 var statuses: [Int: Int] = [:]
                 for index in 0..<10 {
-                    let payload: [String: Any] = [
-                        "notificationType": "DID_RENEW", "notificationUUID": "broken-\(index)",
-                        "data": ["bundleId": IngestHarness.app.bundleId, "environment": "Sandbox"],
-                    ]
-                    let jws = try authority.brokenLeafSigner().sign(json: JSONSerialization.data(withJSONObject: payload))
+                    let payload = JSONValue.object([
+                        "notificationType": .string("DID_RENEW"), "notificationUUID": .string("broken-\(index)"),
+                        "data": .object(["bundleId": .string(IngestHarness.app.bundleId), "environment": .string("Sandbox")]),
+                    ])
+                    let jws = try authority.brokenLeafSigner().sign(json: payload.data)
                     let response = try await client.execute(
                         uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(string: "{\"signedPayload\":\"\(jws)\"}"))
                     statuses[Int(response.status.code), default: 0] += 1

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Core
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -26,15 +27,16 @@ import Testing
     /// A V2 notification signed by the test CA, naming `otid` in its nested transaction (when given).
     static func notification(uuid: String, otid: String?) throws -> [UInt8] {
         let signer = try IngestHarness.testAuthority.get().signer()
-        var data: [String: Any] = ["bundleId": IngestHarness.app.bundleId, "environment": "Sandbox"]
+        var data: [String: JSONValue] = ["bundleId": .string(IngestHarness.app.bundleId), "environment": .string("Sandbox")]
         if let otid {
-            let transaction: [String: Any] = ["originalTransactionId": otid, "transactionId": otid + "9"]
-            data["signedTransactionInfo"] = try signer.sign(json: JSONSerialization.data(withJSONObject: transaction))
+            let transaction = JSONValue.object(["originalTransactionId": .string(otid), "transactionId": .string(otid + "9")])
+            data["signedTransactionInfo"] = .string(try signer.sign(json: transaction.data))
         }
-        let payload: [String: Any] = [
-            "notificationType": "DID_RENEW", "notificationUUID": uuid, "signedDate": 1_767_225_600_000, "data": data,
-        ]
-        let jws = try signer.sign(json: JSONSerialization.data(withJSONObject: payload))
+        let payload = JSONValue.object([
+            "notificationType": .string("DID_RENEW"), "notificationUUID": .string(uuid),
+            "signedDate": .integer(1_767_225_600_000), "data": .object(data),
+        ])
+        let jws = try signer.sign(json: payload.data)
         return Array("{\"signedPayload\":\"\(jws)\"}".utf8)
     }
 
@@ -141,12 +143,12 @@ import Testing
         let otid = try #require((0..<500).map { "30000\($0)" }.first { keys.partition(ofOriginalTransaction: $0) != 0 })
         let partition = keys.partition(ofOriginalTransaction: otid)
         let fixture = try Data(contentsOf: IngestHarness.vectors.appendingPathComponent("legacy/server-notification-v1-cancel.json"))
-        var object = try #require(try JSONSerialization.jsonObject(with: fixture) as? [String: Any])
-        object["password"] = "foo"
-        var unified = object["unified_receipt"] as? [String: Any] ?? [:]
-        unified["latest_receipt_info"] = [["original_transaction_id": otid, "transaction_id": otid]]
-        object["unified_receipt"] = unified
-        let body = Array(try JSONSerialization.data(withJSONObject: object))
+        var object = try #require(JSONValue.read(fixture)?.members)
+        object["password"] = .string("foo")
+        var unified = object["unified_receipt"]?.members ?? [:]
+        unified["latest_receipt_info"] = .array([.object(["original_transaction_id": .string(otid), "transaction_id": .string(otid)])])
+        object["unified_receipt"] = .object(unified)
+        let body = Array(JSONValue.object(object).data)
         try await withRedisServer { server in
             try await IngestHarness.withApp(
                 server,

@@ -1,4 +1,5 @@
 import Core
+import Foundation
 
 /// What tests read out of answers and stored documents, through Core's reader (as the services read them): a value's
 /// text, number, flag or elements, nil when it is of another type.
@@ -6,6 +7,13 @@ extension JSONValue {
     /// `bytes` read by ``Core/JSONReader``, nil when it refuses them.
     package static func read(_ bytes: some Sequence<UInt8>) -> JSONValue? {
         try? JSONReader.parse(Array(bytes))
+    }
+
+    /// The value written by Core's ``Core/JSONWriter`` (keys in byte order), as `Data` for the signers and clients.
+    package var data: Data {
+        var writer = JSONWriter()
+        writer.value(self)
+        return Data(writer.bytes)
     }
 
     package var string: String? {
