@@ -149,7 +149,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Redis", "Pipeline", "Ledger", "AppStore", Product.crypto, Product.hummingbird, Product.httpTypes,
+                "Core", "Redis", "Pipeline", "Ledger", "AppStore", Product.crypto, Product.hummingbird, Product.httpTypes,
                 Product.logging, Product.serviceLifecycle,
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
@@ -171,13 +171,13 @@ let package = Package(
             ["fulfiller", "Core", "Pipeline", "Redis", "Ledger", "TestSupport", Product.logging, Product.serviceLifecycle]),
         tests(
             "EndToEndTests", ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
-        tests("FunctionLibraryTests", ["ingest", "Pipeline", "Ledger", "Verification", "Redis", "TestSupport"]),
+        tests("FunctionLibraryTests", ["ingest", "Core", "Pipeline", "Ledger", "Verification", "Redis", "TestSupport"]),
         tests("CoreTests", ["Core", "Verification", "ingest", "fulfiller", "appstore-sim", "TestSupport", Product.logging]),
         tests(
             "OperationsTests",
             ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
         tests("LedgerTests", ["Ledger", "Pipeline", "Redis", "TestSupport"]),
-        tests("TollctlTests", ["ingest", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
+        tests("TollctlTests", ["ingest", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
         tests(
             "PipelineTests",

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Core
 import Foundation
 import Testing
 
@@ -58,9 +59,8 @@ import Testing
 
         // tollctl's view: the nested app transaction is shown decoded in place.
         let any = try #require(await verifier.verifyAny(jws).value)
-        let root = try #require(try JSONSerialization.jsonObject(with: any.decodedJSON()) as? [String: Any])
-        let appData = try #require(root["appData"] as? [String: Any])
-        #expect((appData["signedAppTransactionInfo"] as? [String: Any])?["appTransactionId"] as? String == Self.appTransactionId)
+        let root = try #require(JSONValue.read(try any.decodedJSON()))
+        #expect(root["appData"]?["signedAppTransactionInfo"]?["appTransactionId"]?.string == Self.appTransactionId)
 
         let inProduction = try sign(Self.rescind(signedApp: try sign(Self.app(environment: .production)), environment: .production))
         #expect(await production.verifyNotification(inProduction).value?.appTransaction != nil)

@@ -52,9 +52,9 @@ import Testing
             #expect(request.method == "POST")
             #expect(request.headers["content-type"] == "application/json")
             let body = try #require(request.jsonBody())
-            #expect(body["receipt-data"] as? String == Self.receipt)
-            #expect(body["password"] as? String == "s3cret")
-            #expect(body["exclude-old-transactions"] as? Bool == true)
+            #expect(body["receipt-data"]?.string == Self.receipt)
+            #expect(body["password"]?.string == "s3cret")
+            #expect(body["exclude-old-transactions"]?.bool == true)
             #expect(await server.requests(to: Self.sandbox).isEmpty)
         }
     }
@@ -74,7 +74,7 @@ import Testing
             await server.respond(to: Self.production, with: [.json(try LegacyFixture.text(LegacyFixture.ios7))])
             _ = await client.verify(" QUJD /8=\n")
             let body = try #require(await server.requests(to: Self.production).first?.jsonBody())
-            #expect(body["receipt-data"] as? String == "QUJD+/8=")
+            #expect(body["receipt-data"]?.string == "QUJD+/8=")
         }
     }
 

@@ -1,3 +1,4 @@
+import Core
 import Crypto
 import Foundation
 import TestSupport
@@ -68,8 +69,8 @@ import Testing
         return try #require(Data(base64Encoded: base64))
     }
 
-    static func jsonObject(_ data: Data) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    static func jsonObject(_ data: Data) throws -> [String: JSONValue] {
+        try #require(JSONValue.read(data)?.members)
     }
 
     static func apiError(_ body: () async throws -> Void) async -> AppStoreAPIError? {
@@ -96,15 +97,15 @@ import Testing
             let parts = token.split(separator: ".", omittingEmptySubsequences: false)
             try #require(parts.count == 3)
             let header = try Self.jsonObject(Self.base64URLDecode(parts[0]))
-            #expect(header["alg"] as? String == "ES256")
-            #expect(header["kid"] as? String == Self.keyId)
-            #expect(header["typ"] as? String == "JWT")
+            #expect(header["alg"]?.string == "ES256")
+            #expect(header["kid"]?.string == Self.keyId)
+            #expect(header["typ"]?.string == "JWT")
             let claims = try Self.jsonObject(Self.base64URLDecode(parts[1]))
-            #expect(claims["iss"] as? String == Self.issuer)
-            #expect(claims["aud"] as? String == "appstoreconnect-v1")
-            #expect(claims["bid"] as? String == Self.bundleId)
-            let issuedAt = try #require(claims["iat"] as? Int)
-            let expires = try #require(claims["exp"] as? Int)
+            #expect(claims["iss"]?.string == Self.issuer)
+            #expect(claims["aud"]?.string == "appstoreconnect-v1")
+            #expect(claims["bid"]?.string == Self.bundleId)
+            let issuedAt = try #require(claims["iat"]?.int)
+            let expires = try #require(claims["exp"]?.int)
             #expect(issuedAt == Int(api.clock.now.timeIntervalSince1970))
             #expect(expires - issuedAt > 0 && expires - issuedAt <= 3600)
 

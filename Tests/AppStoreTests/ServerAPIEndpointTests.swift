@@ -76,11 +76,11 @@ import Testing
             #expect(requests.map(\.method) == ["POST", "POST"])
             #expect(requests.map { $0.queryItem("paginationToken") } == [nil, "p1"])
             let body = try #require(requests.first?.jsonBody())
-            #expect(body["startDate"] as? Int == 1_698_000_000_000)
-            #expect(body["endDate"] as? Int == 1_698_086_400_000)
-            #expect(body["notificationType"] as? String == "REFUND")
-            #expect(body["onlyFailures"] as? Bool == true)
-            #expect(body["transactionId"] as? String == "2000000002")
+            #expect(body["startDate"]?.int == 1_698_000_000_000)
+            #expect(body["endDate"]?.int == 1_698_086_400_000)
+            #expect(body["notificationType"]?.string == "REFUND")
+            #expect(body["onlyFailures"]?.bool == true)
+            #expect(body["transactionId"]?.string == "2000000002")
         }
     }
 
@@ -161,10 +161,10 @@ import Testing
             let put = try #require(await api.server.requests(to: "/inApps/v1/transactions/consumption/5000000005").first)
             #expect(put.method == "PUT")
             let body = try #require(put.jsonBody())
-            #expect(body["customerConsented"] as? Bool == true)
-            #expect(body["consumptionStatus"] as? Int == 3)
-            #expect(body["refundPreference"] as? Int == 2)
-            #expect(body["appAccountToken"] as? String == "")
+            #expect(body["customerConsented"]?.bool == true)
+            #expect(body["consumptionStatus"]?.int == 3)
+            #expect(body["refundPreference"]?.int == 2)
+            #expect(body["appAccountToken"]?.string == "")
 
             try await api.client.sendConsumptionInformation(
                 transactionId: "5000000006",
@@ -174,11 +174,11 @@ import Testing
             let v2 = try #require(await api.server.requests(to: "/inApps/v2/transactions/consumption/5000000006").first)
             #expect(v2.method == "PUT")
             let v2Body = try #require(v2.jsonBody())
-            #expect(v2Body["customerConsented"] as? Bool == true)
-            #expect(v2Body["consumptionPercentage"] as? Int == 40_000)
-            #expect(v2Body["deliveryStatus"] as? String == "DELIVERED")
-            #expect(v2Body["refundPreference"] as? String == "GRANT_PRORATED")
-            #expect(v2Body["sampleContentProvided"] as? Bool == false)
+            #expect(v2Body["customerConsented"]?.bool == true)
+            #expect(v2Body["consumptionPercentage"]?.int == 40_000)
+            #expect(v2Body["deliveryStatus"]?.string == "DELIVERED")
+            #expect(v2Body["refundPreference"]?.string == "GRANT_PRORATED")
+            #expect(v2Body["sampleContentProvided"]?.bool == false)
 
             let order = try await api.client.lookUpOrderId("MQKXY1Z9")
             #expect(order.isValid)
@@ -198,7 +198,7 @@ import Testing
             #expect(put.method == "PUT")
             #expect(put.headers["content-type"] == "application/json")
             let body = try #require(put.jsonBody())
-            #expect(body.count == 1 && body["appAccountToken"] as? String == token, "\(body)")
+            #expect(body.count == 1 && body["appAccountToken"]?.string == token, "\(body)")
 
             let refusals: [(String, Int, Int, AppStoreAPIError.Code)] = [
                 ("2000000002", 400, 4_000_183, .invalidAppAccountToken),

@@ -43,7 +43,7 @@ struct NotificationDeliveryTests {
         #expect(Self.results(delivered) == ["UNSUCCESSFUL_HTTP_RESPONSE_CODE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "SUCCESS"])
         let requests = await receiver.requests(to: "/apple")
         #expect(requests.count == 3)
-        #expect(requests.allSatisfy { $0.jsonBody()?["signedPayload"] as? String == purchase.signedPayload })
+        #expect(requests.allSatisfy { $0.jsonBody()?["signedPayload"]?.string == purchase.signedPayload })
 
         // The next notification never gets through: a fault fails its attempts without sending them.
         _ = try await sim.post("/sim/faults", ["target": "notifications", "status": 503, "times": 10])

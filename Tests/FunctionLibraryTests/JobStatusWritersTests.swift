@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Ledger
 import Pipeline
@@ -65,7 +66,9 @@ import Testing
             }
             let newline = try #require(payload.firstIndex(of: 0x0a))
             #expect(String(decoding: payload[..<newline], as: UTF8.self) == "j1")
-            let carried = try #require(try JSONSerialization.jsonObject(with: Data(payload[(newline + 1)...])) as? [String: String])
+            let members = try #require(JSONValue.read(payload[(newline + 1)...])?.members)
+            let carried = members.compactMapValues { $0.string }
+            #expect(carried.count == members.count, "every member of the carried hash is a string")
             #expect(JobStatus(jobID: "j1", hash: carried) == status)
             // The gate: the entry is gone, and a second acknowledgement writes nothing.
             #expect(try await redis.xlen(stream) == 0)

@@ -84,7 +84,7 @@ import Testing
                 for body in wrappers {
                     let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(string: body))
                     #expect(response.status == .ok)
-                    ids.insert(IngestHarness.json(response)["jobId"] as? String ?? "")
+                    ids.insert(IngestHarness.json(response)["jobId"]?.string ?? "")
                 }
                 #expect(ids.count == 1)
                 let redis = try await IngestHarness.redis(server)
@@ -114,8 +114,8 @@ import Testing
                     let response = try await client.execute(uri: "/v1/orders", method: .post, headers: alice, body: body)
                     #expect(response.status == .created)
                     let json = IngestHarness.json(response)
-                    let orderNo = try #require(json["orderNo"] as? String)
-                    let token = try #require(json["appAccountToken"] as? String)
+                    let orderNo = try #require(json["orderNo"]?.string)
+                    let token = try #require(json["appAccountToken"]?.string)
                     let orderTTL = try await redis.send("PTTL", keys.order(user: "alice", orderNo: orderNo)).int ?? -1
                     let tokenTTL = try await redis.send("PTTL", keys.appAccountToken(token)).int ?? -1
                     #expect((1...600_000).contains(orderTTL) && (1...600_000).contains(tokenTTL), "\(orderTTL) \(tokenTTL)")
@@ -153,7 +153,7 @@ import Testing
                 var created: [(String, String)] = []
                 for _ in 0..<2 {
                     let json = IngestHarness.json(try await client.execute(uri: "/v1/orders", method: .post, headers: alice, body: body))
-                    created.append((try #require(json["orderNo"] as? String), try #require(json["appAccountToken"] as? String)))
+                    created.append((try #require(json["orderNo"]?.string), try #require(json["appAccountToken"]?.string)))
                 }
                 try await Task.sleep(for: .milliseconds(700))
                 let later = try await client.execute(uri: "/v1/orders", method: .post, headers: alice, body: body)
@@ -208,14 +208,14 @@ import Testing
                 for index in 10..<12 {
                     let response = try await client.execute(uri: "/v1/receipts", method: .post, headers: carol, body: Self.receipt(index))
                     #expect(response.status == .accepted)
-                    jobs.append(IngestHarness.json(response)["jobId"] as? String ?? "")
+                    jobs.append(IngestHarness.json(response)["jobId"]?.string ?? "")
                 }
                 let capped = try await client.execute(uri: "/v1/receipts", method: .post, headers: carol, body: Self.receipt(12))
                 #expect(capped.status == .tooManyRequests)
                 #expect(IngestHarness.errorCode(capped) == "too_many_in_flight")
                 // The same submission again is its job, not a new one: retries never count twice.
                 let retry = try await client.execute(uri: "/v1/receipts", method: .post, headers: carol, body: Self.receipt(10))
-                #expect(IngestHarness.json(retry)["jobId"] as? String == jobs[0])
+                #expect(IngestHarness.json(retry)["jobId"]?.string == jobs[0])
                 #expect(try await redis.xlen("tg:{p0}:jobs") == 2)
                 _ = try await redis.send("HSET", "tg:{p0}:job:\(jobs[0])", "state", "rejected")
                 #expect(

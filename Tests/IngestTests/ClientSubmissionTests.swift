@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -16,12 +17,12 @@ import Testing
                 let body = ByteBuffer(string: #"{"receipt":"AB C\nD+EF","orderNo":"ord_1"}"#)
                 let first = try await client.execute(uri: "/v1/receipts", method: .post, headers: alice, body: body)
                 #expect(first.status == .accepted)
-                let jobID = try #require(IngestHarness.json(first)["jobId"] as? String)
+                let jobID = try #require(IngestHarness.json(first)["jobId"]?.string)
                 let again = try await client.execute(uri: "/v1/receipts", method: .post, headers: alice, body: body)
-                #expect(IngestHarness.json(again)["jobId"] as? String == jobID)
+                #expect(IngestHarness.json(again)["jobId"]?.string == jobID)
                 let bob = try await IngestHarness.userHeaders("bob")
                 let other = try await client.execute(uri: "/v1/receipts", method: .post, headers: bob, body: body)
-                #expect(IngestHarness.json(other)["jobId"] as? String != jobID)
+                #expect(IngestHarness.json(other)["jobId"]?.string != jobID)
 
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
@@ -176,9 +177,9 @@ import Testing
                 let jobID = try await fulfiller.value
                 #expect(response.status == .ok)
                 let json = IngestHarness.json(response)
-                #expect(json["jobId"] as? String == jobID)
-                #expect(json["status"] as? String == "fulfilled")
-                #expect((json["result"] as? [String: Any])?["coins"] as? Int == 100)
+                #expect(json["jobId"]?.string == jobID)
+                #expect(json["status"]?.string == "fulfilled")
+                #expect(json["result"]?["coins"]?.int == 100)
                 #expect(elapsed < .seconds(15), "answered after \(elapsed): at the 30 s deadline, not at the result")
             }
         }
@@ -194,9 +195,8 @@ import Testing
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 @Sendable func carried(_ status: JobStatus) throws -> String {
-                    let object = Dictionary(uniqueKeysWithValues: status.fields.map { ($0.0, $0.1) })
-                    let json = try JSONSerialization.data(withJSONObject: object)
-                    return status.jobID + "\n" + String(decoding: json, as: UTF8.self)
+                    let object = JSONValue.object(Dictionary(uniqueKeysWithValues: status.fields.map { ($0.0, .string($0.1)) }))
+                    return status.jobID + "\n" + String(decoding: object.data, as: UTF8.self)
                 }
                 let fulfiller = Self.actOnFirstJob(redis) { jobID in
                     try await Task.sleep(for: .milliseconds(100))
@@ -213,9 +213,9 @@ import Testing
                 let jobID = try await fulfiller.value
                 #expect(response.status == .ok)
                 let json = IngestHarness.json(response)
-                #expect(json["jobId"] as? String == jobID)
-                #expect(json["status"] as? String == "fulfilled")
-                #expect((json["result"] as? [String: Any])?["coins"] as? Int == 42)
+                #expect(json["jobId"]?.string == jobID)
+                #expect(json["status"]?.string == "fulfilled")
+                #expect(json["result"]?["coins"]?.int == 42)
                 #expect(ContinuousClock.now - started < .seconds(15), "answered at the deadline, not from the message")
                 // The hash was never written by the test: it still holds ingest's own `queued`.
                 #expect(try await redis.send("HGET", "tg:{p0}:job:\(jobID)", "state").string == "queued")
@@ -234,7 +234,7 @@ import Testing
                 let body = #"{"receipt":"QUJDRA=="}"#
                 let first = try await client.execute(
                     uri: "/v1/receipts", method: .post, headers: headers, body: ByteBuffer(string: body))
-                let jobID = try #require(IngestHarness.json(first)["jobId"] as? String)
+                let jobID = try #require(IngestHarness.json(first)["jobId"]?.string)
                 let status = JobStatus(
                     jobID: jobID, state: .fulfilled, updatedAtMilliseconds: 1, resultJSON: #"{"coins":7}"#)
                 var arguments: [any RedisArgumentConvertible] = ["tg:{p0}:job:\(jobID)"]
@@ -245,8 +245,8 @@ import Testing
                     uri: "/v1/receipts?wait=20", method: .post, headers: headers, body: ByteBuffer(string: body))
                 #expect(again.status == .ok)
                 let json = IngestHarness.json(again)
-                #expect(json["jobId"] as? String == jobID)
-                #expect((json["result"] as? [String: Any])?["coins"] as? Int == 7)
+                #expect(json["jobId"]?.string == jobID)
+                #expect(json["result"]?["coins"]?.int == 7)
                 #expect(ContinuousClock.now - started < .seconds(10), "read at once, not at the deadline")
                 #expect(try await redis.xrange("tg:{p0}:jobs").count == 1)
             }
@@ -261,7 +261,7 @@ import Testing
                     uri: "/v1/receipts?wait=1", method: .post, headers: try await IngestHarness.userHeaders("alice"),
                     body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
                 #expect(response.status == .accepted)
-                #expect(IngestHarness.json(response)["status"] as? String == "queued")
+                #expect(IngestHarness.json(response)["status"]?.string == "queued")
                 #expect(ContinuousClock.now - started >= .seconds(1))
             }
         }

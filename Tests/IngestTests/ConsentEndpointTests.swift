@@ -41,7 +41,7 @@ import Testing
                     uri: "/v1/users/alice/consent", method: .put, headers: try IngestHarness.apiKeyHeaders(),
                     body: ByteBuffer(string: #"{"consented":true}"#))
                 #expect(granted.status == .ok)
-                #expect(IngestHarness.json(granted)["consented"] as? Bool == true)
+                #expect(IngestHarness.json(granted)["consented"]?.bool == true)
                 #expect(try await redis.send("HGET", key, "consented").string == "1")
                 #expect(try await redis.send("HGET", key, "at").string != nil)
 

@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -49,7 +50,7 @@ struct IngestBinaryTests {
                 let notified = try await notification.value
                 #expect(notified.status == 200)
                 let notifiedJob = try #require(
-                    (try JSONSerialization.jsonObject(with: notified.body) as? [String: Any])?["jobId"] as? String)
+                    JSONValue.read(notified.body)?["jobId"]?.string)
                 let entries = try await redis.xrange("tg:{p0}:jobs")
                 #expect(entries.compactMap { $0.string(Job.Field.id) } == [submitted, notifiedJob])
 
@@ -61,9 +62,9 @@ struct IngestBinaryTests {
                 _ = try await redis.send("PUBLISH", "tg:job-results", submitted)
                 let answered = try await waiting.value
                 #expect(answered.status == 200)
-                let json = try JSONSerialization.jsonObject(with: answered.body) as? [String: Any]
-                #expect(json?["jobId"] as? String == submitted)
-                #expect(json?["status"] as? String == "fulfilled")
+                let json = JSONValue.read(answered.body)
+                #expect(json?["jobId"]?.string == submitted)
+                #expect(json?["status"]?.string == "fulfilled")
 
                 // Then it exits, successfully.
                 #expect(await ingest.process.waitForExit(timeout: .seconds(15)), "ingest did not exit after finishing its requests")
@@ -126,7 +127,7 @@ struct IngestBinaryTests {
                     .post, "/v1/transactions", headers: user,
                     body: Data(#"{"signedTransaction":"\#(transaction)"}"#.utf8))
                 #expect(accepted.status == 202)
-                let jobID = try #require((try JSONSerialization.jsonObject(with: accepted.body) as? [String: Any])?["jobId"] as? String)
+                let jobID = try #require(JSONValue.read(accepted.body)?["jobId"]?.string)
                 #expect(try await ingest.send(.post, "/v1/apple/notifications", body: Data(notification)).status == 200)
                 #expect(
                     try await ingest.send(

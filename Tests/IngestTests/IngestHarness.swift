@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Core
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -101,11 +102,13 @@ enum IngestHarness {
 
     /// A V2 notification of its own, signed by ``testAuthority``, about as large as Apple's vector (18.6 KB).
     static func distinctNotificationBody(_ seed: String, bundleId: String = app.bundleId) throws -> [UInt8] {
-        let payload: [String: Any] = [
-            "notificationType": "DID_RENEW", "notificationUUID": "ingest-test-\(seed)", "signedDate": 1_767_225_600_000,
-            "data": ["bundleId": bundleId, "environment": "Sandbox"], "padding": String(repeating: "x", count: 13_000),
-        ]
-        let jws = try testAuthority.get().signer().sign(json: JSONSerialization.data(withJSONObject: payload))
+        let payload = JSONValue.object([
+            "notificationType": .string("DID_RENEW"), "notificationUUID": .string("ingest-test-\(seed)"),
+            "signedDate": .integer(1_767_225_600_000),
+            "data": .object(["bundleId": .string(bundleId), "environment": .string("Sandbox")]),
+            "padding": .string(String(repeating: "x", count: 13_000)),
+        ])
+        let jws = try testAuthority.get().signer().sign(json: payload.data)
         return Array("{\"signedPayload\":\"\(jws)\"}".utf8)
     }
 
@@ -120,12 +123,13 @@ enum IngestHarness {
     /// `../shared/vectors` next to the repository.
     static var vectors: URL { Vectors.directory }
 
-    static func json(_ response: TestResponse) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]) ?? [:]
+    /// The answer's body read by Core's reader; `null` when it is not JSON.
+    static func json(_ response: TestResponse) -> JSONValue {
+        JSONValue.read(response.body.readableBytesView) ?? .null
     }
 
     static func errorCode(_ response: TestResponse) -> String? {
-        (json(response)["error"] as? [String: Any])?["code"] as? String
+        json(response)["error"]?["code"]?.string
     }
 
     /// The keys in Redis besides the partition layout record every service writes at start (``Keys/layoutRecord``):

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Hummingbird
 import Pipeline
@@ -35,8 +36,7 @@ import Testing
         let body = response.body
         let writer = CollectingWriter { collected.writeImmutableBuffer($0) }
         try await body.write(writer)
-        let object = try JSONSerialization.jsonObject(with: Data(collected.readableBytesView)) as? [String: String]
-        #expect(object == ["jobId": id])
+        #expect(JSONValue.read(collected.readableBytesView) == .object(["jobId": .string(id)]))
     }
 }
 

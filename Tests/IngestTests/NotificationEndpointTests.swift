@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -16,7 +17,7 @@ import Testing
             try await IngestHarness.withApp(server) { client in
                 try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body)) { response in
                     #expect(response.status == .ok)
-                    let jobID = try #require(IngestHarness.json(response)["jobId"] as? String)
+                    let jobID = try #require(IngestHarness.json(response)["jobId"]?.string)
                     let redis = try await IngestHarness.redis(server)
                     defer { redis.close() }
                     let entries = try await redis.xrange("tg:{p0}:jobs")
@@ -40,10 +41,10 @@ import Testing
     @Test func v1NotificationsAreTriggersWithoutTheirPassword() async throws {
         let fixture = try Data(contentsOf: IngestHarness.vectors.appendingPathComponent("legacy/server-notification-v1-cancel.json"))
         func body(password: String?, receipt: Bool = true) throws -> [UInt8] {
-            var object = try JSONSerialization.jsonObject(with: fixture) as? [String: Any] ?? [:]
-            object["password"] = password
-            if !receipt { object["unified_receipt"] = ["latest_receipt_info": []] }
-            return Array(try JSONSerialization.data(withJSONObject: object))
+            var object = try #require(JSONValue.read(fixture)?.members)
+            object["password"] = password.map(JSONValue.string)
+            if !receipt { object["unified_receipt"] = .object(["latest_receipt_info": .array([])]) }
+            return Array(JSONValue.object(object).data)
         }
         let right = try body(password: "foo")
         let wrongs = try [nil, "", "fo", "foo ", "FOO", "foo\u{0}"].map { try body(password: $0) }
@@ -71,11 +72,11 @@ import Testing
                 let stored = String(decoding: job.payload, as: UTF8.self)
                 #expect(!stored.contains("password") && !stored.contains("\"foo\""), "\(stored.prefix(200))")
                 #expect(!stored.contains("latest_receipt_info") && !stored.contains("transaction_id"), "\(stored.prefix(200))")
-                let trigger = try #require(try JSONSerialization.jsonObject(with: Data(job.payload)) as? [String: Any])
-                #expect(trigger["notification_type"] as? String == "CANCEL")
-                #expect(trigger["bid"] as? String == "com.foo.foo")
-                let unified = try #require(trigger["unified_receipt"] as? [String: Any])
-                #expect((unified["latest_receipt"] as? String)?.hasPrefix("MIIXDwYJ") == true)
+                let trigger = try #require(JSONValue.read(job.payload))
+                #expect(trigger["notification_type"]?.string == "CANCEL")
+                #expect(trigger["bid"]?.string == "com.foo.foo")
+                let unified = try #require(trigger["unified_receipt"])
+                #expect((unified["latest_receipt"]?.string)?.hasPrefix("MIIXDwYJ") == true)
                 // Nothing else of the body was kept anywhere in Redis.
                 let everything = try await redis.send("KEYS", "*").array?.compactMap(\.string) ?? []
                 for key in everything where key.hasPrefix("tg:{p0}:job:") {
@@ -100,7 +101,7 @@ import Testing
                 for _ in 0..<3 {
                     let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body))
                     #expect(response.status == .ok)
-                    ids.append(IngestHarness.json(response)["jobId"] as? String ?? "")
+                    ids.append(IngestHarness.json(response)["jobId"]?.string ?? "")
                 }
                 #expect(Set(ids).count == 1)
                 let redis = try await IngestHarness.redis(server)
@@ -185,7 +186,7 @@ import Testing
                 for body in bodies {
                     let response = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(string: body))
                     if response.status == .ok {
-                        jobs.insert(IngestHarness.json(response)["jobId"] as? String ?? "")
+                        jobs.insert(IngestHarness.json(response)["jobId"]?.string ?? "")
                     } else {
                         #expect(response.status == .unauthorized)
                         #expect(IngestHarness.errorCode(response) == "invalid_signature")
@@ -259,11 +260,11 @@ import Testing
                 #expect(first.status == .ok)  // the test chain: two tokens
                 var statuses: [Int: Int] = [:]
                 for index in 0..<10 {
-                    let payload: [String: Any] = [
-                        "notificationType": "DID_RENEW", "notificationUUID": "broken-\(index)",
-                        "data": ["bundleId": IngestHarness.app.bundleId, "environment": "Sandbox"],
-                    ]
-                    let jws = try authority.brokenLeafSigner().sign(json: JSONSerialization.data(withJSONObject: payload))
+                    let payload = JSONValue.object([
+                        "notificationType": .string("DID_RENEW"), "notificationUUID": .string("broken-\(index)"),
+                        "data": .object(["bundleId": .string(IngestHarness.app.bundleId), "environment": .string("Sandbox")]),
+                    ])
+                    let jws = try authority.brokenLeafSigner().sign(json: payload.data)
                     let response = try await client.execute(
                         uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(string: "{\"signedPayload\":\"\(jws)\"}"))
                     statuses[Int(response.status.code), default: 0] += 1

@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Crypto
 import Foundation
 import Hummingbird
@@ -46,8 +47,8 @@ enum OfferKeyFixture {
     }
 
     /// A JWS segment's JSON object.
-    static func jsonSegment(_ segment: Substring) throws -> [String: Any] {
+    static func jsonSegment(_ segment: Substring) throws -> [String: JSONValue] {
         let bytes = try #require(Base64URL.decode(segment))
-        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        return try #require(JSONValue.read(bytes)?.members)
     }
 }

@@ -216,7 +216,7 @@ import Testing
 
                 let receipt = try await client.execute(
                     uri: "/v1/receipts", method: .post, headers: alice, body: ByteBuffer(string: #"{"receipt":"b3BlbmFwaQ=="}"#))
-                let jobId = try #require(IngestHarness.json(receipt)["jobId"] as? String)
+                let jobId = try #require(IngestHarness.json(receipt)["jobId"]?.string)
                 let calls = try Self.calls(
                     alice: alice, bob: try await IngestHarness.userHeaders("bob"), service: try IngestHarness.apiKeyHeaders(),
                     jobId: jobId)

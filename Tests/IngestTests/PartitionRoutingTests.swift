@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Core
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -26,15 +27,16 @@ import Testing
     /// A V2 notification signed by the test CA, naming `otid` in its nested transaction (when given).
     static func notification(uuid: String, otid: String?) throws -> [UInt8] {
         let signer = try IngestHarness.testAuthority.get().signer()
-        var data: [String: Any] = ["bundleId": IngestHarness.app.bundleId, "environment": "Sandbox"]
+        var data: [String: JSONValue] = ["bundleId": .string(IngestHarness.app.bundleId), "environment": .string("Sandbox")]
         if let otid {
-            let transaction: [String: Any] = ["originalTransactionId": otid, "transactionId": otid + "9"]
-            data["signedTransactionInfo"] = try signer.sign(json: JSONSerialization.data(withJSONObject: transaction))
+            let transaction = JSONValue.object(["originalTransactionId": .string(otid), "transactionId": .string(otid + "9")])
+            data["signedTransactionInfo"] = .string(try signer.sign(json: transaction.data))
         }
-        let payload: [String: Any] = [
-            "notificationType": "DID_RENEW", "notificationUUID": uuid, "signedDate": 1_767_225_600_000, "data": data,
-        ]
-        let jws = try signer.sign(json: JSONSerialization.data(withJSONObject: payload))
+        let payload = JSONValue.object([
+            "notificationType": .string("DID_RENEW"), "notificationUUID": .string(uuid),
+            "signedDate": .integer(1_767_225_600_000), "data": .object(data),
+        ])
+        let jws = try signer.sign(json: payload.data)
         return Array("{\"signedPayload\":\"\(jws)\"}".utf8)
     }
 
@@ -75,7 +77,7 @@ import Testing
                     uri: "/v1/transactions", method: .post, headers: try await IngestHarness.userHeaders(first),
                     body: ByteBuffer(bytes: body))
                 #expect(response.status == .accepted)
-                let jobID = try #require(IngestHarness.json(response)["jobId"] as? String)
+                let jobID = try #require(IngestHarness.json(response)["jobId"]?.string)
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 let partition = keys.partition(ofUser: first)
@@ -86,7 +88,7 @@ import Testing
                 let read = try await client.execute(
                     uri: "/v1/jobs/\(jobID)", method: .get, headers: try await IngestHarness.userHeaders(first))
                 #expect(read.status == .ok)
-                #expect(IngestHarness.json(read)["status"] as? String == "queued")
+                #expect(IngestHarness.json(read)["status"]?.string == "queued")
             }
         }
     }
@@ -109,7 +111,7 @@ import Testing
                 try await Self.checkPlacement(job, partition: partition, keys: keys, redis)
                 let read = try await Self.getJob(client, job.id)
                 #expect(read.status == .ok)
-                #expect(IngestHarness.json(read)["jobId"] as? String == job.id)
+                #expect(IngestHarness.json(read)["jobId"]?.string == job.id)
             }
         }
     }
@@ -130,7 +132,7 @@ import Testing
                 try await Self.checkPlacement(job, partition: partition, keys: keys, redis)
                 // Apple's retry is the same job: same partition, same dedupe key.
                 let again = try await client.execute(uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(bytes: body))
-                #expect(IngestHarness.json(again)["jobId"] as? String == job.id)
+                #expect(IngestHarness.json(again)["jobId"]?.string == job.id)
                 #expect(try await redis.xlen(keys.jobs(partition: partition).stream) == 1)
             }
         }
@@ -141,12 +143,12 @@ import Testing
         let otid = try #require((0..<500).map { "30000\($0)" }.first { keys.partition(ofOriginalTransaction: $0) != 0 })
         let partition = keys.partition(ofOriginalTransaction: otid)
         let fixture = try Data(contentsOf: IngestHarness.vectors.appendingPathComponent("legacy/server-notification-v1-cancel.json"))
-        var object = try #require(try JSONSerialization.jsonObject(with: fixture) as? [String: Any])
-        object["password"] = "foo"
-        var unified = object["unified_receipt"] as? [String: Any] ?? [:]
-        unified["latest_receipt_info"] = [["original_transaction_id": otid, "transaction_id": otid]]
-        object["unified_receipt"] = unified
-        let body = Array(try JSONSerialization.data(withJSONObject: object))
+        var object = try #require(JSONValue.read(fixture)?.members)
+        object["password"] = .string("foo")
+        var unified = object["unified_receipt"]?.members ?? [:]
+        unified["latest_receipt_info"] = .array([.object(["original_transaction_id": .string(otid), "transaction_id": .string(otid)])])
+        object["unified_receipt"] = .object(unified)
+        let body = Array(JSONValue.object(object).data)
         try await withRedisServer { server in
             try await IngestHarness.withApp(
                 server,
@@ -181,26 +183,26 @@ import Testing
                     "HSET", keys.job(jobID, partition: 9), "state", "fulfilled", "result", #"{"credited":1}"#, "moved.to", "3")
                 let read = try await Self.getJob(client, jobID)
                 #expect(read.status == .ok)
-                #expect(IngestHarness.json(read)["status"] as? String == "fulfilled")
+                #expect(IngestHarness.json(read)["status"]?.string == "fulfilled")
                 // ?wait= reads the same way: a repeated submission waits for the first job, whose status moved.
                 let user = "waiting-user"
                 let body = ByteBuffer(bytes: Array(#"{"receipt":"V0FJVA=="}"#.utf8))
                 let headers = try await IngestHarness.userHeaders(user)
                 let first = try await client.execute(uri: "/v1/receipts", method: .post, headers: headers, body: body)
-                let submitted = try #require(IngestHarness.json(first)["jobId"] as? String)
+                let submitted = try #require(IngestHarness.json(first)["jobId"]?.string)
                 let home = try #require(keys.partition(ofJob: submitted))
                 let owner = (home + 1) % 16
                 _ = try await redis.send("HSET", keys.job(submitted, partition: home), "moved.to", String(owner))
                 _ = try await redis.send("HSET", keys.job(submitted, partition: owner), "state", "fulfilled", "user", user)
                 let waited = try await client.execute(uri: "/v1/receipts?wait=2", method: .post, headers: headers, body: body)
                 #expect(waited.status == .ok)
-                #expect(IngestHarness.json(waited)["jobId"] as? String == submitted)
-                #expect(IngestHarness.json(waited)["status"] as? String == "fulfilled")
+                #expect(IngestHarness.json(waited)["jobId"]?.string == submitted)
+                #expect(IngestHarness.json(waited)["status"]?.string == "fulfilled")
                 // One hop only: partition 9's own moved.to (back to 3) is not followed, and a moved.to whose hash is not
                 // there yet leaves the home status.
                 let pending = keys.newJobID(partition: 5)
                 _ = try await redis.send("HSET", keys.job(pending, partition: 5), "state", "verifying", "moved.to", "11")
-                #expect(IngestHarness.json(try await Self.getJob(client, pending))["status"] as? String == "verifying")
+                #expect(IngestHarness.json(try await Self.getJob(client, pending))["status"]?.string == "verifying")
                 // A hash at the right name under a forged id naming partition 16 or 0xffff: not found, never a crash.
                 for prefix in ["0010", "ffff"] {
                     let forged = prefix + String(jobID.dropFirst(4))
@@ -224,8 +226,8 @@ import Testing
                     body: ByteBuffer(bytes: Array(#"{"productId":"com.example.coins100"}"#.utf8)))
                 #expect(response.status == .created)
                 let object = IngestHarness.json(response)
-                let orderNo = try #require(object["orderNo"] as? String)
-                let token = try #require(object["appAccountToken"] as? String)
+                let orderNo = try #require(object["orderNo"]?.string)
+                let token = try #require(object["appAccountToken"]?.string)
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 let order = keys.order(user: user, orderNo: orderNo)

@@ -17,11 +17,11 @@ import Testing
                 let submitted = try await client.execute(
                     uri: "/v1/receipts", method: .post, headers: alice,
                     body: ByteBuffer(string: #"{"receipt":"AAAA"}"#))
-                let jobID = try #require(IngestHarness.json(submitted)["jobId"] as? String)
+                let jobID = try #require(IngestHarness.json(submitted)["jobId"]?.string)
                 let own = try await client.execute(uri: "/v1/jobs/\(jobID)", method: .get, headers: alice)
                 #expect(own.status == .ok)
-                #expect(IngestHarness.json(own)["status"] as? String == "queued")
-                #expect(IngestHarness.json(own)["jobId"] as? String == jobID)
+                #expect(IngestHarness.json(own)["status"]?.string == "queued")
+                #expect(IngestHarness.json(own)["jobId"]?.string == jobID)
                 let other = try await client.execute(
                     uri: "/v1/jobs/\(jobID)", method: .get,
                     headers: try await IngestHarness.userHeaders("bob"))
@@ -57,13 +57,13 @@ import Testing
                     headers: try await IngestHarness.userHeaders("alice"))
                 #expect(own.status == .ok)
                 let json = IngestHarness.json(own)
-                #expect(json["coins"] as? Int == 250)
-                let list = try #require(json["entitlements"] as? [[String: Any]])
-                #expect(list.map { $0["entitlement"] as? String } == ["no_ads", "vip"])
-                #expect(list[1]["state"] as? String == "active")
-                #expect(list[1]["autoRenew"] as? Bool == true)
-                #expect(list[1]["expiresAt"] as? String == "2027-01-15T08:00:00.000Z")
-                #expect(list[0]["expiresAt"] is NSNull)
+                #expect(json["coins"]?.int == 250)
+                let list = try #require(json["entitlements"]?.array)
+                #expect(list.map { $0["entitlement"]?.string } == ["no_ads", "vip"])
+                #expect(list[1]["state"]?.string == "active")
+                #expect(list[1]["autoRenew"]?.bool == true)
+                #expect(list[1]["expiresAt"]?.string == "2027-01-15T08:00:00.000Z")
+                #expect(list[0]["expiresAt"] == .null)
                 let other = try await client.execute(
                     uri: "/v1/users/alice/entitlements", method: .get,
                     headers: try await IngestHarness.userHeaders("bob"))
@@ -72,7 +72,7 @@ import Testing
                     uri: "/v1/users/nobody/entitlements", method: .get,
                     headers: IngestHarness.bearer(IngestHarness.serviceKey))
                 #expect(service.status == .ok)
-                #expect(IngestHarness.json(service)["coins"] as? Int == 0)
+                #expect(IngestHarness.json(service)["coins"]?.int == 0)
             }
         }
     }
@@ -82,8 +82,8 @@ import Testing
             try await IngestHarness.withApp(server) { client in
                 let response = try await client.execute(uri: "/v1/products", method: .get)
                 #expect(response.status == .ok)
-                let products = try #require(IngestHarness.json(response)["products"] as? [[String: Any]])
-                #expect(products.compactMap { $0["productId"] as? String } == ["com.example.coins100", "com.example.vip.month"])
+                let products = try #require(IngestHarness.json(response)["products"]?.array)
+                #expect(products.compactMap { $0["productId"]?.string } == ["com.example.coins100", "com.example.vip.month"])
             }
         }
     }
@@ -96,8 +96,8 @@ import Testing
                     uri: "/v1/orders", method: .post, headers: alice,
                     body: ByteBuffer(string: #"{"productId":"com.example.coins100"}"#))
                 #expect(response.status == .created)
-                let orderNo = try #require(IngestHarness.json(response)["orderNo"] as? String)
-                let token = try #require(IngestHarness.json(response)["appAccountToken"] as? String)
+                let orderNo = try #require(IngestHarness.json(response)["orderNo"]?.string)
+                let token = try #require(IngestHarness.json(response)["appAccountToken"]?.string)
                 #expect(UUID(uuidString: token) != nil)
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
@@ -138,7 +138,7 @@ import Testing
                     body: ByteBuffer(string: #"{"productId":"com.example.coins100"}"#))
                 #expect(IngestHarness.errorCode(response) == "unknown_product")
                 let products = try await client.execute(uri: "/v1/products", method: .get)
-                #expect((IngestHarness.json(products)["products"] as? [Any])?.isEmpty == true)
+                #expect((IngestHarness.json(products)["products"]?.array)?.isEmpty == true)
             }
         }
     }

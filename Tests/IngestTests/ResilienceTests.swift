@@ -83,14 +83,14 @@ import Testing
                 for _ in 0..<100 where retried == nil {
                     let response = try await submit()
                     if response.status == .accepted {
-                        retried = IngestHarness.json(response)["jobId"] as? String
+                        retried = IngestHarness.json(response)["jobId"]?.string
                     } else {
                         try await Task.sleep(for: .milliseconds(100))
                     }
                 }
                 let jobID = try #require(retried)
                 #expect(try await redis.xrange("tg:{p0}:jobs").compactMap { $0.string(Job.Field.id) } == [jobID])
-                #expect(try await IngestHarness.json(submit())["jobId"] as? String == jobID)
+                #expect(try await IngestHarness.json(submit())["jobId"]?.string == jobID)
             }
         }
     }
@@ -239,7 +239,7 @@ import Testing
             try await IngestHarness.withApp(server, framework: .live) { client in
                 #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
                 let ready = try await client.execute(uri: "/readyz", method: .get)
-                #expect(IngestHarness.json(ready)["status"] as? String == "ready")
+                #expect(IngestHarness.json(ready)["status"]?.string == "ready")
                 let metrics = try await client.execute(uri: "/metrics", method: .get)
                 #expect(String(buffer: metrics.body).contains("tollgate_ingest_requests_total"))
                 let unknown = try await client.execute(uri: "/v1/nothing", method: .get)

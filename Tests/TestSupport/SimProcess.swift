@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -98,8 +99,7 @@ package final class SimProcess: Sendable {
     /// The simulator's request counter `name` (e.g. `verifyReceipt.production`).
     package func requestCount(_ name: String) async throws -> Int {
         let response = try await send(.get, "/sim/faults")
-        let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-        return ((json?["requests"] as? [String: Any])?[name] as? Int) ?? 0
+        return JSONValue.read(response.body)?["requests"]?[name]?.int ?? 0
     }
 
     package func clearFaults() async throws {

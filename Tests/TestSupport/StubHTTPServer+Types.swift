@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// One scripted answer of a ``StubHTTPServer``.
@@ -46,8 +47,8 @@ package struct StubRecordedRequest: Sendable {
         URLComponents(string: "http://stub/?\(query ?? "")")?.queryItems?.first { $0.name == name }?.value
     }
 
-    /// The body decoded as a JSON object, or `nil`.
-    package func jsonBody() -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+    /// The body read as a JSON object by Core's reader, or `nil`.
+    package func jsonBody() -> [String: JSONValue]? {
+        JSONValue.read(body)?.members
     }
 }

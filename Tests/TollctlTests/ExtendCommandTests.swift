@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import TestSupport
 import Testing
@@ -18,10 +19,9 @@ struct ExtendCommandTests {
 
     private func renewalExtendedCount(_ harness: StoreHarness, original: String) async throws -> Int {
         let response = try await harness.sim.send(.get, "/sim/notifications")
-        let json = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-        let notifications = json?["notifications"] as? [[String: Any]] ?? []
+        let notifications = JSONValue.read(response.body)?["notifications"]?.array ?? []
         return notifications.filter {
-            $0["notificationType"] as? String == "RENEWAL_EXTENDED" && $0["originalTransactionId"] as? String == original
+            $0["notificationType"]?.string == "RENEWAL_EXTENDED" && $0["originalTransactionId"]?.string == original
         }.count
     }
 

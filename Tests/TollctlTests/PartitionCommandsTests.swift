@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -47,11 +48,10 @@ import Testing
             _ = try await redis.xadd(keys.jobs(partition: 7).stream, fields: [("job", Array("j".utf8))])
             let all = try await ChildProcess.run("tollctl", arguments: ["streams", "--json"], environment: environment)
             #expect(all.status == 0, "\(all.output)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(all.output.utf8)) as? [String: Any])
-            let streams = try #require(report["streams"] as? [[String: Any]])
+            let streams = try #require(JSONValue.read(all.output.utf8)?["streams"]?.array)
             #expect(streams.count == 16 * Keys.knownStreams.count)
-            let seventh = streams.filter { $0["stream"] as? String == keys.jobs(partition: 7).stream }
-            #expect(seventh.count == 1 && seventh.first?["length"] as? Int == 1 && seventh.first?["partition"] as? Int == 7)
+            let seventh = streams.filter { $0["stream"]?.string == keys.jobs(partition: 7).stream }
+            #expect(seventh.count == 1 && seventh.first?["length"]?.int == 1 && seventh.first?["partition"]?.int == 7)
             let one = try await ChildProcess.run("tollctl", arguments: ["streams", "--partition", "7"], environment: environment)
             #expect(one.output.contains("\(keys.jobs(partition: 7).stream)  length=1"))
             #expect(!one.output.contains(keys.jobs(partition: 0).stream))

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -21,10 +22,8 @@ struct ReconcileCommandTests {
         guard parts.count == 3 else { return nil }
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return (object["expiresDate"] as? NSNumber)?.int64Value
+        guard let data = Data(base64Encoded: base64), let expires = JSONValue.read(data)?["expiresDate"]?.int else { return nil }
+        return Int64(expires)
     }
 
     /// Every key with its `DUMP`, so that any change to any value shows.

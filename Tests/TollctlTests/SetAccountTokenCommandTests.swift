@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Ledger
 import Pipeline
@@ -28,13 +29,13 @@ struct SetAccountTokenCommandTests {
     }
 
     /// The JSON claims of a JWS (the signature is the simulator's; its verification is tested elsewhere).
-    private func claims(_ jws: String) throws -> [String: Any] {
+    private func claims(_ jws: String) throws -> JSONValue {
         let parts = jws.split(separator: ".")
         try #require(parts.count == 3)
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         let data = try #require(Data(base64Encoded: base64))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require(JSONValue.read(data))
     }
 
     /// The appAccountToken Apple signs on the purchase's next transaction: a renewal (with `notify`, its notification
@@ -45,10 +46,10 @@ struct SetAccountTokenCommandTests {
         let transaction = try claims(try #require(event["signedTransaction"] as? String))
         var notified: String?
         if renew, let payload = event["signedPayload"] as? String {
-            let data = try #require(try claims(payload)["data"] as? [String: Any])
-            notified = try claims(try #require(data["signedTransactionInfo"] as? String))["appAccountToken"] as? String
+            let data = try #require(try claims(payload)["data"])
+            notified = try claims(try #require(data["signedTransactionInfo"]?.string))["appAccountToken"]?.string
         }
-        return (transaction["appAccountToken"] as? String, notified)
+        return (transaction["appAccountToken"]?.string, notified)
     }
 
     private func line(_ output: String, _ prefix: String) -> String? {

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import TestSupport
 import Testing
@@ -8,15 +9,14 @@ import Testing
 struct TestNotificationCommandTests {
     /// The `notificationType` of a V2 notification body `{"signedPayload"}`, read without verifying.
     static func notificationType(of body: Data) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-            let jws = object["signedPayload"] as? String
+        guard let jws = JSONValue.read(body)?["signedPayload"]?.string
         else { return nil }
         let parts = jws.split(separator: ".")
         guard parts.count == 3 else { return nil }
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["notificationType"] as? String
+        return JSONValue.read(data)?["notificationType"]?.string
     }
 
     /// Runs `tollctl apple test-notification --wait 10` against the simulator, whose notifications go to a stub

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import TestSupport
 import Testing
@@ -43,14 +44,12 @@ import Testing
             Self.vector("notification-did_renew-sandbox-1.jws"),
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
-        #expect(object["notificationType"] as? String == "DID_RENEW")
-        #expect(object["notificationUUID"] as? String == "1a7cdc3d-9360-49c3-ae37-0423e4c6e7c7")
-        let data = try #require(object["data"] as? [String: Any])
-        let transaction = try #require(data["signedTransactionInfo"] as? [String: Any])
-        #expect(transaction["transactionId"] as? String == "2000001024998954")
-        let renewal = try #require(data["signedRenewalInfo"] as? [String: Any])
-        #expect(renewal["autoRenewProductId"] as? String == "com.getsession.org.pro_sub")
+        let object = try #require(JSONValue.read(run.stdout.utf8))
+        #expect(object["notificationType"]?.string == "DID_RENEW")
+        #expect(object["notificationUUID"]?.string == "1a7cdc3d-9360-49c3-ae37-0423e4c6e7c7")
+        let data = try #require(object["data"])
+        #expect(data["signedTransactionInfo"]?["transactionId"]?.string == "2000001024998954")
+        #expect(data["signedRenewalInfo"]?["autoRenewProductId"]?.string == "com.getsession.org.pro_sub")
     }
 
     @Test

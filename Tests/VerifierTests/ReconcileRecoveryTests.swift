@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Logging
 import Pipeline
@@ -98,9 +99,8 @@ struct ReconcileRecoveryTests {
 enum NotificationPeekTestView {
     static func expires(of jws: String) -> Int64? {
         let parts = jws.split(separator: ".")
-        guard parts.count == 3, let bytes = Base64URL.decode(parts[1]),
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        guard parts.count == 3, let bytes = Base64URL.decode(parts[1]), let expires = JSONValue.read(bytes)?["expiresDate"]?.int
         else { return nil }
-        return (object["expiresDate"] as? NSNumber)?.int64Value
+        return Int64(expires)
     }
 }

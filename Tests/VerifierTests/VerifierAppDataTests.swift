@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -43,7 +44,7 @@ struct VerifierAppDataTests {
     }
 
     static func body(_ signedPayload: String) throws -> String {
-        String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload]), as: UTF8.self)
+        String(decoding: JSONValue.object(["signedPayload": .string(signedPayload)]).data, as: UTF8.self)
     }
 
     @Test func rescindConsentBecomesOneEventAndEveryForgeryIsRejected() async throws {

@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -98,14 +99,14 @@ struct VerifierFlowTests {
         try await VerifierHarness.with { harness in
             let purchase = try await harness.sim.purchase()
             let signedPayload = try #require(purchase["signedPayload"] as? String)
-            let genuine = try JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
+            let genuine = JSONValue.object(["signedPayload": .string(signedPayload)]).data
 
             // The same notification body, signed by a CA of our own (a chain Apple's root never issued).
             let forger = try TestCertificateAuthority()
             let payloadSegment = try #require(signedPayload.split(separator: ".").dropFirst().first)
             let payloadJSON = try #require(Base64URL.decode(String(payloadSegment)))
             let forged = try forger.signer().sign(json: Data(payloadJSON))
-            let forgedBody = try JSONSerialization.data(withJSONObject: ["signedPayload": forged])
+            let forgedBody = JSONValue.object(["signedPayload": .string(forged)]).data
 
             let listener = try await JobResultListener.start(harness)
             defer { listener.stop() }

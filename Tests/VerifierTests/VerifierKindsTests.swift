@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -61,7 +62,7 @@ struct VerifierKindsTests {
                 "data": ["bundleId": "com.example.app", "environment": "Production", "appAppleId": 1_234_567_890],
             ]
             let testJWS = try authority.signer().sign(json: try JSONSerialization.data(withJSONObject: test))
-            let testBody = String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": testJWS]), as: UTF8.self)
+            let testBody = String(decoding: JSONValue.object(["signedPayload": .string(testJWS)]).data, as: UTF8.self)
 
             let purchase = try await harness.sim.purchase()
             let transactionId = try #require(purchase["transactionId"] as? String)
@@ -76,7 +77,7 @@ struct VerifierKindsTests {
                     let request = try await harness.sim.post(
                         "/sim/events", ["type": "CONSUMPTION_REQUEST", "transactionId": transactionId])
                     let payload = try #require(request["signedPayload"] as? String)
-                    let body = String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": payload]), as: UTF8.self)
+                    let body = String(decoding: JSONValue.object(["signedPayload": .string(payload)]).data, as: UTF8.self)
                     let job = try await harness.enqueue(kind: .notificationV2, payload: body, user: nil)
                     return try await harness.waitForStatus(job) { $0["state"] == "fulfilled" }["result"] ?? ""
                 }
@@ -101,42 +102,42 @@ struct VerifierKindsTests {
                 _ = try await harness.redis.send("HSET", harness.keys.consent(user: "user-5"), "consented", "1")
                 #expect(try await consumptionRequest().contains(#""sent":true,"api":"v2","deliveryStatus":"DELIVERED""#))
                 var sent = try await Self.consumption(harness, transactionId)
-                #expect(sent["sim.endpoint"] as? String == "v2")
-                #expect(sent["customerConsented"] as? Bool == true)
-                #expect(sent["deliveryStatus"] as? String == "DELIVERED")
-                #expect(sent["consumptionPercentage"] as? Int == 60_000)
-                #expect(sent["refundPreference"] as? String == "DECLINE")
-                #expect(sent["sampleContentProvided"] as? Bool == false)
+                #expect(sent["sim.endpoint"]?.string == "v2")
+                #expect(sent["customerConsented"]?.bool == true)
+                #expect(sent["deliveryStatus"]?.string == "DELIVERED")
+                #expect(sent["consumptionPercentage"]?.int == 60_000)
+                #expect(sent["refundPreference"]?.string == "DECLINE")
+                #expect(sent["sampleContentProvided"]?.bool == false)
 
                 // Not in the owner's ledger: not delivered, nothing consumed.
                 _ = try await harness.redis.send("DEL", harness.keys.transaction(user: "user-5", transactionId: transactionId))
                 #expect(try await consumptionRequest().contains(#""deliveryStatus":"UNDELIVERED_OTHER""#))
                 sent = try await Self.consumption(harness, transactionId)
-                #expect(sent["deliveryStatus"] as? String == "UNDELIVERED_OTHER")
-                #expect(sent["consumptionPercentage"] as? Int == 0)
+                #expect(sent["deliveryStatus"]?.string == "UNDELIVERED_OTHER")
+                #expect(sent["consumptionPercentage"]?.int == 0)
             }
             // V1 only behind the setting, and with the same consent rule.
             settings["TOLLGATE_CONSUMPTION_API"] = "v1"
             try await harness.withVerifier(settings) { _ in
                 let request = try await harness.sim.post("/sim/events", ["type": "CONSUMPTION_REQUEST", "transactionId": transactionId])
                 let payload = try #require(request["signedPayload"] as? String)
-                let body = String(decoding: try JSONSerialization.data(withJSONObject: ["signedPayload": payload]), as: UTF8.self)
+                let body = String(decoding: JSONValue.object(["signedPayload": .string(payload)]).data, as: UTF8.self)
                 let job = try await harness.enqueue(kind: .notificationV2, payload: body, user: nil)
                 let status = try await harness.waitForStatus(job) { $0["state"] == "fulfilled" }
                 #expect(status["result"]?.contains(#""sent":true,"api":"v1""#) == true)
                 let sent = try await Self.consumption(harness, transactionId)
-                #expect(sent["sim.endpoint"] as? String == "v1")
-                #expect(sent["deliveryStatus"] as? Int == 5)
-                #expect(sent["refundPreference"] as? Int == 2)
-                #expect(sent["customerConsented"] as? Bool == true)
+                #expect(sent["sim.endpoint"]?.string == "v1")
+                #expect(sent["deliveryStatus"]?.int == 5)
+                #expect(sent["refundPreference"]?.int == 2)
+                #expect(sent["customerConsented"]?.bool == true)
             }
             #expect(try await harness.events().isEmpty)
         }
     }
 
-    static func consumption(_ harness: VerifierHarness, _ transactionId: String) async throws -> [String: Any] {
+    static func consumption(_ harness: VerifierHarness, _ transactionId: String) async throws -> [String: JSONValue] {
         let response = try await harness.sim.send(.get, "/sim/consumption/\(transactionId)")
-        return (try JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+        return JSONValue.read(response.body)?.members ?? [:]
     }
 
     /// A V1 notification is a trigger (issue 13's second hole): whatever its own `latest_receipt_info` claims
