@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -12,8 +13,8 @@ import Testing
 /// `GET /v1/users/{userId}/events` (docs/EVENTS.md, "Pulling"): the user's events the ledger wrote, by `seq`, for a
 /// service key only, with what a consumer needs to prove it missed nothing.
 @Suite struct UserEventsEndpointTests {
-    static func seqs(_ json: [String: Any]) -> [Int] {
-        (json["events"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
+    static func seqs(_ json: JSONValue) -> [Int] {
+        (json["events"]?.array ?? []).compactMap { $0["seq"]?.int }
     }
 
     @Test func pagesFollowSeqAndSayWhatIsLeft() async throws {
@@ -31,13 +32,13 @@ import Testing
                 #expect(first.status == .ok)
                 let page = IngestHarness.json(first)
                 #expect(Self.seqs(page) == [1, 2])
-                #expect(page["next"] as? Int == 2 && page["lastSeq"] as? Int == 5 && page["hasMore"] as? Bool == true)
-                #expect(page["oldestSeq"] as? Int == 1 && page["trimmed"] as? Bool == false)
+                #expect(page["next"]?.int == 2 && page["lastSeq"]?.int == 5 && page["hasMore"]?.bool == true)
+                #expect(page["oldestSeq"]?.int == 1 && page["trimmed"]?.bool == false)
 
                 let rest = IngestHarness.json(
                     try await client.execute(uri: "/v1/users/alice/events?after=2&limit=100", method: .get, headers: service))
                 #expect(Self.seqs(rest) == [3, 4, 5])
-                #expect(rest["hasMore"] as? Bool == false && rest["next"] as? Int == 5)
+                #expect(rest["hasMore"]?.bool == false && rest["next"]?.int == 5)
 
                 // The bytes the ledger wrote, in order, not written again.
                 let all = try await client.execute(uri: "/v1/users/alice/events", method: .get, headers: service)
@@ -46,7 +47,7 @@ import Testing
 
                 let empty = IngestHarness.json(
                     try await client.execute(uri: "/v1/users/carol/events", method: .get, headers: service))
-                #expect(Self.seqs(empty).isEmpty && empty["lastSeq"] as? Int == 0 && empty["trimmed"] as? Bool == false)
+                #expect(Self.seqs(empty).isEmpty && empty["lastSeq"]?.int == 0 && empty["trimmed"]?.bool == false)
             }
         }
     }
@@ -64,7 +65,7 @@ import Testing
                     try await client.execute(
                         uri: "/v1/users/alice/events?after=1", method: .get, headers: try IngestHarness.apiKeyHeaders()))
                 #expect(Self.seqs(page) == [3, 4])
-                #expect(page["oldestSeq"] as? Int == 3 && page["trimmed"] as? Bool == true, "seq 2 is gone and the answer says so")
+                #expect(page["oldestSeq"]?.int == 3 && page["trimmed"]?.bool == true, "seq 2 is gone and the answer says so")
             }
         }
     }
@@ -102,15 +103,15 @@ import Testing
                 for _ in 0..<10 {
                     let query = cursor.map { "?limit=2&cursor=\($0)" } ?? "?limit=2"
                     let page = IngestHarness.json(try await client.execute(uri: "/v1/events\(query)", method: .get, headers: service))
-                    read += (page["events"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
-                    cursor = try #require(page["cursor"] as? String)
-                    if page["hasMore"] as? Bool == false { break }
+                    read += (page["events"]?.array ?? []).compactMap { $0["id"]?.string }
+                    cursor = try #require(page["cursor"]?.string)
+                    if page["hasMore"]?.bool == false { break }
                 }
                 #expect(read == written, "every event once, in the order written")
                 #expect(written.count == 6)
                 let nothingNew = IngestHarness.json(
                     try await client.execute(uri: "/v1/events?cursor=\(try #require(cursor))", method: .get, headers: service))
-                #expect((nothingNew["events"] as? [Any])?.isEmpty == true)
+                #expect(nothingNew["events"]?.array?.isEmpty == true)
 
                 for bad in ["%%%", "bm90LWEtY3Vyc29y", Base64URLForTests.encode("1-0,2-0")] {
                     let refused = try await client.execute(uri: "/v1/events?cursor=\(bad)", method: .get, headers: service)
