@@ -39,6 +39,11 @@ package struct CircuitBreaker: Sendable, Hashable {
         probing = true
     }
 
+    /// The probe ended without a request (its entry was not sendable yet: blocked, busy, filtered): another may go.
+    package mutating func endProbe() {
+        probing = false
+    }
+
     /// Whether the breaker is open now (for the metric).
     package var isOpen: Bool { openUntil != nil }
 

@@ -88,6 +88,9 @@ package final class WebhookDelivery: Service {
                     inFlight.withLock { $0 += 1 }
                     group.addTask {
                         await self.deliver(item.entry, attempts: item.attempts, keys: partition)
+                        // A probe that made no request (its entry was blocked or busy) lets the next one go; one that
+                        // did has closed or reopened the breaker already.
+                        if probe { self.breaker.withLock { $0.endProbe() } }
                         self.inFlight.withLock { $0 -= 1 }
                     }
                 }

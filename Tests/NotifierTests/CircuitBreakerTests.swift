@@ -28,3 +28,14 @@ import Webhooks
         #expect(breaker.allowance(now: 15000) == .open(until: 27000))
     }
 }
+
+extension CircuitBreakerTests {
+    @Test func aProbeThatSentNothingLetsTheNextProbeGo() {
+        var breaker = CircuitBreaker(threshold: 1, cooldown: .seconds(1), maximumCooldown: .seconds(10))
+        breaker.recordFailure(now: 0)
+        #expect(breaker.allowance(now: 1000) == .probe)
+        breaker.beginProbe()
+        breaker.endProbe()
+        #expect(breaker.allowance(now: 1001) == .probe)
+    }
+}
