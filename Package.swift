@@ -183,12 +183,11 @@ let package = Package(
         tests(
             "NotifierTests",
             [
-                "notifier", "Webhooks", "Core", "Pipeline", "Redis", "AppStore", "TestSupport", Product.logging,
-                Product.serviceLifecycle,
+                "notifier", "Webhooks", "Core", "Pipeline", "Redis", "AppStore", "TestSupport", Product.serviceLifecycle,
             ]),
         tests(
             "EndToEndTests", ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
-        tests("FunctionLibraryTests", ["ingest", "Pipeline", "Ledger", "Verification", "Redis", "TestSupport"]),
+        tests("FunctionLibraryTests", ["ingest", "Pipeline", "Ledger", "Verification", "Webhooks", "Redis", "TestSupport"]),
         tests("CoreTests", ["Core", "Verification", "ingest", "fulfiller", "appstore-sim", "TestSupport", Product.logging]),
         tests(
             "OperationsTests",

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TestSupport
 
 /// `scripts/webhook-receiver` run as a child process (python3).
 struct WebhookReceiverProcess {

@@ -12,9 +12,11 @@ import Webhooks
             "TOLLGATE_WEBHOOK_SECRETS": "whsec_new, whsec_old",
             "TOLLGATE_WEBHOOK_HORIZON": "2h",
         ])
-        #expect(configuration.webhooks.endpoints == [
-            WebhookEndpoint(name: "default", url: URL(string: "https://hooks.example.com/tollgate")!, secrets: ["whsec_new", "whsec_old"])
-        ])
+        #expect(
+            configuration.webhooks.endpoints == [
+                WebhookEndpoint(
+                    name: "default", url: URL(string: "https://hooks.example.com/tollgate")!, secrets: ["whsec_new", "whsec_old"])
+            ])
         #expect(configuration.delivery.horizon == .seconds(7200))
     }
 
