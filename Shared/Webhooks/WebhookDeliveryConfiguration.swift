@@ -9,8 +9,10 @@ package struct WebhookDeliveryConfiguration: Sendable {
     /// The lease of a subject while its delivery is in flight; a crashed replica's entry is sent again once it
     /// ends. Must be longer than the request timeout (checked at startup).
     package var lease: Duration = .seconds(30)
-    /// How soon a blocked entry (an earlier seq unfinished) is looked at again if nothing wakes it first.
-    package var recheck: Duration = .seconds(30)
+    /// How soon a blocked entry (an earlier seq unfinished) is looked at again if nothing wakes it first. Only a
+    /// safety net: the `finish` of seq-1 wakes it at once (the two are ordered by the cursor, in one slot), so
+    /// long is cheap and right.
+    package var recheck: Duration = .seconds(300)
     /// How long the loop sleeps when there was nothing to admit or send.
     package var pollInterval: Duration = .milliseconds(200)
     /// Failed deliveries are retried until the event is this old, then dead-lettered.

@@ -4,7 +4,8 @@ import Redis
 
 /// Writes events-stream entries shaped as issue 30's schema-2 contract (the ledger's writer is being built
 /// elsewhere): `event.version` = `2`, `event.id`, `seq` (1, 2, 3… per user; app-level events have their own),
-/// `user` (absent for app-level events) and `event`, the JSON object text, in the user's partition's stream.
+/// `user` (absent for app-level events) and `event`, the JSON object text (docs/EVENTS.md's shape, with `at` in ISO 8601
+/// and app-level events numbered per partition, `seqScope` `app.p<N>`), in the user's partition's stream.
 package actor ContractEventWriter {
     /// One written entry.
     package struct Written: Sendable, Hashable {
@@ -32,10 +33,13 @@ package actor ContractEventWriter {
         let seq = (sequences[subject] ?? 0) + 1
         sequences[subject] = seq
         let eventID = "ev-\(UUID().uuidString.lowercased())"
-        let at = Int64(Date().timeIntervalSince1970 * 1000)
-        let userJSON = user.map { #","userId":"\#($0)""# } ?? ""
-        let body = #"{"id":"\#(eventID)","type":"\#(type)"\#(userJSON),"seq":\#(seq),"at":\#(at),"delta":5}"#
-        let stream = keys.events(partition: user.map { keys.partition(ofUser: $0) } ?? 0).stream
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let at = formatter.string(from: Date())
+        let partition = user.map { keys.partition(ofUser: $0) } ?? 0
+        let owner = user.map { #""userId":"\#($0)","seq":\#(seq)"# } ?? #""userId":null,"seq":\#(seq),"seqScope":"app.p\#(partition)""#
+        let body = #"{"id":"\#(eventID)","type":"\#(type)",\#(owner),"at":"\#(at)","delta":5}"#
+        let stream = keys.events(partition: partition).stream
         var fields: [(String, String)] = [("event.version", "2"), ("event.id", eventID), ("seq", String(seq))]
         if let user { fields.append(("user", user)) }
         fields.append(("event", body))
