@@ -6,7 +6,7 @@ import Redis
 /// (``WebhookKeys``) and that partition's events stream: one slot.
 package enum NotifierFunctions {
     package static let library = RedisFunctionLibrary(
-        "notifier", version: 1, functions: ["admit", "take", "begin", "finish", "retry"],
+        "notifier", version: 1, functions: ["admit", "take", "take_one", "begin", "finish", "retry"],
         parts: [SharedLua.common, PackageResources.notifier_lua])
 
     /// What ``begin(on:keys:event:token:lease:now:recheck:)`` decided.
@@ -53,6 +53,11 @@ package enum NotifierFunctions {
         let reply = try await library.call(
             "take", on: redis, keys: [keys.due, keys.stream, keys.attempts],
             arguments: [group, String(now), String(count), String(reserve.milliseconds)])
+        return try items(reply)
+    }
+
+    /// `[[id, fields, attempts], …]` as entries.
+    private static func items(_ reply: RedisReply) throws -> [(entry: StreamEntry, attempts: Int)] {
         guard let items = reply.array else { throw RedisError.protocolError("notifier take returned \(reply)") }
         return try items.map { item in
             guard let parts = item.array, parts.count == 3, let id = parts[0].string, let flat = parts[1].array,
@@ -67,6 +72,17 @@ package enum NotifierFunctions {
             }
             return (StreamEntry(id: id, fields: fields), Int(attempts))
         }
+    }
+
+    /// ``take(on:keys:group:now:count:reserve:)`` of the one entry `id`, when it is due at `now`; else nil.
+    package static func takeOne(
+        on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, id: String, now: Int64, reserve: Duration
+    ) async throws -> (entry: StreamEntry, attempts: Int)? {
+        let reply = try await library.call(
+            "take_one", on: redis, keys: [keys.due, keys.stream, keys.attempts],
+            arguments: [group, String(now), id, String(reserve.milliseconds)])
+        guard case .array = reply else { return nil }
+        return try items(.array([reply])).first
     }
 
     /// Asks to deliver `event` now, leasing its subject for `lease` under `token`.
@@ -87,18 +103,20 @@ package enum NotifierFunctions {
     }
 
     /// Ends `entryID` (seq `seq` of `subject`; seq 0 for an unreadable entry) with `outcome`. Returns whether this
-    /// call acknowledged it.
+    /// call acknowledged it, and the entry of the subject's next seq it made due, if one was waiting.
     @discardableResult
     package static func finish(
         on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, entryID: String, subject: String, seq: Int64,
         token: String, outcome: Outcome, now: Int64, reason: String = ""
-    ) async throws -> Bool {
+    ) async throws -> (acknowledged: Bool, next: String?) {
         let reply = try await library.call(
             "finish", on: redis,
             keys: [keys.cursor, keys.lease(subject), keys.due, keys.attempts, keys.waiting, keys.stream, keys.dead],
             arguments: [group, entryID, subject, String(seq), token, outcome.rawValue, String(now), reason])
-        guard let acked = reply.int else { throw RedisError.protocolError("notifier finish returned \(reply)") }
-        return acked == 1
+        guard let parts = reply.array, parts.count == 2, let acked = parts[0].int else {
+            throw RedisError.protocolError("notifier finish returned \(reply)")
+        }
+        return (acked == 1, parts[1].string)
     }
 
     /// Records a failed attempt and makes the entry due at `due` (ms). False when another delivery holds the lease.

@@ -87,10 +87,7 @@ package final class WebhookDelivery: Service {
                     worked = true
                     inFlight.withLock { $0 += 1 }
                     group.addTask {
-                        await self.deliver(item.entry, attempts: item.attempts, keys: partition)
-                        // A probe that made no request (its entry was blocked or busy) lets the next one go; one that
-                        // did has closed or reopened the breaker already.
-                        if probe { self.breaker.withLock { $0.endProbe() } }
+                        await self.deliverChain(item, keys: partition, probe: probe)
                         self.inFlight.withLock { $0 -= 1 }
                     }
                 }
@@ -112,8 +109,26 @@ package final class WebhookDelivery: Service {
         }
     }
 
-    /// Delivers one taken entry, as far as its subject's cursor and lease allow.
-    func deliver(_ entry: StreamEntry, attempts: Int, keys partition: WebhookKeys) async {
+    /// Delivers a taken entry, then — in the same slot — each next seq of its subject that its finish woke, while
+    /// the breaker is closed: a user's backlog goes at the speed of the endpoint, not of the loop's polling.
+    private func deliverChain(_ item: (entry: StreamEntry, attempts: Int), keys partition: WebhookKeys, probe: Bool) async {
+        var next: (entry: StreamEntry, attempts: Int)? = item
+        while let current = next {
+            next = nil
+            let woken = await deliver(current.entry, attempts: current.attempts, keys: partition)
+            // A probe that made no request (its entry was blocked or busy) lets the next one go; one that did has
+            // closed or reopened the breaker already.
+            if probe { breaker.withLock { $0.endProbe() } }
+            let now = clock.nowMilliseconds()
+            guard let woken, !Self.shouldStop, breaker.withLock({ $0.allowance(now: now) }) == .closed else { return }
+            next = try? await NotifierFunctions.takeOne(
+                on: redis, keys: partition, group: endpoint.group, id: woken, now: now, reserve: configuration.lease)
+        }
+    }
+
+    /// Delivers one taken entry, as far as its subject's cursor and lease allow. Returns the entry of the subject's
+    /// next seq when finishing this one made it due.
+    func deliver(_ entry: StreamEntry, attempts: Int, keys partition: WebhookKeys) async -> String? {
         do {
             guard let event = WebhookEvent(entry: entry) else {
                 try await NotifierFunctions.finish(
@@ -122,17 +137,18 @@ package final class WebhookDelivery: Service {
                     token: "", outcome: .dead, now: clock.nowMilliseconds(), reason: "malformed: not a schema-2 event")
                 metrics.outcome(endpoint.name, "malformed")
                 logger.warning("Malformed event dead-lettered", metadata: ["entry": "\(entry.id)"])
-                return
+                return nil
             }
-            try await deliver(event, attempts: attempts, keys: partition)
+            return try await deliver(event, attempts: attempts, keys: partition)
         } catch is CancellationError {
             // Shutting down: the lease ends and the entry is taken again.
         } catch {
             logger.warning("Webhook delivery step failed", metadata: ["entry": "\(entry.id)", "error": "\(error)"])
         }
+        return nil
     }
 
-    private func deliver(_ event: WebhookEvent, attempts: Int, keys partition: WebhookKeys) async throws {
+    private func deliver(_ event: WebhookEvent, attempts: Int, keys partition: WebhookKeys) async throws -> String? {
         let token = "\(consumer):\(UUID().uuidString)"
         let now = clock.nowMilliseconds()
         let gate = try await NotifierFunctions.begin(
@@ -142,32 +158,30 @@ package final class WebhookDelivery: Service {
         case .go:
             break
         case .done:
-            try await finish(event, partition, token: token, .done)
-            return
+            return try await finish(event, partition, token: token, .done)
         case .busy:
-            return
+            return nil
         case .blocked:
             // The earlier seq is gone (trimmed before it was delivered): once this one is past the horizon too, it
             // goes to the dead letters and the subject's later events go on.
             if now - event.writtenAtMilliseconds > configuration.horizon.milliseconds + configuration.lease.milliseconds {
-                try await finish(event, partition, token: token, .dead, reason: "predecessor_missing")
                 metrics.outcome(endpoint.name, "dead")
+                return try await finish(event, partition, token: token, .dead, reason: "predecessor_missing")
             }
-            return
+            return nil
         }
         guard endpoint.wants(event.type) else {
-            try await finish(event, partition, token: token, .skipped)
             metrics.outcome(endpoint.name, "skipped")
-            return
+            return try await finish(event, partition, token: token, .skipped)
         }
         let attempt = try await sender.send(body: event.body, eventID: event.eventID, to: endpoint, timestamp: now / 1000)
         let after = clock.nowMilliseconds()
         switch attempt {
         case .delivered:
             breaker.withLock { $0.recordSuccess() }
-            try await finish(event, partition, token: token, .delivered)
             metrics.outcome(endpoint.name, "delivered")
             metrics.latency(endpoint.name, milliseconds: after - event.writtenAtMilliseconds)
+            return try await finish(event, partition, token: token, .delivered)
         case .failed(let reason, let status, let retryAfter):
             if Self.isEndpointFailure(status: status) {
                 let open = breaker.withLock { breaker in
@@ -180,27 +194,30 @@ package final class WebhookDelivery: Service {
             if let retryAfter, retryAfter > delay { delay = retryAfter }
             let due = after + delay.milliseconds
             if due - event.writtenAtMilliseconds > configuration.horizon.milliseconds {
-                try await finish(event, partition, token: token, .dead, reason: "horizon: \(reason)")
                 metrics.outcome(endpoint.name, "dead")
                 logger.warning(
                     "Webhook dead-lettered past the horizon",
                     metadata: ["event.id": "\(event.eventID)", "attempts": "\(attempts + 1)", "reason": "\(reason)"])
+                return try await finish(event, partition, token: token, .dead, reason: "horizon: \(reason)")
             } else {
                 try await NotifierFunctions.retry(on: redis, keys: partition, event: event, token: token, due: due)
                 metrics.outcome(endpoint.name, "failed")
                 logger.debug(
                     "Webhook attempt failed",
                     metadata: ["event.id": "\(event.eventID)", "attempt": "\(attempts + 1)", "reason": "\(reason)"])
+                return nil
             }
         }
     }
 
+    /// Returns the entry of the subject's next seq when this made it due.
     private func finish(
         _ event: WebhookEvent, _ partition: WebhookKeys, token: String, _ outcome: NotifierFunctions.Outcome, reason: String = ""
-    ) async throws {
+    ) async throws -> String? {
         try await NotifierFunctions.finish(
             on: redis, keys: partition, group: endpoint.group, entryID: event.entryID, subject: event.subject, seq: event.seq,
-            token: token, outcome: outcome, now: clock.nowMilliseconds(), reason: reason)
+            token: token, outcome: outcome, now: clock.nowMilliseconds(), reason: reason
+        ).next
     }
 
     /// Whether a failed attempt says the endpoint (not this event) is in trouble: no response, 408, 429 or 5xx.

@@ -187,6 +187,25 @@ struct WebhookDeliveryTests {
         }
     }
 
+    @Test func aUsersBacklogGoesAtTheEndpointsPaceNotThePollingsPace() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            // 30 ms an answer: longer than the loop's own turn, so only the hand-over can catch the next seq.
+            await receiver.respond(to: "/hook", with: [StubResponse(status: 204, delay: .milliseconds(30))])
+            for _ in 0..<10 { try await rig.writer.append(user: "u1") }
+            // The loop polls every 500 ms; each finish hands the user's next seq to the same task at once, so ten
+            // events in a row take far less than the ~5 s that one poll per event would.
+            var configuration = NotifierRig.fastDelivery()
+            configuration.pollInterval = .milliseconds(500)
+            configuration.recheck = .seconds(10)
+            let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1", configuration: configuration)
+            #expect(try await eventually(timeout: .seconds(2)) { try await rig.cursor("crm", user: "u1") == 10 })
+            try await replica.shutdown()
+            #expect(await receiver.received().map(\.seq) == Array(1...10))
+        }
+    }
+
     @Test func eventsOfUnwantedTypesAdvanceTheCursorUnsent() async throws {
         try await NotifierRig.with { rig in
             let receiver = try await StubHTTPServer.start()

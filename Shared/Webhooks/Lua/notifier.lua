@@ -96,7 +96,8 @@ end
 -- ARGV: group, id, subject, seq, token, outcome (delivered | skipped | dead | done), nowMs, reason
 -- Finishes the entry: the cursor moves up to seq (never down), the lease is let go when it is still ours, the entry
 -- leaves `due`/`attempts` and is acknowledged, a `dead` one is copied to the dead letters first, and the subject's
--- next seq, when it waits, is due now. Returns 1 when this call acknowledged the entry, 0 when it was already.
+-- next seq, when it waits, is due now. Returns {1 when this call acknowledged the entry (0: it was already), the
+-- id of the next seq it made due, or false}: the caller may go on with that one at once (`take_one`).
 local function finish(keys, argv)
   local seq = count_at(argv, 4, 'seq')
   local now = count_at(argv, 7, 'now')
@@ -127,9 +128,25 @@ local function finish(keys, argv)
   local next_id = redis.call('HGET', keys[5], next_key)
   if next_id then
     redis.call('HDEL', keys[5], next_key)
-    redis.call('ZADD', keys[3], 'XX', n2s(now), next_id)
+    if redis.call('ZADD', keys[3], 'XX', 'CH', n2s(now), next_id) == 0 and not redis.call('ZSCORE', keys[3], next_id) then
+      next_id = false
+    end
   end
-  return acked
+  return { acked, next_id or false }
+end
+
+-- KEYS: due, stream, attempts   ARGV: group, nowMs, id, reserveMs
+-- `take` of one entry by id: when it is due now, reserves it and returns {id, fields, attempts}; otherwise (another
+-- replica or the loop took it meanwhile, or it is finished) returns false.
+local function take_one(keys, argv)
+  local now = count_at(argv, 2, 'now')
+  local reserve = count_at(argv, 4, 'reserve')
+  local score = redis.call('ZSCORE', keys[1], argv[3])
+  if not score or tonumber(score) > now then return false end
+  local found = redis.call('XRANGE', keys[2], argv[3], argv[3])
+  if #found == 0 then return false end
+  redis.call('ZADD', keys[1], 'XX', n2s(now + reserve), argv[3])
+  return { argv[3], found[1][2], tonumber(redis.call('HGET', keys[3], argv[3]) or '0') }
 end
 
 -- KEYS: lease, due, attempts   ARGV: id, token, dueMs
@@ -150,3 +167,4 @@ register('take', take)
 register('begin', begin)
 register('finish', finish)
 register('retry', retry)
+register('take_one', take_one)
