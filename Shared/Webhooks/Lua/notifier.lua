@@ -128,8 +128,10 @@ local function finish(keys, argv)
   local next_id = redis.call('HGET', keys[5], next_key)
   if next_id then
     redis.call('HDEL', keys[5], next_key)
-    if redis.call('ZADD', keys[3], 'XX', 'CH', n2s(now), next_id) == 0 and not redis.call('ZSCORE', keys[3], next_id) then
+    if not redis.call('ZSCORE', keys[3], next_id) then
       next_id = false
+    else
+      redis.call('ZADD', keys[3], 'XX', n2s(now), next_id)
     end
   end
   return { acked, next_id or false }
