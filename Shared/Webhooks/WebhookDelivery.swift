@@ -24,6 +24,8 @@ package final class WebhookDelivery: Service {
     let logger: Logger
     private let breaker: Mutex<CircuitBreaker>
     private let inFlight = Mutex(0)
+    /// Yielded each time a delivery task ends: a loop whose slots are all taken waits for it instead of polling.
+    private let slotFreed = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     /// - Parameters:
     ///   - keys: the endpoint's keys in each partition to deliver from (``Keys/webhook(_:partition:)``).
@@ -58,19 +60,27 @@ package final class WebhookDelivery: Service {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.reportOldest() }
             var start = 0
+            var freed = slotFreed.stream.makeAsyncIterator()
             while !Self.shouldStop {
-                let worked = await round(from: start, group: &group)
+                let (worked, saturated) = await round(from: start, group: &group)
                 start = (start + 1) % keys.count
-                if !worked { await pause(configuration.pollInterval) }
+                if saturated {
+                    // Every slot is taken: go on as soon as one frees (each ends within the request timeout).
+                    _ = await freed.next()
+                } else if !worked {
+                    await pause(configuration.pollInterval)
+                }
             }
             // Running deliveries finish (each bounded by the request timeout); the group waits for them.
         }
         logger.info("Webhook delivery stopped")
     }
 
-    /// One pass over the partitions; whether anything was read or taken.
-    private func round(from start: Int, group: inout DiscardingTaskGroup) async -> Bool {
+    /// One pass over the partitions: whether anything was read or taken, and whether every slot was taken (the
+    /// breaker closed) when the pass ended.
+    private func round(from start: Int, group: inout DiscardingTaskGroup) async -> (worked: Bool, saturated: Bool) {
         var worked = false
+        var saturated = false
         for offset in 0..<keys.count {
             let partition = keys[(start + offset) % keys.count]
             do {
@@ -79,7 +89,10 @@ package final class WebhookDelivery: Service {
                     on: redis, keys: partition, group: endpoint.group, consumer: consumer, count: configuration.batch, now: now)
                 if admitted.read > 0 { worked = true }
                 let (free, probe) = freeSlots(now: now)
-                guard free > 0 else { continue }
+                guard free > 0 else {
+                    saturated = !probe && breaker.withLock { $0.allowance(now: now) } == .closed
+                    continue
+                }
                 let taken = try await NotifierFunctions.take(
                     on: redis, keys: partition, group: endpoint.group, now: now, count: free, reserve: configuration.lease)
                 if probe, !taken.isEmpty { breaker.withLock { $0.beginProbe() } }
@@ -89,6 +102,7 @@ package final class WebhookDelivery: Service {
                     group.addTask {
                         await self.deliverChain(item, keys: partition, probe: probe)
                         self.inFlight.withLock { $0 -= 1 }
+                        self.slotFreed.continuation.yield()
                     }
                 }
             } catch {
@@ -96,7 +110,7 @@ package final class WebhookDelivery: Service {
                     "Webhook schedule step failed", metadata: ["stream": "\(partition.stream)", "error": "\(error)"])
             }
         }
-        return worked
+        return (worked, saturated)
     }
 
     /// How many entries may be taken now, and whether that one is the half-open breaker's probe.

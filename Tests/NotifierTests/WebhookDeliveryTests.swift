@@ -206,6 +206,23 @@ struct WebhookDeliveryTests {
         }
     }
 
+    @Test func aLoopWithEverySlotTakenGoesOnWhenOneFreesNotAtTheNextPoll() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            await receiver.respond(to: "/hook", with: [StubResponse(status: 204, delay: .milliseconds(20))])
+            for index in 0..<20 { try await rig.writer.append(user: "user-\(index)") }
+            // Two slots and a 1 s poll: twenty users' events take ten turns of the slots, which one poll per turn
+            // would stretch to ~10 s.
+            var configuration = NotifierRig.fastDelivery()
+            configuration.concurrency = 2
+            configuration.pollInterval = .seconds(1)
+            let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1", configuration: configuration)
+            #expect(try await eventually(timeout: .seconds(3)) { await receiver.received().count >= 20 })
+            try await replica.shutdown()
+        }
+    }
+
     @Test func eventsOfUnwantedTypesAdvanceTheCursorUnsent() async throws {
         try await NotifierRig.with { rig in
             let receiver = try await StubHTTPServer.start()
