@@ -54,9 +54,15 @@ package struct CircuitBreaker: Sendable, Hashable {
         probing = false
     }
 
+    /// A failed attempt. While open, only the probe's failure counts (it opens the breaker again, twice as long):
+    /// the requests that were already in flight when it opened end in failures too, and must not stretch it.
     package mutating func recordFailure(now: Int64) {
         failures += 1
-        guard openUntil != nil || failures >= threshold else { return }
+        if openUntil != nil {
+            guard probing else { return }
+        } else {
+            guard failures >= threshold else { return }
+        }
         let factor = Int64(1) << Int64(min(opened, 20))
         let wait = min(cooldown.milliseconds * factor, maximumCooldown.milliseconds)
         openUntil = now + wait

@@ -39,3 +39,16 @@ extension CircuitBreakerTests {
         #expect(breaker.allowance(now: 1001) == .probe)
     }
 }
+
+extension CircuitBreakerTests {
+    @Test func failuresOfRequestsInFlightWhenItOpenedDoNotStretchIt() {
+        var breaker = CircuitBreaker(threshold: 2, cooldown: .seconds(5), maximumCooldown: .seconds(300))
+        breaker.recordFailure(now: 0)
+        breaker.recordFailure(now: 0)
+        #expect(breaker.allowance(now: 0) == .open(until: 5000))
+        // Sixty more requests that were in flight time out meanwhile.
+        for _ in 0..<60 { breaker.recordFailure(now: 1000) }
+        #expect(breaker.allowance(now: 1000) == .open(until: 5000))
+        #expect(breaker.allowance(now: 5000) == .probe)
+    }
+}
