@@ -188,7 +188,7 @@ let package = Package(
         tests(
             "EndToEndTests", ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
         tests("FunctionLibraryTests", ["ingest", "Pipeline", "Ledger", "Verification", "Webhooks", "Redis", "TestSupport"]),
-        tests("CoreTests", ["Core", "Verification", "ingest", "fulfiller", "appstore-sim", "TestSupport", Product.logging]),
+        tests("CoreTests", ["Core", "Verification", "ingest", "fulfiller", "notifier", "appstore-sim", "TestSupport", Product.logging]),
         tests(
             "OperationsTests",
             ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
