@@ -63,6 +63,7 @@ let package = Package(
         .executable(name: "ingest", targets: ["ingest"]),
         .executable(name: "verifier", targets: ["verifier"]),
         .executable(name: "fulfiller", targets: ["fulfiller"]),
+        .executable(name: "notifier", targets: ["notifier"]),
         .executable(name: "tollctl", targets: ["tollctl"]),
         .executable(name: "appstore-sim", targets: ["appstore-sim"]),
         .executable(name: "bench-http", targets: ["bench-http"]),
@@ -107,6 +108,10 @@ let package = Package(
             ],
             lua: ["verifier", "reconcile"]),
         library("Ledger", ["Core", "Redis", "Pipeline"], lua: ["ledger_events", "ledger_records", "ledger_transactions", "ledger"]),
+        library(
+            "Webhooks",
+            ["Core", "Redis", "Pipeline", "AppStore", Product.crypto, Product.logging, Product.metrics, Product.serviceLifecycle],
+            lua: ["notifier"]),
 
         // Services
         service(
@@ -126,9 +131,15 @@ let package = Package(
                 Product.logging, Product.metrics, Product.prometheus,
             ]),
         service(
+            "notifier", folder: "Notifier",
+            [
+                "Core", "Redis", "Pipeline", "AppStore", "Webhooks", "Operations", Product.serviceLifecycle, Product.logging,
+                Product.metrics, Product.prometheus,
+            ]),
+        service(
             "tollctl", folder: "Tollctl",
             [
-                "Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification", Product.jwtKit, Product.logging,
+                "Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification", "Webhooks", Product.jwtKit, Product.logging,
                 Product.argumentParser,
             ]),
         service(
@@ -170,9 +181,14 @@ let package = Package(
             "FulfillerTests",
             ["fulfiller", "Core", "Pipeline", "Redis", "Ledger", "TestSupport", Product.logging, Product.serviceLifecycle]),
         tests(
+            "NotifierTests",
+            [
+                "notifier", "Webhooks", "Core", "Pipeline", "Redis", "AppStore", "TestSupport", Product.serviceLifecycle,
+            ]),
+        tests(
             "EndToEndTests", ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
-        tests("FunctionLibraryTests", ["ingest", "Core", "Pipeline", "Ledger", "Verification", "Redis", "TestSupport"]),
-        tests("CoreTests", ["Core", "Verification", "ingest", "fulfiller", "appstore-sim", "TestSupport", Product.logging]),
+        tests("FunctionLibraryTests", ["ingest", "Core", "Pipeline", "Ledger", "Verification", "Webhooks", "Redis", "TestSupport"]),
+        tests("CoreTests", ["Core", "Verification", "ingest", "fulfiller", "notifier", "appstore-sim", "TestSupport", Product.logging]),
         tests(
             "OperationsTests",
             ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),

@@ -11,7 +11,7 @@ struct Tollctl: AsyncParsableCommand {
         subcommands: [
             VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
             UserCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self, LookupCommand.self,
-            AppleCommand.self, DevCommand.self, LayoutCommand.self,
+            AppleCommand.self, DevCommand.self, LayoutCommand.self, WebhooksCommand.self,
         ]
     )
 

@@ -18,7 +18,8 @@ import Testing
 
     /// The real binaries, started with a setting they must refuse.
     @Test(arguments: [
-        ("ingest", [String]()), ("verifier", []), ("fulfiller", []), ("appstore-sim", []), ("tollctl", ["streams"]),
+        ("ingest", [String]()), ("verifier", []), ("fulfiller", []), ("notifier", []), ("appstore-sim", []),
+        ("tollctl", ["streams"]),
     ])
     func everyExecutableReportsABadSettingTheSameWay(tool: String, arguments: [String]) async throws {
         let run = try await ChildProcess.run(

@@ -8,6 +8,7 @@ import Testing
 @testable import appstore_sim
 @testable import fulfiller
 @testable import ingest
+@testable import notifier
 
 /// One table of edge cases, run against every service's configuration: whatever service reads a setting, an
 /// empty or blank value is the default, values are trimmed, booleans take on/off/yes/no/1/0, `LOG_LEVEL=warn`
@@ -75,6 +76,16 @@ import Testing
             let configuration = try FulfillerConfiguration(environment: environment)
             return Readback(
                 number: configuration.concurrency, flag: configuration.clampRefunds,
+                level: configuration.shared.logLevel, duration: configuration.shared.shutdownGrace)
+        },
+        Service(
+            name: "notifier",
+            base: ["TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/h", "TOLLGATE_WEBHOOK_SECRETS": "s"],
+            number: "TOLLGATE_WEBHOOK_CONCURRENCY", flag: "TOLLGATE_WEBHOOK_ALLOW_HTTP", duration: "TOLLGATE_SHUTDOWN_GRACE"
+        ) { environment in
+            let configuration = try NotifierConfiguration(environment: environment)
+            return Readback(
+                number: configuration.delivery.concurrency, flag: configuration.webhooks.allowHTTP,
                 level: configuration.shared.logLevel, duration: configuration.shared.shutdownGrace)
         },
         Service(name: "appstore-sim", base: [:], number: "SIM_PORT", flag: nil, duration: "SIM_SHUTDOWN_GRACE") { environment in
@@ -163,6 +174,9 @@ import Testing
             "ingest": ingest.shared.shutdownGrace,
             "verifier": try VerifierConfiguration(environment: ["TOLLGATE_BUNDLE_ID": "com.example.app"]).shared.shutdownGrace,
             "fulfiller": try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": Self.catalog]).shared.shutdownGrace,
+            "notifier": try NotifierConfiguration(
+                environment: ["TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/h", "TOLLGATE_WEBHOOK_SECRETS": "s"]
+            ).shared.shutdownGrace,
             "appstore-sim": try SimConfiguration(environment: [:]).shutdownGrace,
         ]
         for (service, grace) in defaults.sorted(by: { $0.key < $1.key }) {

@@ -4,6 +4,7 @@ import Redis
 import TestSupport
 import Testing
 import Verification
+import Webhooks
 
 @testable import ingest
 
@@ -14,6 +15,7 @@ import Verification
     static let libraries: [RedisFunctionLibrary] = [
         PipelineFunctions.library, RateLimitFunctions.library, DeadLetterFunctions.library, LedgerFunctions.library,
         IngestFunctions.library, OfferFunctions.library, VerifierFunctions.library, ReconcileFunctions.library,
+        NotifierFunctions.library,
     ]
 
     @Test func everyLibraryLoadsAndRegistersWhatSwiftCalls() async throws {

@@ -1,0 +1,29 @@
+import Core
+import Pipeline
+import Webhooks
+
+extension NotifierConfiguration {
+    /// Reads and validates the keys listed on ``NotifierConfiguration`` by ``Core/EnvironmentReader``'s rules;
+    /// a missing or invalid value throws a ``Core/ConfigurationError`` naming the variable.
+    package init(environment: [String: String]) throws(ConfigurationError) {
+        let reader = EnvironmentReader(environment)
+        let shared = try SharedConfiguration(reader: reader)
+        let webhooks = try WebhookSettings(reader: reader)
+        guard !webhooks.endpoints.isEmpty else {
+            throw ConfigurationError(variable: "TOLLGATE_WEBHOOK_URL", problem: "or TOLLGATE_WEBHOOKS is required")
+        }
+        self.init(shared: shared, webhooks: webhooks)
+        delivery.horizon = try reader.duration("TOLLGATE_WEBHOOK_HORIZON", default: delivery.horizon, minimum: .seconds(1))
+        delivery.concurrency = try reader.int("TOLLGATE_WEBHOOK_CONCURRENCY", default: delivery.concurrency, range: 1...1024)
+        delivery.lease = try reader.duration("TOLLGATE_WEBHOOK_LEASE", default: delivery.lease, minimum: .seconds(1))
+        delivery.retry.cap = try reader.duration("TOLLGATE_WEBHOOK_RETRY_CAP", default: delivery.retry.cap, minimum: .seconds(1))
+        delivery.breakerThreshold = try reader.int(
+            "TOLLGATE_WEBHOOK_BREAKER_THRESHOLD", default: delivery.breakerThreshold, range: 1...1000)
+        guard delivery.lease >= webhooks.timeout + .seconds(1) else {
+            throw ConfigurationError(
+                variable: "TOLLGATE_WEBHOOK_LEASE", problem: "must be at least a second longer than TOLLGATE_WEBHOOK_TIMEOUT")
+        }
+        metricsHost = reader.string("TOLLGATE_METRICS_HOST", default: metricsHost)
+        metricsPort = try reader.int("TOLLGATE_METRICS_PORT", default: metricsPort, range: 0...65535)
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Redis
+import Webhooks
+
+/// `tollctl webhooks list`: each endpoint (name, URL, how many secrets sign, type filter) and, over every partition,
+/// its backlog: entries not finished (`pending`), waiting for a retry or their turn (`scheduled`), the oldest one's
+/// age, and dead letters. Secrets are never printed.
+struct WebhooksListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List endpoints and their backlog.")
+
+    func run() async throws {
+        let settings = try WebhooksOptions.settings()
+        try await UserLedgerConnection.with { redis, keys in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            for endpoint in settings.endpoints {
+                var pending = 0
+                var scheduled = 0
+                var dead = 0
+                var oldest: Int64?
+                for partition in keys.partitions {
+                    let endpointKeys = keys.webhook(endpoint.name, partition: partition)
+                    if let summary = try? await redis.xpendingSummary(endpointKeys.stream, group: endpoint.group) {
+                        pending += summary.count
+                        if let id = summary.smallestID, let ms = Int64(id.split(separator: "-").first ?? "") {
+                            oldest = min(oldest ?? ms, ms)
+                        }
+                    }
+                    scheduled += Int(try await redis.send(RedisCommand("ZCARD", endpointKeys.due)).int ?? 0)
+                    dead += try await redis.xlen(endpointKeys.dead)
+                }
+                let types = endpoint.types.map { $0.sorted().joined(separator: ",") } ?? "*"
+                print(
+                    [
+                        endpoint.name, endpoint.url.absoluteString, "secrets=\(endpoint.secrets.count)", "types=\(types)",
+                        "pending=\(pending)", "scheduled=\(scheduled)",
+                        "oldest=\(oldest.map { "\(max(0, now - $0) / 1000)s" } ?? "-")", "dead=\(dead)",
+                    ].joined(separator: "  "))
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import Logging
+import Pipeline
+import Redis
+import ServiceLifecycle
+import Synchronization
+
+/// Delivers one endpoint's events from every partition's events stream (consumer group `webhook:<name>`), with any
+/// number of replicas (Services/Notifier/README.md, "How delivery works"). One loop goes round the partitions:
+/// `admit` reads new entries into the endpoint's schedule (`due`), `take` reserves entries that are due, and each
+/// is delivered in its own task — at most `concurrency` at once, one probe while the breaker is half open, none while
+/// it is open. A delivery asks `begin` for its subject's cursor and lease, posts, and ends with `finish` (2xx, or
+/// dead past the horizon) or `retry` (backoff with full jitter, at least `Retry-After`). A Redis or handler fault
+/// is logged and leaves the entry scheduled; it comes back when its reservation or lease ends.
+package final class WebhookDelivery: Service {
+    package let endpoint: WebhookEndpoint
+    let keys: [WebhookKeys]
+    let redis: any RedisCommandExecutor
+    let sender: WebhookSender
+    let configuration: WebhookDeliveryConfiguration
+    let consumer: String
+    let clock: PipelineClock
+    let metrics: WebhookMetrics
+    let logger: Logger
+    private let breaker: Mutex<CircuitBreaker>
+    private let inFlight = Mutex(0)
+    /// Yielded each time a delivery task ends: a loop whose slots are all taken waits for it instead of polling.
+    private let slotFreed = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+
+    /// - Parameters:
+    ///   - keys: the endpoint's keys in each partition to deliver from (``Keys/webhook(_:partition:)``).
+    ///   - consumer: this replica's consumer name (``Pipeline/ConsumerName/unique()``), also the start of its lease tokens.
+    package init(
+        endpoint: WebhookEndpoint, keys: [WebhookKeys], redis: any RedisCommandExecutor, sender: WebhookSender,
+        configuration: WebhookDeliveryConfiguration, consumer: String, clock: PipelineClock = .system,
+        metrics: WebhookMetrics = WebhookMetrics(), logger: Logger
+    ) {
+        self.endpoint = endpoint
+        self.keys = keys
+        self.redis = redis
+        self.sender = sender
+        self.configuration = configuration
+        self.consumer = consumer
+        self.clock = clock
+        self.metrics = metrics
+        var logger = logger
+        logger[metadataKey: "endpoint"] = "\(endpoint.name)"
+        self.logger = logger
+        breaker = Mutex(
+            CircuitBreaker(
+                threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown,
+                maximumCooldown: configuration.breakerMaximumCooldown))
+    }
+
+    package func run() async throws {
+        for partition in keys {
+            _ = try await redis.xgroupCreate(partition.stream, group: endpoint.group, startID: "0", makeStream: true)
+        }
+        logger.info("Webhook delivery started", metadata: ["partitions": "\(keys.count)"])
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.reportOldest() }
+            var start = 0
+            var freed = slotFreed.stream.makeAsyncIterator()
+            while !Self.shouldStop {
+                let (worked, saturated) = await round(from: start, group: &group)
+                start = (start + 1) % keys.count
+                if saturated {
+                    // Every slot is taken: go on as soon as one frees (each ends within the request timeout).
+                    _ = await freed.next()
+                } else if !worked {
+                    await pause(configuration.pollInterval)
+                }
+            }
+            // Running deliveries finish (each bounded by the request timeout); the group waits for them.
+        }
+        logger.info("Webhook delivery stopped")
+    }
+
+    /// One pass over the partitions: whether anything was read or taken, and whether every slot was taken (the
+    /// breaker closed) when the pass ended.
+    private func round(from start: Int, group: inout DiscardingTaskGroup) async -> (worked: Bool, saturated: Bool) {
+        var worked = false
+        var saturated = false
+        for offset in 0..<keys.count {
+            let partition = keys[(start + offset) % keys.count]
+            do {
+                let now = clock.nowMilliseconds()
+                let admitted = try await NotifierFunctions.admit(
+                    on: redis, keys: partition, group: endpoint.group, consumer: consumer, count: configuration.batch, now: now)
+                if admitted.read > 0 { worked = true }
+                let (free, probe) = freeSlots(now: now)
+                guard free > 0 else {
+                    saturated = !probe && breaker.withLock { $0.allowance(now: now) } == .closed
+                    continue
+                }
+                let taken = try await NotifierFunctions.take(
+                    on: redis, keys: partition, group: endpoint.group, now: now, count: free, reserve: configuration.lease)
+                if probe, !taken.isEmpty { breaker.withLock { $0.beginProbe() } }
+                for item in taken {
+                    worked = true
+                    inFlight.withLock { $0 += 1 }
+                    group.addTask {
+                        await self.deliverChain(item, keys: partition, probe: probe)
+                        self.inFlight.withLock { $0 -= 1 }
+                        self.slotFreed.continuation.yield()
+                    }
+                }
+            } catch {
+                logger.warning(
+                    "Webhook schedule step failed", metadata: ["stream": "\(partition.stream)", "error": "\(error)"])
+            }
+        }
+        return (worked, saturated)
+    }
+
+    /// How many entries may be taken now, and whether that one is the half-open breaker's probe.
+    private func freeSlots(now: Int64) -> (Int, probe: Bool) {
+        let running = inFlight.withLock { $0 }
+        switch breaker.withLock({ $0.allowance(now: now) }) {
+        case .closed: return (max(0, configuration.concurrency - running), false)
+        case .probe: return (running == 0 ? 1 : 0, true)
+        case .open: return (0, false)
+        }
+    }
+
+    /// Delivers a taken entry, then — in the same slot — each next seq of its subject that its finish woke, while
+    /// the breaker is closed: a user's backlog goes at the speed of the endpoint, not of the loop's polling.
+    private func deliverChain(_ item: (entry: StreamEntry, attempts: Int), keys partition: WebhookKeys, probe: Bool) async {
+        var next: (entry: StreamEntry, attempts: Int)? = item
+        while let current = next {
+            next = nil
+            let woken = await deliver(current.entry, attempts: current.attempts, keys: partition)
+            // A probe that made no request (its entry was blocked or busy) lets the next one go; one that did has
+            // closed or reopened the breaker already.
+            if probe { breaker.withLock { $0.endProbe() } }
+            let now = clock.nowMilliseconds()
+            guard let woken, !Self.shouldStop, breaker.withLock({ $0.allowance(now: now) }) == .closed else { return }
+            next = try? await NotifierFunctions.takeOne(
+                on: redis, keys: partition, group: endpoint.group, id: woken, now: now, reserve: configuration.lease)
+        }
+    }
+
+    /// Delivers one taken entry, as far as its subject's cursor and lease allow. Returns the entry of the subject's
+    /// next seq when finishing this one made it due.
+    func deliver(_ entry: StreamEntry, attempts: Int, keys partition: WebhookKeys) async -> String? {
+        do {
+            guard let event = WebhookEvent(entry: entry) else {
+                try await NotifierFunctions.finish(
+                    on: redis, keys: partition, group: endpoint.group, entryID: entry.id,
+                    subject: entry.string("user").flatMap { $0.isEmpty ? nil : $0 } ?? WebhookEvent.appSubject, seq: 0,
+                    token: "", outcome: .dead, now: clock.nowMilliseconds(), reason: "malformed: not a schema-2 event")
+                metrics.outcome(endpoint.name, "malformed")
+                logger.warning("Malformed event dead-lettered", metadata: ["entry": "\(entry.id)"])
+                return nil
+            }
+            return try await deliver(event, attempts: attempts, keys: partition)
+        } catch is CancellationError {
+            // Shutting down: the lease ends and the entry is taken again.
+        } catch {
+            logger.warning("Webhook delivery step failed", metadata: ["entry": "\(entry.id)", "error": "\(error)"])
+        }
+        return nil
+    }
+
+    private func deliver(_ event: WebhookEvent, attempts: Int, keys partition: WebhookKeys) async throws -> String? {
+        let token = "\(consumer):\(UUID().uuidString)"
+        let now = clock.nowMilliseconds()
+        let gate = try await NotifierFunctions.begin(
+            on: redis, keys: partition, event: event, token: token, lease: configuration.lease, now: now,
+            recheck: configuration.recheck)
+        switch gate {
+        case .go:
+            break
+        case .done:
+            return try await finish(event, partition, token: token, .done)
+        case .busy:
+            return nil
+        case .blocked:
+            // The earlier seq is gone (trimmed before it was delivered): once this one is past the horizon too, it
+            // goes to the dead letters and the subject's later events go on.
+            if now - event.writtenAtMilliseconds > configuration.horizon.milliseconds + configuration.lease.milliseconds {
+                metrics.outcome(endpoint.name, "dead")
+                return try await finish(event, partition, token: token, .dead, reason: "predecessor_missing")
+            }
+            return nil
+        }
+        guard endpoint.wants(event.type) else {
+            metrics.outcome(endpoint.name, "skipped")
+            return try await finish(event, partition, token: token, .skipped)
+        }
+        let attempt = try await sender.send(body: event.body, eventID: event.eventID, to: endpoint, timestamp: now / 1000)
+        let after = clock.nowMilliseconds()
+        switch attempt {
+        case .delivered:
+            breaker.withLock { $0.recordSuccess() }
+            metrics.outcome(endpoint.name, "delivered")
+            metrics.latency(endpoint.name, milliseconds: after - event.writtenAtMilliseconds)
+            return try await finish(event, partition, token: token, .delivered)
+        case .failed(let reason, let status, let retryAfter):
+            if Self.isEndpointFailure(status: status) {
+                let open = breaker.withLock { breaker in
+                    breaker.recordFailure(now: after)
+                    return breaker.isOpen
+                }
+                metrics.breaker(endpoint.name, open: open)
+            }
+            var delay = configuration.retry.delay(afterAttempt: attempts + 1, unitRandom: clock.unitRandom())
+            if let retryAfter, retryAfter > delay { delay = retryAfter }
+            let due = after + delay.milliseconds
+            if due - event.writtenAtMilliseconds > configuration.horizon.milliseconds {
+                metrics.outcome(endpoint.name, "dead")
+                logger.warning(
+                    "Webhook dead-lettered past the horizon",
+                    metadata: ["event.id": "\(event.eventID)", "attempts": "\(attempts + 1)", "reason": "\(reason)"])
+                return try await finish(event, partition, token: token, .dead, reason: "horizon: \(reason)")
+            } else {
+                try await NotifierFunctions.retry(on: redis, keys: partition, event: event, token: token, due: due)
+                metrics.outcome(endpoint.name, "failed")
+                logger.debug(
+                    "Webhook attempt failed",
+                    metadata: ["event.id": "\(event.eventID)", "attempt": "\(attempts + 1)", "reason": "\(reason)"])
+                return nil
+            }
+        }
+    }
+
+    /// Returns the entry of the subject's next seq when this made it due.
+    private func finish(
+        _ event: WebhookEvent, _ partition: WebhookKeys, token: String, _ outcome: NotifierFunctions.Outcome, reason: String = ""
+    ) async throws -> String? {
+        try await NotifierFunctions.finish(
+            on: redis, keys: partition, group: endpoint.group, entryID: event.entryID, subject: event.subject, seq: event.seq,
+            token: token, outcome: outcome, now: clock.nowMilliseconds(), reason: reason
+        ).next
+    }
+
+    /// Whether a failed attempt says the endpoint (not this event) is in trouble: no response, 408, 429 or 5xx.
+    static func isEndpointFailure(status: Int?) -> Bool {
+        guard let status else { return true }
+        return status == 408 || status == 429 || status >= 500
+    }
+
+    /// Records the age of the oldest entry the endpoint has not finished, every few seconds.
+    private func reportOldest() async {
+        while !Self.shouldStop {
+            var oldest: Int64?
+            for partition in keys {
+                guard let summary = try? await redis.xpendingSummary(partition.stream, group: endpoint.group),
+                    let id = summary.smallestID
+                else { continue }
+                let written = WebhookEvent.milliseconds(ofEntry: id)
+                oldest = min(oldest ?? written, written)
+            }
+            let age = oldest.map { max(0, clock.nowMilliseconds() - $0) } ?? 0
+            metrics.oldestUndelivered(endpoint.name, seconds: Double(age) / 1000)
+            metrics.breaker(endpoint.name, open: breaker.withLock { $0.isOpen })
+            await pause(.seconds(5))
+        }
+    }
+
+    private func pause(_ duration: Duration) async {
+        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }
+    }
+
+    static var shouldStop: Bool {
+        Task.isCancelled || Task.isShuttingDownGracefully
+    }
+}

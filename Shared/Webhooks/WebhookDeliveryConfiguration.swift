@@ -1,0 +1,28 @@
+import Pipeline
+
+/// How a ``WebhookDelivery`` schedules, leases and retries. Defaults suit production; tests shorten the times.
+package struct WebhookDeliveryConfiguration: Sendable {
+    /// Requests in flight to one endpoint from this replica.
+    package var concurrency = 16
+    /// Entries admitted from a stream per call.
+    package var batch = 100
+    /// The lease of a subject while its delivery is in flight; a crashed replica's entry is sent again once it
+    /// ends. Must be longer than the request timeout (checked at startup).
+    package var lease: Duration = .seconds(30)
+    /// How soon a blocked entry (an earlier seq unfinished) is looked at again if nothing wakes it first. Only a
+    /// safety net: the `finish` of seq-1 wakes it at once (the two are ordered by the cursor, in one slot), so
+    /// long is cheap and right.
+    package var recheck: Duration = .seconds(300)
+    /// How long the loop sleeps when there was nothing to admit or send.
+    package var pollInterval: Duration = .milliseconds(200)
+    /// Failed deliveries are retried until the event is this old, then dead-lettered.
+    package var horizon: Duration = .seconds(72 * 3600)
+    /// The backoff between attempts (full jitter; its attempt limit is not used: the horizon decides).
+    package var retry = RetryPolicy(base: .seconds(1), cap: .seconds(600), maxAttempts: Int.max)
+    /// Failed attempts in a row that open an endpoint's breaker, and how long it first stays open.
+    package var breakerThreshold = 5
+    package var breakerCooldown: Duration = .seconds(5)
+    package var breakerMaximumCooldown: Duration = .seconds(300)
+
+    package init() {}
+}

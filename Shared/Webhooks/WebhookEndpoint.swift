@@ -1,0 +1,57 @@
+import Foundation
+
+/// One receiver of Tollgate's webhooks: where to post, the secrets that sign (the first signs; all of them are
+/// listed during a rotation) and, optionally, the event types it wants.
+package struct WebhookEndpoint: Sendable, Hashable {
+    /// Letters, digits, `_`, `-`, `.`; part of its consumer group (`webhook:<name>`) and of its Redis keys.
+    package var name: String
+    package var url: URL
+    /// Never empty; each is sent as one `v1=` of `Tollgate-Signature`.
+    package var secrets: [String]
+    /// The event types delivered (`type` of the event); nil delivers every type. Others advance the endpoint's
+    /// cursor without a request.
+    package var types: Set<String>?
+
+    package init(name: String, url: URL, secrets: [String], types: Set<String>? = nil) {
+        self.name = name
+        self.url = url
+        self.secrets = secrets
+        self.types = types
+    }
+
+    /// The consumer group of this endpoint on every events stream.
+    package var group: String { "webhook:\(name)" }
+
+    /// Whether events of `type` go to this endpoint.
+    package func wants(_ type: String?) -> Bool {
+        guard let types else { return true }
+        return type.map(types.contains) ?? false
+    }
+
+    /// Checks the name, the secrets and the URL: `https`, or plain `http` to a loopback host (or anywhere with
+    /// `allowHTTP`); no credentials or fragment in it. Returns what is wrong, or nil.
+    package func problem(allowHTTP: Bool) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+        if name.isEmpty || name.count > 64 || !name.allSatisfy(allowed.contains) {
+            return "endpoint name '\(name.prefix(64))' must be 1-64 letters, digits, '_', '-' or '.'"
+        }
+        if secrets.isEmpty || secrets.contains(where: \.isEmpty) { return "endpoint \(name) needs at least one secret" }
+        guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
+            return "endpoint \(name) needs an absolute http(s) URL"
+        }
+        if url.user != nil || url.password != nil || url.fragment != nil {
+            return "endpoint \(name): the URL must not carry credentials or a fragment"
+        }
+        switch scheme {
+        case "https": return nil
+        case "http" where allowHTTP || Self.isLoopback(host): return nil
+        case "http": return "endpoint \(name): plain http is allowed only to loopback (or with TOLLGATE_WEBHOOK_ALLOW_HTTP=true)"
+        default: return "endpoint \(name): the URL must be https"
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

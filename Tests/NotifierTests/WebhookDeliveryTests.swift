@@ -1,0 +1,239 @@
+import Foundation
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+import Webhooks
+
+/// The delivery loop against a real redis-server (4 partitions, every call checked to stay in one slot) and a local
+/// HTTP receiver.
+@Suite(.timeLimit(.minutes(2)))
+struct WebhookDeliveryTests {
+    @Test func everyEventArrivesSignedAndInSeqOrderPerUserWithTwoReplicas() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            // Slow answers, so both replicas hold deliveries at once.
+            await receiver.respond(to: "/hook") { _ in StubResponse(status: 204, delay: .milliseconds(Int.random(in: 0...15))) }
+            let target = endpoint(receiver.url("/hook"))
+            var written: [ContractEventWriter.Written] = []
+            for round in 0..<8 {
+                for user in ["u1", "u2", "u3", "u4", "u5"] { written.append(try await rig.writer.append(user: user)) }
+                if round.isMultiple(of: 3) { written.append(try await rig.writer.append(user: nil, type: "notification")) }
+            }
+            let replicas = [rig.replica(target, consumer: "r1"), rig.replica(target, consumer: "r2")]
+            let all = Set(written.map(\.eventID))
+            #expect(await eventually { Set(await receiver.received().map(\.eventID)).isSuperset(of: all) })
+            for replica in replicas { try await replica.shutdown() }
+
+            let received = await receiver.received()
+            #expect(Received.inSeqOrder(received))
+            let bodies = Dictionary(written.map { ($0.eventID, $0.body) }, uniquingKeysWith: { first, _ in first })
+            for item in received {
+                // The body is the event's bytes unchanged, and the signature checks with the secret.
+                #expect(String(decoding: item.body, as: UTF8.self) == bodies[item.eventID])
+                #expect(
+                    WebhookSignature.verify(
+                        header: item.signature, body: Array(item.body), secrets: ["whsec_test"],
+                        now: Int64(Date().timeIntervalSince1970)))
+            }
+            #expect(try await rig.cursor("crm", user: "u3") == 8)
+        }
+    }
+
+    @Test func oldFormatEntriesAreAcknowledgedAndNotSent() async throws {
+        try await NotifierRig.with(partitions: 1) { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            await receiver.respond(to: "/hook", with: [StubResponse(status: 200)])
+            let stream = rig.keys.events(partition: 0).stream
+            _ = try await rig.redis.send(RedisCommand("XADD", stream, "*", "user", "u1", "kind", "coins", "delta", "5"))
+            let event = try await rig.writer.append(user: "u1")
+            let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1")
+            #expect(await eventually { await receiver.received().map(\.eventID) == [event.eventID] })
+            #expect(await eventually { (try? await rig.redis.xpendingSummary(stream, group: "webhook:crm").count) == 0 })
+            try await replica.shutdown()
+            #expect(await receiver.received().count == 1)
+        }
+    }
+
+    @Test func anEndpointAnswering500Then429GetsEverythingAfterwardsInOrder() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            await receiver.respond(
+                to: "/hook",
+                with: [
+                    StubResponse(status: 500), StubResponse(status: 503), StubResponse(status: 429, headers: ["Retry-After": "1"]),
+                    StubResponse(status: 204),
+                ])
+            var written: [ContractEventWriter.Written] = []
+            for _ in 0..<4 { written.append(try await rig.writer.append(user: "u1")) }
+            let started = ContinuousClock.now
+            let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1")
+            #expect(try await eventually { try await rig.cursor("crm", user: "u1") == 4 })
+            try await replica.shutdown()
+            // The 429's Retry-After (1 s) was waited out, though the backoff alone is at most 100 ms.
+            #expect(ContinuousClock.now - started >= .seconds(1))
+            let received = await receiver.received()
+            #expect(received.map(\.seq) == [1, 1, 1, 1, 2, 3, 4])
+            #expect(try await rig.deadCount("crm") == 0)
+        }
+    }
+
+    @Test func anEndpointThatIsDownGetsEverythingOnceItIsBack() async throws {
+        try await NotifierRig.with { rig in
+            let port = try ChildProcess.freePort()
+            let target = endpoint(URL(string: "http://127.0.0.1:\(port)/hook")!)
+            var written: [ContractEventWriter.Written] = []
+            for user in ["u1", "u2"] { for _ in 0..<3 { written.append(try await rig.writer.append(user: user)) } }
+            let replica = rig.replica(target, consumer: "r1")
+            // Nobody listens: attempts fail and the breaker opens.
+            try await Task.sleep(for: .milliseconds(600))
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).jsonl")
+            let receiver = try WebhookReceiverProcess.start(port: port, secrets: ["whsec_test"], log: log)
+            defer { receiver.stop() }
+            #expect(
+                try await eventually {
+                    let first = try await rig.cursor("crm", user: "u1")
+                    let second = try await rig.cursor("crm", user: "u2")
+                    return first == 3 && second == 3
+                })
+            try await replica.shutdown()
+            let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+            #expect(Set(written.map(\.eventID)).isSubset(of: Set(lines.compactMap { WebhookReceiverProcess.eventID(of: $0) })))
+            #expect(try await rig.deadCount("crm") == 0)
+        }
+    }
+
+    @Test func aFailingUserDoesNotHoldBackAnotherUser() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            // The receiver refuses everything about u-bad (a bug on its side), accepts the rest.
+            await receiver.respond(to: "/hook") { request in
+                (request.jsonBody()?["userId"] as? String) == "u-bad" ? StubResponse(status: 500) : StubResponse(status: 204)
+            }
+            for _ in 0..<3 {
+                try await rig.writer.append(user: "u-bad")
+                try await rig.writer.append(user: "u-good")
+            }
+            let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1")
+            #expect(try await eventually { try await rig.cursor("crm", user: "u-good") == 3 })
+            let received = await receiver.received()
+            try await replica.shutdown()
+            // u-bad's first event is retried and its later ones wait behind it; they are never sent out of order.
+            #expect(received.filter { $0.user == "u-bad" }.allSatisfy { $0.seq == 1 })
+            #expect(received.filter { $0.user == "u-good" }.map(\.seq) == [1, 2, 3])
+            #expect(try await rig.cursor("crm", user: "u-bad") == 0)
+        }
+    }
+
+    @Test func pastTheHorizonEventsAreDeadLetteredTheCursorMovesOnAndRedriveDeliversThem() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            await receiver.respond(to: "/hook", with: [StubResponse(status: 500)])
+            let target = endpoint(receiver.url("/hook"))
+            var written: [ContractEventWriter.Written] = []
+            for _ in 0..<3 { written.append(try await rig.writer.append(user: "u1")) }
+            let replica = rig.replica(target, consumer: "r1", configuration: NotifierRig.fastDelivery(horizon: .milliseconds(700)))
+            #expect(try await eventually { try await rig.deadCount("crm") == 3 })
+            #expect(try await rig.cursor("crm", user: "u1") == 3)
+            // The receiver is back: the user's next event goes (a visible gap: 1-3 are dead letters).
+            await receiver.respond(to: "/hook", with: [StubResponse(status: 204)])
+            let fourth = try await rig.writer.append(user: "u1")
+            #expect(await eventually { await receiver.received().contains { $0.eventID == fourth.eventID } })
+            try await replica.shutdown()
+
+            let redrive = try await WebhookDeadLetters(redis: rig.redis, keys: rig.keys).redrive(
+                target, partitions: Array(rig.keys.partitions),
+                sender: WebhookSender(transport: WebhookSender.makeTransport(connectionsPerHost: 1), timeout: .seconds(1)),
+                now: { Int64(Date().timeIntervalSince1970 * 1000) }, limit: 100)
+            #expect(redrive == WebhookDeadLetters.Redrive(delivered: 3, failed: 0, unreadable: 0))
+            #expect(try await rig.deadCount("crm") == 0)
+            let delivered = Set(await receiver.received().map(\.eventID))
+            #expect(Set(written.map(\.eventID)).isSubset(of: delivered))
+        }
+    }
+
+    @Test func aReplicaThatCrashedMidDeliveryLosesNothing() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            await receiver.respond(to: "/hook", with: [StubResponse(status: 204)])
+            let first = try await rig.writer.append(user: "u1")
+            let second = try await rig.writer.append(user: "u1")
+            // A replica admits and takes u1's first event, wins its lease (1 s), and dies before it posts.
+            let keys = rig.keys.webhook("crm", partition: rig.keys.partition(ofUser: "u1"))
+            _ = try await rig.redis.xgroupCreate(keys.stream, group: "webhook:crm", startID: "0", makeStream: true)
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            _ = try await NotifierFunctions.admit(on: rig.redis, keys: keys, group: "webhook:crm", consumer: "dead", count: 10, now: now)
+            let taken = try await NotifierFunctions.take(
+                on: rig.redis, keys: keys, group: "webhook:crm", now: now, count: 1, reserve: .seconds(1))
+            let event = try #require(taken.first.flatMap { WebhookEvent(entry: $0.entry) })
+            #expect(event.eventID == first.eventID)
+            #expect(
+                try await NotifierFunctions.begin(
+                    on: rig.redis, keys: keys, event: event, token: "dead:1", lease: .seconds(1), now: now, recheck: .seconds(1))
+                    == .go)
+            let started = ContinuousClock.now
+            let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r2")
+            #expect(try await eventually { try await rig.cursor("crm", user: "u1") == 2 })
+            try await replica.shutdown()
+            // Nothing went while the dead replica's lease held; then both, in order.
+            #expect(ContinuousClock.now - started >= .milliseconds(800))
+            #expect(await receiver.received().map(\.eventID) == [first.eventID, second.eventID])
+        }
+    }
+
+    @Test func aUsersBacklogGoesAtTheEndpointsPaceNotThePollingsPace() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            // 30 ms an answer: longer than the loop's own turn, so only the hand-over can catch the next seq.
+            await receiver.respond(to: "/hook", with: [StubResponse(status: 204, delay: .milliseconds(30))])
+            for _ in 0..<10 { try await rig.writer.append(user: "u1") }
+            // The loop polls every 500 ms; each finish hands the user's next seq to the same task at once, so ten
+            // events in a row take far less than the ~5 s that one poll per event would.
+            var configuration = NotifierRig.fastDelivery()
+            configuration.pollInterval = .milliseconds(500)
+            configuration.recheck = .seconds(10)
+            let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1", configuration: configuration)
+            #expect(try await eventually(timeout: .seconds(2)) { try await rig.cursor("crm", user: "u1") == 10 })
+            try await replica.shutdown()
+            #expect(await receiver.received().map(\.seq) == Array(1...10))
+        }
+    }
+
+    @Test func aLoopWithEverySlotTakenGoesOnWhenOneFreesNotAtTheNextPoll() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            await receiver.respond(to: "/hook", with: [StubResponse(status: 204, delay: .milliseconds(20))])
+            for index in 0..<20 { try await rig.writer.append(user: "user-\(index)") }
+            // Two slots and a 1 s poll: twenty users' events take ten turns of the slots, which one poll per turn
+            // would stretch to ~10 s.
+            var configuration = NotifierRig.fastDelivery()
+            configuration.concurrency = 2
+            configuration.pollInterval = .seconds(1)
+            let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1", configuration: configuration)
+            #expect(try await eventually(timeout: .seconds(3)) { await receiver.received().count >= 20 })
+            try await replica.shutdown()
+        }
+    }
+
+    @Test func eventsOfUnwantedTypesAdvanceTheCursorUnsent() async throws {
+        try await NotifierRig.with { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            await receiver.respond(to: "/hook", with: [StubResponse(status: 204)])
+            try await rig.writer.append(user: "u1", type: "coins")
+            let wanted = try await rig.writer.append(user: "u1", type: "entitlement")
+            let replica = rig.replica(endpoint(receiver.url("/hook"), types: ["entitlement"]), consumer: "r1")
+            #expect(try await eventually { try await rig.cursor("crm", user: "u1") == 2 })
+            try await replica.shutdown()
+            #expect(await receiver.received().map(\.eventID) == [wanted.eventID])
+        }
+    }
+}

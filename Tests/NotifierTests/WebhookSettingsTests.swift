@@ -1,0 +1,63 @@
+import Core
+import Foundation
+import Testing
+import Webhooks
+
+@testable import notifier
+
+@Suite struct WebhookSettingsTests {
+    @Test func oneEndpointFromURLAndSecrets() throws {
+        let configuration = try NotifierConfiguration(environment: [
+            "TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/tollgate",
+            "TOLLGATE_WEBHOOK_SECRETS": "whsec_new, whsec_old",
+            "TOLLGATE_WEBHOOK_HORIZON": "2h",
+        ])
+        #expect(
+            configuration.webhooks.endpoints == [
+                WebhookEndpoint(
+                    name: "default", url: URL(string: "https://hooks.example.com/tollgate")!, secrets: ["whsec_new", "whsec_old"])
+            ])
+        #expect(configuration.delivery.horizon == .seconds(7200))
+    }
+
+    @Test func plainHTTPOnlyToLoopbackUnlessAllowed() throws {
+        let remote = ["TOLLGATE_WEBHOOK_URL": "http://hooks.example.com/x", "TOLLGATE_WEBHOOK_SECRETS": "s"]
+        #expect(throws: ConfigurationError.self) { try NotifierConfiguration(environment: remote) }
+        #expect(throws: Never.self) {
+            try NotifierConfiguration(environment: remote.merging(["TOLLGATE_WEBHOOK_ALLOW_HTTP": "true"]) { $1 })
+        }
+        #expect(throws: Never.self) {
+            try NotifierConfiguration(environment: ["TOLLGATE_WEBHOOK_URL": "http://127.0.0.1:9800/", "TOLLGATE_WEBHOOK_SECRETS": "s"])
+        }
+        #expect(throws: ConfigurationError.self) {
+            try NotifierConfiguration(environment: ["TOLLGATE_WEBHOOK_URL": "ftp://example.com/", "TOLLGATE_WEBHOOK_SECRETS": "s"])
+        }
+    }
+
+    @Test func missingEndpointsOrSecretsFailNamingTheVariable() {
+        #expect(throws: ConfigurationError(variable: "TOLLGATE_WEBHOOK_URL", problem: "or TOLLGATE_WEBHOOKS is required")) {
+            try NotifierConfiguration(environment: [:])
+        }
+        #expect(
+            throws: ConfigurationError(variable: "TOLLGATE_WEBHOOK_SECRETS", problem: "is required with TOLLGATE_WEBHOOK_URL")
+        ) {
+            try NotifierConfiguration(environment: ["TOLLGATE_WEBHOOK_URL": "https://example.com/"])
+        }
+    }
+
+    @Test func severalEndpointsFromAFileWithTypeFilters() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString).json")
+        try Data(
+            #"""
+            [{"name": "crm", "url": "https://crm.example.com/h", "secrets": ["a", "b"], "types": ["coins"]},
+             {"name": "bi", "url": "https://bi.example.com/h", "secrets": "c,d"}]
+            """#.utf8
+        ).write(to: file)
+        let settings = try WebhookSettings(reader: EnvironmentReader(["TOLLGATE_WEBHOOKS": file.path]))
+        #expect(settings.endpoints.map(\.name) == ["crm", "bi"])
+        #expect(settings.endpoints[0].types == ["coins"])
+        #expect(settings.endpoints[1].secrets == ["c", "d"])
+        #expect(settings.endpoints[0].wants("coins") && !settings.endpoints[0].wants("entitlement"))
+        #expect(settings.endpoints[1].wants("anything"))
+    }
+}
