@@ -116,7 +116,7 @@ class Cluster:
     """Starts, kills and restarts the processes; `services` maps a name to its ``Service``."""
 
     def __init__(self, root, bin_dir, repo, log_level="info", overrides=None, redis_mode="single", partitions=16,
-                 node_timeout=2000):
+                 node_timeout=2000, webhooks=False):
         """`overrides` (scripts/abuse): extra `redis_args`, and environment entries for `ingest`, `verifier`,
         `fulfiller` and `sim`. `redis_mode` "cluster": a 6-node Redis Cluster and `partitions` partitions."""
         self.root, self.bin, self.repo = root, bin_dir, repo
@@ -135,6 +135,7 @@ class Cluster:
         self.services = {}
         self.stopping = threading.Event()
         self.log_level = log_level
+        self.webhooks = webhooks
         self._define()
 
     def _define(self):
@@ -206,6 +207,9 @@ class Cluster:
             port = free_port()
             self._add(f"fulfiller-{i}", [self._bin("fulfiller")], dict(fulfiller, TOLLGATE_METRICS_PORT=str(port)),
                       (lambda p: lambda: http_ok(p, "/healthz"))(port))
+        if self.webhooks:
+            from chaoslib import webhooks
+            webhooks.define(self, free_port)
 
     def _bin(self, name):
         return os.path.join(self.bin, name)
