@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -87,10 +88,10 @@ struct Received: Sendable {
 
     init?(_ request: StubRecordedRequest) {
         guard let object = request.jsonBody(), let id = request.headers["tollgate-event-id"],
-            let seq = (object["seq"] as? NSNumber)?.int64Value
+            let seq = object["seq"]?.int.map(Int64.init)
         else { return nil }
         eventID = id
-        user = object["userId"] as? String
+        user = object["userId"]?.string
         self.seq = seq
         signature = request.headers["tollgate-signature"] ?? ""
         body = request.body

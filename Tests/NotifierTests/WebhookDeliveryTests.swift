@@ -112,7 +112,7 @@ struct WebhookDeliveryTests {
             defer { Task { await receiver.stop() } }
             // The receiver refuses everything about u-bad (a bug on its side), accepts the rest.
             await receiver.respond(to: "/hook") { request in
-                (request.jsonBody()?["userId"] as? String) == "u-bad" ? StubResponse(status: 500) : StubResponse(status: 204)
+                request.jsonBody()?["userId"]?.string == "u-bad" ? StubResponse(status: 500) : StubResponse(status: 204)
             }
             for _ in 0..<3 {
                 try await rig.writer.append(user: "u-bad")

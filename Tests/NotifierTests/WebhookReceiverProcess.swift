@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import TestSupport
 
@@ -35,6 +36,6 @@ struct WebhookReceiverProcess {
 
     /// The `id` of one logged event line.
     static func eventID(of line: Substring) -> String? {
-        (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
+        JSONValue.read(Array(line.utf8))?["id"]?.string
     }
 }
