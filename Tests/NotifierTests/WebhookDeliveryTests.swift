@@ -194,13 +194,14 @@ struct WebhookDeliveryTests {
             // 30 ms an answer: longer than the loop's own turn, so only the hand-over can catch the next seq.
             await receiver.respond(to: "/hook", with: [StubResponse(status: 204, delay: .milliseconds(30))])
             for _ in 0..<10 { try await rig.writer.append(user: "u1") }
-            // The loop polls every 500 ms; each finish hands the user's next seq to the same task at once, so ten
-            // events in a row take far less than the ~5 s that one poll per event would.
+            // The loop polls every 10 s; each finish hands the user's next seq to the same task at once, so ten
+            // events in a row take far less than the ~100 s that one poll per event would (the bound leaves room for
+            // a loaded machine: a full parallel test run).
             var configuration = NotifierRig.fastDelivery()
-            configuration.pollInterval = .milliseconds(500)
-            configuration.recheck = .seconds(10)
+            configuration.pollInterval = .seconds(10)
+            configuration.recheck = .seconds(60)
             let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1", configuration: configuration)
-            #expect(try await eventually(timeout: .seconds(2)) { try await rig.cursor("crm", user: "u1") == 10 })
+            #expect(try await eventually(timeout: .seconds(9)) { try await rig.cursor("crm", user: "u1") == 10 })
             try await replica.shutdown()
             #expect(await receiver.received().map(\.seq) == Array(1...10))
         }
@@ -212,13 +213,13 @@ struct WebhookDeliveryTests {
             defer { Task { await receiver.stop() } }
             await receiver.respond(to: "/hook", with: [StubResponse(status: 204, delay: .milliseconds(20))])
             for index in 0..<20 { try await rig.writer.append(user: "user-\(index)") }
-            // Two slots and a 1 s poll: twenty users' events take ten turns of the slots, which one poll per turn
-            // would stretch to ~10 s.
+            // Two slots and a 10 s poll: twenty users' events take ten turns of the slots, which one poll per turn
+            // would stretch to ~100 s (the bound leaves room for a loaded machine).
             var configuration = NotifierRig.fastDelivery()
             configuration.concurrency = 2
-            configuration.pollInterval = .seconds(1)
+            configuration.pollInterval = .seconds(10)
             let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1", configuration: configuration)
-            #expect(try await eventually(timeout: .seconds(3)) { await receiver.received().count >= 20 })
+            #expect(try await eventually(timeout: .seconds(9)) { await receiver.received().count >= 20 })
             try await replica.shutdown()
         }
     }
