@@ -27,16 +27,8 @@ extension App {
         onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         let keys = configuration.shared.keys
-        let redis = try await configuration.shared.connectRedis(clientName: "fulfiller", logger: logger)
-        let operatorsRedis: any RedisClient
-        do {
-            try await LedgerFunctions.library.load(on: redis)
-            operatorsRedis = try await configuration.shared.connectOperatorsPool(
-                clientName: "fulfiller-ops", logger: logger, like: redis)
-        } catch {
-            redis.close()
-            throw error
-        }
+        let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
+            clientName: "fulfiller", libraries: [LedgerFunctions.library], logger: logger)
         var applier = LedgerApplier(
             redis: redis, catalog: configuration.catalog, keys: keys, group: consumerGroup,
             clampRefunds: configuration.clampRefunds, now: clock.nowMilliseconds)

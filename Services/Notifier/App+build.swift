@@ -23,16 +23,8 @@ extension App {
         onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         let keys = configuration.shared.keys
-        let redis = try await configuration.shared.connectRedis(clientName: "notifier", logger: logger)
-        let operatorsRedis: any RedisClient
-        do {
-            try await NotifierFunctions.library.load(on: redis)
-            operatorsRedis = try await configuration.shared.connectOperatorsPool(
-                clientName: "notifier-ops", logger: logger, like: redis)
-        } catch {
-            redis.close()
-            throw error
-        }
+        let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
+            clientName: "notifier", libraries: [NotifierFunctions.library], logger: logger)
         let sender = WebhookSender(
             transport: transport ?? WebhookSender.makeTransport(connectionsPerHost: configuration.delivery.concurrency),
             timeout: configuration.webhooks.timeout)

@@ -121,6 +121,23 @@ extension SharedConfiguration {
         return pool
     }
 
+    /// A worker's two Redis clients: ``connectRedis(poolSize:clientName:logger:)`` with `libraries` loaded on it, and
+    /// the operators' pool beside it (`<clientName>-ops`); the first is closed again when anything after it fails. The
+    /// one start of every worker service (fulfiller, verifier, notifier), so none repeats it.
+    package func connectWorker(
+        clientName: String, libraries: [RedisFunctionLibrary], logger: Logger
+    ) async throws -> (redis: any RedisClient, operators: any RedisClient) {
+        let redis = try await connectRedis(clientName: clientName, logger: logger)
+        do {
+            for library in libraries { try await library.load(on: redis) }
+            let operators = try await connectOperatorsPool(clientName: "\(clientName)-ops", logger: logger, like: redis)
+            return (redis, operators)
+        } catch {
+            redis.close()
+            throw error
+        }
+    }
+
     /// A client of its own for the operators' `/readyz` (never queued behind the service's work), failing fast
     /// like ``connectRedis(poolSize:clientName:logger:)``: a one-connection pool, or, when `main` (the service's
     /// client) is a cluster client, a cluster client of its own. Run it as a service (it closes on shutdown).

@@ -32,18 +32,9 @@ package enum VerifierServices {
         let metrics = VerifierMetrics()
         let (signedData, receipts, apiClients) = try appleClients(configuration, metrics: metrics)
 
-        let redis = try await configuration.shared.connectRedis(clientName: "verifier", logger: logger)
-        let operatorsRedis: any RedisClient
-        do {
-            try await VerifierFunctions.library.load(on: redis)
-            try await RateLimitFunctions.library.load(on: redis)
-            try await ReconcileFunctions.library.load(on: redis)
-            operatorsRedis = try await configuration.shared.connectOperatorsPool(
-                clientName: "verifier-ops", logger: logger, like: redis)
-        } catch {
-            redis.close()
-            throw error
-        }
+        let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
+            clientName: "verifier",
+            libraries: [VerifierFunctions.library, RateLimitFunctions.library, ReconcileFunctions.library], logger: logger)
         let clock = PipelineClock.system
         let verifier = JobVerifier(
             configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
