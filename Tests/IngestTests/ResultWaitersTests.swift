@@ -66,7 +66,7 @@ import Testing
         let clock = ContinuousClock()
         let start = clock.now
         let ends = await withTaskGroup(of: (Int, Duration).self) { group in
-            for (index, milliseconds) in [150, 600, 1200].enumerated() {
+            for (index, milliseconds) in [150, 600, 6000].enumerated() {
                 guard let id = await waiters.register(jobID: "job-\(index)", user: "user-\(index)") else { continue }
                 group.addTask {
                     await waiters.nextSignal(jobID: "job-\(index)", id: id, timeout: .milliseconds(milliseconds))
@@ -83,12 +83,12 @@ import Testing
             // Only a guard against a hang: a loaded CI machine (a full parallel run) has been seen 3.3 s late.
             #expect(took < .milliseconds(milliseconds) + .seconds(10))
         }
-        // Each at its own deadline, not all at the longest one's: in deadline order, and the first (150 ms) well
-        // before the last (1200 ms), whatever a loaded machine adds to both.
+        // Each at its own deadline, not all at the longest one's: the 150 ms waiter ends well before the 6 s one.
+        // (A full parallel run has stalled this process for ~3 s, waking every due timer at once: the 6 s deadline
+        // keeps such a stall from looking like the bug, and no wall-clock bound below 10 s is asserted.)
         let byDeadline = ends.sorted { $0.0 < $1.0 }.map(\.1)
-        #expect(byDeadline == byDeadline.sorted(), "\(ends)")
         if let first = byDeadline.first, let last = byDeadline.last {
-            #expect(last - first > .milliseconds(500), "\(ends)")
+            #expect(last - first > .seconds(2), "\(ends)")
         }
         // Nothing suspended any more: a later wait still gets its deadline (the ticker starts again).
         let id = try #require(await waiters.register(jobID: "late", user: "late"))

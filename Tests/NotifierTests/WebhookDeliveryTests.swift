@@ -91,8 +91,8 @@ struct WebhookDeliveryTests {
             // Nobody listens: attempts fail and the breaker opens.
             try await Task.sleep(for: .milliseconds(600))
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).jsonl")
-            let receiver = try WebhookReceiverProcess.start(port: port, secrets: ["whsec_test"], log: log)
-            defer { receiver.stop() }
+            let receiver = try await WebhookReceiverProcess.start(port: port, secrets: ["whsec_test"], log: log)
+            defer { Task { await receiver.stop() } }
             #expect(
                 try await eventually {
                     let first = try await rig.cursor("crm", user: "u1")

@@ -13,8 +13,9 @@ struct WebhookReceiverProcess {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/webhook-receiver")
 
-    /// Starts the receiver on `port` accepting `secrets`, logging accepted events to `log`, and waits until it listens.
-    static func start(port: Int, secrets: [String], log: URL, extra: [String] = []) throws -> WebhookReceiverProcess {
+    /// Starts the receiver on `port` accepting `secrets`, logging accepted events to `log`, and waits until it listens
+    /// (suspending, never blocking a thread of the cooperative pool: a blocked thread stalls every other test).
+    static func start(port: Int, secrets: [String], log: URL, extra: [String] = []) async throws -> WebhookReceiverProcess {
         let arguments = [script.path, "--port", String(port), "--log", log.path] + secrets.flatMap { ["--secret", $0] } + extra
         let output = log.appendingPathExtension("out")
         let process = try SpawnedProcess.spawn(
@@ -23,15 +24,15 @@ struct WebhookReceiverProcess {
         let receiver = WebhookReceiverProcess(process: process)
         for _ in 0..<200 {
             if let text = try? String(contentsOf: output, encoding: .utf8), text.contains("listening") { return receiver }
-            Thread.sleep(forTimeInterval: 0.025)
+            try await Task.sleep(for: .milliseconds(25))
         }
-        receiver.stop()
+        await receiver.stop()
         throw ChildProcess.Failure(description: "webhook-receiver did not listen on \(port)")
     }
 
-    func stop() {
+    func stop() async {
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        _ = await process.waitForExit(timeout: .seconds(30))
     }
 
     /// The `id` of one logged event line.

@@ -29,8 +29,8 @@ struct WebhookSignatureTests {
         try await NotifierRig.with(partitions: 1) { rig in
             let port = try ChildProcess.freePort()
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).jsonl")
-            let receiver = try WebhookReceiverProcess.start(port: port, secrets: ["whsec_old"], log: log)
-            defer { receiver.stop() }
+            let receiver = try await WebhookReceiverProcess.start(port: port, secrets: ["whsec_old"], log: log)
+            defer { Task { await receiver.stop() } }
             let event = try await rig.writer.append(user: "u1")
             let target = endpoint(
                 URL(string: "http://127.0.0.1:\(port)/hook")!, secrets: ["whsec_new", "whsec_old"])
@@ -46,8 +46,8 @@ struct WebhookSignatureTests {
         try await NotifierRig.with(partitions: 1) { rig in
             let port = try ChildProcess.freePort()
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).jsonl")
-            let receiver = try WebhookReceiverProcess.start(port: port, secrets: ["whsec_right"], log: log)
-            defer { receiver.stop() }
+            let receiver = try await WebhookReceiverProcess.start(port: port, secrets: ["whsec_right"], log: log)
+            defer { Task { await receiver.stop() } }
             try await rig.writer.append(user: "u1")
             let replica = rig.replica(endpoint(URL(string: "http://127.0.0.1:\(port)/hook")!, secrets: ["whsec_wrong"]), consumer: "r1")
             try await Task.sleep(for: .milliseconds(500))
