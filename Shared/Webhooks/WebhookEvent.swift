@@ -1,8 +1,7 @@
-import Core
 import Redis
 
 /// One schema-2 entry of an events stream, as the notifier delivers it (the contract of issue 30: `event.version` =
-/// `2`, `event.id`, `seq` per user, `user` when the event is a user's, `event` = the JSON object text).
+/// `2`, `event.id`, `event.type`, `seq` per user, `user` when the event is a user's, `event` = the JSON object text).
 package struct WebhookEvent: Sendable {
     /// The sequence of app-level events (entries without `user`), kept under this subject.
     package static let appSubject = "~app"
@@ -27,8 +26,9 @@ package struct WebhookEvent: Sendable {
         self.seq = seq
         self.user = entry.string("user").flatMap { $0.isEmpty ? nil : $0 }
         self.body = body
-        guard case .object(let members)? = try? JSONReader.parse(body) else { return nil }
-        if case .string(let type)? = members["type"] { self.type = type }
+        // The type is a field of the entry beside the JSON (docs/EVENTS.md): the event, up to ~19 KB with Apple's JWS,
+        // is forwarded as bytes and never parsed here.
+        self.type = entry.string("event.type")
     }
 
     /// Whose sequence `seq` belongs to: the user, or ``appSubject``.

@@ -95,6 +95,7 @@ import Testing
             let entries = try await h.events("alice")
             #expect(entries.map { $0.string("seq") } == events.map { String($0.seq) })
             #expect(entries.map { $0.string("event.id") } == events.map(\.id))
+            #expect(entries.map { $0.string("event.type") } == events.map(\.type))
             #expect(entries[0].string("kind") == "coins", "the v1 fields stay readable for one release")
 
             // The record keeps the revenue facts too.

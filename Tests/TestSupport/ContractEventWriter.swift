@@ -40,7 +40,9 @@ package actor ContractEventWriter {
         let owner = user.map { #""userId":"\#($0)","seq":\#(seq)"# } ?? #""userId":null,"seq":\#(seq),"seqScope":"app.p\#(partition)""#
         let body = #"{"id":"\#(eventID)","type":"\#(type)",\#(owner),"at":"\#(at)","delta":5}"#
         let stream = keys.events(partition: partition).stream
-        var fields: [(String, String)] = [("event.version", "2"), ("event.id", eventID), ("seq", String(seq))]
+        var fields: [(String, String)] = [
+            ("event.version", "2"), ("event.id", eventID), ("event.type", type), ("seq", String(seq)),
+        ]
         if let user { fields.append(("user", user)) }
         fields.append(("event", body))
         let arguments: [any RedisArgumentConvertible] = [stream, "*"] + fields.flatMap { [$0.0, $0.1] }

@@ -189,6 +189,7 @@ local function emit_app_notification(keys, plan)
     local id = event_id(scope, seq, plan.jobId)
     cmd[#cmd + 1] = 'event.version'; cmd[#cmd + 1] = '2'
     cmd[#cmd + 1] = 'event.id'; cmd[#cmd + 1] = id
+    cmd[#cmd + 1] = 'event.type'; cmd[#cmd + 1] = 'app_notification'
     cmd[#cmd + 1] = 'seq'; cmd[#cmd + 1] = n2s(seq)
     cmd[#cmd + 1] = 'event'; cmd[#cmd + 1] = app_event_json(plan, note, seq, id, scope)
   end

@@ -98,9 +98,9 @@ local function event_id(scope, seq, job)
 end
 
 -- The v2 JSON of one user change: `f` the change's flat fields (as the v1 entry has them), `tx` its transaction.
-local function user_event_json(plan, f, tx, seq, id)
+local function user_event_json(plan, f, tx, seq, id, etype)
   local o = json_object()
-  o.add('id', id); o.add('type', event_type(f, tx, plan)); o.add('userId', plan.user); o.add('seq', seq)
+  o.add('id', id); o.add('type', etype); o.add('userId', plan.user); o.add('seq', seq)
   o.add('at', iso8601(plan.now)); o.add('store', 'app_store'); o.add('environment', environment_name(plan.env))
   if tx then
     o.add('productId', tx.product); o.add('transactionId', tx.tid); o.add('originalTransactionId', tx.otid)
@@ -134,19 +134,23 @@ local function user_log(keys, plan, seq, id, body)
   redis.call('EXPIRE', key, n2s(plan.ulogTtl or 7776000))
 end
 
--- Writes one user change to the events stream (v1 fields for one more release, then the v2 `event`) and to the
+-- Writes one user change to the events stream (v1 fields for one more release, then the v2 `event`, with
+-- `event.id`, `event.type` and `seq` beside it so that readers route and filter without parsing it) and to the
 -- user's log. The sequence lives in the account hash (`events.seq`), in the same slot and call as the change.
 local function emit_user_event(keys, plan, events_key, flat)
   local f = hash_table(flat)
   local seq = redis.call('HINCRBY', key_at(keys, 4), 'events.seq', 1)
   local id = event_id(plan.user, seq, plan.jobId)
-  local body = user_event_json(plan, f, plan_tx(plan, f.transactionId), seq, id)
+  local tx = plan_tx(plan, f.transactionId)
+  local etype = event_type(f, tx, plan)
+  local body = user_event_json(plan, f, tx, seq, id, etype)
   local cmd = { 'XADD', events_key, '*', 'user', plan.user }
   for i = 1, #flat do cmd[#cmd + 1] = flat[i] end
   cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env
   cmd[#cmd + 1] = 'at'; cmd[#cmd + 1] = n2s(plan.now)
   cmd[#cmd + 1] = 'event.version'; cmd[#cmd + 1] = '2'
   cmd[#cmd + 1] = 'event.id'; cmd[#cmd + 1] = id
+  cmd[#cmd + 1] = 'event.type'; cmd[#cmd + 1] = etype
   cmd[#cmd + 1] = 'seq'; cmd[#cmd + 1] = n2s(seq)
   cmd[#cmd + 1] = 'event'; cmd[#cmd + 1] = body
   redis.call(unpack(cmd))
