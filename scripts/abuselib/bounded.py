@@ -95,15 +95,17 @@ def post_all(port, bodies, threads, path="/v1/apple/notifications", headers_of=N
 def paced(port, bodies, attackers, rate, running, path="/v1/apple/notifications", headers_of=None, at_least=None):
     """Each of `attackers` threads posts bodies (round-robin over its share, again and again) at `rate` a second
     while `running()` holds, and at least `at_least` bodies in all (default: each body once). Returns the tally,
-    the job ids answered and how many were sent."""
+    the job ids answered and how many were sent. By default each attacker posts its own share once (bodies k,
+    k + attackers, ...): with a shared count a slow attacker's share went to a fast one, which then posted a body
+    twice and left another unsent."""
     tally, jobs, lock, sent = Tally(), set(), threading.Lock(), [0]
-    floor = len(bodies) if at_least is None else at_least
 
     def attacker(k):
         i, next_at = k, time.monotonic()
         while True:
             with lock:
-                if sent[0] >= floor and not running():
+                done = i >= len(bodies) if at_least is None else sent[0] >= at_least
+                if done and not running():
                     return
                 sent[0] += 1
             try:
