@@ -43,6 +43,11 @@ func buildApplication(
     if configuration.clientJWTSecret == nil {
         logger.warning("TOLLGATE_CLIENT_JWT_SECRET is not set: user endpoints answer 401")
     }
+    for key in configuration.serviceKeys where key.isBare {
+        logger.warning(
+            "a service key has no name or scopes: it may do everything; give it name:scope+scope:key",
+            metadata: ["key": "\(key.name)"])
+    }
     let keys = configuration.shared.keys
     let metrics = IngestMetrics()
     let waiters = ResultWaiters(maxWaiters: configuration.maxWaiters, maxPerUser: configuration.userMaxWaiters)

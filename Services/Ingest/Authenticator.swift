@@ -28,11 +28,11 @@ struct Authenticator: Sendable {
 
     private let keys: JWTKeyCollection?
     private let rules: TokenRules
-    /// SHA-256 digests of the service keys, compared in constant time.
-    private let serviceKeyDigests: [[UInt8]]
+    /// SHA-256 digests of the service keys, compared in constant time, and who each key is.
+    private let serviceKeyDigests: [(digest: [UInt8], caller: ServiceCaller)]
     private static let apiKeyHeader = HTTPField.Name("X-Api-Key")
 
-    init(clientJWTSecret: String?, serviceKeys: [String], rules: TokenRules = TokenRules()) async {
+    init(clientJWTSecret: String?, serviceKeys: [ServiceKey], rules: TokenRules = TokenRules()) async {
         self.rules = rules
         if let clientJWTSecret {
             let keys = JWTKeyCollection()
@@ -41,7 +41,9 @@ struct Authenticator: Sendable {
         } else {
             keys = nil
         }
-        serviceKeyDigests = serviceKeys.map { Array(SHA256.hash(data: Data($0.utf8))) }
+        serviceKeyDigests = serviceKeys.map {
+            (Array(SHA256.hash(data: Data($0.key.utf8))), ServiceCaller(name: $0.name, scopes: $0.scopes))
+        }
     }
 
     /// The caller, or `401 unauthorized`.
@@ -55,7 +57,7 @@ struct Authenticator: Sendable {
             }
             bearer = Self.trimmingBlanks(parts[1])
         }
-        if let key = apiKey ?? bearer, isServiceKey(key) { return .service }
+        if let key = apiKey ?? bearer, let caller = serviceCaller(key) { return .service(caller) }
         if apiKey != nil, bearer == nil { throw .unauthorized("unknown API key") }
         guard let token = bearer else { throw .unauthorized() }
         return .user(try await verifyUserToken(token))
@@ -66,6 +68,17 @@ struct Authenticator: Sendable {
         switch try await authenticate(request) {
         case .user(let id): return id
         case .service: throw .forbidden("this endpoint is for app users")
+        }
+    }
+
+    /// Authenticates and requires a service key holding `scope`: `401` without a known key, `403 forbidden` for a
+    /// user's token (no user reaches a service endpoint), `403 missing_scope` for a key without the scope.
+    func service(_ request: Request, scope: ServiceKey.Scope) async throws(IngestError) -> ServiceCaller {
+        switch try await authenticate(request) {
+        case .user: throw .forbidden("this endpoint is for the app's backend (a service key)")
+        case .service(let caller):
+            guard caller.may(scope) else { throw .missingScope(scope.rawValue, key: caller.name) }
+            return caller
         }
     }
 
@@ -126,13 +139,14 @@ struct Authenticator: Sendable {
         return String(Substring(bytes[start..<end]))
     }
 
-    private func isServiceKey(_ key: String) -> Bool {
+    /// The caller whose key this is; every digest is compared (constant time in which one matched).
+    private func serviceCaller(_ key: String) -> ServiceCaller? {
         let digest = Array(SHA256.hash(data: Data(key.utf8)))
-        var match = false
+        var match: ServiceCaller?
         for candidate in serviceKeyDigests {
             var difference: UInt8 = 0
-            for (a, b) in zip(digest, candidate) { difference |= a ^ b }
-            match = match || difference == 0
+            for (a, b) in zip(digest, candidate.digest) { difference |= a ^ b }
+            if difference == 0 { match = candidate.caller }
         }
         return match
     }

@@ -31,10 +31,10 @@ extension IngestConfiguration {
             }
             clientJWTSecret = secret
         }
-        serviceKeys = reader.list("TOLLGATE_SERVICE_KEYS")
-        if let short = serviceKeys.first(where: { $0.utf8.count < 32 }) {
-            throw ConfigurationError(
-                variable: "TOLLGATE_SERVICE_KEYS", problem: "must hold keys of at least 32 bytes each (one has \(short.utf8.count))")
+        do {
+            serviceKeys = try ServiceKey.list(reader.list("TOLLGATE_SERVICE_KEYS"))
+        } catch {
+            throw ConfigurationError(variable: "TOLLGATE_SERVICE_KEYS", problem: error.problem)
         }
         clientJWTIssuer = reader.optional("TOLLGATE_CLIENT_JWT_ISSUER")
         clientJWTAudience = reader.optional("TOLLGATE_CLIENT_JWT_AUDIENCE")

@@ -24,7 +24,8 @@ import Pipeline
 ///   its `aud` must contain it
 /// - `TOLLGATE_CLIENT_JWT_MAX_LIFETIME` — the longest a user token may live (`24h`): `exp` no further ahead, and
 ///   `exp − iat` no longer
-/// - `TOLLGATE_SERVICE_KEYS` — comma-separated service API keys (none)
+/// - `TOLLGATE_SERVICE_KEYS` — comma-separated service API keys, each `name:scope+scope:key` or a bare key (every
+///   scope) (none; ``ServiceKey``)
 /// - `TOLLGATE_V1_NOTIFICATIONS` — accept Apple's V1 notifications (`false`); needs `TOLLGATE_SHARED_SECRET`,
 ///   which each V1 body's `password` must equal. A V1 notification is only a trigger: the verifier credits what
 ///   Apple answers for its `latest_receipt`
@@ -80,7 +81,7 @@ package struct IngestConfiguration: Sendable {
     package var port = 8080
     package var catalog: Catalog
     package var clientJWTSecret: String?
-    package var serviceKeys: [String] = []
+    package var serviceKeys: [ServiceKey] = []
     package var clientJWTIssuer: String?
     package var clientJWTAudience: String?
     package var clientJWTMaxLifetime: Duration = .seconds(86_400)

@@ -89,6 +89,9 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
     static func forbidden(_ message: String = "not allowed for this caller") -> IngestError {
         IngestError(status: .forbidden, code: "forbidden", message: message)
     }
+    static func missingScope(_ scope: String, key: String) -> IngestError {
+        IngestError(status: .forbidden, code: "missing_scope", message: "the key \(key) lacks the scope \(scope)")
+    }
     static func notFound(_ message: String) -> IngestError {
         IngestError(status: .notFound, code: "not_found", message: message)
     }

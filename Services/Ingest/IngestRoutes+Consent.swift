@@ -10,9 +10,7 @@ extension IngestRoutes {
     /// (``Keys/consent(user:)``) → `200 {userId, consented, at}`. Without a recorded `true` the verifier answers no
     /// `CONSUMPTION_REQUEST` for that user's purchases.
     func consent(_ request: Request, userID: String) async throws -> Response {
-        guard try await authenticator.authenticate(request) == .service else {
-            throw IngestError.forbidden("only a service may record a user's consent")
-        }
+        let caller = try await authenticator.service(request, scope: .consent)
         guard UserID.isValid(userID) else { throw IngestError.invalidRequest("the user id is not valid") }
         struct Body: Decodable { var consented: Bool }
         let body: Body
@@ -27,9 +25,10 @@ extension IngestRoutes {
         _ = try await redisRead {
             try await redis.send(
                 RedisCommand(
-                    "HSET", keys.consent(user: userID), "consented", body.consented ? "1" : "0", "at", String(now)))
+                    "HSET", keys.consent(user: userID), "consented", body.consented ? "1" : "0", "at", String(now),
+                    "by", caller.name))
         }
-        logger.info("consent recorded", metadata: ["user.id": "\(userID)", "consented": "\(body.consented)"])
+        logger.info("consent recorded", metadata: ["user.id": "\(userID)", "consented": "\(body.consented)", "key": "\(caller.name)"])
         return jsonResponse(.ok) { answer in
             answer.member("at", now)
             answer.member("consented", body.consented)

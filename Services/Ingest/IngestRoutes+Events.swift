@@ -14,9 +14,7 @@ extension IngestRoutes {
     /// and written again. The answer also says the user's last `seq` and the oldest the log still holds, so a
     /// consumer that tracks `seq` proves it missed nothing: `trimmed` is true when events after `after` are gone.
     func userEvents(_ request: Request, userID: String) async throws -> Response {
-        guard case .service = try await authenticator.authenticate(request) else {
-            throw IngestError.forbidden("a user's event log is for the app's backend (a service key)")
-        }
+        _ = try await authenticator.service(request, scope: .read)
         guard UserID.isValid(userID) else { throw IngestError.notFound("no user \(userID.prefix(64))") }
         let after = try Self.queryInteger(request, "after", default: 0, range: 0...Int64(1) << 53)
         let limit = Int(try Self.queryInteger(request, "limit", default: 100, range: 1...Int64(Self.maxEventsPage)))

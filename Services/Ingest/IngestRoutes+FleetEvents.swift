@@ -11,9 +11,7 @@ extension IngestRoutes {
     /// the feed starts at the oldest entry the streams hold. Per user, `seq` proves completeness (docs/EVENTS.md);
     /// this feed follows the streams, which are trimmed after `TOLLGATE_EVENTS_RETENTION_HOURS`.
     func fleetEvents(_ request: Request) async throws -> Response {
-        guard case .service = try await authenticator.authenticate(request) else {
-            throw IngestError.forbidden("the fleet's events are for the app's backend (a service key)")
-        }
+        _ = try await authenticator.service(request, scope: .read)
         let limit = Int(try Self.queryInteger(request, "limit", default: 100, range: 1...Int64(Self.maxEventsPage)))
         let partitions = Array(keys.partitions)
         var positions = try Self.cursorPositions(request.uri.queryParameters.get("cursor"), partitions: partitions.count)

@@ -4,13 +4,14 @@ import Pipeline
 enum Principal: Sendable, Hashable {
     /// An app user, from the `sub` of a valid HS256 token.
     case user(String)
-    /// A backend service holding an API key.
-    case service
+    /// A backend service holding an API key (``ServiceKey``).
+    case service(ServiceCaller)
 
-    /// Whether this caller may read `userID`'s data (jobs, entitlements).
+    /// Whether this caller may read `userID`'s data (jobs, entitlements): the user themselves, or a service with
+    /// the `read` scope.
     func mayRead(user userID: String?) -> Bool {
         switch self {
-        case .service: return true
+        case .service(let caller): return caller.may(.read)
         case .user(let id): return userID.map { UserID.same($0, id) } ?? false
         }
     }

@@ -62,7 +62,7 @@ extension Keys {
     }
 
     /// Whether the user consented to Tollgate sharing consumption data with Apple: `tg:{u:<userId>}:consent`
-    /// (hash: `consented` `1` or `0`, `at` ms), written by ingest (`PUT /v1/users/{userId}/consent`) for the
+    /// (hash: `consented` `1` or `0`, `at` ms, `by` the service key's name), written by ingest (`PUT /v1/users/{userId}/consent`) for the
     /// app's backend, read by the verifier before it answers a `CONSUMPTION_REQUEST`.
     package func consent(user userID: String) -> String {
         "\(prefix):\(userTag(userID)):consent"

@@ -25,11 +25,16 @@ import Testing
         let custom = try IngestConfiguration(
             environment: Self.app.merging([
                 "TOLLGATE_HTTP_PORT": "9090",
-                "TOLLGATE_SERVICE_KEYS": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                "TOLLGATE_SERVICE_KEYS": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, support:read+grant:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb:c",
                 "TOLLGATE_MAX_BACKLOG": "5", "TOLLGATE_REDIS_WAIT_REPLICAS": "1",
             ]) { $1 })
         #expect(custom.port == 9090)
         #expect(custom.serviceKeys.count == 2)
+        // A bare key: every scope, named by its digest, never by itself; a scoped key's key is all after the second colon.
+        #expect(custom.serviceKeys[0].isBare && custom.serviceKeys[0].scopes == Set(ServiceKey.Scope.allCases))
+        #expect(custom.serviceKeys[0].name.hasPrefix("key-") && custom.serviceKeys[0].name.count == 12)
+        #expect(!custom.serviceKeys[0].name.contains("aaaa"))
+        #expect(custom.serviceKeys[1] == ServiceKey(name: "support", scopes: [.read, .grant], key: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb:c"))
         #expect(custom.maxBacklog == 5)
         #expect(custom.waitReplicas == 1)
         #expect(custom.redisPoolSize == 68)  // each round trip's WAIT holds a connection
@@ -50,6 +55,10 @@ import Testing
         ("TOLLGATE_REDIS_URL", "http://x"), ("TOLLGATE_SERVICE_KEYS", "a-31-byte-key-is-one-byte-short"),
         ("TOLLGATE_V1_NOTIFICATIONS", "maybe"), ("TOLLGATE_ORDER_TTL", "soon"), ("TOLLGATE_BACKLOG_BYTES_APPLE", "1000"),
         ("TOLLGATE_ROOT_CERTS", "/nonexistent.der"), ("TOLLGATE_CLIENT_JWT_MAX_LIFETIME", "5s"),
+        // A scoped key too short, a misspelt or empty scope (never taken as a bare key with every scope), two names alike.
+        ("TOLLGATE_SERVICE_KEYS", "shop:spend:short-key"), ("TOLLGATE_SERVICE_KEYS", "shop:spnd:0123456789abcdef0123456789abcdef"),
+        ("TOLLGATE_SERVICE_KEYS", "shop::0123456789abcdef0123456789abcdef"),
+        ("TOLLGATE_SERVICE_KEYS", "a:read:0123456789abcdef0123456789abcdef,a:spend:0123456789abcdef0123456789abcdeX"),
     ])
     func badValuesNameTheirVariable(variable: String, value: String) {
         do {

@@ -18,7 +18,11 @@ import Testing
 /// Builds ingest against a real `redis-server` and provides tokens, vectors and Redis helpers for the tests.
 enum IngestHarness {
     static let secret = "test-client-secret-0123456789abcdefghij"
+    /// A bare key: every scope (as keys were before scopes).
     static let serviceKey = "test-service-key-0123456789abcdefghij"
+
+    /// A key holding only `scope`, named `<scope>-only` (``ServiceKey``).
+    static func key(only scope: ServiceKey.Scope) -> String { "test-\(scope.rawValue)-key-0123456789abcdefghijklmnop" }
 
     static func catalog() throws -> Catalog {
         try Catalog(products: [
@@ -36,7 +40,9 @@ enum IngestHarness {
         var configuration = IngestConfiguration(shared: shared, app: app, catalog: try catalog())
         configuration.port = 0
         configuration.clientJWTSecret = secret
-        configuration.serviceKeys = [serviceKey]
+        configuration.serviceKeys =
+            try [ServiceKey(entry: serviceKey)]
+            + ServiceKey.Scope.allCases.map { try ServiceKey(entry: "\($0.rawValue)-only:\($0.rawValue):\(key(only: $0))") }
         configuration.backlogSampleInterval = .milliseconds(100)
         configuration.opsOnPublicListener = true  // one in-process router serves the operators' endpoints too
         configuration.rootCertificates = [AppleRootCertificates.appleRootCAG3, try testAuthority.get().rootDER]
@@ -74,10 +80,10 @@ enum IngestHarness {
         return try await keys.sign(UserClaims(sub: .init(value: user), exp: .init(value: Date().addingTimeInterval(expiresIn))))
     }
 
-    /// The service key in an `X-Api-Key` header.
-    static func apiKeyHeaders() throws -> HTTPFields {
+    /// A service key (the bare one unless said) in an `X-Api-Key` header.
+    static func apiKeyHeaders(_ key: String = serviceKey) throws -> HTTPFields {
         var fields = HTTPFields()
-        fields[try #require(HTTPField.Name("X-Api-Key"))] = serviceKey
+        fields[try #require(HTTPField.Name("X-Api-Key"))] = key
         return fields
     }
 

@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Ledger
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+
+@testable import ingest
+
+/// Issue 31 item 1: every service endpoint asks for one scope. Each is tried without a key (`401`), with a user's
+/// token (`403 forbidden`: no user reaches these), with a key holding every other scope (`403 missing_scope`) and
+/// with a key holding only its scope (answered). A bare key holds every scope.
+@Suite(.serialized) struct ServiceKeyScopeTests {
+    struct Endpoint: Sendable, CustomStringConvertible {
+        var method: HTTPRequest.Method
+        var uri: String
+        var body: String?
+        var scope: ServiceKey.Scope
+        var description: String { "\(method) \(uri)" }
+    }
+
+    /// Every service endpoint and its scope.
+    static let endpoints: [Endpoint] = [
+        Endpoint(method: .get, uri: "/v1/users/alice/events", scope: .read),
+        Endpoint(method: .get, uri: "/v1/events", scope: .read),
+        Endpoint(method: .put, uri: "/v1/users/alice/consent", body: #"{"consented":true}"#, scope: .consent),
+    ]
+
+    @Test(arguments: endpoints)
+    func eachScopeIsTestedBothWays(endpoint: Endpoint) async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                func call(_ headers: HTTPFields) async throws -> TestResponse {
+                    try await client.execute(
+                        uri: endpoint.uri, method: endpoint.method, headers: headers,
+                        body: endpoint.body.map { ByteBuffer(string: $0) })
+                }
+                let anonymous = try await call([:])
+                #expect(anonymous.status == .unauthorized, "\(endpoint)")
+                let user = try await call(try await IngestHarness.userHeaders("alice"))
+                #expect(user.status == .forbidden && IngestHarness.errorCode(user) == "forbidden", "\(endpoint)")
+                for other in ServiceKey.Scope.allCases where other != endpoint.scope {
+                    let response = try await call(try IngestHarness.apiKeyHeaders(IngestHarness.key(only: other)))
+                    #expect(response.status == .forbidden, "\(endpoint) with \(other)")
+                    #expect(IngestHarness.errorCode(response) == "missing_scope", "\(endpoint) with \(other)")
+                }
+                let scoped = try await call(try IngestHarness.apiKeyHeaders(IngestHarness.key(only: endpoint.scope)))
+                #expect(scoped.status == .ok, "\(endpoint) with \(endpoint.scope)")
+                let bare = try await call(IngestHarness.bearer(IngestHarness.serviceKey))
+                #expect(bare.status == .ok, "\(endpoint) with a bare key")
+            }
+        }
+    }
+
+    /// A service reads any user's job and entitlements with `read`; without it, it reads none (a user reads their own).
+    @Test func readingAUsersDataNeedsTheReadScope() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                let uri = "/v1/users/alice/entitlements"
+                #expect(
+                    try await client.execute(
+                        uri: uri, method: .get, headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .read))
+                    ).status == .ok)
+                let spender = try await client.execute(
+                    uri: uri, method: .get, headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .spend)))
+                #expect(spender.status == .forbidden)
+                #expect(
+                    try await client.execute(uri: uri, method: .get, headers: try await IngestHarness.userHeaders("alice")).status == .ok)
+                #expect(
+                    try await client.execute(uri: uri, method: .get, headers: try await IngestHarness.userHeaders("bob")).status
+                        == .forbidden)
+            }
+        }
+    }
+
+    /// The consent a key records names the key (its name, never the key).
+    @Test func consentRecordsWhichKeyCalled() async throws {
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(server) { client in
+                let response = try await client.execute(
+                    uri: "/v1/users/alice/consent", method: .put,
+                    headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .consent)),
+                    body: ByteBuffer(string: #"{"consented":true}"#))
+                #expect(response.status == .ok)
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                #expect(try await redis.hgetall(Keys(prefix: "tg").consent(user: "alice"))["by"] == "consent-only")
+            }
+        }
+    }
+}
