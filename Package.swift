@@ -107,7 +107,8 @@ let package = Package(
                 Product.serviceLifecycle, Product.logging, Product.metrics, Product.prometheus,
             ],
             lua: ["verifier", "reconcile"]),
-        library("Ledger", ["Core", "Redis", "Pipeline"], lua: ["ledger_events", "ledger_records", "ledger_transactions", "ledger"]),
+        library(
+            "Ledger", ["Core", "Redis", "Pipeline"], lua: ["ledger_events", "ledger_records", "ledger_transactions", "ledger", "customer"]),
         library(
             "Webhooks",
             ["Core", "Redis", "Pipeline", "AppStore", Product.crypto, Product.logging, Product.metrics, Product.serviceLifecycle],

@@ -35,9 +35,10 @@ func buildApplication(
         try await IngestFunctions.library.load(on: pool)
         try await RateLimitFunctions.library.load(on: pool)
         try await OfferFunctions.library.load(on: pool)
+        try await CustomerInfo.library.load(on: pool)
     } catch {
         pool.close()
-        let names = [IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library].map(\.name)
+        let names = [IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library, CustomerInfo.library].map(\.name)
         throw PipelineError.functionLoadFailed("\(names.joined(separator: ", ")): \(error)")
     }
     if configuration.clientJWTSecret == nil {

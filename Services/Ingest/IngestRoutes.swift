@@ -52,6 +52,13 @@ struct IngestRoutes: Sendable {
         router.get("/v1/users/:userId/entitlements") { request, context in
             try await entitlements(request, userID: context.parameters.get("userId") ?? "")
         }
+        router.get("/v1/users/:userId") { request, context in
+            try await customer(request, userID: context.parameters.get("userId") ?? "")
+        }
+        router.get("/v1/transactions/:transactionId") { request, context in
+            try await transaction(request, transactionID: context.parameters.get("transactionId") ?? "")
+        }
+        router.get("/v1/lookup") { request, _ in try await lookup(request) }
         router.get("/v1/events") { request, _ in try await fleetEvents(request) }
         router.get("/v1/users/:userId/events") { request, context in
             try await userEvents(request, userID: context.parameters.get("userId") ?? "")

@@ -1,3 +1,4 @@
+import Core
 import Crypto
 import Foundation
 
@@ -24,14 +25,14 @@ package struct ServiceKey: Sendable, Equatable {
         (self.name, self.scopes, self.key, isBare) = (name, scopes, key, false)
     }
 
-    /// Parses one entry: with two colons and a name before the first, a scoped key (an unknown or missing scope is
-    /// an error, never a bare key with every scope); otherwise a bare key. A key shorter than 32 bytes or a name
-    /// outside `[A-Za-z0-9._-]{1,64}` is an error that names the entry by its name only.
+    /// Parses one entry: with two colons and a name (`[A-Za-z0-9._-]{1,64}`) before the first, a scoped key (an
+    /// unknown or missing scope is an error, never a bare key with every scope); otherwise a bare key. A key shorter
+    /// than 32 bytes is an error that names the entry by its name only.
     package init(entry: String) throws(ServiceKeyError) {
         let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, (1...64).contains(parts[0].utf8.count), parts[0].utf8.allSatisfy(Self.isNameByte) else {
+        guard parts.count == 3, PlainIdentifier.isValid(parts[0]) else {
             guard entry.utf8.count >= 32 else { throw .tooShort(name: nil, bytes: entry.utf8.count) }
-            let digest = SHA256.hash(data: Data(entry.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+            let digest = Hex.lowercase(Array(SHA256.hash(data: Data(entry.utf8))).prefix(4))
             (name, scopes, key, isBare) = ("key-\(digest)", Set(Scope.allCases), entry, true)
             return
         }
@@ -44,16 +45,6 @@ package struct ServiceKey: Sendable, Equatable {
         let key = String(parts[2])
         guard key.utf8.count >= 32 else { throw .tooShort(name: name, bytes: key.utf8.count) }
         (self.name, self.scopes, self.key, isBare) = (name, scopes, key, false)
-    }
-
-    private static func isNameByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
-            return true
-        default:
-            return false
-        }
     }
 }
 

@@ -61,6 +61,11 @@ extension Keys {
         "\(prefix):\(userTag(userID)):offer:\(offerId)"
     }
 
+    /// A user's grants: `tg:{u:<userId>}:grants` (hash: grantId → the grant's JSON; docs/EVENTS.md, "Grants").
+    package func grants(user userID: String) -> String {
+        "\(prefix):\(userTag(userID)):grants"
+    }
+
     /// Whether the user consented to Tollgate sharing consumption data with Apple: `tg:{u:<userId>}:consent`
     /// (hash: `consented` `1` or `0`, `at` ms, `by` the service key's name), written by ingest (`PUT /v1/users/{userId}/consent`) for the
     /// app's backend, read by the verifier before it answers a `CONSUMPTION_REQUEST`.

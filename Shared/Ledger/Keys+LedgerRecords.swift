@@ -6,11 +6,12 @@ import Pipeline
 /// |---|---|---|
 /// | `tg:{u:<userId>}:tx:<transactionId>` | hash | see ``TransactionRecord`` |
 /// | `tg:{u:<userId>}:txs` | zset | member transactionId, score purchase date (ms) |
-/// | `tg:{u:<userId>}:ledger` | hash | renewal state `r:<ent>:{auto,retry,grace,signed}`, `shortfall`, `fraud:<reason>`, `intro:<group>` (the purchase chain of the group's first introductory offer) |
+/// | `tg:{u:<userId>}:ledger` | hash | renewal state `r:<ent>:{auto,retry,grace,signed,aprod,intent,winback}` (`aprod` the auto-renew product, `intent` Apple's expiration intent, `winback` eligible win-back offer ids comma-joined), `shortfall`, `fraud:<reason>`, `intro:<group>` (the purchase chain of the group's first introductory offer) |
 /// | `tg:{u:<userId>}:notifications` | set | applied `notificationUUID`s |
 /// | `tg:{u:<userId>}:ent:<entitlement>` | hash | transactionId → `state,purchaseMs,expiresMs,upgraded` (state `1` grants, `0` revoked, `2` withheld) |
 /// | `tg:{otx:<originalTransactionId>}:owner` | string | the user the purchase chain is bound to |
 /// | `tg:{otx:<originalTransactionId>}:parked` | list | events waiting for an owner (`{"j": jobId, "e": eventJSON}`) |
+/// | `tg:{p0}:txo:<transactionId>` | string | the user whose record it is, in the owner's partition (the look-up index of `GET /v1/transactions/{id}`) |
 /// | `tg:{p0}:subs:due` | zset | member `["<environment>","<entitlement>","<userId>"]` (JSON), score = when to ask Apple (ms) |
 /// | `tg:{p0}:subs:ref` | hash | same member → the latest transactionId of that subscription |
 ///
@@ -49,6 +50,12 @@ extension Keys {
 
     package func parked(originalTransactionId: String) -> String {
         "\(prefix):\(chainTag(originalTransactionId)):parked"
+    }
+
+    /// Who owns a transaction's record: `tg:{p0}:txo:<transactionId>` (string, the user id), in the owner's partition,
+    /// written by the apply call with the record. A reader that knows only the transaction asks every partition.
+    package func transactionOwner(partition: Int, transactionId: String) -> String {
+        partitionKey(partition, "txo", transactionId)
     }
 
     /// The sweep index of a partition: auto-renewable subscriptions by when to ask Apple about them,

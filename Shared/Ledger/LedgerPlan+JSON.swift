@@ -86,6 +86,9 @@ extension LedgerPlan.Body {
             writer.member("retry", renewal.retry)
             writer.member("grace", renewal.grace)
             writer.member("signed", renewal.signed)
+            writer.member("aprod", renewal.aprod)
+            writer.member("intent", renewal.intent)
+            writer.member("winback", renewal.winback)
             writer.endObject()
         }
         writer.endArray()
@@ -111,6 +114,7 @@ extension LedgerPlan.Tx {
         writer.member("upgraded", upgraded)
         writer.member("aat", aat)
         writer.member("rec", rec)
+        writer.member("txo", txo)
         writer.member("bind", bind)
         writer.member("park", park)
         writer.member("owner", owner)

@@ -1,7 +1,8 @@
+import Core
 import Foundation
 import Pipeline
 
-/// The `KEYS` and the plan JSON of one `ledger_v6_apply` call: an event's transactions with what the
+/// The `KEYS` and the plan JSON of one `ledger_v7_apply` call: an event's transactions with what the
 /// catalog says about them, for one owner. The plan refers to keys by their 1-based index in ``keys``.
 struct LedgerPlan {
     struct Tx: Encodable {
@@ -14,6 +15,9 @@ struct LedgerPlan {
         var family, upgraded: Bool
         var aat: String?
         var rec: Int
+        /// The transaction's owner index in the owner's partition (``Keys/transactionOwner(partition:transactionId:)``),
+        /// written with the record: `GET /v1/transactions/{id}` finds the record through it.
+        var txo: Int?
         /// The binding and parked keys when the chain lives in this call's slot; else `owner` is what its claim
         /// returned (nil: not claimed yet, so the function refuses to credit it and asks for a claim).
         var bind, park: Int?
@@ -56,6 +60,11 @@ struct LedgerPlan {
         var auto: Int?
         var retry: Bool
         var grace, signed: Int64?
+        /// Apple's `autoRenewProductId`, `expirationIntent` and `eligibleWinBackOfferIds` (comma-joined, only ids of
+        /// 1–64 letters, digits, `.`, `-`, `_`, at most 20), for the customer API (issue 31).
+        var aprod: String?
+        var intent: Int?
+        var winback: String?
     }
     struct Note: Encodable {
         var type: String
@@ -169,6 +178,7 @@ struct LedgerPlan {
                     signed: tx.signedDate, family: tx.inAppOwnershipType == "FAMILY_SHARED", upgraded: tx.isUpgraded ?? false,
                     aat: tx.appAccountToken?.lowercased(),
                     rec: index(k.transaction(user: owner, transactionId: tx.transactionId)),
+                    txo: index(k.transactionOwner(partition: k.partition(ofUser: owner), transactionId: tx.transactionId)),
                     bind: local ? index(k.binding(originalTransactionId: tx.originalTransactionId)) : nil,
                     park: local ? index(k.parked(originalTransactionId: tx.originalTransactionId)) : nil,
                     owner: local ? nil : remote.owners[tx.originalTransactionId],
@@ -198,9 +208,17 @@ struct LedgerPlan {
                         ? nil : remote.owners[renewal.originalTransactionId].map { UserID.same($0, owner) } ?? false,
                     auto: renewal.autoRenewStatus,
                     retry: renewal.isInBillingRetryPeriod ?? false, grace: renewal.gracePeriodExpiresDate,
-                    signed: renewal.signedDate))
+                    signed: renewal.signedDate, aprod: renewal.autoRenewProductId.flatMap { $0.utf8.count <= 128 ? $0 : nil },
+                    intent: renewal.expirationIntent.flatMap { (0...1000).contains($0) ? $0 : nil },
+                    winback: renewal.eligibleWinBackOfferIds.map(Self.offerList)))
         }
         addSweepIndex(keys: k)
+    }
+
+    /// Win-back offer ids as the ledger keeps them: comma-joined, only ids of 1–64 letters, digits, `.`, `-`, `_`, at
+    /// most 20.
+    static func offerList(_ ids: [String]) -> String {
+        ids.filter { PlainIdentifier.isValid($0) }.prefix(20).joined(separator: ",")
     }
 
     /// A short code Apple states (currency, storefront) as the ledger keeps it: at most 16 bytes, else nothing.

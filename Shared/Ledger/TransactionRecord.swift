@@ -8,7 +8,8 @@
 /// `100000` for a full refund), `family`
 /// (`1` Family Sharing), `ent`, `job` (first job), `created.at`, `updated.at`; for a promotional offer's redemption
 /// `offer` (Apple's `offerIdentifier`) and `offer.signed` (`1` matched to a signature of ingest's, `0` not: a fraud
-/// signal); `withheld` (`1`: a repeated free trial that grants nothing, ``RepeatFreeTrial``).
+/// signal); `withheld` (`1`: a repeated free trial that grants nothing, ``RepeatFreeTrial``); revenue facts as Apple
+/// stated them: `price` (milliunits of `currency`), `currency`, `storefront`, `offer.type`, `offer.id`.
 package struct TransactionRecord: Sendable, Hashable, Codable {
     package var transactionId: String
     package var originalTransactionId: String
@@ -28,6 +29,17 @@ package struct TransactionRecord: Sendable, Hashable, Codable {
     package var offerSigned: Bool?
     /// A repeated free trial, recorded without granting.
     package var withheld: Bool
+    package var quantity: Int
+    /// When the standing refund was applied (Apple's `revocationDate`).
+    package var revokedAt: Int64?
+    /// Family Sharing: the purchase is a family member's, shared with this user.
+    package var familyShared: Bool
+    /// Revenue facts (docs/EVENTS.md): `price` in milliunits of `currency`.
+    package var price: Int64?
+    package var currency: String?
+    package var storefront: String?
+    package var offerType: Int?
+    package var offerIdentifier: String?
 
     /// Reads a record from `HGETALL`; nil when it has no `tid` or `state`.
     package init?(hash: [String: String]) {
@@ -48,5 +60,13 @@ package struct TransactionRecord: Sendable, Hashable, Codable {
         offer = hash["offer"]
         offerSigned = hash["offer.signed"].map { $0 == "1" }
         withheld = hash["withheld"] == "1"
+        quantity = hash["qty"].flatMap { Int($0) } ?? 1
+        revokedAt = hash["revoked"].flatMap { Int64($0) }
+        familyShared = hash["family"] == "1"
+        price = hash["price"].flatMap { Int64($0) }
+        currency = hash["currency"]
+        storefront = hash["storefront"]
+        offerType = hash["offer.type"].flatMap { Int($0) }
+        offerIdentifier = hash["offer.id"]
     }
 }

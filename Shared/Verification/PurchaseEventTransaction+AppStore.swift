@@ -105,7 +105,8 @@ extension PurchaseEventRenewal {
             expirationIntent: payload.expirationIntent?.rawValue,
             isInBillingRetryPeriod: payload.isInBillingRetryPeriod,
             gracePeriodExpiresDate: payload.gracePeriodExpiresDate,
-            signedDate: payload.signedDate
+            signedDate: payload.signedDate,
+            eligibleWinBackOfferIds: payload.eligibleWinBackOfferIds
         )
     }
 }

@@ -42,6 +42,7 @@ local function apply_tx(keys, plan, tx, changed_ents)
                  'env', plan.env, 'qty', n2s(tx.qty), 'purchase', n2s(tx.purchase), 'state', 'unknown_product',
                  'coins', '0', 'debited', '0', 'job', plan.jobId, 'created.at', n2s(plan.now))
       redis.call('ZADD', key_at(keys, 6), tx.purchase, tx.tid)
+      if tx.txo then redis.call('SET', key_at(keys, tx.txo), plan.user) end
     end
     return 'unknown_product'
   end
@@ -63,6 +64,7 @@ local function apply_tx(keys, plan, tx, changed_ents)
     if tx.oid then redis.call('HSET', rk, 'offer.id', tx.oid) end
     if ent then redis.call('HSET', rk, 'ent', ent.name) end
     redis.call('ZADD', key_at(keys, 6), tx.purchase, tx.tid)
+    if tx.txo then redis.call('SET', key_at(keys, tx.txo), plan.user) end
     rec = { state = 'applied', coins = n2s(credit), refunds = ',' }
     coins_change(keys, plan, credit, tx.tid, 'purchase')
     result = 'applied'
@@ -150,6 +152,11 @@ local function apply_renewals(keys, plan, changed)
         redis.call('HSET', meta, base .. 'retry', r.retry and '1' or '0')
         if r.grace then redis.call('HSET', meta, base .. 'grace', n2s(r.grace))
         else redis.call('HDEL', meta, base .. 'grace') end
+        -- What the customer API shows of the renewal (Keys+LedgerRecords): absent in Apple's word, absent here.
+        for field, value in pairs({ aprod = r.aprod, intent = r.intent, winback = r.winback }) do
+          if value ~= nil then redis.call('HSET', meta, base .. field, type(value) == 'number' and n2s(value) or value)
+          else redis.call('HDEL', meta, base .. field) end
+        end
         changed[r.ent] = changed[r.ent] or { tid = r.otid, reason = 'renewal' }
       end
     end
@@ -192,6 +199,13 @@ local function validate(plan)
       if tx[field] ~= nil and (type(tx[field]) ~= 'string' or #tx[field] > 128) then
         fail('bad plan: ' .. field .. ' of ' .. tx.tid)
       end
+    end
+    if tx.txo ~= nil and not whole(tx.txo, 1, 100000) then fail('bad plan: owner index of ' .. tx.tid) end
+  end
+  for _, r in ipairs(plan.renewals or {}) do
+    if r.intent ~= nil and not whole(r.intent, 0, 1000) then fail('bad plan: expiration intent') end
+    for _, field in ipairs({ 'aprod', 'winback' }) do
+      if r[field] ~= nil and (type(r[field]) ~= 'string' or #r[field] > 1400) then fail('bad plan: renewal ' .. field) end
     end
   end
 end

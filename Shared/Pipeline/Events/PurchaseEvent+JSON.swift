@@ -102,6 +102,9 @@ extension PurchaseEventRenewal {
         writer.beginObject()
         writer.member("autoRenewProductId", autoRenewProductId)
         writer.member("autoRenewStatus", autoRenewStatus)
+        if let eligibleWinBackOfferIds {
+            writer.array("eligibleWinBackOfferIds", eligibleWinBackOfferIds) { $1.string($0) }
+        }
         writer.member("expirationIntent", expirationIntent)
         writer.member("gracePeriodExpiresDate", gracePeriodExpiresDate)
         writer.member("isInBillingRetryPeriod", isInBillingRetryPeriod)
@@ -119,7 +122,8 @@ extension PurchaseEventRenewal {
             expirationIntent: try fields.optionalInt("expirationIntent"),
             isInBillingRetryPeriod: try fields.optionalBool("isInBillingRetryPeriod"),
             gracePeriodExpiresDate: try fields.optionalInt64("gracePeriodExpiresDate"),
-            signedDate: try fields.optionalInt64("signedDate"))
+            signedDate: try fields.optionalInt64("signedDate"),
+            eligibleWinBackOfferIds: try fields.optionalStrings("eligibleWinBackOfferIds"))
     }
 }
 

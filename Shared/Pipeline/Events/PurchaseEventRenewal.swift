@@ -11,6 +11,7 @@
 /// - `isInBillingRetryPeriod` — Apple is still trying to bill.
 /// - `gracePeriodExpiresDate` — end of the billing grace period, while in one (entitlement continues).
 /// - `signedDate` — when Apple signed it (JWS sources only).
+/// - `eligibleWinBackOfferIds` — the win-back offers Apple says the customer may redeem (JWS sources only).
 package struct PurchaseEventRenewal: Codable, Sendable, Hashable {
     package var originalTransactionId: String
     package var productId: String?
@@ -20,11 +21,12 @@ package struct PurchaseEventRenewal: Codable, Sendable, Hashable {
     package var isInBillingRetryPeriod: Bool?
     package var gracePeriodExpiresDate: Int64?
     package var signedDate: Int64?
+    package var eligibleWinBackOfferIds: [String]?
 
     package init(
         originalTransactionId: String, productId: String? = nil, autoRenewStatus: Int? = nil,
         autoRenewProductId: String? = nil, expirationIntent: Int? = nil, isInBillingRetryPeriod: Bool? = nil,
-        gracePeriodExpiresDate: Int64? = nil, signedDate: Int64? = nil
+        gracePeriodExpiresDate: Int64? = nil, signedDate: Int64? = nil, eligibleWinBackOfferIds: [String]? = nil
     ) {
         self.originalTransactionId = originalTransactionId
         self.productId = productId
@@ -34,5 +36,6 @@ package struct PurchaseEventRenewal: Codable, Sendable, Hashable {
         self.isInBillingRetryPeriod = isInBillingRetryPeriod
         self.gracePeriodExpiresDate = gracePeriodExpiresDate
         self.signedDate = signedDate
+        self.eligibleWinBackOfferIds = eligibleWinBackOfferIds
     }
 }

@@ -1,0 +1,192 @@
+import Core
+import Foundation
+import Pipeline
+import Redis
+
+/// What `GET /v1/users/{userId}` answers (issue 31): one user as the ledger holds them, read in one call of the
+/// `tollgate_customer_v1` library (`Lua/customer.lua`) so that coins, entitlements, transactions and orders agree.
+///
+/// Field names are the events' (docs/EVENTS.md): `productId`, `transactionId`, `price`, `currency`, … Times are ISO
+/// 8601 UTC with milliseconds. Transactions and orders are the newest ``limit``, with their totals.
+package struct CustomerInfo: Sendable {
+    /// The Redis Function library of the read.
+    package static let library = RedisFunctionLibrary(
+        "customer", version: 1, functions: ["read"], parts: [SharedLua.common, PackageResources.customer_lua])
+    /// The most transactions and orders one answer lists (newest first).
+    package static let limit = 200
+
+    package var userId: String
+    package var account: [String: String]
+    package var meta: [String: String]
+    /// The grants hash: grantId → the grant's JSON, as the ledger wrote it.
+    package var grants: [String: String]
+    package var transactions: [TransactionRecord]
+    package var transactionsTotal: Int
+    package var orders: [Order]
+    package var ordersTotal: Int
+
+    /// Reads one user; Redis errors propagate.
+    package static func read(on redis: any RedisCommandExecutor, keys: Keys, user: String) async throws -> CustomerInfo {
+        let reply = try await library.call(
+            "read", on: redis,
+            keys: [
+                keys.account(user: user), keys.ledgerMeta(user: user), keys.transactions(user: user),
+                keys.orders(user: user), keys.grants(user: user),
+            ],
+            arguments: [
+                Array(keys.transaction(user: user, transactionId: "").utf8), Array(keys.order(user: user, orderNo: "").utf8),
+                Array(String(limit).utf8),
+            ])
+        guard let info = CustomerInfo(user: user, reply: reply) else {
+            throw PipelineError.unexpectedReply("\(library.function("read")) returned \(reply)")
+        }
+        return info
+    }
+
+    /// Decodes the read's reply: `{account, meta, grants, transaction count, {transaction…}, order count, {order…}}`.
+    init?(user: String, reply: RedisReply) {
+        guard let parts = reply.array, parts.count == 7, let txs = parts[4].array, let orders = parts[6].array else {
+            return nil
+        }
+        userId = user
+        account = Self.hash(parts[0])
+        meta = Self.hash(parts[1])
+        grants = Self.hash(parts[2])
+        transactionsTotal = Int(parts[3].int ?? 0)
+        transactions = txs.compactMap { TransactionRecord(hash: Self.hash($0)) }
+        ordersTotal = Int(parts[5].int ?? 0)
+        self.orders = orders.compactMap { Order(hash: Self.hash($0)) }
+    }
+
+    private static func hash(_ reply: RedisReply) -> [String: String] {
+        let items = reply.array ?? []
+        var hash: [String: String] = [:]
+        for index in stride(from: 0, to: items.count - 1, by: 2) {
+            if let name = items[index].string, let value = items[index + 1].string { hash[name] = value }
+        }
+        return hash
+    }
+
+    /// True when the ledger holds nothing of the user.
+    package var isEmpty: Bool { account.isEmpty && meta.isEmpty && grants.isEmpty && transactionsTotal == 0 && ordersTotal == 0 }
+
+    /// The answer's JSON; `now` decides which entitlements have run out.
+    package func json(nowMilliseconds now: Int64) -> [UInt8] {
+        var writer = JSONWriter(capacity: 1024)
+        writer.beginObject()
+        writer.member("userId", userId)
+        writer.member("coins", account[EntitlementsView.Field.coins].flatMap { Int64($0) } ?? 0)
+        writer.member("coinsGranted", account["coins.granted"].flatMap { Int64($0) } ?? 0)
+        // What refunds could not take back because the coins were spent (clamped at zero; docs/ARCHITECTURE.md).
+        writer.member("shortfall", meta["shortfall"].flatMap { Int64($0) } ?? 0)
+        writer.member("lastEventSeq", account["events.seq"].flatMap { Int64($0) } ?? 0)
+        let view = EntitlementsView(hash: account, nowMilliseconds: now)
+        writer.array("entitlements", view.entitlements) { entitlement, writer in
+            writer.beginObject()
+            writer.member("entitlement", entitlement.entitlement)
+            writer.member("state", entitlement.state)
+            writer.key("expiresAt")
+            if let expires = entitlement.expiresAt { writer.string(expires) } else { writer.null() }
+            writer.member("autoRenew", entitlement.autoRenew)
+            writer.member("source", "apple")
+            writer.endObject()
+        }
+        writer.array("subscriptions", subscriptions) { $0.write(to: &$1) }
+        writer.array("transactions", transactions) { Self.write($0, to: &$1) }
+        writer.member("transactionsTotal", transactionsTotal)
+        writer.array("orders", orders) { order, writer in
+            writer.beginObject()
+            writer.member("orderNo", order.orderNo)
+            writer.member("productId", order.productId)
+            writer.member("state", order.state.rawValue)
+            writer.member("appAccountToken", order.appAccountToken)
+            writer.member("createdAt", Self.iso8601(order.createdAtMilliseconds))
+            writer.member("paidAt", order.paidAtMilliseconds.map(Self.iso8601))
+            writer.member("transactionId", order.transactionId)
+            writer.endObject()
+        }
+        writer.member("ordersTotal", ordersTotal)
+        let grantList = grants.sorted { $0.key < $1.key }.compactMap { JSONReader.isValid(Array($0.value.utf8)) ? $0.value : nil }
+        writer.array("grants", grantList) { $1.rawJSON(Array($0.utf8)) }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// One subscription's renewal state, from the ledger meta's `r:<entitlement>:*` fields.
+    package struct Subscription: Sendable, Equatable {
+        package var entitlement: String
+        package var autoRenewStatus: Int?
+        package var autoRenewProductId: String?
+        package var expirationIntent: Int?
+        package var inBillingRetry: Bool
+        package var gracePeriodExpiresAt: Int64?
+        package var eligibleWinBackOfferIds: [String]
+        package var signedAt: Int64?
+
+        func write(to writer: inout JSONWriter) {
+            writer.beginObject()
+            writer.member("entitlement", entitlement)
+            writer.member("autoRenewStatus", autoRenewStatus)
+            writer.member("autoRenewProductId", autoRenewProductId)
+            writer.member("expirationIntent", expirationIntent)
+            writer.member("inBillingRetry", inBillingRetry)
+            writer.member("gracePeriodExpiresAt", gracePeriodExpiresAt.map(CustomerInfo.iso8601))
+            writer.array("eligibleWinBackOfferIds", eligibleWinBackOfferIds) { $1.string($0) }
+            writer.member("signedAt", signedAt.map(CustomerInfo.iso8601))
+            writer.endObject()
+        }
+    }
+
+    /// The subscriptions the ledger holds renewal state of, by entitlement name.
+    package var subscriptions: [Subscription] {
+        let names = Set(
+            meta.keys.compactMap { field -> String? in
+                guard field.hasPrefix("r:"), field.hasSuffix(":signed") else { return nil }
+                return String(field.dropFirst(2).dropLast(7))
+            })
+        return names.sorted().map { name in
+            func field(_ suffix: String) -> String? { meta["r:\(name):\(suffix)"] }
+            return Subscription(
+                entitlement: name, autoRenewStatus: field("auto").flatMap { Int($0) }, autoRenewProductId: field("aprod"),
+                expirationIntent: field("intent").flatMap { Int($0) }, inBillingRetry: field("retry") == "1",
+                gracePeriodExpiresAt: field("grace").flatMap { Int64($0) },
+                eligibleWinBackOfferIds: field("winback").map { $0.split(separator: ",").map(String.init) } ?? [],
+                signedAt: field("signed").flatMap { Int64($0) })
+        }
+    }
+
+    /// One transaction as the events spell it.
+    package static func write(_ record: TransactionRecord, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("transactionId", record.transactionId)
+        writer.member("originalTransactionId", record.originalTransactionId)
+        writer.member("productId", record.productId)
+        writer.member("type", record.type)
+        writer.member("environment", record.environment.lowercased())
+        writer.member("state", record.state)
+        writer.member("quantity", record.quantity)
+        writer.member("purchasedAt", iso8601(record.purchaseDate))
+        writer.member("expiresAt", record.expiresDate.map(iso8601))
+        writer.member("price", record.price)
+        writer.member("currency", record.currency)
+        writer.member("storefront", record.storefront)
+        writer.member("offerType", record.offerType)
+        writer.member("offerIdentifier", record.offerIdentifier)
+        writer.member("ownershipType", record.familyShared ? "FAMILY_SHARED" : "PURCHASED")
+        writer.member("coins", record.coins)
+        if record.withheld { writer.member("withheld", true) }
+        if record.revocationType != nil || record.revokedAt != nil || record.debited > 0 || record.shortfall > 0 {
+            writer.key("refund")
+            writer.beginObject()
+            writer.member("refundedAt", record.revokedAt.map(iso8601))
+            writer.member("revocationType", record.revocationType)
+            writer.member("revocationPercentage", record.revocationPercentage)
+            writer.member("debited", record.debited)
+            writer.member("shortfall", record.shortfall)
+            writer.endObject()
+        }
+        writer.endObject()
+    }
+
+    static func iso8601(_ milliseconds: Int64) -> String { EntitlementsView.iso8601(milliseconds) }
+}
