@@ -18,22 +18,13 @@ extension IngestRoutes {
         return Self.json(info.json(nowMilliseconds: clock.nowMilliseconds()))
     }
 
-    /// `GET /v1/transactions/{transactionId}`: the ledger's record of one transaction and its owner, found through the
-    /// owner index (``Keys/transactionOwner(partition:transactionId:)``), which every partition is asked for.
+    /// `GET /v1/transactions/{transactionId}`: the ledger's record of one transaction and its owner
+    /// (``CustomerLookup/transaction(_:on:keys:)``).
     func transaction(_ request: Request, transactionID: String) async throws -> Response {
         _ = try await authenticator.service(request, scope: .read)
         guard Self.isAppleIdentifier(transactionID) else { throw IngestError.notFound("no transaction \(transactionID.prefix(64))") }
-        let owners = try await redisRead {
-            try await redis.pipeline(
-                keys.partitions.map { RedisCommand("GET", keys.transactionOwner(partition: $0, transactionId: transactionID)) })
-        }
-        guard let owner = owners.lazy.compactMap(\.string).first(where: UserID.isValid) else {
-            throw IngestError.notFound("the ledger holds no transaction \(transactionID)")
-        }
-        let hash = try await redisRead { try await hashStrings(keys.transaction(user: owner, transactionId: transactionID)) }
-        guard let record = TransactionRecord(hash: hash) else {
-            throw IngestError.notFound("the ledger holds no transaction \(transactionID)")
-        }
+        guard let (owner, record) = try await redisRead({ try await CustomerLookup.transaction(transactionID, on: redis, keys: keys) })
+        else { throw IngestError.notFound("the ledger holds no transaction \(transactionID)") }
         return jsonResponse(.ok) { writer in
             writer.member("userId", owner)
             writer.key("transaction")
@@ -42,9 +33,7 @@ extension IngestRoutes {
     }
 
     /// `GET /v1/lookup?originalTransactionId=…` or `?appAccountToken=…` (exactly one): the owner and the
-    /// transactions. A purchase chain's owner is its binding (the first user to claim it); a token's, the order or
-    /// user it maps to. The transactions are the owner's of that chain (of the order's chain for an order's token,
-    /// every one for a user's own token), among their newest ``CustomerInfo/limit``.
+    /// transactions (``CustomerLookup``).
     func lookup(_ request: Request) async throws -> Response {
         _ = try await authenticator.service(request, scope: .read)
         let query = request.uri.queryParameters
@@ -52,34 +41,22 @@ extension IngestRoutes {
         guard given.count == 1 else {
             throw IngestError.invalidRequest("give exactly one of originalTransactionId and appAccountToken")
         }
-        var owner: String?
-        var order: String?
-        var chains: Set<String>?
+        let answer: CustomerLookup.Answer?
         if let otid = query.get("originalTransactionId") {
             guard Self.isAppleIdentifier(otid) else { throw IngestError.invalidRequest("originalTransactionId is not valid") }
-            owner = try await redisRead { try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: otid))).string }
-            chains = [otid]
+            answer = try await redisRead { try await CustomerLookup.chain(otid, on: redis, keys: keys) }
         } else if let token = query.get("appAccountToken") {
             guard let uuid = UUID(uuidString: token) else { throw IngestError.invalidRequest("appAccountToken is not a UUID") }
-            let mapping = try await redisRead { try await hashStrings(keys.appAccountToken(uuid.uuidString.lowercased())) }
-            owner = mapping[Order.TokenField.user]
-            order = mapping[Order.TokenField.orderNo]
+            answer = try await redisRead { try await CustomerLookup.token(uuid, on: redis, keys: keys) }
         } else {
             // Apple's Look Up Order ID is called by the verifier's side (tollctl lookup ORDER_ID); ingest calls no Apple API.
             throw IngestError.invalidRequest("orderId look-ups are not served over HTTP yet; use tollctl lookup ORDER_ID")
         }
-        guard let owner, UserID.isValid(owner) else { throw IngestError.notFound("no user owns it in the ledger") }
-        let info = try await redisRead { try await CustomerInfo.read(on: redis, keys: keys, user: owner) }
-        if let order {
-            let paid = info.orders.first { $0.orderNo == order }?.transactionId
-            let chain = paid.flatMap { tid in info.transactions.first { $0.transactionId == tid }?.originalTransactionId }
-            chains = Set([chain].compactMap { $0 })
-        }
-        let transactions = info.transactions.filter { chains?.contains($0.originalTransactionId) ?? true }
+        guard let answer else { throw IngestError.notFound("no user owns it in the ledger") }
         return jsonResponse(.ok) { writer in
-            writer.member("userId", owner)
-            writer.member("orderNo", order)
-            writer.array("transactions", transactions) { CustomerInfo.write($0, to: &$1) }
+            writer.member("userId", answer.userId)
+            writer.member("orderNo", answer.orderNo)
+            writer.array("transactions", answer.transactions) { CustomerInfo.write($0, to: &$1) }
         }
     }
 

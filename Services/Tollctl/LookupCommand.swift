@@ -1,6 +1,8 @@
 import AppStore
 import ArgumentParser
+import Core
 import Foundation
+import Ledger
 import Logging
 import Verification
 
@@ -21,15 +23,34 @@ struct LookupCommand: AsyncParsableCommand {
             """)
 
     @Argument(help: "The order ID (from the customer's App Store receipt email).")
-    var orderID: String
+    var orderID: String?
+
+    @Option(help: "Look up a transaction in the ledger instead: its record and owner.")
+    var transaction: String?
+
+    @Option(help: "Look up a purchase chain (original transaction ID) in the ledger: its owner and transactions.")
+    var original: String?
+
+    @Option(help: "Look up an appAccountToken in the ledger: its owner, order and transactions.")
+    var token: String?
+
+    @Flag(help: "With --transaction, --original or --token: print the customer API's JSON.")
+    var json = false
 
     func validate() throws {
-        guard !orderID.isEmpty, orderID.count <= 64, !orderID.contains("/") else {
+        let given = [orderID, transaction, original, token].compactMap { $0 }
+        guard given.count == 1 else { throw ValidationError("give one of ORDER_ID, --transaction, --original, --token") }
+        if let orderID, orderID.isEmpty || orderID.count > 64 || orderID.contains("/") {
             throw ValidationError("ORDER_ID must be 1-64 characters, without '/'")
         }
+        if let id = transaction ?? original, !PlainIdentifier.isValid(id) {
+            throw ValidationError("a transaction ID is 1-64 letters, digits, '.', '-' or '_'")
+        }
+        if let token, UUID(uuidString: token) == nil { throw ValidationError("--token must be a UUID") }
     }
 
     func run() async throws {
+        guard let orderID else { return try await ledgerLookup() }
         let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
         configuration.shared.bootstrapLogging(ceiling: .warning)
         let report = try await OrderLookup.run(configuration: configuration, orderId: orderID, logger: Logger(label: "tollctl.lookup"))
@@ -38,6 +59,42 @@ struct LookupCommand: AsyncParsableCommand {
         if report.unverified > 0 {
             StandardError.write("tollctl: \(report.unverified) of the order's transactions did not verify; do not trust them")
             throw ExitCode(1)
+        }
+    }
+
+    /// The ledger's look-ups (``CustomerLookup``), as `GET /v1/transactions/{id}` and `GET /v1/lookup` answer them.
+    func ledgerLookup() async throws {
+        try await UserLedgerConnection.with { redis, keys in
+            var writer = JSONWriter()
+            let records: [TransactionRecord]
+            if let transaction {
+                guard let (owner, record) = try await CustomerLookup.transaction(transaction, on: redis, keys: keys) else {
+                    throw ToolError("not_found", "the ledger holds no transaction \(transaction)")
+                }
+                writer.beginObject()
+                writer.member("userId", owner)
+                writer.key("transaction")
+                CustomerInfo.write(record, to: &writer)
+                writer.endObject()
+                if !json { print("owner \(owner)") }
+                records = [record]
+            } else {
+                let answer =
+                    if let original { try await CustomerLookup.chain(original, on: redis, keys: keys) } else {
+                        try await CustomerLookup.token(UUID(uuidString: token ?? "") ?? UUID(), on: redis, keys: keys)
+                    }
+                guard let answer else { throw ToolError("not_found", "no user owns it in the ledger") }
+                writer.beginObject()
+                writer.member("userId", answer.userId)
+                writer.member("orderNo", answer.orderNo)
+                writer.array("transactions", answer.transactions) { CustomerInfo.write($0, to: &$1) }
+                writer.endObject()
+                if !json { print("owner \(answer.userId)" + (answer.orderNo.map { "  order \($0)" } ?? "")) }
+                records = answer.transactions
+            }
+            if json { return print(String(decoding: writer.bytes, as: UTF8.self)) }
+            print("transactions \(records.count)")
+            for record in records.reversed() { print(UserCommand.line(record)) }
         }
     }
 

@@ -58,7 +58,8 @@ package struct CustomerInfo: Sendable {
         self.orders = orders.compactMap { Order(hash: Self.hash($0)) }
     }
 
-    private static func hash(_ reply: RedisReply) -> [String: String] {
+    /// A flat `HGETALL` reply as a dictionary.
+    static func hash(_ reply: RedisReply) -> [String: String] {
         let items = reply.array ?? []
         var hash: [String: String] = [:]
         for index in stride(from: 0, to: items.count - 1, by: 2) {

@@ -1,0 +1,54 @@
+import Foundation
+import Pipeline
+import Redis
+
+/// The customer API's look-ups (`GET /v1/transactions/{id}`, `GET /v1/lookup`, `tollctl lookup --transaction …`):
+/// from a transaction, a purchase chain or an `appAccountToken` to the user who owns it and the transactions.
+package enum CustomerLookup {
+    /// An owner and the transactions of what was looked up.
+    package struct Answer: Sendable {
+        package var userId: String
+        /// The order a token belongs to (nil for a chain, or a user's own token).
+        package var orderNo: String?
+        package var transactions: [TransactionRecord]
+    }
+
+    /// A transaction's record and owner, through the owner index (``Keys/transactionOwner(partition:transactionId:)``,
+    /// asked of every partition); nil when the ledger holds none.
+    package static func transaction(
+        _ transactionId: String, on redis: any RedisCommandExecutor, keys: Keys
+    ) async throws -> (userId: String, record: TransactionRecord)? {
+        let owners = try await redis.pipeline(
+            keys.partitions.map { RedisCommand("GET", keys.transactionOwner(partition: $0, transactionId: transactionId)) })
+        guard let owner = owners.lazy.compactMap(\.string).first(where: UserID.isValid) else { return nil }
+        let reply = try await redis.send(RedisCommand("HGETALL", keys.transaction(user: owner, transactionId: transactionId)))
+        guard let record = TransactionRecord(hash: CustomerInfo.hash(reply)) else { return nil }
+        return (owner, record)
+    }
+
+    /// A purchase chain's owner (its binding: the first user to claim it) and the owner's transactions of it, among
+    /// their newest ``CustomerInfo/limit``; nil when no one owns it.
+    package static func chain(_ originalTransactionId: String, on redis: any RedisCommandExecutor, keys: Keys) async throws -> Answer? {
+        guard let owner = try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: originalTransactionId))).string,
+            UserID.isValid(owner)
+        else { return nil }
+        let info = try await CustomerInfo.read(on: redis, keys: keys, user: owner)
+        return Answer(
+            userId: owner, orderNo: nil, transactions: info.transactions.filter { $0.originalTransactionId == originalTransactionId })
+    }
+
+    /// A token's owner (the order or user it maps to) and the transactions: an order's paying purchase chain, or
+    /// every transaction for a user's own token (among the newest ``CustomerInfo/limit``); nil when it maps to no one.
+    package static func token(_ token: UUID, on redis: any RedisCommandExecutor, keys: Keys) async throws -> Answer? {
+        let mapping = CustomerInfo.hash(try await redis.send(RedisCommand("HGETALL", keys.appAccountToken(token.uuidString.lowercased()))))
+        guard let owner = mapping[Order.TokenField.user], UserID.isValid(owner) else { return nil }
+        let info = try await CustomerInfo.read(on: redis, keys: keys, user: owner)
+        guard let order = mapping[Order.TokenField.orderNo] else {
+            return Answer(userId: owner, orderNo: nil, transactions: info.transactions)
+        }
+        let paid = CustomerInfo.hash(try await redis.send(RedisCommand("HGETALL", keys.order(user: owner, orderNo: order))))[
+            Order.Field.transaction]
+        let chain = paid.flatMap { tid in info.transactions.first { $0.transactionId == tid }?.originalTransactionId }
+        return Answer(userId: owner, orderNo: order, transactions: info.transactions.filter { $0.originalTransactionId == chain })
+    }
+}
