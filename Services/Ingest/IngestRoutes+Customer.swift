@@ -33,13 +33,13 @@ extension IngestRoutes {
     }
 
     /// `GET /v1/lookup?originalTransactionId=…` or `?appAccountToken=…` (exactly one): the owner and the
-    /// transactions (``CustomerLookup``).
+    /// transactions (``CustomerLookup``); `?orderId=…` asks Apple through the verifier (``lookupOrder(_:orderId:caller:)``).
     func lookup(_ request: Request) async throws -> Response {
-        _ = try await authenticator.service(request, scope: .read)
+        let caller = try await authenticator.service(request, scope: .read)
         let query = request.uri.queryParameters
         let given = ["originalTransactionId", "appAccountToken", "orderId"].filter { query.get($0) != nil }
         guard given.count == 1 else {
-            throw IngestError.invalidRequest("give exactly one of originalTransactionId and appAccountToken")
+            throw IngestError.invalidRequest("give exactly one of originalTransactionId, appAccountToken and orderId")
         }
         let answer: CustomerLookup.Answer?
         if let otid = query.get("originalTransactionId") {
@@ -49,8 +49,8 @@ extension IngestRoutes {
             guard let uuid = UUID(uuidString: token) else { throw IngestError.invalidRequest("appAccountToken is not a UUID") }
             answer = try await redisRead { try await CustomerLookup.token(uuid, on: redis, keys: keys) }
         } else {
-            // Apple's Look Up Order ID is called by the verifier's side (tollctl lookup ORDER_ID); ingest calls no Apple API.
-            throw IngestError.invalidRequest("orderId look-ups are not served over HTTP yet; use tollctl lookup ORDER_ID")
+            // Apple's Look Up Order ID: the verifier makes the call (a job), as it makes every call to Apple.
+            return try await lookupOrder(request, orderId: query.get("orderId") ?? "", caller: caller)
         }
         guard let answer else { throw IngestError.notFound("no user owns it in the ledger") }
         return jsonResponse(.ok) { writer in

@@ -153,7 +153,7 @@ extension IngestRoutes {
             }
         case .notificationV1:
             hinted = keys.partition(ofNotification: submission.originalTransactionId, uuid: nil)
-        case .receipt, .transaction:
+        case .receipt, .transaction, .operatorCall:
             break
         }
         return hinted ?? keys.layout.partition(hashing: dedupeHash)

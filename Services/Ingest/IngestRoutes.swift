@@ -59,6 +59,8 @@ struct IngestRoutes: Sendable {
             try await transaction(request, transactionID: context.parameters.get("transactionId") ?? "")
         }
         router.get("/v1/lookup") { request, _ in try await lookup(request) }
+        router.post("/v1/admin/apple/set-account-token") { request, _ in try await setAccountToken(request) }
+        router.post("/v1/admin/apple/extend") { request, _ in try await extendSubscription(request) }
         router.get("/v1/events") { request, _ in try await fleetEvents(request) }
         router.get("/v1/users/:userId/events") { request, context in
             try await userEvents(request, userID: context.parameters.get("userId") ?? "")

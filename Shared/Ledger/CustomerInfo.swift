@@ -189,5 +189,5 @@ package struct CustomerInfo: Sendable {
         writer.endObject()
     }
 
-    static func iso8601(_ milliseconds: Int64) -> String { EntitlementsView.iso8601(milliseconds) }
+    package static func iso8601(_ milliseconds: Int64) -> String { EntitlementsView.iso8601(milliseconds) }
 }

@@ -54,6 +54,7 @@ final class JobVerifier: Sendable {
         case .transaction: return await verifyTransaction(job)
         case .notificationV2: return await verifyNotificationV2(job)
         case .notificationV1: return await verifyNotificationV1(job)
+        case .operatorCall: return await runOperatorCall(job)
         }
     }
 

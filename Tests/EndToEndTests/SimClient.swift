@@ -16,6 +16,8 @@ struct SimClient: Sendable {
         var signedTransaction: String
         var signedPayload: String
         var notificationUUID: String
+        /// The customer's order ID (the receipt email's), for Look Up Order ID.
+        var orderId: String?
 
         /// The notification body exactly as the simulator posts it to ingest.
         var notificationBody: Data { Data(#"{"signedPayload":"\#(signedPayload)"}"#.utf8) }
@@ -125,6 +127,6 @@ struct SimClient: Sendable {
             transactionId: transactionId,
             originalTransactionId: object["originalTransactionId"] as? String ?? transactionId,
             receipt: object["receipt"] as? String, signedTransaction: signedTransaction,
-            signedPayload: signedPayload, notificationUUID: uuid)
+            signedPayload: signedPayload, notificationUUID: uuid, orderId: object["orderId"] as? String)
     }
 }

@@ -163,6 +163,27 @@ import Testing
             Call(operation: "GET /v1/transactions/{transactionId}", uri: "/v1/transactions/2000000001", expected: 401),
             Call(operation: "GET /v1/lookup", uri: "/v1/lookup?originalTransactionId=2000000001", headers: service, expected: 404),
             Call(operation: "GET /v1/lookup", uri: "/v1/lookup", headers: service, expected: 400),
+            Call(operation: "GET /v1/lookup", uri: "/v1/lookup?orderId=MK5TTTVWJH", headers: service, expected: 202),
+            Call(
+                operation: "POST /v1/admin/apple/extend", uri: "/v1/admin/apple/extend", headers: service,
+                body: #"{"originalTransactionId":"2000000001","days":7}"#, expected: 202),
+            Call(
+                operation: "POST /v1/admin/apple/extend", uri: "/v1/admin/apple/extend", headers: service,
+                body: #"{"originalTransactionId":"2000000001","days":0}"#, expected: 400),
+            Call(
+                operation: "POST /v1/admin/apple/extend", uri: "/v1/admin/apple/extend", headers: alice,
+                body: #"{"originalTransactionId":"2000000001","days":7}"#, expected: 403),
+            Call(operation: "POST /v1/admin/apple/extend", uri: "/v1/admin/apple/extend", body: "{}", expected: 401),
+            Call(
+                operation: "POST /v1/admin/apple/set-account-token", uri: "/v1/admin/apple/set-account-token", headers: service,
+                body: #"{"originalTransactionId":"2000000001","userId":"alice"}"#, expected: 202),
+            Call(
+                operation: "POST /v1/admin/apple/set-account-token", uri: "/v1/admin/apple/set-account-token", headers: service,
+                body: #"{"originalTransactionId":"2000000001"}"#, expected: 400),
+            Call(
+                operation: "POST /v1/admin/apple/set-account-token", uri: "/v1/admin/apple/set-account-token", headers: alice,
+                body: "{}", expected: 403),
+            Call(operation: "POST /v1/admin/apple/set-account-token", uri: "/v1/admin/apple/set-account-token", body: "{}", expected: 401),
             Call(operation: "GET /v1/lookup", uri: "/v1/lookup?originalTransactionId=1", headers: alice, expected: 403),
             Call(operation: "GET /v1/lookup", uri: "/v1/lookup?originalTransactionId=1", expected: 401),
             Call(operation: "GET /v1/events", uri: "/v1/events?limit=5", headers: service, expected: 200),

@@ -32,6 +32,13 @@ import Testing
         Endpoint(method: .get, uri: "/v1/users/alice", scope: .read, answered: .notFound),
         Endpoint(method: .get, uri: "/v1/transactions/2000000123", scope: .read, answered: .notFound),
         Endpoint(method: .get, uri: "/v1/lookup?originalTransactionId=2000000123", scope: .read, answered: .notFound),
+        // Past the gate, the CLI's checks: 91 days and a non-numeric transaction are refused before any job.
+        Endpoint(
+            method: .post, uri: "/v1/admin/apple/extend", body: #"{"originalTransactionId":"1","days":91}"#, scope: .admin,
+            answered: .badRequest),
+        Endpoint(
+            method: .post, uri: "/v1/admin/apple/set-account-token", body: #"{"originalTransactionId":"x1","userId":"alice"}"#,
+            scope: .admin, answered: .badRequest),
     ]
 
     @Test(arguments: endpoints)

@@ -37,6 +37,7 @@ extension FailureCode {
         "receipt_unauthorized": "Apple did not authorize the receipt check.",
         "receipt_rejected": "Apple rejected the receipt.",
         "apple_unavailable": "The App Store is unavailable." + retried,
+        "operator_call_failed": "The operator's call could not be made now." + retried,
         "apple_rate_limited": "The App Store's rate limit was reached." + retried,
         "apple_timeout": "The App Store did not answer in time." + retried,
         "apple_unreachable": "The App Store could not be reached." + retried,

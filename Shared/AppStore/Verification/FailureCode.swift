@@ -48,6 +48,8 @@ extension FailureCode {
 
     // Apple's services could not answer now (retryable)
     package static let appleUnavailable: FailureCode = "apple_unavailable"
+    /// An operator's call over HTTP (``OperatorCall``) failed for a reason of Tollgate's own (Redis): retried.
+    package static let operatorCallFailed: FailureCode = "operator_call_failed"
     package static let appleRateLimited: FailureCode = "apple_rate_limited"
     package static let appleTimeout: FailureCode = "apple_timeout"
     package static let appleUnreachable: FailureCode = "apple_unreachable"

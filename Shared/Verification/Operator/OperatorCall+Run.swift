@@ -1,0 +1,95 @@
+import AppStore
+import Core
+import Foundation
+import Ledger
+import Logging
+import Pipeline
+
+/// The verifier's side of ``OperatorCall``: the call made with the CLI's own code (``AccountTokenAssignment``,
+/// ``SubscriptionExtensions``, ``OrderLookup``) and its checks, the report written as the job's result. Apple's
+/// refusals reject the job with their codes, the CLI's checks with theirs; Apple's trouble is retried as any job's.
+extension JobVerifier {
+    func runOperatorCall(_ job: Job) async -> VerificationOutcome {
+        let call: OperatorCall
+        do {
+            call = try OperatorCall(json: job.payload)
+        } catch {
+            return .rejected(VerificationFailure(.invalidFormat, "not an operator call: \(error.message)"))
+        }
+        logger.info("operator call", metadata: ["job.id": "\(job.id)", "operator.key": "\(call.by)"])
+        do {
+            return .recorded(
+                result: String(decoding: try await Self.result(of: call, configuration: configuration, logger: logger), as: UTF8.self))
+        } catch let error as AppStoreAPIError {
+            let failure = error.verificationFailure
+            return error.isRetryable ? .retryable(failure, retryAfter: error.retryAfter) : .rejected(failure)
+        } catch let error as OperatorError {
+            return .rejected(VerificationFailure(FailureCode(rawValue: error.code), error.message))
+        } catch {
+            return .retryable(VerificationFailure(.operatorCallFailed, "\(error)"), retryAfter: nil)
+        }
+    }
+
+    /// Makes the call; the report as JSON.
+    static func result(of call: OperatorCall, configuration: VerifierConfiguration, logger: Logger) async throws -> [UInt8] {
+        var writer = JSONWriter(capacity: 512)
+        writer.beginObject()
+        switch call.operation {
+        case .setAccountToken(let otid, let user, let environment):
+            let report = try await AccountTokenAssignment.run(
+                configuration: configuration, originalTransactionId: otid, user: user,
+                environment: environment.map { AppStoreEnvironment(rawValue: $0.capitalized) }, logger: logger)
+            writer.member("op", "set_account_token")
+            writer.member("environment", report.environment.rawValue.lowercased())
+            writer.member("originalTransactionId", report.originalTransactionId)
+            writer.member("productId", report.productId)
+            writer.member("userId", report.user)
+            writer.member("previousToken", report.previousToken)
+            writer.member("appAccountToken", report.token)
+            writer.member("tokenCreated", report.tokenCreated)
+            writer.member("changed", report.changed)
+            writer.member("boundTo", report.boundTo)
+            writer.member("userKnown", report.userKnown)
+            writer.member("handedOverJobId", report.handedOverJobId)
+        case .extend(let otid, let days, let reason, let requestId):
+            let request = ExtendRenewalDateRequest(extendByDays: days, extendReasonCode: reason, requestIdentifier: requestId)
+            let (environment, answer) = try await SubscriptionExtensions.extend(
+                configuration: configuration, originalTransactionId: otid, request: request)
+            guard answer.success == true else {
+                throw OperatorError("extension_refused", "Apple did not extend \(otid) (ineligible, or two extensions this year)")
+            }
+            writer.member("op", "extend")
+            writer.member("environment", environment.rawValue.lowercased())
+            writer.member("originalTransactionId", otid)
+            writer.member("requestId", requestId)
+            writer.member("effectiveDate", answer.effectiveDate.map(CustomerInfo.iso8601))
+        case .lookupOrder(let orderId):
+            let report = try await OrderLookup.run(configuration: configuration, orderId: orderId, logger: logger)
+            writer.member("op", "lookup_order")
+            writer.member("orderId", report.orderId)
+            writer.member("environment", report.environment.rawValue.lowercased())
+            writer.array("transactions", report.entries) { entry, writer in
+                writer.beginObject()
+                switch entry.result {
+                case .verified(let transaction):
+                    writer.member("verified", true)
+                    writer.member("transactionId", transaction.transactionId)
+                    writer.member("originalTransactionId", transaction.originalTransactionId)
+                    writer.member("productId", transaction.productId)
+                    writer.member("purchasedAt", transaction.purchaseDate.map(CustomerInfo.iso8601))
+                    writer.member("revokedAt", transaction.revocationDate.map(CustomerInfo.iso8601))
+                    writer.member("userId", entry.owner)
+                    writer.member("ledgerState", entry.record?.state)
+                case .rejected(let failure), .retryable(let failure):
+                    // Nothing of an unverified transaction is shown: only why it did not verify.
+                    writer.member("verified", false)
+                    writer.member("code", failure.code.rawValue)
+                }
+                writer.endObject()
+            }
+        }
+        writer.member("by", call.by)
+        writer.endObject()
+        return writer.bytes
+    }
+}
