@@ -205,7 +205,9 @@ local function validate(plan)
   for _, r in ipairs(plan.renewals or {}) do
     if r.intent ~= nil and not whole(r.intent, 0, 1000) then fail('bad plan: expiration intent') end
     for _, field in ipairs({ 'aprod', 'winback' }) do
-      if r[field] ~= nil and (type(r[field]) ~= 'string' or #r[field] > 1400) then fail('bad plan: renewal ' .. field) end
+      if r[field] ~= nil and (type(r[field]) ~= 'string' or #r[field] > 1400) then
+        fail('bad plan: renewal ' .. field)
+      end
     end
   end
 end
