@@ -107,7 +107,9 @@ let package = Package(
                 Product.serviceLifecycle, Product.logging, Product.metrics, Product.prometheus,
             ],
             lua: ["verifier", "reconcile"]),
-        library("Ledger", ["Core", "Redis", "Pipeline"], lua: ["ledger_events", "ledger_records", "ledger_transactions", "ledger"]),
+        library(
+            "Ledger", ["Core", "Redis", "Pipeline"],
+            lua: ["ledger_events", "ledger_records", "ledger_transactions", "ledger", "ledger_grants"]),
         library(
             "Webhooks",
             ["Core", "Redis", "Pipeline", "AppStore", Product.crypto, Product.logging, Product.metrics, Product.serviceLifecycle],
@@ -192,7 +194,7 @@ let package = Package(
         tests(
             "OperationsTests",
             ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
-        tests("LedgerTests", ["Ledger", "Pipeline", "Redis", "TestSupport"]),
+        tests("LedgerTests", ["Core", "Ledger", "Pipeline", "Redis", "TestSupport"]),
         tests("TollctlTests", ["ingest", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
         tests(

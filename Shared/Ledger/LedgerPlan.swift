@@ -1,7 +1,7 @@
 import Foundation
 import Pipeline
 
-/// The `KEYS` and the plan JSON of one `ledger_v6_apply` call: an event's transactions with what the
+/// The `KEYS` and the plan JSON of one `ledger_v7_apply` call: an event's transactions with what the
 /// catalog says about them, for one owner. The plan refers to keys by their 1-based index in ``keys``.
 struct LedgerPlan {
     struct Tx: Encodable {
