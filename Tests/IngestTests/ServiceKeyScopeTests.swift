@@ -19,14 +19,27 @@ import Testing
         var uri: String
         var body: String?
         var scope: ServiceKey.Scope
+        /// The answer with the right scope, and its error code when it is one (the call got past the scope check).
+        var success: HTTPResponse.Status = .ok
+        var successCode: String?
         var description: String { "\(method) \(uri)" }
     }
+
+    /// A grant's `until`, 30 days from now.
+    static let grantUntil: String = ISO8601DateFormatter().string(from: Date().addingTimeInterval(30 * 86_400))
 
     /// Every service endpoint and its scope.
     static let endpoints: [Endpoint] = [
         Endpoint(method: .get, uri: "/v1/users/alice/events", scope: .read),
         Endpoint(method: .get, uri: "/v1/events", scope: .read),
         Endpoint(method: .put, uri: "/v1/users/alice/consent", body: #"{"consented":true}"#, scope: .consent),
+        Endpoint(
+            method: .post, uri: "/v1/users/alice/grants", body: #"{"entitlement":"vip","until":"\#(grantUntil)","reason":"scope test"}"#,
+            scope: .grant, success: .created),
+        // No such grant: the right scope reaches the look-up, which finds nothing.
+        Endpoint(
+            method: .delete, uri: "/v1/users/alice/grants/g_0123456789abcdef", scope: .grant, success: .notFound,
+            successCode: "not_found"),
     ]
 
     @Test(arguments: endpoints)
@@ -48,9 +61,11 @@ import Testing
                     #expect(IngestHarness.errorCode(response) == "missing_scope", "\(endpoint) with \(other)")
                 }
                 let scoped = try await call(try IngestHarness.apiKeyHeaders(IngestHarness.key(only: endpoint.scope)))
-                #expect(scoped.status == .ok, "\(endpoint) with \(endpoint.scope)")
+                #expect(scoped.status == endpoint.success, "\(endpoint) with \(endpoint.scope)")
+                #expect(IngestHarness.errorCode(scoped) == endpoint.successCode, "\(endpoint) with \(endpoint.scope)")
                 let bare = try await call(IngestHarness.bearer(IngestHarness.serviceKey))
-                #expect(bare.status == .ok, "\(endpoint) with a bare key")
+                #expect(bare.status == endpoint.success, "\(endpoint) with a bare key")
+                #expect(IngestHarness.errorCode(bare) == endpoint.successCode, "\(endpoint) with a bare key")
             }
         }
     }
