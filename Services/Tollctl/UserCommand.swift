@@ -5,7 +5,7 @@ import Pipeline
 import Redis
 
 /// `tollctl user USERID`: the user's coins and entitlements (as `GET /v1/users/{id}/entitlements` shows
-/// them), ledger counters (refund shortfall, fraud signals) and transactions, newest last.
+/// them, grants merged in; `tollctl grants` lists the grants), ledger counters (refund shortfall, fraud signals) and transactions, newest last.
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Show a user's coins, entitlements and transactions.")
@@ -21,6 +21,7 @@ struct UserCommand: AsyncParsableCommand {
         try await UserLedgerConnection.with { redis, keys in
             let view = EntitlementsView(
                 hash: try await UserLedgerConnection.hash(redis, keys.account(user: userID)),
+                grants: try await LedgerGrants.list(user: userID, keys: keys, on: redis),
                 nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
