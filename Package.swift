@@ -108,7 +108,8 @@ let package = Package(
             ],
             lua: ["verifier", "reconcile"]),
         library(
-            "Ledger", ["Core", "Redis", "Pipeline"], lua: ["ledger_events", "ledger_records", "ledger_transactions", "ledger", "customer"]),
+            "Ledger", ["Core", "Redis", "Pipeline"],
+            lua: ["ledger_events", "ledger_records", "ledger_transactions", "ledger", "ledger_grants", "customer"]),
         library(
             "Webhooks",
             ["Core", "Redis", "Pipeline", "AppStore", Product.crypto, Product.logging, Product.metrics, Product.serviceLifecycle],
@@ -193,7 +194,7 @@ let package = Package(
         tests(
             "OperationsTests",
             ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
-        tests("LedgerTests", ["Ledger", "Pipeline", "Redis", "TestSupport"]),
+        tests("LedgerTests", ["Core", "Ledger", "Pipeline", "Redis", "TestSupport"]),
         tests("TollctlTests", ["ingest", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
         tests(

@@ -13,7 +13,8 @@ extension App {
     static let consumerGroup = "fulfillers"
 
     /// Builds the fulfiller: the Redis client (a pool or a cluster client; pipeline and ledger functions loaded),
-    /// the consumer of every partition's verified stream, their retry promoter and janitor, and the operators' listener (`/healthz`, `/readyz`, `/metrics`:
+    /// the consumer of every partition's verified stream, their retry promoter and janitor, the grants' sweeper
+    /// (``GrantSweeper``), and the operators' listener (`/healthz`, `/readyz`, `/metrics`:
     /// `OperatorEndpoints`), as one
     /// `ServiceGroup` shut down gracefully on SIGTERM and SIGINT (`handlesSignals`). Tests call this directly
     /// (metrics port 0, their own consumer name and clock, no signal handling).
@@ -50,7 +51,9 @@ extension App {
             handler: { try await handler.handle($0) })
         let promoter = RetryPromoter(streams: verifiedStreams.map(\.keys), redis: redis, interval: .milliseconds(500), logger: logger)
         let janitor = StreamJanitor(streams: verifiedStreams.map(\.keys), redis: redis, logger: logger)
-        var services: [any Service] = [redis, operatorsRedis, consumerService, promoter, janitor]
+        let grants = GrantSweeper(
+            redis: redis, keys: keys, userEventLog: configuration.userEventLog, clock: clock, logger: logger)
+        var services: [any Service] = [redis, operatorsRedis, consumerService, promoter, janitor, grants]
         if configuration.eventsRetention != nil || configuration.eventsBounds != StreamBounds() {
             services.append(
                 StreamJanitor(

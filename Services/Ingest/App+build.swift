@@ -36,9 +36,13 @@ func buildApplication(
         try await RateLimitFunctions.library.load(on: pool)
         try await OfferFunctions.library.load(on: pool)
         try await CustomerInfo.library.load(on: pool)
+        // Grants and revocations (`POST`/`DELETE /v1/users/{userId}/grants`) are ledger calls.
+        try await LedgerFunctions.library.load(on: pool)
     } catch {
         pool.close()
-        let names = [IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library, CustomerInfo.library].map(\.name)
+        let names = [
+            IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library, CustomerInfo.library, LedgerFunctions.library,
+        ].map(\.name)
         throw PipelineError.functionLoadFailed("\(names.joined(separator: ", ")): \(error)")
     }
     if configuration.clientJWTSecret == nil {
@@ -102,7 +106,10 @@ func buildApplication(
     services += RedisClusterMetrics.exporters(for: services, factory: metrics.factory)
     let endpoints = OperatorEndpoints(
         redis: operatorsRedis,
-        libraries: [PipelineFunctions.library, IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library],
+        libraries: [
+            PipelineFunctions.library, IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library,
+            LedgerFunctions.library,
+        ],
         metrics: { metrics.render() })
     // The operators' endpoints (Redis' state, the metrics) are never on the public listener unless asked for.
     if let opsPort = configuration.opsPort {

@@ -48,6 +48,12 @@ extension IngestConfiguration {
         userMaxInFlight = try reader.int("TOLLGATE_USER_MAX_IN_FLIGHT", default: userMaxInFlight, range: 0...10_000)
         userRatePerSecond = Double(try reader.int("TOLLGATE_USER_RATE", default: Int(userRatePerSecond), range: 1...100_000))
         userBurst = try reader.int("TOLLGATE_USER_BURST", default: userBurst, range: 1...100_000)
+        coinGrants = try reader.bool("TOLLGATE_COIN_GRANTS", default: false)
+        let retentionDays = try reader.int(
+            "TOLLGATE_USER_EVENTS_RETENTION_DAYS", default: userEventLog.retentionSeconds / 86_400, range: 1...3650)
+        userEventLog = UserEventLog(
+            retentionSeconds: retentionDays * 86_400,
+            cap: try reader.int("TOLLGATE_USER_EVENTS_CAP", default: userEventLog.cap, range: 1...1_000_000))
         maxPendingOrders = try reader.int("TOLLGATE_MAX_PENDING_ORDERS", default: maxPendingOrders, range: 1...10_000)
         orderLifetime = try reader.duration("TOLLGATE_ORDER_TTL", default: orderLifetime, minimum: .seconds(1))
         maxReceiptBytes = try reader.int("TOLLGATE_MAX_RECEIPT_BYTES", default: maxReceiptBytes, range: 1024...(1 << 20))

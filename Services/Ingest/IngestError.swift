@@ -178,4 +178,21 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
             status: .serviceUnavailable, code: "replication_timeout",
             message: "the write was not acknowledged by enough replicas; retry", retryAfterSeconds: 1)
     }
+    // Labelled grants (IngestRoutes+Grants.swift).
+    static func invalidUntil(_ message: String) -> IngestError {
+        IngestError(status: .badRequest, code: "invalid_until", message: message)
+    }
+    static func invalidReason() -> IngestError {
+        IngestError(status: .badRequest, code: "invalid_reason", message: "reason must be a string of 1-200 bytes")
+    }
+    static func unknownEntitlement(_ name: String) -> IngestError {
+        IngestError(
+            status: .unprocessableContent, code: "unknown_entitlement",
+            message: "no product of the catalog grants entitlement '\(name.prefix(200))'")
+    }
+    static func coinGrantsDisabled() -> IngestError {
+        IngestError(
+            status: .forbidden, code: "coin_grants_disabled",
+            message: "coins are not granted here (TOLLGATE_COIN_GRANTS is off)")
+    }
 }

@@ -35,15 +35,18 @@ extension IngestRoutes {
         return JobStatusBody.response(.ok, status)
     }
 
-    /// `GET /v1/users/{userId}/entitlements`: coins and entitlement states as the fulfiller wrote them.
+    /// `GET /v1/users/{userId}/entitlements`: coins and entitlement states as the fulfiller wrote them, with the
+    /// user's labelled grants merged in (``EntitlementsView``; a user's own call lists them too).
     func entitlements(_ request: Request, userID: String) async throws -> Response {
         let principal = try await authenticator.authenticate(request)
         guard principal.mayRead(user: userID) else { throw IngestError.forbidden("you may read only your own entitlements") }
         guard UserID.isValid(userID) else {
             throw IngestError.notFound("no user \(userID.prefix(64))")
         }
-        let hash = try await redisRead { try await hashStrings(keys.account(user: userID)) }
-        let view = EntitlementsView(hash: hash, nowMilliseconds: clock.nowMilliseconds())
+        let (hash, grants) = try await redisRead {
+            (try await hashStrings(keys.account(user: userID)), try await LedgerGrants.list(user: userID, keys: keys, on: redis))
+        }
+        let view = EntitlementsView(hash: hash, grants: grants, nowMilliseconds: clock.nowMilliseconds())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Response(

@@ -68,6 +68,13 @@ struct IngestRoutes: Sendable {
         router.put("/v1/users/:userId/consent") { request, context in
             try await consent(request, userID: context.parameters.get("userId") ?? "")
         }
+        router.post("/v1/users/:userId/grants") { request, context in
+            try await createGrant(request, userID: context.parameters.get("userId") ?? "")
+        }
+        router.delete("/v1/users/:userId/grants/:grantId") { request, context in
+            try await revokeGrant(
+                request, userID: context.parameters.get("userId") ?? "", grantID: context.parameters.get("grantId") ?? "")
+        }
     }
 
     /// Reads the body, refusing more than `limit` bytes with `413 payload_too_large`, and a body that takes longer

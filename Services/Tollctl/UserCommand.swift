@@ -5,9 +5,9 @@ import Pipeline
 import Redis
 
 /// `tollctl user USERID`: the user as `GET /v1/users/{id}` shows them (``CustomerInfo``, one read): coins, granted
-/// coins, the refund shortfall and last event seq; entitlements (as `GET /v1/users/{id}/entitlements` shows them);
-/// ledger counters (refund shortfall, fraud signals); subscriptions' renewal state; transactions, orders and grants.
-/// `--json` prints the customer API's JSON instead.
+/// coins, the refund shortfall and last event seq; entitlements (as `GET /v1/users/{id}/entitlements` shows them,
+/// grants merged in); ledger counters (refund shortfall, fraud signals); subscriptions' renewal state; transactions,
+/// orders and grants (`tollctl grants` lists the grants alone). `--json` prints the customer API's JSON instead.
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Show a user's coins, entitlements, subscriptions, transactions, orders and grants.")
@@ -30,7 +30,7 @@ struct UserCommand: AsyncParsableCommand {
                 print(String(decoding: info.json(nowMilliseconds: now), as: UTF8.self))
                 return
             }
-            let view = EntitlementsView(hash: info.account, nowMilliseconds: now)
+            let view = EntitlementsView(hash: info.account, grants: info.grantList, nowMilliseconds: now)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             print("user \(userID)")

@@ -143,6 +143,9 @@ package struct Catalog: Sendable, Hashable, Codable {
     /// The product with this Apple product id, if the catalog has it.
     package func product(_ productId: String) -> Product? { byID[productId] }
 
+    /// Whether a product of the catalog grants this entitlement (what a labelled grant may name, ``LedgerGrants``).
+    package func names(entitlement name: String) -> Bool { products.contains { $0.entitlement == name } }
+
     /// The entitlements of a subscription group's auto-renewable products (``Product/group``), sorted; empty when no
     /// product names it.
     package func entitlements(inGroup group: String) -> [String] { groups[group] ?? [] }

@@ -68,6 +68,9 @@ package struct CustomerInfo: Sendable {
         return hash
     }
 
+    /// The grants, oldest first (``LedgerGrants/Grant``).
+    package var grantList: [LedgerGrants.Grant] { LedgerGrants.parse(values: grants.values.map { Array($0.utf8) }) }
+
     /// True when the ledger holds nothing of the user.
     package var isEmpty: Bool { account.isEmpty && meta.isEmpty && grants.isEmpty && transactionsTotal == 0 && ordersTotal == 0 }
 
@@ -81,7 +84,8 @@ package struct CustomerInfo: Sendable {
         // What refunds could not take back because the coins were spent (clamped at zero; docs/ARCHITECTURE.md).
         writer.member("shortfall", meta["shortfall"].flatMap { Int64($0) } ?? 0)
         writer.member("lastEventSeq", account["events.seq"].flatMap { Int64($0) } ?? 0)
-        let view = EntitlementsView(hash: account, nowMilliseconds: now)
+        let grantList = grantList
+        let view = EntitlementsView(hash: account, grants: grantList, nowMilliseconds: now)
         writer.array("entitlements", view.entitlements) { entitlement, writer in
             writer.beginObject()
             writer.member("entitlement", entitlement.entitlement)
@@ -89,7 +93,17 @@ package struct CustomerInfo: Sendable {
             writer.key("expiresAt")
             if let expires = entitlement.expiresAt { writer.string(expires) } else { writer.null() }
             writer.member("autoRenew", entitlement.autoRenew)
-            writer.member("source", "apple")
+            writer.member("source", entitlement.source)
+            if let sources = entitlement.sources { writer.array("sources", sources) { $1.string($0) } }
+            if let grant = entitlement.grant {
+                writer.key("grant")
+                writer.beginObject()
+                writer.member("grantId", grant.grantId)
+                writer.member("by", grant.by)
+                writer.member("reason", grant.reason)
+                writer.member("until", grant.until)
+                writer.endObject()
+            }
             writer.endObject()
         }
         writer.array("subscriptions", subscriptions) { $0.write(to: &$1) }
@@ -107,8 +121,18 @@ package struct CustomerInfo: Sendable {
             writer.endObject()
         }
         writer.member("ordersTotal", ordersTotal)
-        let grantList = grants.sorted { $0.key < $1.key }.compactMap { JSONReader.isValid(Array($0.value.utf8)) ? $0.value : nil }
-        writer.array("grants", grantList) { $1.rawJSON(Array($0.utf8)) }
+        writer.array("grants", grantList) { grant, writer in
+            writer.beginObject()
+            writer.member("grantId", grant.grantId)
+            writer.member("userId", userId)
+            writer.member("entitlement", grant.entitlement)
+            writer.member("coins", grant.coins)
+            writer.member("until", grant.until.map(Self.iso8601))
+            writer.member("reason", grant.reason)
+            writer.member("by", grant.by)
+            writer.member("at", Self.iso8601(grant.at))
+            writer.endObject()
+        }
         writer.endObject()
         return writer.bytes
     }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A user's balances and entitlements as `GET /v1/users/{userId}/entitlements` shows them:
-/// `{"coins": 100, "entitlements": [{"entitlement", "state", "expiresAt", "autoRenew"}]}`.
+/// `{"coins": 100, "entitlements": [{"entitlement", "state", "expiresAt", "autoRenew", "source"}]}`, with
+/// `coinsGranted` when granted coins are unspent, and labelled grants (``LedgerGrants``) merged in.
 ///
 /// Read from the account hash `tg:{u:<userId>}:account` (``Keys/account(user:)``) that the fulfiller writes:
 /// - `coins` — the coin balance, a decimal integer (may be negative); absent means 0
@@ -9,6 +10,15 @@ import Foundation
 ///   an entitlement is listed when this field exists
 /// - `ent:<entitlement>:expires` — when it ends, milliseconds since 1970; absent = no end (non-consumables)
 /// - `ent:<entitlement>:autorenew` — `1` when an auto-renewable subscription will renew, else `0` (absent = 0)
+///
+/// - `coins.granted` — granted coins still unspent (part of `coins`; ``LedgerGrants``)
+///
+/// Grants (``Keys/grants(user:)``) are merged at read time, never written into these fields (they are Apple's: a
+/// refund's recompute rewrites them): an entitlement only granted is shown `active` until the grant's `until`, with
+/// `source: grant` and the grant's label (`grant`: `grantId`, `by`, `reason`, `until`); one both bought and granted
+/// is one row whose end is the later of the two, `source` the one that ends later (Apple's on a tie or with no end),
+/// and `sources: ["apple", "grant"]`. A grant whose `until` has passed grants nothing, even before the fulfiller's
+/// sweep removes it.
 ///
 /// Entitlement names are the catalog's `entitlement` values; they must not contain `:`.
 package struct EntitlementsView: Sendable, Hashable, Codable {
@@ -19,12 +29,39 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
         /// ISO 8601 (UTC, milliseconds), or nil when it does not end.
         package var expiresAt: String?
         package var autoRenew: Bool
+        /// `apple` or `grant`: what grants it (the later end when both do).
+        package var source: String
+        /// `["apple", "grant"]` when both grant it, else nil.
+        package var sources: [String]?
+        /// The grant that grants it (the one ending last), when one does.
+        package var grant: GrantLabel?
 
-        package init(entitlement: String, state: String, expiresAt: String?, autoRenew: Bool) {
+        package init(
+            entitlement: String, state: String, expiresAt: String?, autoRenew: Bool, source: String = Source.apple,
+            sources: [String]? = nil, grant: GrantLabel? = nil
+        ) {
             self.entitlement = entitlement
             self.state = state
             self.expiresAt = expiresAt
             self.autoRenew = autoRenew
+            self.source = source
+            self.sources = sources
+            self.grant = grant
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case entitlement, state, expiresAt, autoRenew, source, sources, grant
+        }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            entitlement = try container.decode(String.self, forKey: .entitlement)
+            state = try container.decode(String.self, forKey: .state)
+            expiresAt = try container.decodeIfPresent(String.self, forKey: .expiresAt)
+            autoRenew = try container.decode(Bool.self, forKey: .autoRenew)
+            source = try container.decodeIfPresent(String.self, forKey: .source) ?? Source.apple
+            sources = try container.decodeIfPresent([String].self, forKey: .sources)
+            grant = try container.decodeIfPresent(GrantLabel.self, forKey: .grant)
         }
 
         package func encode(to encoder: any Encoder) throws {
@@ -33,18 +70,55 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
             try container.encode(state, forKey: .state)
             try container.encode(expiresAt, forKey: .expiresAt)  // explicit null when it does not end
             try container.encode(autoRenew, forKey: .autoRenew)
+            try container.encode(source, forKey: .source)
+            try container.encodeIfPresent(sources, forKey: .sources)
+            try container.encodeIfPresent(grant, forKey: .grant)
         }
+    }
+
+    /// The values of ``Entitlement/source``.
+    package enum Source {
+        package static let apple = "apple"
+        package static let grant = "grant"
+    }
+
+    /// Who granted an entitlement, why and until when (``LedgerGrants/Grant``).
+    package struct GrantLabel: Sendable, Hashable, Codable {
+        package var grantId: String
+        package var by: String
+        package var reason: String
+        /// ISO 8601 (UTC, milliseconds).
+        package var until: String
     }
 
     /// The states the fulfiller writes in `ent:<name>:state`.
     package static let knownStates: Set<String> = ["active", "gracePeriod", "billingRetry", "expired", "revoked"]
 
     package var coins: Int64
+    /// Granted coins still unspent (part of ``coins``); written only when not 0.
+    package var coinsGranted: Int64 = 0
     package var entitlements: [Entitlement]
 
-    package init(coins: Int64, entitlements: [Entitlement]) {
+    package init(coins: Int64, coinsGranted: Int64 = 0, entitlements: [Entitlement]) {
         self.coins = coins
+        self.coinsGranted = coinsGranted
         self.entitlements = entitlements
+    }
+
+    private enum ViewKeys: String, CodingKey { case coins, coinsGranted, entitlements }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: ViewKeys.self)
+        coins = try container.decode(Int64.self, forKey: .coins)
+        coinsGranted = try container.decodeIfPresent(Int64.self, forKey: .coinsGranted) ?? 0
+        entitlements = try container.decode([Entitlement].self, forKey: .entitlements)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: ViewKeys.self)
+        try container.encode(coins, forKey: .coins)
+        if coinsGranted != 0 { try container.encode(coinsGranted, forKey: .coinsGranted) }
+        try container.encode(entitlements, forKey: .entitlements)
     }
 
     /// Decodes `HGETALL` of the account hash; an empty hash is a user with 0 coins and no entitlements.
@@ -53,9 +127,14 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
     /// The stored state is the one the last event left. With `nowMilliseconds`, an `active` entitlement whose
     /// `expires` has passed is shown as `expired`: when Apple's renewal notification is missing, granting
     /// access past the paid period would be wrong, and the next event (or a reconciliation) corrects it.
-    package init(hash: [String: String], nowMilliseconds: Int64? = nil) {
+    ///
+    /// `grants` (the user's grants hash, ``LedgerGrants/list(user:keys:on:)``) are merged in as the type describes;
+    /// without `nowMilliseconds` every listed grant counts as active.
+    package init(hash: [String: String], grants: [LedgerGrants.Grant] = [], nowMilliseconds: Int64? = nil) {
         coins = hash[Field.coins].flatMap { Int64($0) } ?? 0
+        coinsGranted = hash[Field.coinsGranted].flatMap { Int64($0) } ?? 0
         var list: [Entitlement] = []
+        var ends: [String: Int64] = [:]
         for (field, state) in hash where field.hasPrefix("ent:") && field.hasSuffix(":state") {
             let name = String(field.dropFirst(4).dropLast(6))
             guard !name.isEmpty else { continue }
@@ -64,16 +143,56 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
             if state == "active", let now = nowMilliseconds, let end = expiresMilliseconds, end <= now {
                 state = "expired"
             }
+            ends[name] = expiresMilliseconds
             list.append(
                 Entitlement(
                     entitlement: name, state: state, expiresAt: expiresMilliseconds.map(Self.iso8601),
                     autoRenew: hash[Field.autoRenew(name)] == "1"))
         }
-        entitlements = list.sorted { $0.entitlement < $1.entitlement }
+        entitlements = Self.merge(list, ends: ends, grants: grants, now: nowMilliseconds)
+            .sorted { $0.entitlement < $1.entitlement }
+    }
+
+    /// Apple's rows with the active entitlement grants merged in (the type's rules); `ends` Apple's ends in ms.
+    private static func merge(
+        _ apple: [Entitlement], ends: [String: Int64], grants: [LedgerGrants.Grant], now: Int64?
+    ) -> [Entitlement] {
+        var latest: [String: (grant: LedgerGrants.Grant, until: Int64)] = [:]
+        for grant in grants where now.map(grant.isActive(at:)) ?? true {
+            guard let name = grant.entitlement, let until = grant.until else { continue }
+            if let current = latest[name], current.until >= until { continue }
+            latest[name] = (grant, until)
+        }
+        guard !latest.isEmpty else { return apple }
+        var rows = apple
+        for (name, (grant, until)) in latest {
+            let label = GrantLabel(grantId: grant.grantId, by: grant.by, reason: grant.reason, until: iso8601(until))
+            let granted = Entitlement(
+                entitlement: name, state: "active", expiresAt: iso8601(until), autoRenew: false, source: Source.grant,
+                grant: label)
+            guard let index = rows.firstIndex(where: { $0.entitlement == name }) else {
+                rows.append(granted)
+                continue
+            }
+            var row = rows[index]
+            guard row.state == "active" || row.state == "gracePeriod" else {
+                rows[index] = granted
+                continue
+            }
+            row.sources = [Source.apple, Source.grant]
+            row.grant = label
+            if let end = ends[name], end < until {
+                row.state = "active"
+                row.expiresAt = iso8601(until)
+                row.source = Source.grant
+            }
+            rows[index] = row
+        }
+        return rows
     }
 
     /// Milliseconds since 1970 as ISO 8601 UTC with milliseconds, e.g. `2026-11-22T05:57:36.000Z`.
-    static func iso8601(_ milliseconds: Int64) -> String {
+    package static func iso8601(_ milliseconds: Int64) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
@@ -82,6 +201,8 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
     /// The account hash's field names.
     package enum Field {
         package static let coins = "coins"
+        /// Granted coins still unspent (``LedgerGrants``).
+        package static let coinsGranted = "coins.granted"
         package static func state(_ entitlement: String) -> String { "ent:\(entitlement):state" }
         package static func expires(_ entitlement: String) -> String { "ent:\(entitlement):expires" }
         package static func autoRenew(_ entitlement: String) -> String { "ent:\(entitlement):autorenew" }

@@ -16,6 +16,9 @@ import Pipeline
 /// | `tg:{u:<userId>}:account` | hash | fulfiller | see ``EntitlementsView/Field`` |
 /// | `tg:{u:<userId>}:consent` | hash | ingest | `consented` (`1`/`0`), `at` (ms) |
 /// | `tg:{u:<userId>}:offer:<offerId>` | zset | ingest | promotional offer signatures: member `<orderNo>/<nonce>`, score = signed at (ms) |
+/// | `tg:{u:<userId>}:grants` | hash | ingest (grant, revoke), fulfiller (expiry) | grantId → JSON (``LedgerGrants/Grant``) |
+/// | `tg:{u:<userId>}:grant-key:<key>` | string | ingest | a grant's `idempotencyKey`: the grant's JSON, kept 7 days |
+/// | `tg:{p0}:grants:due` | zset | ingest, fulfiller | member `["<userId>","<grantId>"]` (JSON), score = the grant's `until` (ms) |
 ///
 /// Unpaid orders and their token mappings expire; paid orders are kept, so that a purchase notified days later still
 /// finds its order. A user's offer signatures are kept one offer window (``PromotionalOffer``) after the last, at
@@ -61,15 +64,27 @@ extension Keys {
         "\(prefix):\(userTag(userID)):offer:\(offerId)"
     }
 
-    /// A user's grants: `tg:{u:<userId>}:grants` (hash: grantId → the grant's JSON; docs/EVENTS.md, "Grants").
-    package func grants(user userID: String) -> String {
-        "\(prefix):\(userTag(userID)):grants"
-    }
-
     /// Whether the user consented to Tollgate sharing consumption data with Apple: `tg:{u:<userId>}:consent`
     /// (hash: `consented` `1` or `0`, `at` ms, `by` the service key's name), written by ingest (`PUT /v1/users/{userId}/consent`) for the
     /// app's backend, read by the verifier before it answers a `CONSUMPTION_REQUEST`.
     package func consent(user userID: String) -> String {
         "\(prefix):\(userTag(userID)):consent"
     }
+
+    /// A user's labelled grants: `tg:{u:<userId>}:grants` (hash: grantId → the grant's JSON, ``LedgerGrants/Grant``:
+    /// `{"grantId", "entitlement" | "coins", "until", "reason", "by", "at"}`, times in ms). Revoked and expired grants
+    /// are removed; their history is in the user's events (docs/EVENTS.md, "Grants").
+    package func grants(user userID: String) -> String {
+        "\(prefix):\(userTag(userID)):grants"
+    }
+
+    /// A grant request's `idempotencyKey`: `tg:{u:<userId>}:grant-key:<key>` (string: the grant's JSON), kept 7 days.
+    package func grantIdempotency(user userID: String, key: String) -> String {
+        "\(prefix):\(userTag(userID)):grant-key:\(key)"
+    }
+
+    /// The grants of a partition's users by when they end: `tg:{p0}:grants:due` (zset, member `["<userId>",
+    /// "<grantId>"]`, score = `until` ms), in the partition of the users it lists (so a user's grants hash and the
+    /// index are in one slot on a Redis Cluster, as the subscriptions' `subs:due`), swept by the fulfiller.
+    package func grantsDue(partition: Int = 0) -> String { partitionKey(partition, "grants", "due") }
 }

@@ -2,8 +2,10 @@ import Pipeline
 import Redis
 
 /// Recomputes every user's coin balance from their transaction records and compares it with the account
-/// hash: balance = Σ over records (`coins` credited − `debited` by a standing refund). The ledger function
-/// writes both in one atomic call, so any difference means a hand edit, a bug or data loss.
+/// hash: balance = Σ over records (`coins` credited − `debited` by a standing refund) + what labelled grants added
+/// (the ledger meta's `grants.coins`, net of revocations: ``LedgerGrants``). The ledger function writes both in one
+/// atomic call, so any difference means a hand edit, a bug or data loss. Grants are never counted as differences
+/// against Apple's records: they are reported apart (``Report/granted``).
 package struct LedgerAudit: Sendable {
     /// One user whose stored balance differs from the recomputed one.
     package struct Difference: Sendable, Hashable {
@@ -18,11 +20,24 @@ package struct LedgerAudit: Sendable {
         }
     }
 
+    /// A user with labelled grants: how many the grants hash holds and the coins grants added (net of revocations).
+    package struct Granted: Sendable, Hashable {
+        package var user: String
+        package var grants: Int
+        package var coins: Int64
+
+        package init(user: String, grants: Int, coins: Int64) {
+            (self.user, self.grants, self.coins) = (user, grants, coins)
+        }
+    }
+
     /// What an audit found.
     package struct Report: Sendable, Hashable {
         package var users = 0
         package var transactions = 0
         package var differences: [Difference] = []
+        /// Users with grants, apart from Apple's records.
+        package var granted: [Granted] = []
     }
 
     package let redis: any RedisCommandExecutor
@@ -39,46 +54,53 @@ package struct LedgerAudit: Sendable {
         try await redis.scanKeys(match: keys.accountPattern) { found in
             for key in found {
                 guard let user = keys.user(ofAccountKey: key) else { continue }
-                let (count, difference) = try await audit(user: user)
+                let result = try await audit(user: user)
                 report.users += 1
-                report.transactions += count
-                if let difference { report.differences.append(difference) }
+                report.transactions += result.transactions
+                if let difference = result.difference { report.differences.append(difference) }
+                if let granted = result.granted { report.granted.append(granted) }
             }
         }
         report.differences.sort { $0.user < $1.user }
+        report.granted.sort { $0.user < $1.user }
         return report
     }
 
-    /// Audits one user: how many transaction records were read, and the difference if any.
+    /// Audits one user: how many transaction records were read, the difference if any, and the user's grants if any.
     ///
     /// The balance and the records are read in one `MULTI`/`EXEC`, so a transaction the fulfiller applies
     /// meanwhile is either wholly in the snapshot or wholly out of it; when one was added between listing the
     /// records and reading them, the user is read again.
-    package func audit(user: String) async throws -> (Int, Difference?) {
+    package func audit(user: String) async throws -> (transactions: Int, difference: Difference?, granted: Granted?) {
         for _ in 0..<5 {
             let ids = (try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? [])
                 .compactMap(\.string)
             var commands = [
                 RedisCommand("MULTI"), RedisCommand("HGET", keys.account(user: user), "coins"),
                 RedisCommand("ZCARD", keys.transactions(user: user)),
+                RedisCommand("HGET", keys.ledgerMeta(user: user), "grants.coins"),
+                RedisCommand("HLEN", keys.grants(user: user)),
             ]
             commands += ids.map {
                 RedisCommand("HMGET", keys.transaction(user: user, transactionId: $0), "coins", "debited")
             }
             commands.append(RedisCommand("EXEC"))
             let replies = try await redis.pipeline(commands)
-            guard let snapshot = replies.last?.array, snapshot.count == ids.count + 2 else {
+            guard let snapshot = replies.last?.array, snapshot.count == ids.count + 4 else {
                 throw LedgerError.unexpectedReply("the audit transaction of user \(user) was refused")
             }
             guard snapshot[1].int == Int64(ids.count) else { continue }  // a record was added meanwhile
             let stored = snapshot[0].int ?? 0
-            var recomputed: Int64 = 0
-            for record in snapshot.dropFirst(2) {
+            let grantedCoins = snapshot[2].int ?? 0
+            let grants = Int(snapshot[3].int ?? 0)
+            var recomputed: Int64 = grantedCoins
+            for record in snapshot.dropFirst(4) {
                 let values = record.array ?? []
                 recomputed += (values.first?.int ?? 0) - (values.count > 1 ? values[1].int ?? 0 : 0)
             }
             let difference = stored == recomputed ? nil : Difference(user: user, stored: stored, recomputed: recomputed)
-            return (ids.count, difference)
+            let granted = grants > 0 || grantedCoins != 0 ? Granted(user: user, grants: grants, coins: grantedCoins) : nil
+            return (ids.count, difference, granted)
         }
         throw LedgerError.unexpectedReply("user \(user)'s transactions kept changing during the audit")
     }

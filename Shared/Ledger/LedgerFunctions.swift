@@ -4,8 +4,9 @@ import Redis
 
 /// Typed calls of the `tollgate_ledger_v7` Redis Function library: `Lua/ledger_events.lua` (the outbound events,
 /// schema v2, docs/EVENTS.md), `Lua/ledger_records.lua` (records, entitlements, refunds),
-/// `Lua/ledger_transactions.lua` (one transaction, renewals, validation, forwarding) and `Lua/ledger.lua` (the
-/// functions), joined in that order after the shared part.
+/// `Lua/ledger_transactions.lua` (one transaction, renewals, validation, forwarding), `Lua/ledger.lua` (the
+/// functions) and `Lua/ledger_grants.lua` (labelled grants: ``LedgerGrants``), joined in that order after the
+/// shared part.
 ///
 /// - `ledger_v7_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
 ///   transactions zset, notifications set, plan keys…  ARGV: group, entry id, plan JSON → outcome JSON.
@@ -16,6 +17,9 @@ import Redis
 ///   notification about no purchase)  ARGV: group, entry id, plan JSON → outcome JSON. Parks an event whose owner
 ///   is unknown (or `reresolve` when one appeared); an event with nothing to park is finished, and a V2
 ///   notification among them emitted on the events stream as one app-level entry (`emitted`).
+/// - `ledger_v7_grant`, `ledger_v7_revoke`, `ledger_v7_expire_grant` KEYS: account, ledger meta, grants hash, grants
+///   due zset, events stream, the user's event log (and an idempotency key for `grant`)  ARGV: request JSON → answer
+///   JSON (``LedgerGrants``).
 ///
 /// Redis Cluster: every key of one call is in one partition's slot (docs/CLUSTER.md); a chain or token of
 /// another partition enters the plan as a value, and claiming it is a step of its own (`claim`).
@@ -27,13 +31,16 @@ package enum LedgerFunctions {
     /// value `2`; 6: schema-v2 events — `seq`, `id` and the `event` JSON on every events entry, the user's event log
     /// `ulog`/`ulogCap`/`ulogTtl`, the app-level sequence `appSeq`/`scope`, revenue facts `price`/`cur`/`sf`/
     /// `otype`/`oid` on the plan's transactions and their records; 7: the customer API — the transaction owner
-    /// index `txo`, the renewal's `aprod`/`intent`/`winback`).
+    /// index `txo`, the renewal's `aprod`/`intent`/`winback`; labelled grants — `grant`, `revoke`, `expire_grant`, the
+    /// account's `coins.granted` (lowered by a debit that takes the balance below it) and the ledger meta's
+    /// `grants.coins`).
     package static let library = RedisFunctionLibrary(
-        "ledger", version: 7, functions: ["apply", "park", "claim", "hand_over", "handed_over"],
+        "ledger", version: 7,
+        functions: ["apply", "park", "claim", "hand_over", "handed_over", "grant", "revoke", "expire_grant"],
         parts: [
             SharedLua.common, SharedLua.jobs, PackageResources.ledger_events_lua, PackageResources.ledger_records_lua,
             PackageResources.ledger_transactions_lua,
-            PackageResources.ledger_lua,
+            PackageResources.ledger_lua, PackageResources.ledger_grants_lua,
         ])
 
     static func call(

@@ -11,7 +11,8 @@ import Redis
 /// 1. marks the layout record `migrating` (services refuse to start until the move is done);
 /// 2. `RENAME`s every user key `tg:{u:<id>}:<rest>` to `tg:{<Pu>}:u:<id>:<rest>` and every purchase-chain key
 ///    `tg:{otx:<id>}:<rest>` to `tg:{<Po>}:otx:<id>:<rest>` — O(1) each, about ten keys per user;
-/// 3. splits the sweep index `tg:{p0}:subs:due`/`ref` into each user's partition;
+/// 3. splits the sweep index `tg:{p0}:subs:due`/`ref` and the grants' due index `tg:{p0}:grants:due` into each
+///    user's partition;
 /// 4. records N partitions and clears the mark.
 ///
 /// Each step can be run again: a run interrupted anywhere is finished by running it again. Left in `{p0}` on
@@ -23,6 +24,7 @@ package struct Repartition: Sendable {
         package var userKeys = 0
         package var chainKeys = 0
         package var sweepEntries = 0
+        package var grantEntries = 0
         package var alreadyDone = false
     }
 
@@ -75,6 +77,7 @@ package struct Repartition: Sendable {
             }
         }
         report.sweepEntries = try await splitSweepIndex()
+        report.grantEntries = try await splitGrantsIndex()
         _ = try await redis.send(
             RedisCommand("HSET", source.layoutRecord, "partitions", target.layout.count, "version", target.layout.version))
         _ = try await redis.send(RedisCommand("HDEL", source.layoutRecord, "migrating"))
@@ -130,6 +133,23 @@ package struct Repartition: Sendable {
         }
         _ = try await redis.send(RedisCommand("DEL", due))
         _ = try await redis.send(RedisCommand("DEL", reference))
+        return moved
+    }
+
+    /// Moves each grant's due entry (member `["<userId>","<grantId>"]`) into its user's partition's index.
+    private func splitGrantsIndex() async throws -> Int {
+        let due = source.grantsDue()
+        let flat = (try await redis.send(RedisCommand("ZRANGE", due, 0, -1, "WITHSCORES")).array ?? []).compactMap(\.string)
+        var moved = 0
+        for index in stride(from: 0, to: flat.count - 1, by: 2) {
+            let member = flat[index]
+            guard let parts = try? JSONDecoder().decode([String].self, from: Data(member.utf8)), parts.count == 2 else { continue }
+            let destination = target.grantsDue(partition: target.partition(ofUser: parts[0]))
+            guard destination != due else { continue }  // partition 0 may keep the tag {p0}
+            _ = try await redis.send(RedisCommand("ZADD", destination, flat[index + 1], member))
+            _ = try await redis.send(RedisCommand("ZREM", due, member))
+            moved += 1
+        }
         return moved
     }
 

@@ -5,14 +5,14 @@ import Redis
 /// What the ledger knows about one transaction, read for a `CONSUMPTION_REQUEST` through the ledger's key
 /// contract (`Keys+Ledger`, `Keys+LedgerRecords`): the purchase chain's owner
 /// (`tg:{otx:<originalTransactionId>}:owner`), the owner's transaction record (`tg:{u:<userId>}:tx:<transactionId>`;
-/// present when Tollgate delivered it), the owner's coin balance and whether the owner's consent to share
+/// present when Tollgate delivered it), the owner's coin balance (less granted coins still unspent) and whether the owner's consent to share
 /// consumption data is recorded (`tg:{u:<userId>}:consent`).
 struct LedgerView: Sendable {
     /// The user the purchase chain is bound to, when known.
     var owner: String?
     /// The owner's record of the transaction (empty when the ledger holds none).
     var record: [String: String] = [:]
-    /// The owner's coin balance.
+    /// The owner's coin balance, less granted coins still unspent (`coins` − `coins.granted` of the account).
     var balance: Int64 = 0
     /// True only when the app's backend recorded the owner's consent (`consented` = `1`).
     var consented = false
@@ -45,7 +45,12 @@ struct LedgerView: Sendable {
         for index in stride(from: 0, to: items.count - 1, by: 2) {
             if let name = items[index].string, let value = items[index + 1].string { view.record[name] = value }
         }
-        view.balance = try await redis.send("HGET", keys.account(user: owner), "coins").string.flatMap { Int64($0) } ?? 0
+        // Granted coins (labelled grants, ``Ledger/LedgerGrants``) are not Apple's: the balance a consumption answer
+        // counts leaves out those still unspent.
+        let account = try await redis.send(RedisCommand("HMGET", keys.account(user: owner), "coins", "coins.granted")).array ?? []
+        let coins = account.first?.string.flatMap { Int64($0) } ?? 0
+        let granted = account.count > 1 ? account[1].string.flatMap { Int64($0) } ?? 0 : 0
+        view.balance = coins - max(granted, 0)
         view.consented = try await redis.send("HGET", keys.consent(user: owner), "consented").string == "1"
         return view
     }

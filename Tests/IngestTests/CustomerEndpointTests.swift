@@ -113,9 +113,20 @@ import Testing
 
                 #expect(try await get("originalTransactionId=unknown").status == .notFound)
                 #expect(try await get("appAccountToken=\(UUID().uuidString)").status == .notFound)
+                // An Apple order ID is asked of Apple by the verifier: a job of kind operator, carrying the key's name.
+                let orderLookup = try await get("orderId=MK5TTTVWJH")
+                #expect(orderLookup.status == .accepted)
+                let jobID = try #require(IngestHarness.json(orderLookup)["jobId"]?.string)
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let job = try await redis.hgetall(Keys(prefix: "tg").job(jobID, partition: 0))
+                #expect(job["kind"] == "operator")
+                let queued = try await redis.xrange("tg:{p0}:jobs")
+                let payload = try #require(queued.last?.string("job.payload"))
+                #expect(payload.contains(#""op":"lookup_order""#) && payload.contains(#""by":"read-only""#), "\(payload)")
                 for bad in [
                     "", "originalTransactionId=s1&appAccountToken=\(order.appAccountToken)", "appAccountToken=not-a-uuid",
-                    "orderId=MK5TTTVWJH",
+                    "orderId=a/b", "orderId=MK5&originalTransactionId=s1",
                 ] {
                     let response = try await get(bad)
                     #expect(response.status == .badRequest && IngestHarness.errorCode(response) == "invalid_request", "\(bad)")

@@ -84,6 +84,9 @@ import Testing
         return Set(source.matches(of: pattern).compactMap { $0.output[1].substring.map(String.init) })
     }
 
+    /// A grant's `until`, 30 days from now.
+    static let grantUntil: String = ISO8601DateFormatter().string(from: Date().addingTimeInterval(30 * 86_400))
+
     /// Minimal valid and invalid calls of every operation; `jobId` is a job the valid receipt created.
     static func calls(alice: HTTPFields, bob: HTTPFields, service: HTTPFields, jobId: String) throws -> [Call] {
         let notification = String(decoding: try IngestHarness.distinctNotificationBody("openapi"), as: UTF8.self)
@@ -199,6 +202,31 @@ import Testing
                 body: #"{"consented":true}"#, expected: 403),
             Call(operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", body: #"{"consented":true}"#, expected: 401),
             Call(operation: "PUT /v1/users/{userId}/consent", uri: "/v1/users/alice/consent", headers: service, body: "{}", expected: 400),
+            Call(
+                operation: "POST /v1/users/{userId}/grants", uri: "/v1/users/alice/grants", headers: service,
+                body: #"{"entitlement":"vip","until":"\#(grantUntil)","reason":"openapi","idempotencyKey":"k1"}"#, expected: 201),
+            Call(
+                operation: "POST /v1/users/{userId}/grants", uri: "/v1/users/alice/grants", headers: service,
+                body: #"{"entitlement":"vip","until":"\#(grantUntil)","reason":"openapi","idempotencyKey":"k1"}"#, expected: 200),
+            Call(
+                operation: "POST /v1/users/{userId}/grants", uri: "/v1/users/alice/grants", headers: service,
+                body: #"{"entitlement":"gold","until":"\#(grantUntil)","reason":"openapi"}"#, expected: 422),
+            Call(
+                operation: "POST /v1/users/{userId}/grants", uri: "/v1/users/alice/grants", headers: service,
+                body: #"{"entitlement":"vip","until":"yesterday","reason":"openapi"}"#, expected: 400),
+            Call(
+                operation: "POST /v1/users/{userId}/grants", uri: "/v1/users/alice/grants", headers: alice,
+                body: #"{"entitlement":"vip","until":"\#(grantUntil)","reason":"openapi"}"#, expected: 403),
+            Call(
+                operation: "POST /v1/users/{userId}/grants", uri: "/v1/users/alice/grants",
+                body: #"{"entitlement":"vip","until":"\#(grantUntil)","reason":"openapi"}"#, expected: 401),
+            Call(
+                operation: "DELETE /v1/users/{userId}/grants/{grantId}", uri: "/v1/users/alice/grants/g_none", headers: service,
+                expected: 404),
+            Call(
+                operation: "DELETE /v1/users/{userId}/grants/{grantId}", uri: "/v1/users/alice/grants/g_none", headers: alice,
+                expected: 403),
+            Call(operation: "DELETE /v1/users/{userId}/grants/{grantId}", uri: "/v1/users/alice/grants/g_none", expected: 401),
         ]
     }
 

@@ -19,26 +19,39 @@ import Testing
         var uri: String
         var body: String?
         var scope: ServiceKey.Scope
-        /// What the right scope is answered (past the gate; `404` where the test's Redis holds nothing to show).
-        var answered: HTTPResponse.Status = .ok
+        /// The answer with the right scope, and its error code when it is one (the call got past the scope check).
+        var success: HTTPResponse.Status = .ok
+        var successCode: String?
         var description: String { "\(method) \(uri)" }
     }
+
+    /// A grant's `until`, 30 days from now.
+    static let grantUntil: String = ISO8601DateFormatter().string(from: Date().addingTimeInterval(30 * 86_400))
 
     /// Every service endpoint and its scope.
     static let endpoints: [Endpoint] = [
         Endpoint(method: .get, uri: "/v1/users/alice/events", scope: .read),
         Endpoint(method: .get, uri: "/v1/events", scope: .read),
         Endpoint(method: .put, uri: "/v1/users/alice/consent", body: #"{"consented":true}"#, scope: .consent),
-        Endpoint(method: .get, uri: "/v1/users/alice", scope: .read, answered: .notFound),
-        Endpoint(method: .get, uri: "/v1/transactions/2000000123", scope: .read, answered: .notFound),
-        Endpoint(method: .get, uri: "/v1/lookup?originalTransactionId=2000000123", scope: .read, answered: .notFound),
+        Endpoint(method: .get, uri: "/v1/users/alice", scope: .read, success: .notFound, successCode: "not_found"),
+        Endpoint(method: .get, uri: "/v1/transactions/2000000123", scope: .read, success: .notFound, successCode: "not_found"),
+        Endpoint(
+            method: .get, uri: "/v1/lookup?originalTransactionId=2000000123", scope: .read, success: .notFound,
+            successCode: "not_found"),
         // Past the gate, the CLI's checks: 91 days and a non-numeric transaction are refused before any job.
         Endpoint(
             method: .post, uri: "/v1/admin/apple/extend", body: #"{"originalTransactionId":"1","days":91}"#, scope: .admin,
-            answered: .badRequest),
+            success: .badRequest, successCode: "invalid_request"),
         Endpoint(
             method: .post, uri: "/v1/admin/apple/set-account-token", body: #"{"originalTransactionId":"x1","userId":"alice"}"#,
-            scope: .admin, answered: .badRequest),
+            scope: .admin, success: .badRequest, successCode: "invalid_request"),
+        Endpoint(
+            method: .post, uri: "/v1/users/alice/grants", body: #"{"entitlement":"vip","until":"\#(grantUntil)","reason":"scope test"}"#,
+            scope: .grant, success: .created),
+        // No such grant: the right scope reaches the look-up, which finds nothing.
+        Endpoint(
+            method: .delete, uri: "/v1/users/alice/grants/g_0123456789abcdef", scope: .grant, success: .notFound,
+            successCode: "not_found"),
     ]
 
     @Test(arguments: endpoints)
@@ -60,9 +73,11 @@ import Testing
                     #expect(IngestHarness.errorCode(response) == "missing_scope", "\(endpoint) with \(other)")
                 }
                 let scoped = try await call(try IngestHarness.apiKeyHeaders(IngestHarness.key(only: endpoint.scope)))
-                #expect(scoped.status == endpoint.answered, "\(endpoint) with \(endpoint.scope)")
+                #expect(scoped.status == endpoint.success, "\(endpoint) with \(endpoint.scope)")
+                #expect(IngestHarness.errorCode(scoped) == endpoint.successCode, "\(endpoint) with \(endpoint.scope)")
                 let bare = try await call(IngestHarness.bearer(IngestHarness.serviceKey))
-                #expect(bare.status == endpoint.answered, "\(endpoint) with a bare key")
+                #expect(bare.status == endpoint.success, "\(endpoint) with a bare key")
+                #expect(IngestHarness.errorCode(bare) == endpoint.successCode, "\(endpoint) with a bare key")
             }
         }
     }

@@ -30,6 +30,14 @@ end
 local function coins_change(keys, plan, delta, tid, reason, extra)
   if delta == 0 then return end
   local balance = redis.call('HINCRBY', key_at(keys, 4), 'coins', n2s(delta))
+  -- Granted coins still unspent (`coins.granted`, ledger_grants.lua) are at most what the balance holds: a refund
+  -- that takes the balance below them took granted coins too (as the clamp allows), which no revocation takes again.
+  if delta < 0 then
+    local granted = num(redis.call('HGET', key_at(keys, 4), 'coins.granted'), 0)
+    if granted > math.max(balance, 0) then
+      redis.call('HSET', key_at(keys, 4), 'coins.granted', n2s(math.max(balance, 0)))
+    end
+  end
   local fields = { 'kind', 'coins', 'delta', n2s(delta), 'balance', n2s(balance), 'transactionId', tid,
                    'reason', reason }
   if extra then for i = 1, #extra do fields[#fields + 1] = extra[i] end end

@@ -1,0 +1,165 @@
+import Core
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Ledger
+import Pipeline
+import Redis
+import TestSupport
+import Testing
+
+@testable import ingest
+
+/// Issue 31, item 5: `POST /v1/users/{userId}/grants` and `DELETE /v1/users/{userId}/grants/{grantId}`.
+@Suite struct GrantEndpointTests {
+    /// An ISO 8601 time `days` from now.
+    static func iso(days: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: Date().addingTimeInterval(days * 86_400))
+    }
+
+    static func post(
+        _ client: some TestClientProtocol, _ body: String, user: String = "alice", key: String = IngestHarness.key(only: .grant)
+    ) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/v1/users/\(user)/grants", method: .post, headers: try IngestHarness.apiKeyHeaders(key),
+            body: ByteBuffer(string: body))
+    }
+
+    static func entitlements(_ client: some TestClientProtocol, _ headers: HTTPFields) async throws -> JSONValue {
+        let response = try await client.execute(uri: "/v1/users/alice/entitlements", method: .get, headers: headers)
+        #expect(response.status == .ok)
+        return IngestHarness.json(response)
+    }
+
+    @Test func aGrantShowsInBothEntitlementCallsAndIsRevokedOnce() async throws {
+        try await withRedisServer { server in
+            let redis = try await IngestHarness.redis(server)
+            defer { redis.close() }
+            let keys = Keys(prefix: "tg")
+            try await IngestHarness.withApp(server) { client in
+                let until = Self.iso(days: 30)
+                let created = try await Self.post(
+                    client, #"{"entitlement":"vip","until":"\#(until)","reason":"support ticket 42"}"#)
+                #expect(created.status == .created)
+                let answer = IngestHarness.json(created)
+                let grantId = try #require(answer["grantId"]?.string)
+                #expect(grantId.hasPrefix("g_"))
+                #expect(answer["by"]?.string == "grant-only" && answer["entitlement"]?.string == "vip")
+                #expect(answer["userId"]?.string == "alice" && answer["reason"]?.string == "support ticket 42")
+                let stored = try await redis.send("HGET", keys.grants(user: "alice"), grantId).string
+                #expect(stored.flatMap { JSONValue.read(Array($0.utf8)) }?["by"]?.string == "grant-only")
+
+                // The user's own call and a service's both list it, labelled.
+                for headers in [
+                    try await IngestHarness.userHeaders("alice"), try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .read)),
+                ] {
+                    let view = try await Self.entitlements(client, headers)
+                    let row = try #require(view["entitlements"]?.array?.first)
+                    #expect(row["entitlement"]?.string == "vip" && row["state"]?.string == "active")
+                    #expect(row["source"]?.string == "grant" && row["grant"]?["by"]?.string == "grant-only")
+                    #expect(row["grant"]?["reason"]?.string == "support ticket 42")
+                    #expect(row["grant"]?["grantId"]?.string == grantId && row["expiresAt"] == row["grant"]?["until"])
+                }
+
+                let revoke = try await client.execute(
+                    uri: "/v1/users/alice/grants/\(grantId)", method: .delete,
+                    headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .grant)))
+                #expect(revoke.status == .ok)
+                #expect(IngestHarness.json(revoke)["grantId"]?.string == grantId)
+                #expect(IngestHarness.json(revoke)["revokedBy"]?.string == "grant-only")
+                #expect(
+                    try await Self.entitlements(client, try await IngestHarness.userHeaders("alice"))["entitlements"]?.array?.isEmpty
+                        == true)
+                let again = try await client.execute(
+                    uri: "/v1/users/alice/grants/\(grantId)", method: .delete,
+                    headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .grant)))
+                #expect(again.status == .notFound && IngestHarness.errorCode(again) == "not_found")
+
+                // Both changes are events in the user's log, in order.
+                let log = try await redis.send("XRANGE", keys.userEvents(user: "alice"), "-", "+").array ?? []
+                let types = log.compactMap { entry -> String? in
+                    guard let fields = entry.array?.last?.array, let index = fields.firstIndex(where: { $0.string == "event" }),
+                        index + 1 < fields.count, let bytes = fields[index + 1].bytes
+                    else { return nil }
+                    return JSONValue.read(bytes)?["type"]?.string
+                }
+                #expect(types == ["grant.created", "grant.revoked"])
+            }
+        }
+    }
+
+    @Test func badBodiesAreRefusedWithStableCodesAndWriteNothing() async throws {
+        try await withRedisServer { server in
+            let redis = try await IngestHarness.redis(server)
+            defer { redis.close() }
+            try await IngestHarness.withApp(server) { client in
+                let future = Self.iso(days: 30)
+                let cases: [(String, HTTPResponse.Status, String)] = [
+                    (#"{"entitlement":"gold","until":"\#(future)","reason":"r"}"#, .unprocessableContent, "unknown_entitlement"),
+                    (#"{"entitlement":"vip","until":"tomorrow","reason":"r"}"#, .badRequest, "invalid_until"),
+                    (#"{"entitlement":"vip","until":"\#(Self.iso(days: -1))","reason":"r"}"#, .badRequest, "invalid_until"),
+                    (#"{"entitlement":"vip","until":"\#(Self.iso(days: 3700))","reason":"r"}"#, .badRequest, "invalid_until"),
+                    (#"{"entitlement":"vip","reason":"r"}"#, .badRequest, "invalid_until"),
+                    (#"{"entitlement":"vip","until":"\#(future)","reason":""}"#, .badRequest, "invalid_reason"),
+                    (
+                        #"{"entitlement":"vip","until":"\#(future)","reason":"\#(String(repeating: "x", count: 201))"}"#, .badRequest,
+                        "invalid_reason"
+                    ),
+                    (#"{"entitlement":"vip","until":"\#(future)"}"#, .badRequest, "invalid_reason"),
+                    (#"{"entitlement":"vip","until":"\#(future)","reason":7}"#, .badRequest, "invalid_request"),
+                    (#"{"reason":"r"}"#, .badRequest, "invalid_request"),
+                    (#"{"entitlement":"vip","coins":5,"until":"\#(future)","reason":"r"}"#, .badRequest, "invalid_request"),
+                    (#"{"entitlement":"vip","until":"\#(future)","reason":"r","extra":1}"#, .badRequest, "invalid_request"),
+                    (#"{"entitlement":"vip","until":"\#(future)","reason":"r","idempotencyKey":"a b"}"#, .badRequest, "invalid_request"),
+                    ("[]", .badRequest, "invalid_json"),
+                    (#"{"coins":50,"reason":"goodwill"}"#, .forbidden, "coin_grants_disabled"),
+                ]
+                for (body, status, code) in cases {
+                    let response = try await Self.post(client, body)
+                    #expect(response.status == status, "\(body)")
+                    #expect(IngestHarness.errorCode(response) == code, "\(body)")
+                }
+                #expect(try await IngestHarness.dbsize(redis) == 0)
+            }
+        }
+    }
+
+    @Test func coinGrantsNeedTheSettingAndRaiseCoinsAndGrantedCoins() async throws {
+        let app = ["TOLLGATE_BUNDLE_ID": "com.example.app"]
+        #expect(try IngestConfiguration(environment: app).coinGrants == false)
+        #expect(try IngestConfiguration(environment: app.merging(["TOLLGATE_COIN_GRANTS": "true"]) { $1 }).coinGrants == true)
+        try await withRedisServer { server in
+            let redis = try await IngestHarness.redis(server)
+            defer { redis.close() }
+            let account = Keys(prefix: "tg").account(user: "alice")
+            try await IngestHarness.withApp(server, configure: { $0.coinGrants = true }) { client in
+                #expect(IngestHarness.errorCode(try await Self.post(client, #"{"coins":0,"reason":"r"}"#)) == "invalid_request")
+                #expect(IngestHarness.errorCode(try await Self.post(client, #"{"coins":1.5,"reason":"r"}"#)) == "invalid_request")
+                let created = try await Self.post(client, #"{"coins":50,"reason":"goodwill"}"#)
+                #expect(created.status == .created)
+                #expect(IngestHarness.json(created)["coins"]?.int == 50 && IngestHarness.json(created)["balance"]?.int == 50)
+                let hash = try await redis.hgetall(account)
+                #expect(hash["coins"] == "50" && hash["coins.granted"] == "50")
+                let view = try await Self.entitlements(client, try await IngestHarness.userHeaders("alice"))
+                #expect(view["coins"]?.int == 50 && view["coinsGranted"]?.int == 50)
+            }
+        }
+    }
+
+    @Test func aRetriedGrantWithItsIdempotencyKeyGrantsOnce() async throws {
+        try await withRedisServer { server in
+            let redis = try await IngestHarness.redis(server)
+            defer { redis.close() }
+            try await IngestHarness.withApp(server) { client in
+                let body = #"{"entitlement":"vip","until":"\#(Self.iso(days: 3))","reason":"r","idempotencyKey":"ticket-42"}"#
+                let first = try await Self.post(client, body)
+                let second = try await Self.post(client, body)
+                #expect(first.status == .created && second.status == .ok)
+                #expect(IngestHarness.json(second)["grantId"] == IngestHarness.json(first)["grantId"])
+                #expect(IngestHarness.json(second)["replayed"]?.bool == true)
+                #expect(try await redis.send("HLEN", Keys(prefix: "tg").grants(user: "alice")).int == 1)
+            }
+        }
+    }
+}
