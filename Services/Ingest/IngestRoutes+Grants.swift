@@ -142,15 +142,6 @@ extension IngestRoutes {
 
     /// 1–64 of `[A-Za-z0-9._-]`: a grant id or an idempotency key.
     static func isToken(_ text: String) -> Bool {
-        (1...64).contains(text.utf8.count)
-            && text.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                    return true
-                default:
-                    return false
-                }
-            }
+        PlainIdentifier.isValid(text)
     }
 }

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// The product catalog (`TOLLGATE_CATALOG`, JSON `{"products": [...]}`), validated when loaded so that a
@@ -128,16 +129,7 @@ package struct Catalog: Sendable, Hashable, Codable {
 
     /// An App Store Connect offer identifier as the catalog accepts it.
     private static func isOfferIdentifier(_ offer: String) -> Bool {
-        (1...64).contains(offer.utf8.count)
-            && offer.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                    return true
-                default:
-                    return false
-                }
-            }
+        PlainIdentifier.isValid(offer)
     }
 
     /// The product with this Apple product id, if the catalog has it.
