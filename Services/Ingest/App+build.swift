@@ -36,7 +36,8 @@ func buildApplication(
         try await RateLimitFunctions.library.load(on: pool)
         try await OfferFunctions.library.load(on: pool)
         try await CustomerInfo.library.load(on: pool)
-        // Grants and revocations (`POST`/`DELETE /v1/users/{userId}/grants`) are ledger calls.
+        // Grants and revocations (`POST`/`DELETE /v1/users/{userId}/grants`) and coin spends
+        // (`POST /v1/users/{userId}/coins/spend`) are ledger calls.
         try await LedgerFunctions.library.load(on: pool)
     } catch {
         pool.close()

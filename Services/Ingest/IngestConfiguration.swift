@@ -72,7 +72,7 @@ import Pipeline
 /// - `TOLLGATE_COIN_GRANTS` — `true` lets `POST /v1/users/{userId}/grants` grant coins (`false`: a coin grant is
 ///   refused with `403 coin_grants_disabled`)
 /// - `TOLLGATE_USER_EVENTS_RETENTION_DAYS` / `TOLLGATE_USER_EVENTS_CAP` — as the fulfiller's (``Ledger/UserEventLog``):
-///   the grant events ingest writes to a user's own log keep the same bounds
+///   the grant and coin spend events ingest writes to a user's own log keep the same bounds
 /// - `TOLLGATE_REDIS_COMMAND_TIMEOUT_MS` — per-command timeout, short so that a dead Redis gives a quick `503`
 ///   (`2000`)
 package struct IngestConfiguration: Sendable {
@@ -100,7 +100,7 @@ package struct IngestConfiguration: Sendable {
     package var maxPendingOrders = 10
     /// Whether service keys with the `grant` scope may grant coins (`TOLLGATE_COIN_GRANTS`).
     package var coinGrants = false
-    /// The bounds of each user's own event log, for the grant events ingest writes.
+    /// The bounds of each user's own event log, for the grant and coin spend events ingest writes.
     package var userEventLog = UserEventLog()
     package var orderLifetime: Duration = .seconds(7 * 86_400)
     package var maxReceiptBytes = 512 << 10

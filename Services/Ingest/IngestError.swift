@@ -10,6 +10,8 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
     let message: String
     /// Seconds for a `Retry-After` header (503 answers).
     var retryAfterSeconds: Int?
+    /// The user's coin balance, for `insufficient_coins` (a member of the error object).
+    var balance: Int64?
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json"]
@@ -25,6 +27,7 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
         writer.beginObject()
         writer.member("code", code)
         writer.member("message", message)
+        if let balance { writer.member("balance", balance) }
         writer.endObject()
         writer.endObject()
         return writer.bytes
@@ -91,6 +94,19 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
     }
     static func missingScope(_ scope: String, key: String) -> IngestError {
         IngestError(status: .forbidden, code: "missing_scope", message: "the key \(key) lacks the scope \(scope)")
+    }
+    /// `409 insufficient_coins`: a spend larger than the balance, which the error object carries as `balance`.
+    static func insufficientCoins(balance: Int64, amount: Int64) -> IngestError {
+        var error = IngestError(
+            status: .conflict, code: "insufficient_coins",
+            message: "the balance \(balance) is below the amount \(amount); nothing was spent")
+        error.balance = balance
+        return error
+    }
+    static func idempotencyConflict() -> IngestError {
+        IngestError(
+            status: .conflict, code: "idempotency_conflict",
+            message: "this idempotencyKey was used for another amount or reason; nothing was spent")
     }
     static func notFound(_ message: String) -> IngestError {
         IngestError(status: .notFound, code: "not_found", message: message)

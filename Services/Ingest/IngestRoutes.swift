@@ -75,6 +75,9 @@ struct IngestRoutes: Sendable {
             try await revokeGrant(
                 request, userID: context.parameters.get("userId") ?? "", grantID: context.parameters.get("grantId") ?? "")
         }
+        router.post("/v1/users/:userId/coins/spend") { request, context in
+            try await spendCoins(request, userID: context.parameters.get("userId") ?? "")
+        }
     }
 
     /// Reads the body, refusing more than `limit` bytes with `413 payload_too_large`, and a body that takes longer

@@ -19,6 +19,7 @@ import Pipeline
 /// | `tg:{u:<userId>}:grants` | hash | ingest (grant, revoke), fulfiller (expiry) | grantId → JSON (``LedgerGrants/Grant``) |
 /// | `tg:{u:<userId>}:grant-key:<key>` | string | ingest | a grant's `idempotencyKey`: the grant's JSON, kept 7 days |
 /// | `tg:{p0}:grants:due` | zset | ingest, fulfiller | member `["<userId>","<grantId>"]` (JSON), score = the grant's `until` (ms) |
+/// | `tg:{u:<userId>}:spend:<idempotencyKey>` | hash | ingest (`ledger_v7_spend`) | `digest` (of amount and reason), `answer` (the spend's outcome JSON); kept 7 days (``CoinSpend``) |
 ///
 /// Unpaid orders and their token mappings expire; paid orders are kept, so that a purchase notified days later still
 /// finds its order. A user's offer signatures are kept one offer window (``PromotionalOffer``) after the last, at
@@ -62,6 +63,12 @@ extension Keys {
     /// older than its window are dropped, the newest 100 kept, and the key expires a window after the last one.
     package func offerSignatures(user userID: String, offerId: String) -> String {
         "\(prefix):\(userTag(userID)):offer:\(offerId)"
+    }
+
+    /// A spend of the user's coins, by its idempotency key: `tg:{u:<userId>}:spend:<idempotencyKey>` (hash:
+    /// `digest` of the amount and reason, `answer` the outcome JSON), kept ``CoinSpend/retentionSeconds``.
+    package func coinSpend(user userID: String, idempotencyKey: String) -> String {
+        "\(prefix):\(userTag(userID)):spend:\(idempotencyKey)"
     }
 
     /// Whether the user consented to Tollgate sharing consumption data with Apple: `tg:{u:<userId>}:consent`

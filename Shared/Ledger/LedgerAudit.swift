@@ -3,9 +3,10 @@ import Redis
 
 /// Recomputes every user's coin balance from their transaction records and compares it with the account
 /// hash: balance = Σ over records (`coins` credited − `debited` by a standing refund) + what labelled grants added
-/// (the ledger meta's `grants.coins`, net of revocations: ``LedgerGrants``). The ledger function writes both in one
-/// atomic call, so any difference means a hand edit, a bug or data loss. Grants are never counted as differences
-/// against Apple's records: they are reported apart (``Report/granted``).
+/// (the ledger meta's `grants.coins`, net of revocations: ``LedgerGrants``) − what services spent (the account's
+/// `coins.spent`: ``CoinSpend``). The ledger functions write each change and its counts in one atomic call, so any
+/// difference means a hand edit, a bug or data loss. Grants are never counted as differences against Apple's
+/// records: they are reported apart (``Report/granted``).
 package struct LedgerAudit: Sendable {
     /// One user whose stored balance differs from the recomputed one.
     package struct Difference: Sendable, Hashable {
@@ -76,7 +77,8 @@ package struct LedgerAudit: Sendable {
             let ids = (try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? [])
                 .compactMap(\.string)
             var commands = [
-                RedisCommand("MULTI"), RedisCommand("HGET", keys.account(user: user), "coins"),
+                RedisCommand("MULTI"),
+                RedisCommand("HMGET", keys.account(user: user), EntitlementsView.Field.coins, CoinSpend.Field.spent),
                 RedisCommand("ZCARD", keys.transactions(user: user)),
                 RedisCommand("HGET", keys.ledgerMeta(user: user), "grants.coins"),
                 RedisCommand("HLEN", keys.grants(user: user)),
@@ -90,10 +92,12 @@ package struct LedgerAudit: Sendable {
                 throw LedgerError.unexpectedReply("the audit transaction of user \(user) was refused")
             }
             guard snapshot[1].int == Int64(ids.count) else { continue }  // a record was added meanwhile
-            let stored = snapshot[0].int ?? 0
+            let account = snapshot[0].array ?? []
+            let stored = account.first?.int ?? 0
+            let spent = account.count > 1 ? account[1].int ?? 0 : 0
             let grantedCoins = snapshot[2].int ?? 0
             let grants = Int(snapshot[3].int ?? 0)
-            var recomputed: Int64 = grantedCoins
+            var recomputed: Int64 = grantedCoins - spent
             for record in snapshot.dropFirst(4) {
                 let values = record.array ?? []
                 recomputed += (values.first?.int ?? 0) - (values.count > 1 ? values[1].int ?? 0 : 0)

@@ -4,8 +4,9 @@ import Redis
 
 /// Typed calls of the `tollgate_ledger_v7` Redis Function library: `Lua/ledger_events.lua` (the outbound events,
 /// schema v2, docs/EVENTS.md), `Lua/ledger_records.lua` (records, entitlements, refunds),
-/// `Lua/ledger_transactions.lua` (one transaction, renewals, validation, forwarding), `Lua/ledger.lua` (the
-/// functions) and `Lua/ledger_grants.lua` (labelled grants: ``LedgerGrants``), joined in that order after the
+/// `Lua/ledger_transactions.lua` (one transaction, renewals, validation, forwarding), `Lua/ledger_spend.lua`
+/// (spending coins: ``CoinSpend``), `Lua/ledger.lua` (the functions) and `Lua/ledger_grants.lua` (labelled grants:
+/// ``LedgerGrants``), joined in that order after the
 /// shared part.
 ///
 /// - `ledger_v7_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
@@ -20,6 +21,9 @@ import Redis
 /// - `ledger_v7_grant`, `ledger_v7_revoke`, `ledger_v7_expire_grant` KEYS: account, ledger meta, grants hash, grants
 ///   due zset, events stream, the user's event log (and an idempotency key for `grant`)  ARGV: request JSON → answer
 ///   JSON (``LedgerGrants``).
+/// - `ledger_v7_spend` KEYS: the spend's idempotency record, the user's event log, the events stream, account.
+///   ARGV: user, amount, reason, idempotency key, by, now, record TTL, log cap, log TTL → outcome JSON
+///   (``CoinSpend``). Never below zero; one debit and one `coins.spent` event per idempotency key.
 ///
 /// Redis Cluster: every key of one call is in one partition's slot (docs/CLUSTER.md); a chain or token of
 /// another partition enters the plan as a value, and claiming it is a step of its own (`claim`).
@@ -33,13 +37,15 @@ package enum LedgerFunctions {
     /// `otype`/`oid` on the plan's transactions and their records; 7: the customer API — the transaction owner
     /// index `txo`, the renewal's `aprod`/`intent`/`winback`; labelled grants — `grant`, `revoke`, `expire_grant`, the
     /// account's `coins.granted` (lowered by a debit that takes the balance below it) and the ledger meta's
-    /// `grants.coins`).
+    /// `grants.coins`; `spend` — coins spent by a service, the account's `coins.spent`, the idempotency record
+    /// `spend:<key>`, the event type `coins.spent` and its `amount`/`idempotencyKey`/`by`, events without
+    /// `store`/`environment` when the plan has no `env`, and the plan's own event type `etype`).
     package static let library = RedisFunctionLibrary(
         "ledger", version: 7,
-        functions: ["apply", "park", "claim", "hand_over", "handed_over", "grant", "revoke", "expire_grant"],
+        functions: ["apply", "park", "claim", "hand_over", "handed_over", "grant", "revoke", "expire_grant", "spend"],
         parts: [
             SharedLua.common, SharedLua.jobs, PackageResources.ledger_events_lua, PackageResources.ledger_records_lua,
-            PackageResources.ledger_transactions_lua,
+            PackageResources.ledger_transactions_lua, PackageResources.ledger_spend_lua,
             PackageResources.ledger_lua, PackageResources.ledger_grants_lua,
         ])
 

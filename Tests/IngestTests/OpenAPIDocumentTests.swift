@@ -5,6 +5,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Ledger
+import Pipeline
+import Redis
 import TestSupport
 import Testing
 
@@ -227,6 +229,28 @@ import Testing
                 operation: "DELETE /v1/users/{userId}/grants/{grantId}", uri: "/v1/users/alice/grants/g_none", headers: alice,
                 expected: 403),
             Call(operation: "DELETE /v1/users/{userId}/grants/{grantId}", uri: "/v1/users/alice/grants/g_none", expected: 401),
+            // spender holds 10 coins (set by the test), bob none.
+            Call(
+                operation: "POST /v1/users/{userId}/coins/spend", uri: "/v1/users/spender/coins/spend", headers: service,
+                body: #"{"amount":5,"reason":"openapi","idempotencyKey":"o1"}"#, expected: 200),
+            Call(
+                operation: "POST /v1/users/{userId}/coins/spend", uri: "/v1/users/spender/coins/spend", headers: service,
+                body: #"{"amount":6,"reason":"openapi","idempotencyKey":"o1"}"#, expected: 409),
+            Call(
+                operation: "POST /v1/users/{userId}/coins/spend", uri: "/v1/users/bob/coins/spend", headers: service,
+                body: #"{"amount":5,"reason":"openapi","idempotencyKey":"o2"}"#, expected: 409),
+            Call(
+                operation: "POST /v1/users/{userId}/coins/spend", uri: "/v1/users/bob/coins/spend", headers: service,
+                body: #"{"amount":0,"reason":"openapi","idempotencyKey":"o3"}"#, expected: 400),
+            Call(
+                operation: "POST /v1/users/{userId}/coins/spend", uri: "/v1/users/bob/coins/spend", headers: service,
+                body: #"{"amount":1,"reason":"\#(String(repeating: "x", count: 5000))","idempotencyKey":"o4"}"#, expected: 413),
+            Call(
+                operation: "POST /v1/users/{userId}/coins/spend", uri: "/v1/users/bob/coins/spend", headers: alice,
+                body: #"{"amount":1,"reason":"openapi","idempotencyKey":"o5"}"#, expected: 403),
+            Call(
+                operation: "POST /v1/users/{userId}/coins/spend", uri: "/v1/users/bob/coins/spend",
+                body: #"{"amount":1,"reason":"openapi","idempotencyKey":"o6"}"#, expected: 401),
         ]
     }
 
@@ -274,6 +298,9 @@ import Testing
                 #expect(served.status == .ok)
                 #expect(Data(served.body.readableBytesView) == file)
 
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                _ = try await redis.send("HSET", Keys(prefix: "tg").account(user: "spender"), "coins", "10")
                 let receipt = try await client.execute(
                     uri: "/v1/receipts", method: .post, headers: alice, body: ByteBuffer(string: #"{"receipt":"b3BlbmFwaQ=="}"#))
                 let jobId = try #require(IngestHarness.json(receipt)["jobId"]?.string)

@@ -22,6 +22,8 @@ import Testing
         /// The answer with the right scope, and its error code when it is one (the call got past the scope check).
         var success: HTTPResponse.Status = .ok
         var successCode: String?
+        /// Coins alice holds before the calls (a spend needs them to answer `200`).
+        var coins = 0
         var description: String { "\(method) \(uri)" }
     }
 
@@ -52,11 +54,20 @@ import Testing
         Endpoint(
             method: .delete, uri: "/v1/users/alice/grants/g_0123456789abcdef", scope: .grant, success: .notFound,
             successCode: "not_found"),
+        // The scoped and the bare key send the same spend: the second gets the remembered answer.
+        Endpoint(
+            method: .post, uri: "/v1/users/alice/coins/spend", body: #"{"amount":5,"reason":"scope","idempotencyKey":"s1"}"#,
+            scope: .spend, coins: 5),
     ]
 
     @Test(arguments: endpoints)
     func eachScopeIsTestedBothWays(endpoint: Endpoint) async throws {
         try await withRedisServer { server in
+            if endpoint.coins > 0 {
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                _ = try await redis.send(RedisCommand("HSET", Keys(prefix: "tg").account(user: "alice"), "coins", endpoint.coins))
+            }
             try await IngestHarness.withApp(server) { client in
                 func call(_ headers: HTTPFields) async throws -> TestResponse {
                     try await client.execute(

@@ -57,9 +57,11 @@ end
 
 local OWNERSHIP = { [true] = 'FAMILY_SHARED', [false] = 'PURCHASED' }
 
--- The event's type (docs/EVENTS.md, "Types") from the change: a coin change is named by its ledger reason; an
--- entitlement change by the state it reached, and for an active one by what made it so.
+-- The event's type (docs/EVENTS.md, "Types") from the change: the plan's own type when the call makes one kind of
+-- change (`coins.spent`, ledger_spend.lua); a coin change is named by its ledger reason; an entitlement change by
+-- the state it reached, and for an active one by what made it so.
 local function event_type(f, tx, plan)
+  if plan.etype then return plan.etype end
   if f.kind == 'coins' then return f.reason end
   local reason, state = f.reason, f.state
   if reason == 'refunded' or reason == 'applied_refunded' then
@@ -98,10 +100,12 @@ local function event_id(scope, seq, job)
 end
 
 -- The v2 JSON of one user change: `f` the change's flat fields (as the v1 entry has them), `tx` its transaction.
+-- A change of no store (a spend: plan.env absent) has no `store` and `environment`.
 local function user_event_json(plan, f, tx, seq, id, etype)
   local o = json_object()
   o.add('id', id); o.add('type', etype); o.add('userId', plan.user); o.add('seq', seq)
-  o.add('at', iso8601(plan.now)); o.add('store', 'app_store'); o.add('environment', environment_name(plan.env))
+  o.add('at', iso8601(plan.now))
+  if plan.env then o.add('store', 'app_store'); o.add('environment', environment_name(plan.env)) end
   if tx then
     o.add('productId', tx.product); o.add('transactionId', tx.tid); o.add('originalTransactionId', tx.otid)
     o.add('quantity', tx.qty); o.add('price', tx.price); o.add('currency', tx.cur); o.add('storefront', tx.sf)
@@ -113,6 +117,8 @@ local function user_event_json(plan, f, tx, seq, id, etype)
   if f.kind == 'coins' then
     o.add('delta', tonumber(f.delta)); o.add('balance', tonumber(f.balance))
     o.add('shortfall', tonumber(f.shortfall))
+    -- A spend's own members (ledger_spend.lua): absent from every other coin change.
+    o.add('amount', tonumber(f.amount)); o.add('idempotencyKey', f.idempotencyKey); o.add('by', f.by)
   else
     o.add('entitlement', f.entitlement); o.add('state', f.state)
     o.add('expiresAt', f.expiresAt and iso8601(tonumber(f.expiresAt)) or nil)
@@ -137,6 +143,7 @@ end
 -- Writes one user change to the events stream (v1 fields for one more release, then the v2 `event`, with
 -- `event.id`, `event.type` and `seq` beside it so that readers route and filter without parsing it) and to the
 -- user's log. The sequence lives in the account hash (`events.seq`), in the same slot and call as the change.
+-- Returns the event's seq and id.
 local function emit_user_event(keys, plan, events_key, flat)
   local f = hash_table(flat)
   local seq = redis.call('HINCRBY', key_at(keys, 4), 'events.seq', 1)
@@ -146,7 +153,7 @@ local function emit_user_event(keys, plan, events_key, flat)
   local body = user_event_json(plan, f, tx, seq, id, etype)
   local cmd = { 'XADD', events_key, '*', 'user', plan.user }
   for i = 1, #flat do cmd[#cmd + 1] = flat[i] end
-  cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env
+  if plan.env then cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env end
   cmd[#cmd + 1] = 'at'; cmd[#cmd + 1] = n2s(plan.now)
   cmd[#cmd + 1] = 'event.version'; cmd[#cmd + 1] = '2'
   cmd[#cmd + 1] = 'event.id'; cmd[#cmd + 1] = id
@@ -155,6 +162,7 @@ local function emit_user_event(keys, plan, events_key, flat)
   cmd[#cmd + 1] = 'event'; cmd[#cmd + 1] = body
   redis.call(unpack(cmd))
   user_log(keys, plan, seq, id, body)
+  return seq, id
 end
 
 -- The v2 JSON of an app-level notification (no user): its own sequence, per partition (`seqScope`), counted in

@@ -1,0 +1,77 @@
+import Core
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Ledger
+import Pipeline
+import Redis
+
+extension IngestRoutes {
+    /// The largest body a spend takes: three short members.
+    static let spendBodyLimit = 4096
+
+    /// `POST /v1/users/{userId}/coins/spend {"amount": N, "reason": "…", "idempotencyKey": "…"}` (services with the
+    /// `spend` scope; a user's token is refused): takes `amount` coins from the user's balance in one ledger call
+    /// (``Ledger/CoinSpend``), never below zero, and writes the `coins.spent` event (docs/EVENTS.md) →
+    /// `200 {userId, amount, balance, eventId, seq, at}`. A retry with the same key and body gets the same answer
+    /// (header `Idempotent-Replayed: true`) and spends nothing more, for 7 days. Refusals: `400 invalid_request` (a
+    /// member out of its bounds, the user id), `400 invalid_json`, `409 insufficient_coins` (with the `balance`;
+    /// nothing remembered: a retry after a credit may succeed), `409 idempotency_conflict` (the key was used for
+    /// another amount or reason), `503 redis_unavailable`, `503 replication_timeout` (retry with the same key).
+    func spendCoins(_ request: Request, userID: String) async throws -> Response {
+        let caller = try await authenticator.service(request, scope: .spend)
+        guard UserID.isValid(userID) else { throw IngestError.invalidRequest("the user id is not valid") }
+        let fields = try Submission.jsonFields(try await body(of: request, limit: Self.spendBodyLimit))
+        let spend = try Self.coinSpend(fields, user: userID, by: caller.name)
+        let durability = RedisDurability(
+            replicas: configuration.waitReplicas, timeoutMilliseconds: configuration.waitTimeoutMilliseconds)
+        let (outcome, replicas) = try await redisRead {
+            try await spend.run(
+                on: redis, keys: keys, now: clock.nowMilliseconds(), userEventLog: configuration.userEventLog,
+                durability: durability)
+        }
+        switch outcome {
+        case .spent(let receipt):
+            // A spend the replicas may not hold yet is answered 503; the retry with the same key gets its answer.
+            guard durability.isMet(by: replicas) else { throw IngestError.replicationTimeout() }
+            if !receipt.replayed {
+                logger.info(
+                    "coins spent",
+                    metadata: [
+                        "user.id": "\(userID)", "amount": "\(receipt.amount)", "balance": "\(receipt.balance)",
+                        "event.id": "\(receipt.eventId)", "key": "\(caller.name)",
+                    ])
+            }
+            var response = jsonResponse(.ok) { answer in
+                answer.member("userId", userID)
+                answer.member("amount", receipt.amount)
+                answer.member("balance", receipt.balance)
+                answer.member("eventId", receipt.eventId)
+                answer.member("seq", receipt.seq)
+                answer.member("at", receipt.iso8601)
+            }
+            if receipt.replayed, let name = HTTPField.Name("Idempotent-Replayed") { response.headers[name] = "true" }
+            return response
+        case .insufficient(let balance):
+            throw IngestError.insufficientCoins(balance: balance, amount: spend.amount)
+        case .conflict:
+            throw IngestError.idempotencyConflict()
+        }
+    }
+
+    /// The spend a body asks for, or `400 invalid_request` naming the member out of bounds: `amount` a JSON integer
+    /// 1…10^12, `reason` 1–200 bytes, `idempotencyKey` 1–128 bytes of `[A-Za-z0-9._:-]`.
+    static func coinSpend(_ fields: JSONFields, user: String, by: String) throws(IngestError) -> CoinSpend {
+        guard case .integer(let amount)? = fields.members["amount"], CoinSpend.amounts.contains(amount) else {
+            throw .invalidRequest("amount must be a whole number from 1 to 1000000000000")
+        }
+        guard case .string(let reason)? = fields.members["reason"], CoinSpend.isValidReason(reason) else {
+            throw .invalidRequest("reason must be a string of 1-\(CoinSpend.maxReasonBytes) bytes")
+        }
+        guard case .string(let key)? = fields.members["idempotencyKey"], CoinSpend.isValidIdempotencyKey(key) else {
+            throw .invalidRequest(
+                "idempotencyKey must be 1-\(CoinSpend.maxIdempotencyKeyBytes) letters, digits, '.', '_', ':' or '-'")
+        }
+        return CoinSpend(user: user, amount: amount, reason: reason, idempotencyKey: key, by: by)
+    }
+}

@@ -1,0 +1,64 @@
+-- Spending coins (a part of the ledger library after ledger_transactions.lua, LedgerFunctions.swift): a service
+-- takes coins from a user's balance for something the app gave (POST /v1/users/{userId}/coins/spend), never below
+-- zero, once per idempotency key, with its event (`coins.spent`, docs/EVENTS.md) written in the same call.
+--
+-- Account hash fields (Keys+Ledger.swift): `coins` the balance; `coins.spent` every coin ever spent (the audit,
+-- LedgerAudit.swift, counts it: balance = credited − refunded − spent); `coins.granted` the granted coins still
+-- unspent. Spends draw purchased coins first — the side that reports more consumed to Apple, never helping a refund
+-- fraud — so `coins.granted` only drops when the balance falls below it, to the balance.
+
+local SPEND_REASON_MAX, SPEND_KEY_MAX, SPEND_AMOUNT_MAX = 200, 128, 1000000000000
+
+-- KEYS: the spend's idempotency record (`tg:{u:<id>}:spend:<key>`), the user's event log, the events stream of the
+-- user's partition, the account (at index 4, as emit_user_event expects).
+-- ARGV: user, amount, reason, idempotency key, by (the service key's name), now (ms), the record's TTL (s), the
+-- user log's cap and TTL (s).
+-- Answers JSON (numbers as decimal strings):
+--   {outcome: spent, amount, balance, seq, id, at}: spent now, or the remembered answer of an earlier spend with the
+--     same key and body (`replayed: true`, nothing written);
+--   {outcome: insufficient, balance}: the balance is below the amount; nothing written, nothing remembered (a retry
+--     after a credit may succeed);
+--   {outcome: conflict}: the key was used for another amount or reason; nothing written.
+local function spend(keys, argv)
+  local user, reason, key, by = argv[1], argv[3], argv[4], argv[5]
+  local amount, now, ttl = tonumber(argv[2]), tonumber(argv[6]), tonumber(argv[7])
+  local cap, log_ttl = tonumber(argv[8]), tonumber(argv[9])
+  if type(user) ~= 'string' or #user == 0 then fail('bad user') end
+  if not amount or amount < 1 or amount > SPEND_AMOUNT_MAX or amount ~= math.floor(amount) then
+    fail('bad amount')
+  end
+  if type(reason) ~= 'string' or #reason == 0 or #reason > SPEND_REASON_MAX then fail('bad reason') end
+  if type(key) ~= 'string' or #key == 0 or #key > SPEND_KEY_MAX or string.find(key, '[^%w%.%_%:%-]') then
+    fail('bad idempotency key')
+  end
+  if type(by) ~= 'string' or #by == 0 then fail('bad caller') end
+  if not now or not ttl or ttl < 1 or not cap or cap < 1 or not log_ttl or log_ttl < 1 then fail('bad bounds') end
+  local record = key_at(keys, 1)
+  local digest = redis.sha1hex(n2s(amount) .. '\n' .. reason)
+  local kept = redis.call('HMGET', record, 'digest', 'answer')
+  if kept[1] then
+    if kept[1] ~= digest or not kept[2] then return cjson.encode({ outcome = 'conflict' }) end
+    local answer = cjson.decode(kept[2])
+    answer.replayed = true
+    return cjson.encode(answer)
+  end
+  local account = key_at(keys, 4)
+  local balance = num(redis.call('HGET', account, 'coins'), 0)
+  if balance < amount then return cjson.encode({ outcome = 'insufficient', balance = n2s(balance) }) end
+  balance = redis.call('HINCRBY', account, 'coins', n2s(-amount))
+  redis.call('HINCRBY', account, 'coins.spent', n2s(amount))
+  local granted = num(redis.call('HGET', account, 'coins.granted'), 0)
+  if granted > balance then redis.call('HSET', account, 'coins.granted', n2s(balance)) end
+  local plan = { user = user, now = now, etype = 'coins.spent', ulog = 2, ulogCap = cap, ulogTtl = log_ttl }
+  local seq, id = emit_user_event(keys, plan, key_at(keys, 3), {
+    'kind', 'coins', 'delta', n2s(-amount), 'balance', n2s(balance), 'amount', n2s(amount),
+    'idempotencyKey', key, 'by', by, 'reason', reason,
+  })
+  local answer = { outcome = 'spent', amount = n2s(amount), balance = n2s(balance), seq = n2s(seq), id = id,
+                   at = n2s(now) }
+  redis.call('HSET', record, 'digest', digest, 'answer', cjson.encode(answer))
+  redis.call('EXPIRE', record, n2s(ttl))
+  return cjson.encode(answer)
+end
+
+register('spend', spend)
