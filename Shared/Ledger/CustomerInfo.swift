@@ -81,6 +81,8 @@ package struct CustomerInfo: Sendable {
         writer.member("userId", userId)
         writer.member("coins", account[EntitlementsView.Field.coins].flatMap { Int64($0) } ?? 0)
         writer.member("coinsGranted", account["coins.granted"].flatMap { Int64($0) } ?? 0)
+        // Spent through the customer API, in all (docs/EVENTS.md, `coins.spent`).
+        writer.member("coinsSpent", account["coins.spent"].flatMap { Int64($0) } ?? 0)
         // What refunds could not take back because the coins were spent (clamped at zero; docs/ARCHITECTURE.md).
         writer.member("shortfall", meta["shortfall"].flatMap { Int64($0) } ?? 0)
         writer.member("lastEventSeq", account["events.seq"].flatMap { Int64($0) } ?? 0)
