@@ -47,6 +47,22 @@ import Testing
             #expect(unknown.status == 1 && unknown.output.contains("not_found"))
             let two = try await tollctl(["lookup", "--transaction", "c1", "--original", "c1"])
             #expect(two.status != 0)
+
+            // Records from before the owner index: the index is gone, the look-up finds nothing until the backfill.
+            let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: 16))
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            try await redis.connect()
+            defer { redis.close() }
+            let index = keys.transactionOwner(partition: keys.partition(ofUser: "alice"), transactionId: "c1")
+            _ = try await redis.send("DEL", index)
+            #expect(try await tollctl(["lookup", "--transaction", "c1"]).status == 1)
+            let dry = try await tollctl(["index-transactions", "--dry-run"])
+            #expect(dry.output.contains("users=1 transactions=2 missing=1"), "\(dry.output)")
+            let written = try await tollctl(["index-transactions"])
+            #expect(written.output.contains("written=1"), "\(written.output)")
+            #expect(try await redis.send("GET", index).string == "alice")
+            #expect(try await tollctl(["lookup", "--transaction", "c1"]).output.contains("owner alice"))
+            #expect(try await tollctl(["index-transactions"]).output.contains("written=0"), "a second run writes nothing")
         }
     }
 }
