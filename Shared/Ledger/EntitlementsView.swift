@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// A user's balances and entitlements as `GET /v1/users/{userId}/entitlements` shows them:
@@ -192,11 +193,7 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
     }
 
     /// Milliseconds since 1970 as ISO 8601 UTC with milliseconds, e.g. `2026-11-22T05:57:36.000Z`.
-    package static func iso8601(_ milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-    }
+    package static func iso8601(_ milliseconds: Int64) -> String { UTCTime.iso8601(milliseconds: milliseconds) }
 
     /// The account hash's field names.
     package enum Field {
