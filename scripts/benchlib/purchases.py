@@ -1,8 +1,9 @@
 """Purchases through the running system, as an app makes them: bought at the simulator first (not timed), then
 submitted to ingest with `?wait=30` (polling `GET /v1/jobs/{id}` if the wait runs out), one user per purchase,
-`concurrency` at a time over keep-alive connections. Shared by scripts/bench-e2e and scripts/bench-cpu.
+`concurrency` at a time over keep-alive connections (`submit`), or at a fixed rate whatever the answers' pace
+(`submit_paced`). Shared by scripts/bench-e2e, scripts/bench-cpu and scripts/bench-webhooks.
 """
-import json, sys, time
+import http.client, json, resource, sys, threading, time
 
 from benchlib.measure import request, run_parallel
 from benchlib.system import BUNDLE, SECRET
@@ -30,9 +31,9 @@ def buy(system, count):
     return bought
 
 
-def submit(system, bought, kind, first, count, concurrency):
-    """Submits bought[first:first + count] as users bench-user-<index>; returns (seconds, results, client CPU
-    seconds, CPU seconds each process used meanwhile, context switches each made meanwhile). A result is (final status, reason, latency seconds)."""
+def _submitter(bought, kind, first, count):
+    """work(conn, i): submits bought[first + i] as user bench-user-<first + i> until its job is final; returns
+    (final status, reason, latency seconds)."""
     path = PATHS[kind]
     tokens = {i: user_token(SECRET, f"bench-user-{i}") for i in range(first, first + count)}
 
@@ -52,12 +53,68 @@ def submit(system, bought, kind, first, count, concurrency):
                 status = 202
         return (job.get("status", f"http_{status}"), job.get("reason", ""), time.perf_counter() - start)
 
+    return work
+
+
+def submit(system, bought, kind, first, count, concurrency):
+    """Submits bought[first:first + count] as users bench-user-<index>; returns (seconds, results, client CPU
+    seconds, CPU seconds each process used meanwhile, context switches each made meanwhile). A result is (final status, reason, latency seconds)."""
+    work = _submitter(bought, kind, first, count)
     cpu0, switches0 = system.cpu(), system.switches()
     seconds, results, client_cpu = run_parallel(count, concurrency, system.http_port, work)
     cpu1, switches1 = system.cpu(), system.switches()
     used = {name: cpu1[name] - cpu0.get(name, 0.0) for name in cpu1}
     switches = {name: switches1[name] - switches0.get(name, 0) for name in switches1}
     return seconds, results, client_cpu, used, switches
+
+
+def submit_paced(system, bought, kind, first, count, rate, connections):
+    """Submits bought[first:first + count] as users bench-user-<index>, open loop: purchase i is due at
+    start + i / rate, whatever the answers before it; `connections` keep-alive connections (threads) send them,
+    each taking the next due purchase when its previous one is final. Returns a dict: seconds (start to the last
+    final answer), send_seconds (start to the last send), lateness (sorted seconds each send came after it was due:
+    all connections busy, or the client short of CPU), results (as `submit`'s), client_cpu."""
+    work = _submitter(bought, kind, first, count)
+    results, lateness = [None] * count, [0.0] * count
+    lock = threading.Lock()
+    next_index = [0]
+    last_send = [0.0]
+
+    def worker():
+        conn = http.client.HTTPConnection("127.0.0.1", system.http_port, timeout=60)
+        while True:
+            with lock:
+                i = next_index[0]
+                next_index[0] += 1
+            if i >= count:
+                break
+            due = start + i / rate
+            wait = due - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            sent = time.perf_counter()
+            lateness[i] = sent - due
+            with lock:
+                last_send[0] = max(last_send[0], sent)
+            try:
+                results[i] = work(conn, i)
+            except (OSError, http.client.HTTPException) as error:
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", system.http_port, timeout=60)
+                results[i] = ("error", str(error), 0.0)
+        conn.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(connections)]
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter() + 0.05
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    end, cpu1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    return {"seconds": end - start, "send_seconds": last_send[0] - start, "lateness": sorted(lateness),
+            "results": results,
+            "client_cpu": (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)}
 
 
 def wrong_balances(system, first, count):
