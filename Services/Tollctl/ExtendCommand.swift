@@ -1,0 +1,30 @@
+import AppStore
+import ArgumentParser
+import Foundation
+import Verification
+
+/// `tollctl apple extend ORIGINAL_TRANSACTION_ID --days N`: Extend a Subscription Renewal Date.
+struct ExtendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extend", abstract: "Extend one subscription's renewal date at Apple.",
+        discussion: """
+            Apple then sends RENEWAL_EXTENDED, from which the ledger extends the entitlement. Prints the environment, \
+            the request id and the new renewal date; exit 1 when Apple refuses (ineligible, two extensions a year).
+            """)
+
+    @Argument(help: "The subscription's original transaction ID.")
+    var originalTransactionId: String
+
+    @OptionGroup var options: ExtensionOptions
+
+    func run() async throws {
+        let request = ExtendRenewalDateRequest(
+            extendByDays: options.days, extendReasonCode: options.reason, requestIdentifier: options.identifier)
+        let (environment, answer) = try await SubscriptionExtensions.extend(
+            configuration: try verifierConfiguration(), originalTransactionId: originalTransactionId, request: request)
+        print("environment \(environment.rawValue)")
+        print("request \(request.requestIdentifier)")
+        print("success \(answer.success == true) renews \(answerDate(answer.effectiveDate))")
+        if answer.success != true { throw ExitCode(1) }
+    }
+}
