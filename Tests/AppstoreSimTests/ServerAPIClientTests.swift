@@ -88,16 +88,16 @@ struct ServerAPIClientTests {
     }
 
     @Test func aClientWithAnotherKeyIsUnauthorized() async throws {
-        let sim = try await SimHarness.start { $0.apiPublicKey = P256.Signing.PrivateKey().publicKey }
-        defer { Task { await sim.stop() } }
-        let purchase = try await sim.purchase()
-        let client = try Self.client(sim, key: P256.Signing.PrivateKey())
-        do {
-            _ = try await client.getTransactionInfo(transactionId: purchase.transactionId)
-            Issue.record("a token signed by another key must be refused")
-        } catch let error as AppStoreAPIError {
-            #expect(error.code == .unauthorized)
-            #expect(error.httpStatus == 401)
+        try await SimHarness.with({ $0.apiPublicKey = P256.Signing.PrivateKey().publicKey }) { sim in
+            let purchase = try await sim.purchase()
+            let client = try Self.client(sim, key: P256.Signing.PrivateKey())
+            do {
+                _ = try await client.getTransactionInfo(transactionId: purchase.transactionId)
+                Issue.record("a token signed by another key must be refused")
+            } catch let error as AppStoreAPIError {
+                #expect(error.code == .unauthorized)
+                #expect(error.httpStatus == 401)
+            }
         }
     }
 }

@@ -51,6 +51,22 @@ final class SimHarness: Sendable {
         _ = try? await task.value
     }
 
+    /// Runs `body` with a started simulator and stops it afterwards, awaited, whether `body` throws or not (a
+    /// `defer { Task { await stop() } }` left the stop to run after the test had ended).
+    static func with<T>(
+        _ configure: (inout SimConfiguration) -> Void = { _ in }, _ body: (SimHarness) async throws -> T
+    ) async throws -> T {
+        let sim = try await start(configure)
+        do {
+            let result = try await body(sim)
+            await sim.stop()
+            return result
+        } catch {
+            await sim.stop()
+            throw error
+        }
+    }
+
     func url(_ path: String) -> URL {
         URL(string: "http://127.0.0.1:\(port)\(path)") ?? URL(fileURLWithPath: "/")
     }
