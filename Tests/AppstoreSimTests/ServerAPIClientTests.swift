@@ -88,7 +88,8 @@ struct ServerAPIClientTests {
     }
 
     @Test func aClientWithAnotherKeyIsUnauthorized() async throws {
-        try await SimHarness.with({ $0.apiPublicKey = P256.Signing.PrivateKey().publicKey }) { sim in
+        let settings: (inout SimConfiguration) -> Void = { $0.apiPublicKey = P256.Signing.PrivateKey().publicKey }
+        try await SimHarness.with(settings) { sim in
             let purchase = try await sim.purchase()
             let client = try Self.client(sim, key: P256.Signing.PrivateKey())
             do {

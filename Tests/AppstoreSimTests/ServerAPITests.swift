@@ -8,7 +8,8 @@ import Testing
 @Suite("App Store Server API")
 struct ServerAPITests {
     @Test func historyPagesThroughEveryRenewal() async throws {
-        try await SimHarness.with({ $0.pageSize = 3 }) { sim in
+        let settings: (inout SimConfiguration) -> Void = { $0.pageSize = 3 }
+        try await SimHarness.with(settings) { sim in
             let auth = TestToken.header(try TestToken.make(key: P256.Signing.PrivateKey()))
             let purchase = try await sim.purchase(type: "Auto-Renewable Subscription", productId: "com.example.vip.month")
             var expected = [purchase.transactionId]
@@ -98,7 +99,8 @@ struct ServerAPITests {
 
     @Test func tokensAreCheckedAgainstTheConfiguredKey() async throws {
         let key = P256.Signing.PrivateKey()
-        try await SimHarness.with({ $0.apiPublicKey = key.publicKey }) { sim in
+        let settings: (inout SimConfiguration) -> Void = { $0.apiPublicKey = key.publicKey }
+        try await SimHarness.with(settings) { sim in
             let purchase = try await sim.purchase()
             let path = "/inApps/v1/transactions/\(purchase.transactionId)"
             #expect(try await sim.get(path, headers: TestToken.header(try TestToken.make(key: key))).status == 200)

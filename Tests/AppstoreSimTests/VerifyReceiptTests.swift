@@ -58,7 +58,8 @@ struct VerifyReceiptTests {
     }
 
     @Test func garbageUnknownAndWrongPasswordAreRefusedWithApplesStatuses() async throws {
-        try await SimHarness.with({ $0.sharedSecret = "s3cret" }) { sim in
+        let settings: (inout SimConfiguration) -> Void = { $0.sharedSecret = "s3cret" }
+        try await SimHarness.with(settings) { sim in
             let purchase = try await sim.purchase()
             let garbage = try await sim.post("/verifyReceipt", ["receipt-data": "not base64 at all!!", "password": "s3cret"])
             #expect(garbage.body["status"] as? Int == 21002)
@@ -116,7 +117,8 @@ struct VerifyReceiptTests {
     }
 
     @Test func legacyIOS6ShapeDecodesToTheTransaction() async throws {
-        try await SimHarness.with({ $0.legacyIOS6 = true }) { sim in
+        let settings: (inout SimConfiguration) -> Void = { $0.legacyIOS6 = true }
+        try await SimHarness.with(settings) { sim in
             let purchase = try await sim.purchase(type: "Non-Consumable", productId: "com.example.noads")
             let raw = try await sim.post("/verifyReceipt", ["receipt-data": purchase.receipt])
             let top = try #require(raw.body["receipt"] as? [String: Any])
