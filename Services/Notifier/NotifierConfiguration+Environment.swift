@@ -17,6 +17,9 @@ extension NotifierConfiguration {
         delivery.concurrency = try reader.int("TOLLGATE_WEBHOOK_CONCURRENCY", default: delivery.concurrency, range: 1...1024)
         delivery.lease = try reader.duration("TOLLGATE_WEBHOOK_LEASE", default: delivery.lease, minimum: .seconds(1))
         delivery.retry.cap = try reader.duration("TOLLGATE_WEBHOOK_RETRY_CAP", default: delivery.retry.cap, minimum: .seconds(1))
+        delivery.pollInterval = try reader.milliseconds("TOLLGATE_WEBHOOK_POLL_MS", default: 200, range: 1...10_000)
+        delivery.pollMinimum = min(
+            try reader.milliseconds("TOLLGATE_WEBHOOK_POLL_MIN_MS", default: 25, range: 1...10_000), delivery.pollInterval)
         delivery.breakerThreshold = try reader.int(
             "TOLLGATE_WEBHOOK_BREAKER_THRESHOLD", default: delivery.breakerThreshold, range: 1...1000)
         guard delivery.lease >= webhooks.timeout + .seconds(1) else {

@@ -13,6 +13,9 @@ import Webhooks
 /// - `TOLLGATE_WEBHOOK_RETRY_CAP` — the longest pause between two attempts (`10m`; full jitter from 1 s doubling)
 /// - `TOLLGATE_WEBHOOK_BREAKER_THRESHOLD` — failed attempts in a row (no answer, 408, 429, 5xx) that open an endpoint's
 ///   breaker in a replica, 1-1000 (5); it probes again after `5s`, doubling to 5 minutes
+/// - `TOLLGATE_WEBHOOK_POLL_MS` — the longest sleep of an idle notifier before it looks at the events streams again,
+///   1-10000 (200); `TOLLGATE_WEBHOOK_POLL_MIN_MS` — its first sleep after a round that found work, doubling while
+///   nothing comes (25): lower is lower latency for more CPU per event
 /// - `TOLLGATE_METRICS_HOST` / `TOLLGATE_METRICS_PORT` — `/metrics` and `/healthz` listener (`0.0.0.0`, 9092)
 package struct NotifierConfiguration: Sendable {
     package var shared: SharedConfiguration

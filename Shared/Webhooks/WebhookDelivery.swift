@@ -61,14 +61,19 @@ package final class WebhookDelivery: Service {
             group.addTask { await self.reportOldest() }
             var start = 0
             var freed = slotFreed.stream.makeAsyncIterator()
+            var idle = configuration.pollMinimum
             while !Self.shouldStop {
                 let (worked, saturated) = await round(from: start, group: &group)
                 start = (start + 1) % keys.count
                 if saturated {
                     // Every slot is taken: go on as soon as one frees (each ends within the request timeout).
                     _ = await freed.next()
-                } else if !worked {
-                    await pause(configuration.pollInterval)
+                } else if worked {
+                    idle = configuration.pollMinimum
+                } else {
+                    // Nothing to do: sleep, twice as long after each empty round, up to the poll interval.
+                    await pause(idle)
+                    idle = min(idle * 2, configuration.pollInterval)
                 }
             }
             // Running deliveries finish (each bounded by the request timeout); the group waits for them.

@@ -18,6 +18,18 @@ import Webhooks
                     name: "default", url: URL(string: "https://hooks.example.com/tollgate")!, secrets: ["whsec_new", "whsec_old"])
             ])
         #expect(configuration.delivery.horizon == .seconds(7200))
+        // The poll: 25 ms after work, doubling to 200 ms while idle, unless set (the first never above the last).
+        #expect(configuration.delivery.pollMinimum == .milliseconds(25) && configuration.delivery.pollInterval == .milliseconds(200))
+        let tuned = try NotifierConfiguration(environment: [
+            "TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/t", "TOLLGATE_WEBHOOK_SECRETS": "s",
+            "TOLLGATE_WEBHOOK_POLL_MS": "20", "TOLLGATE_WEBHOOK_POLL_MIN_MS": "50",
+        ])
+        #expect(tuned.delivery.pollInterval == .milliseconds(20) && tuned.delivery.pollMinimum == .milliseconds(20))
+        #expect(throws: ConfigurationError.self) {
+            try NotifierConfiguration(environment: [
+                "TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/t", "TOLLGATE_WEBHOOK_SECRETS": "s", "TOLLGATE_WEBHOOK_POLL_MS": "0",
+            ])
+        }
     }
 
     @Test func plainHTTPOnlyToLoopbackUnlessAllowed() throws {
