@@ -1,0 +1,72 @@
+import Foundation
+import TestSupport
+import Testing
+import Webhooks
+
+/// Issue 30 item 5: the receivers' snippets in Services/Notifier/README.md work. The Swift one is compiled into this
+/// target (`ReadmeSnippet.swift`, which must equal the README's block) and the Python one is run by `python3`; each
+/// must accept the notifier's signature with either secret of a rotation and refuse a changed body, a wrong secret
+/// and a stale timestamp.
+@Suite(.timeLimit(.minutes(1)))
+struct ReadmeSnippetTests {
+    static let readme = Vectors.repositoryRoot.appendingPathComponent("Services/Notifier/README.md")
+
+    static func block(_ language: String) throws -> String {
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let start = try #require(text.range(of: "```\(language)\n"))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        return String(text[start.upperBound..<end.lowerBound])
+    }
+
+    @Test func theSwiftSnippetIsTheCompiledOneAndVerifies() throws {
+        let compiled = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ReadmeSnippet.swift"),
+            encoding: .utf8)
+        let code = compiled.split(separator: "\n", omittingEmptySubsequences: false).drop { $0.hasPrefix("//") }.joined(separator: "\n")
+        #expect(code == (try Self.block("swift")), "the README's Swift snippet and ReadmeSnippet.swift differ")
+
+        let body = Array(#"{"id":"evt_1","seq":1}"#.utf8)
+        let now = Int64(Date().timeIntervalSince1970)
+        let header = WebhookSignature.sign(body: body, secrets: ["whsec_new", "whsec_old"], timestamp: now)
+        #expect(verify(header: header, body: Data(body), secrets: ["whsec_old"]))
+        #expect(verify(header: header, body: Data(body), secrets: ["whsec_new"]))
+        #expect(!verify(header: header, body: Data(body.dropLast()), secrets: ["whsec_new"]))
+        #expect(!verify(header: header, body: Data(body), secrets: ["whsec_other"]))
+        let stale = WebhookSignature.sign(body: body, secrets: ["whsec_new"], timestamp: now - 600)
+        #expect(!verify(header: stale, body: Data(body), secrets: ["whsec_new"]))
+    }
+
+    @Test func thePythonSnippetVerifies() async throws {
+        let body = #"{"id":"evt_1","seq":1}"#
+        let now = Int64(Date().timeIntervalSince1970)
+        let header = WebhookSignature.sign(body: Array(body.utf8), secrets: ["whsec_new", "whsec_old"], timestamp: now)
+        let stale = WebhookSignature.sign(body: Array(body.utf8), secrets: ["whsec_new"], timestamp: now - 600)
+        let script =
+            try Self.block("python") + """
+
+                body = \(String(reflecting: body)).encode()
+                results = [
+                    verify(\(String(reflecting: header)), body, ["whsec_old"]),
+                    verify(\(String(reflecting: header)), body, ["whsec_new"]),
+                    verify(\(String(reflecting: header)), body[:-1], ["whsec_new"]),
+                    verify(\(String(reflecting: header)), body, ["whsec_other"]),
+                    verify(\(String(reflecting: stale)), body, ["whsec_new"]),
+                ]
+                print("results", results)
+                raise SystemExit(0 if results == [True, True, False, False, False] else 1)
+                """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("snippet-\(UUID().uuidString).py")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("snippet-\(UUID().uuidString).log")
+        try Data(script.utf8).write(to: file)
+        defer {
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: log)
+        }
+        let process = try SpawnedProcess.spawn(
+            URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", file.path], environment: ProcessInfo.processInfo.environment,
+            output: .file(log))
+        #expect(await process.waitForExit())
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 0, "\(output)")
+    }
+}
