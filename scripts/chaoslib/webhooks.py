@@ -8,7 +8,6 @@ import socket
 import threading
 import time
 
-from chaoslib.net import Redis
 
 SECRET = "whsec_chaos_0123456789abcdefghijklmnop"
 # The receiver's misbehaviours, each for a stretch: (name, extra arguments, seconds). Each stretch is far shorter
@@ -123,21 +122,27 @@ def read_log(path):
 
 
 def expected_seqs(cluster):
-    """Every user's last seq, from the account hashes (`events.seq`)."""
-    redis = Redis(cluster.redis_port, timeout=10)
-    last, cursor = {}, "0"
-    while True:
-        cursor, keys = redis.call("SCAN", cursor, "MATCH", "tg:*:account", "COUNT", "1000")
-        for key in keys:
-            seq = redis.call("HGET", key, "events.seq")
-            if seq:
-                user = (key.split(":u:", 1)[1][:-len(":account")] if ":u:" in key
-                        else key[len("tg:{u:"):].split("}", 1)[0])
-                last[user] = int(seq)
-        if cursor == "0":
-            break
+    """Every user's last seq, from the account hashes (`events.seq`), on every primary of a Redis Cluster."""
+    redis = cluster.redis()
+    last = {}
+    keys = redis.scan("tg:*:account") if cluster.clustered else _scan(redis, "tg:*:account")
+    for key in list(keys):
+        seq = redis.call("HGET", key, "events.seq")
+        if seq:
+            user = (key.split(":u:", 1)[1][:-len(":account")] if ":u:" in key
+                    else key[len("tg:{u:"):].split("}", 1)[0])
+            last[user] = int(seq)
     redis.close()
     return last
+
+
+def _scan(redis, pattern):
+    cursor = "0"
+    while True:
+        cursor, keys = redis.call("SCAN", cursor, "MATCH", pattern, "COUNT", "1000")
+        yield from keys
+        if cursor == "0":
+            break
 
 
 def check(checker, cluster, trouble, deadline):
