@@ -185,7 +185,7 @@ let package = Package(
         tests(
             "NotifierTests",
             [
-                "notifier", "Webhooks", "Core", "Pipeline", "Redis", "AppStore", "TestSupport", Product.serviceLifecycle,
+                "notifier", "Webhooks", "Core", "Pipeline", "Redis", "AppStore", "TestSupport", Product.crypto, Product.serviceLifecycle,
             ]),
         tests(
             "EndToEndTests", ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
