@@ -39,9 +39,7 @@ enum JobStatusBody {
         writer.member("jobId", status.jobID)
         writer.member("message", status.message)
         if let next = status.nextAttemptAtMilliseconds {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            writer.member("nextAttemptAt", formatter.string(from: Date(timeIntervalSince1970: Double(next) / 1000)))
+            writer.member("nextAttemptAt", UTCTime.iso8601(milliseconds: next))
         }
         writer.member("reason", status.reason)
         if let result = status.resultJSON {
