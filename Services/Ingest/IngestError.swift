@@ -206,6 +206,11 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
             status: .unprocessableContent, code: "unknown_entitlement",
             message: "no product of the catalog grants entitlement '\(name.prefix(200))'")
     }
+    static func tooManyGrants(held: Int) -> IngestError {
+        IngestError(
+            status: .conflict, code: "too_many_grants",
+            message: "the user holds \(held) grants, the most allowed; revoke one first")
+    }
     static func coinGrantsDisabled() -> IngestError {
         IngestError(
             status: .forbidden, code: "coin_grants_disabled",

@@ -18,7 +18,7 @@ extension IngestRoutes {
     /// ledger call (``LedgerGrants``); it never touches Apple's records. Refused, nothing written:
     /// `400 invalid_request` (members), `400 invalid_until` (not ISO 8601, not in the future, more than 10 years
     /// ahead), `400 invalid_reason` (not 1–200 bytes), `422 unknown_entitlement` (no catalog product grants it),
-    /// `403 coin_grants_disabled`.
+    /// `403 coin_grants_disabled`, `409 too_many_grants` (the user holds ``Ledger/LedgerGrants/maxHeld`` grants).
     func createGrant(_ request: Request, userID: String) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .grant)
         guard UserID.isValid(userID) else { throw IngestError.invalidRequest("the user id is not valid") }
@@ -27,7 +27,11 @@ extension IngestRoutes {
         var grant = try grantRequest(fields, userID: userID, now: now)
         grant.by = caller.name
         let created = try await redisRead {
-            try await LedgerGrants.grant(grant, keys: keys, userEventLog: configuration.userEventLog, on: redis)
+            do {
+                return try await LedgerGrants.grant(grant, keys: keys, userEventLog: configuration.userEventLog, on: redis)
+            } catch let refusal as LedgerGrants.TooManyGrants {
+                throw IngestError.tooManyGrants(held: refusal.held)
+            }
         }
         if created.isNew {
             logger.info(

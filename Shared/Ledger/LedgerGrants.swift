@@ -157,7 +157,17 @@ package enum LedgerGrants {
         return grant
     }
 
+    /// The most grants one user holds at once (revoked and expired ones do not count): coin grants never end, so
+    /// without a cap a grant key could grow a user's grants, and every read of them, without bound.
+    package static let maxHeld = 100
+
+    /// A grant refused because the user holds ``maxHeld`` grants already; nothing was written.
+    package struct TooManyGrants: Error, Sendable {
+        package var held: Int
+    }
+
     /// Writes a grant and its `grant.created` event (or, with an idempotency key already used, answers its grant).
+    /// Throws ``TooManyGrants`` when the user holds ``maxHeld`` grants.
     package static func grant(
         _ request: Request, keys: Keys, userEventLog: UserEventLog = UserEventLog(), on redis: any RedisCommandExecutor
     ) async throws -> Created {
@@ -170,9 +180,13 @@ package enum LedgerGrants {
             writer.member("reason", request.reason)
             writer.member("by", request.by)
             writer.member("keyTtl", idempotencyKeySeconds)
+            writer.member("maxHeld", maxHeld)
         }
         let reply = try await LedgerFunctions.library.call("grant", on: redis, keys: functionKeys, arguments: [body])
         let fields = try answer(reply, "grant")
+        if (try? fields.string("outcome")) == "too_many_grants" {
+            throw TooManyGrants(held: Int((try? fields.int64("held")) ?? Int64(maxHeld)))
+        }
         let grant = try grant(in: fields, "grant")
         let isNew = (try? fields.string("outcome")) == "granted"
         let balance = isNew ? (try? fields.int64("balance")) : nil

@@ -147,6 +147,34 @@ import Testing
         }
     }
 
+    /// Attacker's check: coin grants never end, so a grant key could grow a user's grants (and every customer read of
+    /// them) without bound. A user holds at most `LedgerGrants.maxHeld`; the next is `409 too_many_grants` and writes
+    /// nothing (no coins, no event); revoking one makes room.
+    @Test func aUserHoldsAtMostTheCapOfGrants() async throws {
+        try await withRedisServer { server in
+            let redis = try await IngestHarness.redis(server)
+            defer { redis.close() }
+            let account = Keys(prefix: "tg").account(user: "alice")
+            try await IngestHarness.withApp(server, configure: { $0.coinGrants = true }) { client in
+                var ids: [String] = []
+                for _ in 0..<LedgerGrants.maxHeld {
+                    let created = try await Self.post(client, #"{"coins":1,"reason":"r"}"#)
+                    #expect(created.status == .created)
+                    ids.append(IngestHarness.json(created)["grantId"]?.string ?? "")
+                }
+                let before = try await redis.hgetall(account)
+                let refused = try await Self.post(client, #"{"coins":1,"reason":"one more"}"#)
+                #expect(refused.status == .conflict && IngestHarness.errorCode(refused) == "too_many_grants")
+                #expect(try await redis.hgetall(account) == before, "nothing written: coins, granted coins, seq")
+                let revoked = try await client.execute(
+                    uri: "/v1/users/alice/grants/\(ids[0])", method: .delete,
+                    headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .grant)))
+                #expect(revoked.status == .ok)
+                #expect(try await Self.post(client, #"{"coins":1,"reason":"room again"}"#).status == .created)
+            }
+        }
+    }
+
     @Test func aRetriedGrantWithItsIdempotencyKeyGrantsOnce() async throws {
         try await withRedisServer { server in
             let redis = try await IngestHarness.redis(server)

@@ -69,7 +69,8 @@ end
 -- ARGV[1]: {user, now, grantId, entitlement | coins, until (ms; entitlements only), reason, by, ulogCap, ulogTtl,
 -- keyTtl (s, with KEYS[7])}. Writes the grant, its due entry, the coins, and `grant.created`; with an idempotency
 -- key that already names a grant, writes nothing and answers that grant (`replayed`).
--- Returns {"outcome": "granted"|"replayed", "grant": <stored value>, "balance": N}.
+-- Returns {"outcome": "granted"|"replayed", "grant": <stored value>, "balance": N}, or {"outcome":
+-- "too_many_grants", "held": N} (nothing written) when the user already holds `maxHeld` grants (default 100).
 local function grant(keys, argv)
   local req = check_request(argv)
   local coins = req.coins
@@ -85,6 +86,10 @@ local function grant(keys, argv)
     local prior = redis.call('GET', keys[7])
     if prior then return '{"outcome":"replayed","grant":' .. prior .. '}' end
   end
+  -- A user holds at most `maxHeld` grants (coin grants never end, so a grant key could otherwise grow the hash, and
+  -- every customer read of it, without bound).
+  local held = redis.call('HLEN', keys[3])
+  if held >= (req.maxHeld or 100) then return '{"outcome":"too_many_grants","held":' .. n2s(held) .. '}' end
   if redis.call('HEXISTS', keys[3], req.grantId) == 1 then fail('grant id in use') end
   local g = { grantId = req.grantId, entitlement = req.entitlement, coins = coins, reason = req.reason, by = req.by,
               at = req.now }
