@@ -49,23 +49,13 @@ package struct CustomerInfo: Sendable {
             return nil
         }
         userId = user
-        account = Self.hash(parts[0])
-        meta = Self.hash(parts[1])
-        grants = Self.hash(parts[2])
+        account = parts[0].fieldValues
+        meta = parts[1].fieldValues
+        grants = parts[2].fieldValues
         transactionsTotal = Int(parts[3].int ?? 0)
-        transactions = txs.compactMap { TransactionRecord(hash: Self.hash($0)) }
+        transactions = txs.compactMap { TransactionRecord(hash: $0.fieldValues) }
         ordersTotal = Int(parts[5].int ?? 0)
-        self.orders = orders.compactMap { Order(hash: Self.hash($0)) }
-    }
-
-    /// A flat `HGETALL` reply as a dictionary.
-    static func hash(_ reply: RedisReply) -> [String: String] {
-        let items = reply.array ?? []
-        var hash: [String: String] = [:]
-        for index in stride(from: 0, to: items.count - 1, by: 2) {
-            if let name = items[index].string, let value = items[index + 1].string { hash[name] = value }
-        }
-        return hash
+        self.orders = orders.compactMap { Order(hash: $0.fieldValues) }
     }
 
     /// The grants, oldest first (``LedgerGrants/Grant``).

@@ -22,7 +22,7 @@ package enum CustomerLookup {
             keys.partitions.map { RedisCommand("GET", keys.transactionOwner(partition: $0, transactionId: transactionId)) })
         guard let owner = owners.lazy.compactMap(\.string).first(where: UserID.isValid) else { return nil }
         let reply = try await redis.send(RedisCommand("HGETALL", keys.transaction(user: owner, transactionId: transactionId)))
-        guard let record = TransactionRecord(hash: CustomerInfo.hash(reply)) else { return nil }
+        guard let record = TransactionRecord(hash: reply.fieldValues) else { return nil }
         return (owner, record)
     }
 
@@ -40,13 +40,13 @@ package enum CustomerLookup {
     /// A token's owner (the order or user it maps to) and the transactions: an order's paying purchase chain, or
     /// every transaction for a user's own token (among the newest ``CustomerInfo/limit``); nil when it maps to no one.
     package static func token(_ token: UUID, on redis: any RedisCommandExecutor, keys: Keys) async throws -> Answer? {
-        let mapping = CustomerInfo.hash(try await redis.send(RedisCommand("HGETALL", keys.appAccountToken(token.uuidString.lowercased()))))
+        let mapping = try await redis.send(RedisCommand("HGETALL", keys.appAccountToken(token.uuidString.lowercased()))).fieldValues
         guard let owner = mapping[Order.TokenField.user], UserID.isValid(owner) else { return nil }
         let info = try await CustomerInfo.read(on: redis, keys: keys, user: owner)
         guard let order = mapping[Order.TokenField.orderNo] else {
             return Answer(userId: owner, orderNo: nil, transactions: info.transactions)
         }
-        let paid = CustomerInfo.hash(try await redis.send(RedisCommand("HGETALL", keys.order(user: owner, orderNo: order))))[
+        let paid = try await redis.send(RedisCommand("HGETALL", keys.order(user: owner, orderNo: order))).fieldValues[
             Order.Field.transaction]
         let chain = paid.flatMap { tid in info.transactions.first { $0.transactionId == tid }?.originalTransactionId }
         return Answer(userId: owner, orderNo: order, transactions: info.transactions.filter { $0.originalTransactionId == chain })

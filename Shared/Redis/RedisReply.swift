@@ -43,6 +43,18 @@ package enum RedisReply: Sendable, Hashable {
         return nil
     }
 
+    /// An `HGETALL`-style flat array of names and values as a dictionary (empty for any other reply; a pair whose
+    /// name or value is not a string is left out).
+    package var fieldValues: [String: String] {
+        let items = array ?? []
+        var hash: [String: String] = [:]
+        hash.reserveCapacity(items.count / 2)
+        for index in stride(from: 0, to: items.count - 1, by: 2) {
+            if let name = items[index].string, let value = items[index + 1].string { hash[name] = value }
+        }
+        return hash
+    }
+
     package var isNull: Bool {
         if case .null = self { return true }
         return false
