@@ -51,4 +51,40 @@ package enum UTCTime {
         text.append(UInt8(ascii: "Z"))
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// Milliseconds since 1970 of ISO 8601 UTC text as ``iso8601(milliseconds:)`` writes it
+    /// (`2026-11-22T05:57:36.123Z`; without the fraction too), after Hinnant's `days_from_civil`; nil for any other
+    /// form.
+    package static func milliseconds(iso8601 text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20 || bytes.count == 24, bytes.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[from..<from + count] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        let separators: [(Int, UInt8)] = [
+            (4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (10, UInt8(ascii: "T")), (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":")),
+        ]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1 }) else { return nil }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+            let minute = number(14, 2), let second = number(17, 2), (1...12).contains(month), (1...31).contains(day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        var fraction: Int64 = 0
+        if bytes.count == 24 {
+            guard bytes[19] == UInt8(ascii: "."), let value = number(20, 3) else { return nil }
+            fraction = value
+        }
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1000) + fraction
+    }
 }

@@ -20,4 +20,19 @@ import Testing
             #expect(UTCTime.iso8601(milliseconds: milliseconds) == expected, "\(milliseconds)")
         }
     }
+
+    /// What ``UTCTime/iso8601(milliseconds:)`` writes reads back to the same millisecond; any other form is refused.
+    @Test func iso8601ReadsBackWhatItWrites() {
+        var generator = SystemRandomNumberGenerator()
+        let fixed: [Int64] = [0, 999, -1, 951_782_400_000, 1_767_225_600_000, 253_402_300_799_999]
+        for milliseconds in fixed + (0..<5000).map({ _ in Int64.random(in: 0...253_402_300_799_999, using: &generator) }) {
+            #expect(UTCTime.milliseconds(iso8601: UTCTime.iso8601(milliseconds: milliseconds)) == milliseconds)
+        }
+        #expect(UTCTime.milliseconds(iso8601: "2026-01-01T00:00:00Z") == 1_767_225_600_000)
+        for bad in [
+            "", "2026-01-01", "2026-01-01T00:00:00.000", "2026-13-01T00:00:00Z", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00+01:00",
+        ] {
+            #expect(UTCTime.milliseconds(iso8601: bad) == nil, "\(bad)")
+        }
+    }
 }
