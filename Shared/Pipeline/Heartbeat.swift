@@ -1,12 +1,13 @@
 import Logging
 import Redis
 
-/// Keeps a job's entry from looking idle while its handler waits on Apple: every `interval` it runs
+/// Keeps a stream entry from looking idle while its handler waits (the verifier on Apple, the exporter on
+/// PostgreSQL): every `interval` it runs
 /// `XCLAIM <stream> <group> <consumer> <interval/2> <id> JUSTID`, which resets the entry's idle time
 /// (without counting a delivery), so that `XAUTOCLAIM` in other replicas takes over only entries whose
 /// replica really stopped. The min-idle of half the interval keeps it from taking an entry that another
 /// live replica is heartbeating.
-struct Heartbeat: Sendable {
+package struct Heartbeat: Sendable {
     let redis: any RedisCommandExecutor
     let stream: String
     let group: String
@@ -15,8 +16,21 @@ struct Heartbeat: Sendable {
     let interval: Duration
     let logger: Logger
 
+    package init(
+        redis: any RedisCommandExecutor, stream: String, group: String, consumer: String, entryID: String, interval: Duration,
+        logger: Logger
+    ) {
+        self.redis = redis
+        self.stream = stream
+        self.group = group
+        self.consumer = consumer
+        self.entryID = entryID
+        self.interval = interval
+        self.logger = logger
+    }
+
     /// Runs `body` while beating; the beat stops when `body` returns.
-    func run<Value: Sendable>(_ body: @Sendable () async -> Value) async -> Value {
+    package func run<Value: Sendable>(_ body: @Sendable () async -> Value) async -> Value {
         let beat = Task { await self.beat() }
         defer { beat.cancel() }
         return await body()
