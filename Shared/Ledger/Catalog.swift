@@ -26,7 +26,8 @@ package struct Catalog: Sendable, Hashable, Codable {
     /// coins, the others with an entitlement, non-renewing passes with a positive `durationDays`, promotional
     /// `offers` only on auto-renewable subscriptions, each a distinct identifier of 1–64 letters, digits, `.`, `_`
     /// or `-` with a `perUser` of 1–100 and a `window` of 1 hour to 366 days (``PromotionalOffer``);
-    /// `introductoryOfferEligibility` and `subscriptionGroup` (1–128 characters) only on auto-renewable subscriptions.
+    /// `introductoryOfferEligibility`, `subscriptionGroup` (1–128 characters) and `period` (``Product/periods``) only on
+    /// auto-renewable subscriptions.
     package init(products: [Product]) throws(LedgerError) {
         var byID: [String: Product] = [:]
         for (index, product) in products.enumerated() {
@@ -55,6 +56,14 @@ package struct Catalog: Sendable, Hashable, Codable {
                 guard Set(offers.map(\.id)).count == offers.count else { throw .invalidCatalog("\(at): duplicate offer") }
                 for offer in offers { try Self.check(offer, at: at) }
             }
+            if let period = product.period {
+                guard product.type == .autoRenewable else {
+                    throw .invalidCatalog("\(at): only autoRenewable products have a period")
+                }
+                guard Product.periods.contains(period) else {
+                    throw .invalidCatalog("\(at): period must be one of \(Product.periods.sorted().joined(separator: ", "))")
+                }
+            }
             if product.introductoryOfferEligibility == true, product.type != .autoRenewable {
                 throw .invalidCatalog("\(at): only autoRenewable products have introductory offers")
             }
@@ -82,6 +91,8 @@ package struct Catalog: Sendable, Hashable, Codable {
             var offers: [PromotionalOffer]?
             var introductoryOfferEligibility: Bool?
             var subscriptionGroup: String?
+            var period: String?
+            var commission: String?
         }
         struct RawCatalog: Decodable { var products: [RawProduct] }
         let raw: RawCatalog
@@ -96,12 +107,20 @@ package struct Catalog: Sendable, Hashable, Codable {
                 let known = Product.Kind.allCases.map(\.rawValue).joined(separator: ", ")
                 throw .invalidCatalog("products[\(index)] (\(item.productId)): unknown type '\(item.type)' (known: \(known))")
             }
+            var commission: Product.Commission?
+            if let name = item.commission {
+                guard let known = Product.Commission(rawValue: name) else {
+                    let names = Product.Commission.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw .invalidCatalog("products[\(index)] (\(item.productId)): unknown commission '\(name)' (known: \(names))")
+                }
+                commission = known
+            }
             products.append(
                 Product(
                     productId: item.productId, type: kind, coins: item.coins,
                     entitlement: item.entitlement, durationDays: item.durationDays, offers: item.offers,
                     introductoryOfferEligibility: item.introductoryOfferEligibility,
-                    subscriptionGroup: item.subscriptionGroup))
+                    subscriptionGroup: item.subscriptionGroup, period: item.period, commission: commission))
         }
         try self.init(products: products)
     }

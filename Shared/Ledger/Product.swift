@@ -25,10 +25,35 @@ package struct Product: Sendable, Hashable, Codable {
     /// The App Store subscription group of an auto-renewable subscription, as the catalog names it; absent: its
     /// entitlement stands for the group. Offer eligibility and the repeat free trial rule look at the whole group.
     package var subscriptionGroup: String?
+    /// An auto-renewable subscription's billing period, ISO 8601 as App Store Connect sets it (``periods``): the
+    /// export's MRR (docs/EXPORT.md). Absent: the subscription counts in no MRR figure.
+    package var period: String?
+    /// Apple's commission on this product for the export's estimated proceeds (``Commission``); absent: `standard`.
+    package var commission: Commission?
+
+    /// The billing periods App Store Connect offers for auto-renewable subscriptions.
+    package static let periods: Set<String> = ["P1W", "P1M", "P2M", "P3M", "P6M", "P1Y"]
+
+    /// Apple's commission program for a product (the export's estimated proceeds, docs/EXPORT.md).
+    package enum Commission: String, Sendable, Hashable, Codable, CaseIterable {
+        /// 30%; 15% on an auto-renewable subscription once its subscriber has a year of paid service.
+        case standard
+        /// The App Store Small Business Program: 15%.
+        case smallBusiness
+
+        /// The commission rate, and the rate after a subscriber's first year (subscriptions).
+        package var rates: (first: Double, afterYear: Double) {
+            switch self {
+            case .standard: (0.30, 0.15)
+            case .smallBusiness: (0.15, 0.15)
+            }
+        }
+    }
 
     package init(
         productId: String, type: Kind, coins: Int? = nil, entitlement: String? = nil, durationDays: Int? = nil,
-        offers: [PromotionalOffer]? = nil, introductoryOfferEligibility: Bool? = nil, subscriptionGroup: String? = nil
+        offers: [PromotionalOffer]? = nil, introductoryOfferEligibility: Bool? = nil, subscriptionGroup: String? = nil,
+        period: String? = nil, commission: Commission? = nil
     ) {
         self.productId = productId
         self.type = type
@@ -38,6 +63,8 @@ package struct Product: Sendable, Hashable, Codable {
         self.offers = offers
         self.introductoryOfferEligibility = introductoryOfferEligibility
         self.subscriptionGroup = subscriptionGroup
+        self.period = period
+        self.commission = commission
     }
 
     /// The promotional offer `offerId` as the catalog lists it for this product, or nil.

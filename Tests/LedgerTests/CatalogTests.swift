@@ -29,6 +29,9 @@ import Testing
             "duplicate productId"
         ),
         (#"{"products":[{"productId":"a","type":"nonConsumable"}]}"#, "needs an entitlement"),
+        (#"{"products":[{"productId":"a","type":"autoRenewable","entitlement":"x","period":"P1D"}]}"#, "period must be one of"),
+        (#"{"products":[{"productId":"a","type":"nonConsumable","entitlement":"x","period":"P1M"}]}"#, "only autoRenewable"),
+        (#"{"products":[{"productId":"a","type":"consumable","coins":1,"commission":"half"}]}"#, "half"),
         (#"{"products":[{"productId":"a","type":"nonRenewing","entitlement":"p"}]}"#, "positive durationDays"),
         (#"{"products":[{"productId":"a","type":"nonConsumable","entitlement":"x","offers":["o"]}]}"#, "only autoRenewable"),
         (#"{"products":[{"productId":"a","type":"autoRenewable","entitlement":"x","offers":["o","o"]}]}"#, "duplicate offer"),
