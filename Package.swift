@@ -21,6 +21,7 @@ enum Product {
     static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
     static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
     static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    static let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
     static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
     static let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
     static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
@@ -64,6 +65,7 @@ let package = Package(
         .executable(name: "verifier", targets: ["verifier"]),
         .executable(name: "fulfiller", targets: ["fulfiller"]),
         .executable(name: "notifier", targets: ["notifier"]),
+        .executable(name: "exporter", targets: ["exporter"]),
         .executable(name: "tollctl", targets: ["tollctl"]),
         .executable(name: "appstore-sim", targets: ["appstore-sim"]),
         .executable(name: "bench-http", targets: ["bench-http"]),
@@ -83,6 +85,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         // Shared libraries
@@ -114,6 +117,10 @@ let package = Package(
             "Webhooks",
             ["Core", "Redis", "Pipeline", "AppStore", Product.crypto, Product.logging, Product.metrics, Product.serviceLifecycle],
             lua: ["notifier"]),
+        library(
+            "Export",
+            ["Core", "Redis", "Pipeline", "Ledger", Product.postgres, Product.logging, Product.metrics],
+            lua: ["export"], embed: ["Migrations/m001_tables.sql"]),
 
         // Services
         service(
@@ -137,6 +144,12 @@ let package = Package(
             [
                 "Core", "Redis", "Pipeline", "AppStore", "Webhooks", "Operations", Product.serviceLifecycle, Product.logging,
                 Product.metrics, Product.prometheus,
+            ]),
+        service(
+            "exporter", folder: "Exporter",
+            [
+                "Core", "Redis", "Pipeline", "Ledger", "Export", "Operations", Product.postgres, Product.logging, Product.metrics,
+                Product.prometheus, Product.serviceLifecycle,
             ]),
         service(
             "tollctl", folder: "Tollctl",
@@ -194,6 +207,12 @@ let package = Package(
         tests(
             "OperationsTests",
             ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
+        tests(
+            "ExportTests",
+            [
+                "exporter", "Export", "Ledger", "Pipeline", "Redis", "TestSupport", Product.postgres, Product.logging,
+                Product.serviceLifecycle,
+            ]),
         tests("LedgerTests", ["Core", "Ledger", "Pipeline", "Redis", "TestSupport"]),
         tests("TollctlTests", ["ingest", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),

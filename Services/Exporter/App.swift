@@ -1,0 +1,23 @@
+import Core
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+
+/// Entry point of `exporter`: reads the configuration, builds the service group and runs it until SIGTERM or SIGINT;
+/// a bad setting, an unreachable Redis or a database it cannot migrate ends it as ``Core/Fatal`` says.
+@main
+struct App {
+    static func main() async {
+        do {
+            let configuration = try ExporterConfiguration(environment: ProcessInfo.processInfo.environment)
+            configuration.shared.bootstrapLogging()
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+            let group = try await build(configuration: configuration, logger: Logger(label: "exporter"), registry: registry)
+            try await group.run()
+        } catch {
+            Fatal.exit(tool: "exporter", error: error)
+        }
+    }
+}

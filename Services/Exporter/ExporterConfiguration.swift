@@ -1,0 +1,52 @@
+import Core
+import Export
+import Ledger
+import Pipeline
+
+/// The exporter's settings, read from the environment by ``init(environment:)``.
+///
+/// Keys (besides the shared `TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`, `TOLLGATE_PARTITIONS`, `LOG_LEVEL`,
+/// `TOLLGATE_SHUTDOWN_GRACE`):
+/// - `TOLLGATE_POSTGRES_URL` — required: `postgres://user:password@host:port/database[?sslmode=disable|prefer|require]`
+/// - `TOLLGATE_CATALOG` — the catalog the fulfiller credits by, copied into the `products` table at start
+/// - `TOLLGATE_EXPORTER_CONCURRENCY` — events written at once per replica, 1-256 (16); PostgreSQL connections are
+///   this plus 2
+/// - `TOLLGATE_CLAIM_MIN_IDLE_MS` / `TOLLGATE_CLAIM_INTERVAL_MS` — when a stopped replica's entries are taken over
+///   (30 s, every 5 s)
+/// - `TOLLGATE_METRICS_HOST` / `TOLLGATE_METRICS_PORT` — `/metrics`, `/healthz` and `/readyz` listener (`0.0.0.0`, 9093)
+package struct ExporterConfiguration: Sendable {
+    package var shared: SharedConfiguration
+    package var postgres: PostgresSettings
+    package var catalog: Catalog
+    package var concurrency = 16
+    package var claimMinIdle: Duration = .seconds(30)
+    package var claimInterval: Duration = .seconds(5)
+    package var metricsHost = "0.0.0.0"
+    package var metricsPort = 9093
+
+    package init(shared: SharedConfiguration, postgres: PostgresSettings, catalog: Catalog) {
+        self.shared = shared
+        self.postgres = postgres
+        self.catalog = catalog
+    }
+
+    package init(environment: [String: String]) throws(ConfigurationError) {
+        let reader = EnvironmentReader(environment)
+        let shared = try SharedConfiguration(reader: reader)
+        let url = try reader.required("TOLLGATE_POSTGRES_URL", "the PostgreSQL database to export into")
+        let path = try reader.required("TOLLGATE_CATALOG", "the path of the catalog JSON")
+        let catalog: Catalog
+        do {
+            catalog = try Catalog(contentsOf: path)
+        } catch {
+            throw ConfigurationError(variable: "TOLLGATE_CATALOG", problem: "is not usable: \(error.message)")
+        }
+        self.init(shared: shared, postgres: try PostgresSettings(url: url), catalog: catalog)
+        concurrency = try reader.int("TOLLGATE_EXPORTER_CONCURRENCY", default: concurrency, range: 1...256)
+        postgres.maximumConnections = concurrency + 2
+        claimMinIdle = try reader.milliseconds("TOLLGATE_CLAIM_MIN_IDLE_MS", default: 30_000, range: 100...86_400_000)
+        claimInterval = try reader.milliseconds("TOLLGATE_CLAIM_INTERVAL_MS", default: 5000, range: 10...600_000)
+        metricsHost = reader.string("TOLLGATE_METRICS_HOST", default: metricsHost)
+        metricsPort = try reader.int("TOLLGATE_METRICS_PORT", default: metricsPort, range: 0...65535)
+    }
+}

@@ -1,0 +1,96 @@
+import Ledger
+import Logging
+import Pipeline
+import PostgresNIO
+import Redis
+
+/// `tollctl audit --export` (docs/EXPORT.md): compares the database with the ledger and names every difference —
+/// a user's row (coins, granted and spent coins, entitlements, the last event's `seq`), every transaction record's
+/// row column by column, the user's events (`seq` 1…n, none missing), and rows the ledger does not have. Run it
+/// when the exporters have caught up (`tollctl streams` shows the `exporter` group's lag); before that, what they
+/// have not written yet shows as differences.
+package struct ExportAudit: Sendable {
+    package struct Report: Sendable, Equatable {
+        package var users = 0
+        package var transactions = 0
+        package var differences: [String] = []
+    }
+
+    let redis: any RedisCommandExecutor
+    let keys: Keys
+    let client: PostgresClient
+    let logger: Logger
+
+    package init(redis: any RedisCommandExecutor, keys: Keys, client: PostgresClient, logger: Logger) {
+        self.redis = redis
+        self.keys = keys
+        self.client = client
+        self.logger = logger
+    }
+
+    package func run() async throws -> Report {
+        var report = Report()
+        var users = Set<String>()
+        var transactions = Set<String>()
+        try await redis.scanKeys(match: keys.accountPattern) { found in
+            for key in found {
+                guard let user = keys.user(ofAccountKey: key) else { continue }
+                users.insert(user)
+                report.users += 1
+                var first = 0
+                var snapshot = try await ExportSnapshot.user(user, keys: keys, first: first, on: redis)
+                try await check(snapshot, into: &report)
+                while true {
+                    for record in snapshot.transactions {
+                        transactions.insert(record.transactionId)
+                        report.transactions += 1
+                        let query = record.columns(user: user, seq: snapshot.seq).differences(
+                            in: "transactions", key: "transaction_id", ignoring: ["last_seq"])
+                        switch try await differing(query) {
+                        case .none: report.differences.append("transaction \(record.transactionId) (user \(user)): no row")
+                        case .some(let columns) where !columns.isEmpty:
+                            report.differences.append("transaction \(record.transactionId) (user \(user)): \(columns) differ")
+                        default: break
+                        }
+                    }
+                    first += ExportSnapshot.page
+                    guard first < snapshot.transactionsTotal else { break }
+                    snapshot = try await ExportSnapshot.user(user, keys: keys, first: first, on: redis)
+                }
+            }
+        }
+        for try await user in try await client.query("SELECT user_id FROM users ORDER BY user_id", logger: logger).decode(String.self)
+        where !users.contains(user) {
+            report.differences.append("user \(user): a row, but no account in the ledger")
+        }
+        for try await (tid, user) in try await client.query(
+            "SELECT transaction_id, user_id FROM transactions ORDER BY transaction_id", logger: logger
+        ).decode((String, String).self) where !transactions.contains(tid) {
+            report.differences.append("transaction \(tid) (user \(user)): a row, but no record in the ledger")
+        }
+        report.differences.sort()
+        return report
+    }
+
+    /// The user's row and events against the snapshot's account.
+    private func check(_ snapshot: ExportSnapshot, into report: inout Report) async throws {
+        let user = snapshot.userId
+        switch try await differing(snapshot.user.columns.differences(in: "users", key: "user_id")) {
+        case .none: report.differences.append("user \(user): no row")
+        case .some(let columns) where !columns.isEmpty: report.differences.append("user \(user): \(columns) differ")
+        default: break
+        }
+        let rows = try await client.query(
+            "SELECT count(DISTINCT seq), coalesce(max(seq), 0) FROM events WHERE user_id = \(user)", logger: logger)
+        for try await (count, last) in rows.decode((Int64, Int64).self) where count != snapshot.seq || last != snapshot.seq {
+            report.differences.append(
+                "user \(user): events hold \(count) seqs up to \(last); the ledger has 1…\(snapshot.seq)")
+        }
+    }
+
+    /// The comma-separated differing columns of the query's row; nil when there is no row.
+    private func differing(_ query: PostgresQuery) async throws -> String? {
+        for try await columns in try await client.query(query, logger: logger).decode(String.self) { return columns }
+        return nil
+    }
+}

@@ -1,0 +1,76 @@
+import Core
+import Ledger
+import Logging
+import Pipeline
+import PostgresNIO
+import Redis
+
+/// `tollctl export --since DATE` (docs/EXPORT.md): rebuilds the tables from the ledger. The events still held — every
+/// partition's events stream from `since`, and each user's own log (``UserEventLog``: the newest 1000 per user) — are
+/// written as the exporter writes them; then every user's account, grants and transaction records (all of them:
+/// they are the state now, not history). Every write is the exporter's idempotent one, so running it beside live
+/// exporters, or twice, changes nothing that is right.
+package struct ExportBackfill: Sendable {
+    package struct Report: Sendable, Equatable {
+        package var events = 0
+        package var users = 0
+        package var transactions = 0
+        package var unreadable = 0
+    }
+
+    let redis: any RedisCommandExecutor
+    let keys: Keys
+    let writer: ExportWriter
+    let logger: Logger
+
+    package init(redis: any RedisCommandExecutor, keys: Keys, writer: ExportWriter, logger: Logger) {
+        self.redis = redis
+        self.keys = keys
+        self.writer = writer
+        self.logger = logger
+    }
+
+    /// Exports what the ledger holds; events from `sinceMilliseconds` on.
+    package func run(sinceMilliseconds: Int64) async throws -> Report {
+        var report = Report()
+        for partition in keys.partitions {
+            var start = "\(max(0, sinceMilliseconds))-0"
+            while true {
+                let entries = try await redis.xrange(keys.events(partition: partition).stream, start: start, count: 500)
+                for entry in entries { try await export(entry, since: sinceMilliseconds, into: &report) }
+                guard entries.count == 500, let last = entries.last.flatMap({ StreamID($0.id) }) else { break }
+                start = "(\(last)"
+            }
+        }
+        try await redis.scanKeys(match: keys.accountPattern) { found in
+            for key in found {
+                guard let user = keys.user(ofAccountKey: key) else { continue }
+                for entry in try await redis.xrange(keys.userEvents(user: user)) {
+                    try await export(entry, since: sinceMilliseconds, into: &report)
+                }
+                var first = 0
+                repeat {
+                    let snapshot = try await ExportSnapshot.user(user, keys: keys, first: first, on: redis)
+                    try await writer.write(snapshot)
+                    report.transactions += snapshot.transactions.count
+                    first += ExportSnapshot.page
+                    if first >= snapshot.transactionsTotal { break }
+                } while true
+                report.users += 1
+            }
+        }
+        return report
+    }
+
+    private func export(_ entry: StreamEntry, since: Int64, into report: inout Report) async throws {
+        guard let json = entry.fields["event"] else { return }
+        guard let event = try? ExportEvent(json: json) else {
+            report.unreadable += 1
+            logger.warning("Unreadable event left out", metadata: ["entry": "\(entry.id)"])
+            return
+        }
+        guard (UTCTime.milliseconds(iso8601: event.at) ?? .max) >= since else { return }
+        try await writer.write(event, snapshot: nil)
+        report.events += 1
+    }
+}

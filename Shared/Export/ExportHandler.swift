@@ -1,0 +1,110 @@
+import Logging
+import Pipeline
+import PostgresNIO
+import Redis
+
+/// Exports one events stream entry (docs/EXPORT.md): reads the event, reads what it changed from the ledger
+/// (``ExportSnapshot``), writes both into PostgreSQL in one transaction (``ExportWriter``), and only then lets the
+/// runtime acknowledge the entry. A crash anywhere before the acknowledgement leaves the entry pending; it is
+/// written again, and the writes are idempotent.
+///
+/// Nothing is retried through the runtime's retry stream: it would add the entry to the events stream again, and
+/// every other consumer of the stream (the notifier) would read it twice. So a fault is waited out in the handler,
+/// with backoff up to ``maximumBackoff`` and a ``Pipeline/Heartbeat`` keeping the entry from looking abandoned:
+/// PostgreSQL or Redis unreachable for any length of time costs no attempt and dead-letters nothing. A statement
+/// PostgreSQL itself refuses ``refusalLimit`` times, and an entry that is not a v2 event, go to the dead-letter
+/// stream (`tg:{pN}:events:dead`) with the reason, never guessed at.
+package struct ExportHandler: Sendable {
+    let redis: any RedisCommandExecutor
+    let keys: Keys
+    let writer: ExportWriter
+    let group: String
+    let consumer: String
+    let metrics: ExportMetrics
+    let logger: Logger
+    /// The longest wait between two attempts.
+    var maximumBackoff: Duration = .seconds(5)
+    /// How often the entry's idle time is reset while its write waits (well under the consumers' claim min-idle).
+    var heartbeatInterval: Duration = .seconds(5)
+    /// Refusals by PostgreSQL of one entry's writes before it is dead-lettered.
+    var refusalLimit = 5
+
+    package init(
+        redis: any RedisCommandExecutor, keys: Keys, writer: ExportWriter, group: String, consumer: String,
+        metrics: ExportMetrics, logger: Logger
+    ) {
+        self.redis = redis
+        self.keys = keys
+        self.writer = writer
+        self.group = group
+        self.consumer = consumer
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    package func handle(_ message: StreamMessage) async -> HandlerOutcome {
+        guard let json = message.entry.fields["event"] else {
+            // An entry from before schema v2: nothing to export; the ledger's records are exported by `tollctl export`.
+            metrics.skipped()
+            return .complete
+        }
+        let event: ExportEvent
+        do {
+            event = try ExportEvent(json: json)
+        } catch {
+            metrics.failed()
+            logger.warning("Unreadable event; dead-lettering", metadata: ["entry": "\(message.entry.id)", "error": "\(error)"])
+            return .deadLetter(reason: error.description)
+        }
+        let heartbeat = Heartbeat(
+            redis: redis, stream: message.stream, group: group, consumer: consumer, entryID: message.entry.id,
+            interval: heartbeatInterval, logger: logger)
+        return await heartbeat.run { await self.export(event) }
+    }
+
+    /// Reads and writes until both succeed, the write is refused ``refusalLimit`` times, or the task is cancelled
+    /// (shutdown: the entry stays pending for the next replica).
+    func export(_ event: ExportEvent) async -> HandlerOutcome {
+        let started = ContinuousClock.now
+        var backoff = Duration.milliseconds(100)
+        var refusals = 0
+        while true {
+            do {
+                var snapshot: ExportSnapshot?
+                if let user = event.userId, UserID.isValid(user) {
+                    snapshot = try await ExportSnapshot.read(user: user, transactionId: event.transactionId, keys: keys, on: redis)
+                }
+                try await writer.write(event, snapshot: snapshot)
+                metrics.exported(event, after: ContinuousClock.now - started)
+                return .complete
+            } catch {
+                if Task.isCancelled { return .abandon }
+                if let refused = error as? PSQLError, let server = refused.serverInfo {
+                    refusals += 1
+                    let reason = "PostgreSQL refused the write: \(server[.sqlState] ?? "") \(server[.message] ?? "")"
+                    guard refusals < refusalLimit else {
+                        metrics.failed()
+                        logger.error("Export refused; dead-lettering", metadata: ["event": "\(event.id)", "reason": "\(reason)"])
+                        return .deadLetter(reason: reason)
+                    }
+                    logger.warning("Export refused; retrying", metadata: ["event": "\(event.id)", "reason": "\(reason)"])
+                } else {
+                    metrics.unavailable()
+                    logger.warning("Export waiting", metadata: ["event": "\(event.id)", "error": "\(Self.describe(error))"])
+                }
+                do {
+                    try await Task.sleep(for: .nanoseconds(Int64.random(in: 0...backoff.nanoseconds)) + backoff / 2)
+                } catch {
+                    return .abandon
+                }
+                backoff = min(backoff * 2, maximumBackoff)
+            }
+        }
+    }
+
+    /// An error for the log: PostgreSQL's errors without the query (its text and binds stay out of logs).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError { return "PostgreSQL: \(String(describing: error.code))" }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,58 @@
+import Ledger
+import Pipeline
+import Redis
+
+/// What the export writes of one user, read from the ledger in one call of the `tollgate_export_v1` library
+/// (`Lua/export.lua`): the account (its `events.seq` is the user's last event, so it names the state exactly), the
+/// grants, and one transaction record or a page of them. A snapshot is never older than the event that asked for
+/// it; rows written from it carry its `seq` (``seq``), and a row is only ever replaced by a newer one.
+package struct ExportSnapshot: Sendable {
+    /// The Redis Function library of the reads.
+    package static let library = RedisFunctionLibrary(
+        "export", version: 1, functions: ["snapshot", "user"], parts: [SharedLua.common, PackageResources.export_lua])
+    /// The most transaction records one ``user(_:keys:first:on:)`` page reads.
+    package static let page = 200
+
+    package var userId: String
+    package var account: [String: String]
+    package var grants: [String: String]
+    package var transactions: [TransactionRecord]
+    /// The user's records in all (``user(_:keys:first:on:)``; the records read otherwise).
+    package var transactionsTotal: Int
+
+    /// The user's event sequence the snapshot shows (`events.seq` of the account; 0 before any event).
+    package var seq: Int64 { account["events.seq"].flatMap { Int64($0) } ?? 0 }
+
+    /// The user's coins and entitlements as the `users` row holds them.
+    package var user: UserRow { UserRow(userId: userId, account: account, grants: grants, seq: seq) }
+
+    /// Reads `user`'s account, grants and the record of `transactionId` (when given).
+    package static func read(
+        user: String, transactionId: String?, keys: Keys, on redis: any RedisCommandExecutor
+    ) async throws -> ExportSnapshot {
+        let account = keys.account(user: user)
+        let record = transactionId.map { keys.transaction(user: user, transactionId: $0) } ?? account
+        let reply = try await library.call("snapshot", on: redis, keys: [account, keys.grants(user: user), record], arguments: [])
+        guard let parts = reply.array, parts.count == 3 else {
+            throw PipelineError.unexpectedReply("\(library.function("snapshot")) returned \(reply)")
+        }
+        let transaction = TransactionRecord(hash: parts[2].fieldValues)
+        return ExportSnapshot(
+            userId: user, account: parts[0].fieldValues, grants: parts[1].fieldValues, transactions: transaction.map { [$0] } ?? [],
+            transactionsTotal: transaction == nil ? 0 : 1)
+    }
+
+    /// Reads `user`'s account, grants and the page of records from index `first` (oldest first).
+    package static func user(_ user: String, keys: Keys, first: Int, on redis: any RedisCommandExecutor) async throws -> ExportSnapshot {
+        let reply = try await library.call(
+            "user", on: redis,
+            keys: [keys.account(user: user), keys.grants(user: user), keys.transactions(user: user)],
+            arguments: [keys.transaction(user: user, transactionId: ""), String(first), String(page)])
+        guard let parts = reply.array, parts.count == 4, let list = parts[3].array else {
+            throw PipelineError.unexpectedReply("\(library.function("user")) returned \(reply)")
+        }
+        return ExportSnapshot(
+            userId: user, account: parts[0].fieldValues, grants: parts[1].fieldValues,
+            transactions: list.compactMap { TransactionRecord(hash: $0.fieldValues) }, transactionsTotal: Int(parts[2].int ?? 0))
+    }
+}

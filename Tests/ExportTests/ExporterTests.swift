@@ -1,0 +1,192 @@
+import Export
+import Foundation
+import Ledger
+import Pipeline
+import PostgresNIO
+import Redis
+import TestSupport
+import Testing
+
+/// The exporter against a real redis-server and a real PostgreSQL: what lands, exactly once, in which order, and
+/// through a crash and an outage.
+@Suite(.serialized) struct ExporterTests {
+    @Test func purchasesRefundsAndSubscriptionsLandAndTheAuditAgrees() async throws {
+        try await ExportRig.with { rig in
+            let exporter = try await rig.exporter(consumer: "e1")
+            let sale = Sale.coins("c1", quantity: 2, price: 990)
+            try await rig.apply(Fixture.client("alice", [sale], environment: "Production"))
+            try await rig.apply(
+                Fixture.client(
+                    "bob", [Fixture.transaction("s1", product: "vip.month", purchase: testNow - day, expires: testNow + 29 * day)],
+                    environment: "Production"))
+            try await rig.apply(Fixture.notification("REFUND", [Sale.refund(sale)]))
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            try await exporter.shutdown()
+
+            #expect(try await rig.strings("SELECT state FROM transactions WHERE transaction_id = 'c1'") == ["refunded"])
+            #expect(try await rig.number("SELECT price FROM transactions WHERE transaction_id = 'c1'") == 990)
+            #expect(try await rig.number("SELECT quantity FROM transactions WHERE transaction_id = 'c1'") == 2)
+            #expect(try await rig.number("SELECT coins FROM users WHERE user_id = 'alice'") == 0)
+            #expect(try await rig.strings("SELECT type FROM events WHERE user_id = 'alice' ORDER BY seq") == ["purchase", "refund"])
+            #expect(try await rig.strings("SELECT state FROM subscriptions WHERE user_id = 'bob'") == ["active"])
+            #expect(try await rig.strings("SELECT entitlements->0->>'entitlement' FROM users WHERE user_id = 'bob'") == ["vip"])
+            #expect(try await rig.strings("SELECT environment FROM transactions ORDER BY transaction_id") == ["production", "production"])
+
+            let report = try await ExportAudit(
+                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
+            ).run()
+            #expect(report.differences == [])
+            #expect(report.users == 2)
+            #expect(report.transactions == 2)
+
+            // The audit names what differs: a changed balance and a row the ledger has no record of.
+            try await rig.client.query("UPDATE users SET coins = 5 WHERE user_id = 'alice'", logger: testLogger)
+            try await rig.client.query(
+                "INSERT INTO transactions SELECT (jsonb_populate_record(t, '{\"transaction_id\": \"ghost\"}')).* FROM transactions t LIMIT 1",
+                logger: testLogger)
+            let broken = try await ExportAudit(
+                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
+            ).run()
+            #expect(broken.differences.contains("user alice: coins differ"))
+            #expect(broken.differences.contains { $0.hasPrefix("transaction ghost") && $0.contains("no record") })
+        }
+    }
+
+    @Test func anEventWrittenTwiceIsOneRow() async throws {
+        try await ExportRig.with(partitions: 1) { rig in
+            try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))
+            let entries = try await rig.ledger.redis.xrange(rig.ledger.keys.events().stream)
+            let event = try ExportEvent(json: try #require(entries.first?.fields["event"]))
+            let snapshot = try await ExportSnapshot.read(
+                user: "alice", transactionId: "c1", keys: rig.ledger.keys, on: rig.ledger.redis)
+            let writer = ExportWriter(client: rig.client, logger: testLogger)
+            try await writer.write(event, snapshot: snapshot)
+            let once = try await rig.dump()
+            try await writer.write(event, snapshot: snapshot)
+            #expect(try await rig.dump() == once)
+            #expect(try await rig.number("SELECT count(*) FROM events") == 1)
+            #expect(try await rig.number("SELECT count(*) FROM transactions") == 1)
+        }
+    }
+
+    /// A replica that wrote and died before its acknowledgement: the entry is read again, written again, and the
+    /// rows are the same.
+    @Test func anExporterKilledBetweenTheWriteAndTheAcknowledgementLeavesTheSameRows() async throws {
+        try await ExportRig.with(partitions: 1) { rig in
+            let keys = rig.ledger.keys
+            _ = try await rig.ledger.redis.xgroupCreate(keys.events().stream, group: "exporter", startID: "0", makeStream: true)
+            let sale = Sale.coins("c1")
+            try await rig.apply(Fixture.client("alice", [sale]))
+            try await rig.apply(Fixture.notification("REFUND", [Sale.refund(sale)]))
+            // The dead replica read both entries and wrote them, but acknowledged neither.
+            let read = try await rig.ledger.redis.send(
+                RedisCommand("XREADGROUP", "GROUP", "exporter", "dead", "COUNT", "10", "STREAMS", keys.events().stream, ">"))
+            #expect(read.array?.count == 1)
+            let writer = ExportWriter(client: rig.client, logger: testLogger)
+            for entry in try await rig.ledger.redis.xrange(keys.events().stream) {
+                let event = try ExportEvent(json: try #require(entry.fields["event"]))
+                let snapshot = try await ExportSnapshot.read(
+                    user: "alice", transactionId: event.transactionId, keys: keys, on: rig.ledger.redis)
+                try await writer.write(event, snapshot: snapshot)
+            }
+            let written = try await rig.dump()
+            #expect(try await rig.number("SELECT count(*) FROM events") == 2)
+
+            let exporter = try await rig.exporter(consumer: "e2", claimMinIdle: .milliseconds(300))
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            try await exporter.shutdown()
+            #expect(try await rig.dump() == written)
+        }
+    }
+
+    /// Two replicas write out of order: the purchase's write, read before the refund, lands after the refund's.
+    @Test func anOlderWriteNeverOverwritesANewerRow() async throws {
+        try await ExportRig.with(partitions: 1) { rig in
+            let keys = rig.ledger.keys
+            let sale = Sale.coins("c1")
+            try await rig.apply(Fixture.client("alice", [sale]))
+            let early = try await ExportSnapshot.read(user: "alice", transactionId: "c1", keys: keys, on: rig.ledger.redis)
+            try await rig.apply(Fixture.notification("REFUND", [Sale.refund(sale)]))
+            let late = try await ExportSnapshot.read(user: "alice", transactionId: "c1", keys: keys, on: rig.ledger.redis)
+            #expect(early.seq == 1 && late.seq == 2)
+            let events = try await rig.ledger.redis.xrange(keys.events().stream).map {
+                try ExportEvent(json: try #require($0.fields["event"]))
+            }
+            let writer = ExportWriter(client: rig.client, logger: testLogger)
+            try await writer.write(events[1], snapshot: late)
+            try await writer.write(events[0], snapshot: early)
+            #expect(try await rig.strings("SELECT state FROM transactions") == ["refunded"])
+            #expect(try await rig.number("SELECT coins FROM users") == 0)
+            #expect(try await rig.number("SELECT last_seq FROM users") == 2)
+            #expect(try await rig.number("SELECT count(*) FROM events") == 2)
+        }
+    }
+
+    /// PostgreSQL stopped while purchases go on: the exporters wait (no entry is dead-lettered, none is lost) and
+    /// catch up once it is back.
+    @Test func postgresStoppedMidLoadCatchesUpWithNothingLost() async throws {
+        try await ExportRig.with(partitions: 2) { rig in
+            let first = try await rig.exporter(consumer: "e1", claimMinIdle: .seconds(2))
+            let second = try await rig.exporter(consumer: "e2", claimMinIdle: .seconds(2))
+            for index in 0..<10 { try await rig.apply(Fixture.client("u\(index)", [Sale.coins("a\(index)")])) }
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            try await rig.postgres.stop()
+            for index in 0..<10 { try await rig.apply(Fixture.client("u\(index)", [Sale.coins("b\(index)")])) }
+            // Longer than the claim time: the waiting entries are kept by their heartbeats or claimed, never dropped.
+            try await Task.sleep(for: .seconds(8))
+            try await rig.postgres.start()
+            #expect(try await eventually(timeout: .seconds(60)) { try await rig.drained() })
+            try await first.shutdown()
+            try await second.shutdown()
+            #expect(try await rig.number("SELECT count(*) FROM events") == 20)
+            #expect(try await rig.number("SELECT count(*) FROM transactions") == 20)
+            #expect(try await rig.number("SELECT sum(coins) FROM users") == 2000)
+            for partition in rig.ledger.keys.partitions {
+                #expect(try await rig.ledger.redis.xrange(rig.ledger.keys.events(partition: partition).deadLetter).isEmpty)
+            }
+            let report = try await ExportAudit(
+                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
+            ).run()
+            #expect(report.differences == [])
+        }
+    }
+
+    @Test func anUnreadableEntryIsDeadLetteredAndTheRestGoOn() async throws {
+        try await ExportRig.with(partitions: 1) { rig in
+            let stream = rig.ledger.keys.events().stream
+            _ = try await rig.ledger.redis.send(RedisCommand("XADD", stream, "*", "kind", "coins", "event", "{\"id\": 1"))
+            try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))
+            let exporter = try await rig.exporter(consumer: "e1")
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            try await exporter.shutdown()
+            let dead = try await rig.ledger.redis.xrange(rig.ledger.keys.events().deadLetter)
+            #expect(dead.count == 1)
+            #expect(try await rig.number("SELECT count(*) FROM events") == 1)
+        }
+    }
+
+    /// `tollctl export`'s backfill: a database filled from the ledger alone agrees with it, and filling it again
+    /// changes nothing.
+    @Test func theBackfillRebuildsTheTablesFromTheLedger() async throws {
+        try await ExportRig.with(partitions: 2) { rig in
+            let sale = Sale.coins("c1")
+            try await rig.apply(Fixture.client("alice", [sale]))
+            try await rig.apply(Fixture.notification("REFUND", [Sale.refund(sale)]))
+            try await rig.apply(
+                Fixture.client("bob", [Fixture.transaction("s1", product: "vip.month", expires: testNow + 29 * day)]))
+            let backfill = ExportBackfill(
+                redis: rig.ledger.redis, keys: rig.ledger.keys, writer: ExportWriter(client: rig.client, logger: testLogger),
+                logger: testLogger)
+            let report = try await backfill.run(sinceMilliseconds: 0)
+            #expect(report.users == 2)
+            #expect(report.transactions == 2)
+            let audit = try await ExportAudit(
+                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
+            ).run()
+            #expect(audit.differences == [])
+            let once = try await rig.dump()
+            _ = try await backfill.run(sinceMilliseconds: 0)
+            #expect(try await rig.dump() == once)
+        }
+    }
+}
