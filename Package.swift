@@ -154,7 +154,7 @@ let package = Package(
         service(
             "tollctl", folder: "Tollctl",
             [
-                "Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification", "Webhooks", Product.jwtKit, Product.logging,
+                "Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification", "Webhooks", "Export", Product.jwtKit, Product.logging,
                 Product.argumentParser,
             ]),
         service(

@@ -10,7 +10,8 @@ struct Tollctl: AsyncParsableCommand {
             "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters, ask Apple (orders, test notifications, extensions); sandbox helpers.",
         subcommands: [
             VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
-            UserCommand.self, GrantsCommand.self, IndexTransactionsCommand.self, JobCommand.self, AuditCommand.self, ReconcileCommand.self,
+            UserCommand.self, GrantsCommand.self, IndexTransactionsCommand.self, JobCommand.self, AuditCommand.self, ExportCommand.self,
+            ReconcileCommand.self,
             LookupCommand.self,
             AppleCommand.self, DevCommand.self, LayoutCommand.self, WebhooksCommand.self,
         ]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Export
 import Foundation
 import Ledger
 import Pipeline
@@ -7,11 +8,18 @@ import Pipeline
 /// added, ``Ledger/LedgerAudit``) and compares it with the stored balance. Prints `users=N transactions=N
 /// differences=N`, then one line per difference, then the users with grants apart (`granted users=N`, one line each:
 /// never differences against Apple's records); exits 1 when there is any difference.
+///
+/// With `--export`: compares the PostgreSQL export (`TOLLGATE_POSTGRES_URL`) with the ledger instead
+/// (``Export/ExportAudit``): `users=N transactions=N`, one line per difference, then `export audit: N differences`.
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit", abstract: "Recompute balances from the transaction records and report differences.")
 
+    @Flag(help: "Compare the PostgreSQL export (TOLLGATE_POSTGRES_URL) with the ledger instead.")
+    var export = false
+
     func run() async throws {
+        if export { return try await runExport() }
         var differences = 0
         try await UserLedgerConnection.with { redis, keys in
             let report = try await LedgerAudit(redis: redis, keys: keys).run()
@@ -25,6 +33,21 @@ struct AuditCommand: AsyncParsableCommand {
             for granted in report.granted {
                 print("  user=\(granted.user)  grants=\(granted.grants)  grantedCoins=\(granted.coins)")
             }
+            differences = report.differences.count
+        }
+        if differences > 0 { throw ExitCode(1) }
+    }
+
+    private func runExport() async throws {
+        let settings = try ExportDatabase.settings(ProcessInfo.processInfo.environment)
+        var differences = 0
+        try await UserLedgerConnection.with(commandTimeout: .seconds(30)) { redis, keys in
+            let report = try await settings.withMigratedClient(logger: ExportDatabase.logger) { client in
+                try await ExportAudit(redis: redis, keys: keys, client: client, logger: ExportDatabase.logger).run()
+            }
+            print("users=\(report.users) transactions=\(report.transactions)")
+            for difference in report.differences { print("  \(difference)") }
+            print("export audit: \(report.differences.count) differences")
             differences = report.differences.count
         }
         if differences > 0 { throw ExitCode(1) }
