@@ -120,7 +120,7 @@ let package = Package(
         library(
             "Export",
             ["Core", "Redis", "Pipeline", "Ledger", Product.postgres, Product.logging, Product.metrics],
-            lua: ["export"], embed: ["Migrations/m001_tables.sql"]),
+            lua: ["export"], embed: ["Migrations/m001_tables.sql", "Migrations/m002_views.sql"]),
 
         // Services
         service(

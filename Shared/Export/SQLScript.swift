@@ -1,12 +1,17 @@
 /// A SQL file cut into its statements: PostgreSQL's extended protocol (which the client speaks) takes one statement
 /// per query. A statement ends at a `;` outside comments (`--`, `/* */`), quoted strings and identifiers (`'…'`,
-/// `"…"`) and dollar quotes (`$$…$$`, `$tag$…$tag$`); empty statements are dropped.
+/// `"…"`), dollar quotes (`$$…$$`, `$tag$…$tag$`) and SQL-standard function bodies (`BEGIN ATOMIC … END`, whose
+/// `CASE … END` pairs are counted); empty statements are dropped.
 package enum SQLScript {
     package static func statements(_ text: String) -> [String] {
         let bytes = Array(text.utf8)
         var statements: [String] = []
         var start = 0
         var index = 0
+        // Inside `BEGIN ATOMIC … END`: the open CASEs, so that their ENDs are not taken for the body's.
+        var atomic = false
+        var openCases = 0
+        var previousWord = ""
         func finish(_ end: Int) {
             let statement = String(decoding: bytes[start..<end], as: UTF8.self)
             if !isBlank(statement) { statements.append(statement.trimmingWhitespace()) }
@@ -37,10 +42,23 @@ package enum SQLScript {
                 } else {
                     index += 1
                 }
-            case UInt8(ascii: ";"):
+            case UInt8(ascii: ";") where !atomic:
                 finish(index)
                 index += 1
                 start = index
+            case _ where isWord(byte) && !(byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")):
+                var end = index
+                while end < bytes.count && isWord(bytes[end]) { end += 1 }
+                let word = String(decoding: bytes[index..<end], as: UTF8.self).uppercased()
+                if word == "ATOMIC" && previousWord == "BEGIN" {
+                    atomic = true
+                } else if atomic && word == "CASE" {
+                    openCases += 1
+                } else if atomic && word == "END" {
+                    if openCases > 0 { openCases -= 1 } else { atomic = false }
+                }
+                previousWord = word
+                index = end
             default:
                 index += 1
             }

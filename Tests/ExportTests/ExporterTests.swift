@@ -52,6 +52,31 @@ import Testing
         }
     }
 
+    /// The revenue views over what the exporter wrote: a production sale counts (a sandbox one never does), and its
+    /// refund takes it back out.
+    @Test func aRefundUpdatesTheViewsFigures() async throws {
+        try await ExportRig.with { rig in
+            let exporter = try await rig.exporter(consumer: "e1")
+            // 2 × 9.90 EUR in production; the same in sandbox, which no figure may count.
+            let sale = Sale.coins("c1", quantity: 2, price: 9900)
+            try await rig.apply(Fixture.client("alice", [sale], environment: "Production"))
+            try await rig.apply(Fixture.client("tester", [Sale.coins("t1", quantity: 2, price: 9900)], environment: "Sandbox"))
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            // gross 19.80; proceeds at the standard 30%: 19.80 × 0.70 = 13.86.
+            #expect(try await rig.strings("SELECT sum(net)::text FROM revenue_daily") == ["19.8000"])
+            #expect(try await rig.strings("SELECT sum(estimated_proceeds)::text FROM revenue_daily") == ["13.8600"])
+            #expect(try await rig.number("SELECT sum(purchases) FROM revenue_daily") == 1)
+
+            try await rig.apply(Fixture.notification("REFUND", [Sale.refund(sale)]))
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            try await exporter.shutdown()
+            // The refund's day takes the 19.80 back: net 0, proceeds 0, one refund in its month.
+            #expect(try await rig.strings("SELECT sum(net)::text FROM revenue_daily") == ["0.0000"])
+            #expect(try await rig.strings("SELECT sum(estimated_proceeds)::text FROM revenue_daily") == ["0.0000"])
+            #expect(try await rig.number("SELECT sum(refunds) FROM refunds_monthly") == 1)
+        }
+    }
+
     @Test func anEventWrittenTwiceIsOneRow() async throws {
         try await ExportRig.with(partitions: 1) { rig in
             try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))

@@ -20,6 +20,20 @@ import Testing
         #expect(statements[3] == "SELECT $$x;y$$")
     }
 
+    @Test func aStandardFunctionBodyIsOneStatement() {
+        let script = """
+            CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC
+                SELECT CASE WHEN true THEN 1 ELSE 2 END;
+                SELECT 3;
+            END;
+            CREATE VIEW v AS SELECT f();
+            """
+        let statements = SQLScript.statements(script)
+        #expect(statements.count == 2)
+        #expect(statements[0].hasSuffix("SELECT 3;\nEND"))
+        #expect(statements[1] == "CREATE VIEW v AS SELECT f()")
+    }
+
     @Test func theMigrationsCutIntoStatements() {
         for migration in ExportSchema.migrations {
             let statements = SQLScript.statements(migration.sql)

@@ -1,5 +1,5 @@
 -- Tollgate's export schema, version 2: revenue models as views over version 1's tables (docs/EXPORT-VIEWS.md).
--- Plain PostgreSQL 15; applied once after 001_tables.sql, never edited after release (a change is a new file).
+-- Plain PostgreSQL 15; applied once after m001_tables.sql, never edited after release (a change is a new file).
 --
 -- Every figure counts Apple's `production` environment only: sandbox (and Xcode, local testing) never counts.
 -- Money: `price` is milliunits of `currency` for ONE unit; a transaction's gross is price * quantity / 1000, in
