@@ -210,7 +210,7 @@ let package = Package(
         tests(
             "ExportTests",
             [
-                "exporter", "Export", "Ledger", "Pipeline", "Redis", "TestSupport", Product.postgres, Product.logging,
+                "exporter", "Export", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.postgres, Product.logging,
                 Product.serviceLifecycle,
             ]),
         tests("LedgerTests", ["Core", "Ledger", "Pipeline", "Redis", "TestSupport"]),
