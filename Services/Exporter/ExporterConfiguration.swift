@@ -34,14 +34,7 @@ package struct ExporterConfiguration: Sendable {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader)
         let url = try reader.required("TOLLGATE_POSTGRES_URL", "the PostgreSQL database to export into")
-        let path = try reader.required("TOLLGATE_CATALOG", "the path of the catalog JSON")
-        let catalog: Catalog
-        do {
-            catalog = try Catalog(contentsOf: path)
-        } catch {
-            throw ConfigurationError(variable: "TOLLGATE_CATALOG", problem: "is not usable: \(error.message)")
-        }
-        self.init(shared: shared, postgres: try PostgresSettings(url: url), catalog: catalog)
+        self.init(shared: shared, postgres: try PostgresSettings(url: url), catalog: try Catalog.configured(reader))
         concurrency = try reader.int("TOLLGATE_EXPORTER_CONCURRENCY", default: concurrency, range: 1...256)
         postgres.maximumConnections = concurrency + 2
         claimMinIdle = try reader.milliseconds("TOLLGATE_CLAIM_MIN_IDLE_MS", default: 30_000, range: 100...86_400_000)

@@ -8,14 +8,7 @@ extension FulfillerConfiguration {
     package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader)
-        let path = try reader.required("TOLLGATE_CATALOG", "the path of the catalog JSON")
-        let catalog: Catalog
-        do {
-            catalog = try Catalog(contentsOf: path)
-        } catch {
-            throw ConfigurationError(variable: "TOLLGATE_CATALOG", problem: "is not usable: \(error.message)")
-        }
-        self.init(shared: shared, catalog: catalog)
+        self.init(shared: shared, catalog: try Catalog.configured(reader))
         clampRefunds = try reader.bool("TOLLGATE_CLAMP_REFUNDS", default: clampRefunds)
         metricsHost = reader.string("TOLLGATE_METRICS_HOST", default: metricsHost)
         metricsPort = try reader.int("TOLLGATE_METRICS_PORT", default: metricsPort, range: 0...65535)

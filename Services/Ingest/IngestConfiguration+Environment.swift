@@ -10,14 +10,7 @@ extension IngestConfiguration {
     package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader, defaultShutdownGrace: Self.defaultShutdownGrace)
-        var catalog = Catalog.empty
-        if let path = reader.optional("TOLLGATE_CATALOG") {
-            do {
-                catalog = try Catalog(contentsOf: path)
-            } catch {
-                throw ConfigurationError(variable: "TOLLGATE_CATALOG", problem: "is not usable: \(error.message)")
-            }
-        }
+        let catalog = try Catalog.configuredIfAny(reader) ?? .empty
         self.init(shared: shared, app: try AppIdentity(reader: reader), catalog: catalog)
         doorChainChecksPerSecond = Double(
             try reader.int("TOLLGATE_DOOR_CHAIN_CHECKS_PER_SECOND", default: Int(doorChainChecksPerSecond), range: 1...10_000))

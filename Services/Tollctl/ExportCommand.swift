@@ -25,14 +25,7 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let settings = try ExportDatabase.settings(environment)
-        var catalog: Catalog?
-        if let path = environment["TOLLGATE_CATALOG"] {
-            do {
-                catalog = try Catalog(contentsOf: path)
-            } catch {
-                throw ToolError("invalid_configuration", "TOLLGATE_CATALOG is not usable: \(error)")
-            }
-        }
+        let catalog = try Catalog.configuredIfAny(EnvironmentReader(environment))
         let since = Self.milliseconds(day: since) ?? 0
         let products = catalog
         try await UserLedgerConnection.with(commandTimeout: .seconds(30)) { redis, keys in

@@ -133,6 +133,28 @@ package struct Catalog: Sendable, Hashable, Codable {
         try self.init(json: Array(data))
     }
 
+    /// The catalog of `TOLLGATE_CATALOG` (a path), which a service cannot run without.
+    package static func configured(_ reader: EnvironmentReader) throws(ConfigurationError) -> Catalog {
+        try load(try reader.required(variable, "the path of the catalog JSON"))
+    }
+
+    /// The catalog of `TOLLGATE_CATALOG`, or nil when it is unset.
+    package static func configuredIfAny(_ reader: EnvironmentReader) throws(ConfigurationError) -> Catalog? {
+        guard let path = reader.optional(variable) else { return nil }
+        return try load(path)
+    }
+
+    private static let variable = "TOLLGATE_CATALOG"
+
+    /// A file that cannot be read or is not a valid catalog is a ``Core/ConfigurationError`` naming the variable.
+    private static func load(_ path: String) throws(ConfigurationError) -> Catalog {
+        do {
+            return try Catalog(contentsOf: path)
+        } catch {
+            throw ConfigurationError(variable: variable, problem: "is not usable: \(error.message)")
+        }
+    }
+
     /// One promotional offer's identifier and rule.
     private static func check(_ offer: PromotionalOffer, at: String) throws(LedgerError) {
         guard isOfferIdentifier(offer.id) else {
