@@ -43,9 +43,11 @@ extension App {
         }
         let postgres = PostgresClient(configuration: configuration.postgres.clientConfiguration, backgroundLogger: logger)
         logger.info("Export database ready", metadata: ["database": "\(configuration.postgres)"])
-        let handler = ExportHandler(
+        var handler = ExportHandler(
             redis: redis, keys: keys, writer: ExportWriter(client: postgres, logger: logger), group: consumerGroup,
             consumer: consumer, metrics: ExportMetrics(), logger: logger)
+        // A waiting entry must be touched well within the claim time, or another replica takes it over.
+        handler.heartbeatInterval = min(.seconds(5), configuration.claimMinIdle / 3)
         let events = keys.partitions.map { PartitionStream(partition: $0, keys: keys.events(partition: $0)) }
         let consumerService = StreamConsumer(
             configuration: StreamConsumerConfiguration(
@@ -55,7 +57,7 @@ extension App {
                 // Waits happen in the handler (heartbeating); only an entry redelivered this often is poison.
                 maxDeliveries: 1000),
             redis: redis, logger: logger,
-            handler: { await handler.handle($0) })
+            handler: { [handler] in await handler.handle($0) })
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis, libraries: [ExportSnapshot.library], metrics: { registry.emitToBuffer() })
         let services: [any Service] = [

@@ -24,8 +24,8 @@ package struct ExportHandler: Sendable {
     let logger: Logger
     /// The longest wait between two attempts.
     var maximumBackoff: Duration = .seconds(5)
-    /// How often the entry's idle time is reset while its write waits (well under the consumers' claim min-idle).
-    var heartbeatInterval: Duration = .seconds(5)
+    /// How often the entry's idle time is reset while its write waits: well under the consumers' claim min-idle.
+    package var heartbeatInterval: Duration = .seconds(5)
     /// Refusals by PostgreSQL of one entry's writes before it is dead-lettered.
     var refusalLimit = 5
 
