@@ -79,7 +79,9 @@ package struct ExportHandler: Sendable {
                 return .complete
             } catch {
                 if Task.isCancelled { return .abandon }
-                if let refused = error as? PSQLError, let server = refused.serverInfo {
+                if let refused = error as? PSQLError, let server = refused.serverInfo,
+                    !Self.isTransient(sqlState: server[.sqlState] ?? "")
+                {
                     refusals += 1
                     let reason = "PostgreSQL refused the write: \(server[.sqlState] ?? "") \(server[.message] ?? "")"
                     guard refusals < refusalLimit else {
@@ -100,6 +102,14 @@ package struct ExportHandler: Sendable {
                 backoff = min(backoff * 2, maximumBackoff)
             }
         }
+    }
+
+    /// Whether PostgreSQL's answer says "not now" rather than "not this": a connection problem (class 08), the
+    /// server stopping, starting or refusing connections (57: `57P01` admin shutdown, `57P03` cannot connect now), no
+    /// resources left (53: too many connections, disk full), a serialization failure or deadlock (40001, 40P01). Those
+    /// are waited out like an unreachable server, however long; only other refusals count toward the dead letter.
+    package static func isTransient(sqlState: String) -> Bool {
+        ["08", "57", "53"].contains(String(sqlState.prefix(2))) || sqlState == "40001" || sqlState == "40P01"
     }
 
     /// An error for the log: PostgreSQL's errors without the query (its text and binds stay out of logs).
