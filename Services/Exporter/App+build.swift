@@ -77,7 +77,9 @@ extension App {
                 try await ExportSchema.migrate(postgres, logger: logger)
                 try await ExportProducts.replace(with: catalog, on: postgres, logger: logger)
                 return
-            } catch let error as PSQLError where error.serverInfo == nil && ContinuousClock.now < deadline {
+            } catch let error as PSQLError
+                where ExportHandler.isTransient(sqlState: error.serverInfo?[.sqlState] ?? "08000") && ContinuousClock.now < deadline
+            {
                 logger.warning("PostgreSQL not reachable yet; waiting", metadata: ["error": "\(String(describing: error.code))"])
                 try await Task.sleep(for: .seconds(1))
             }
