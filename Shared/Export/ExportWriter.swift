@@ -107,7 +107,8 @@ package struct ExportWriter: Sendable {
             logger: logger)
     }
 
-    /// A grant's row from its event: created, revoked or expired, whichever is the latest `seq`.
+    /// A grant's row from its event: the status of the latest `seq` (created, revoked or expired), and when it was
+    /// created from its `grant.created` event whichever order the two arrive in.
     static func upsertGrant(
         _ e: ExportEvent, grantId: String, user: String, on connection: PostgresConnection, logger: Logger
     ) async throws {
@@ -125,10 +126,12 @@ package struct ExportWriter: Sendable {
                 created_at, ended_at, last_seq)
             VALUES (\(grantId), \(user), \(e.entitlement), \(e.coins), \(e.until)::timestamptz, \(e.reason), \(e.by),
                 \(status), \(e.revokedBy), \(created)::timestamptz, \(ended)::timestamptz, \(e.seq))
-            ON CONFLICT (grant_id) DO UPDATE SET status = EXCLUDED.status, revoked_by = EXCLUDED.revoked_by,
-                ended_at = EXCLUDED.ended_at, last_seq = EXCLUDED.last_seq,
-                created_at = COALESCE(grants.created_at, EXCLUDED.created_at)
-            WHERE grants.last_seq < EXCLUDED.last_seq
+            ON CONFLICT (grant_id) DO UPDATE SET
+                created_at = COALESCE(grants.created_at, EXCLUDED.created_at),
+                status = CASE WHEN grants.last_seq < EXCLUDED.last_seq THEN EXCLUDED.status ELSE grants.status END,
+                revoked_by = CASE WHEN grants.last_seq < EXCLUDED.last_seq THEN EXCLUDED.revoked_by ELSE grants.revoked_by END,
+                ended_at = CASE WHEN grants.last_seq < EXCLUDED.last_seq THEN EXCLUDED.ended_at ELSE grants.ended_at END,
+                last_seq = GREATEST(grants.last_seq, EXCLUDED.last_seq)
             """, logger: logger)
     }
 }

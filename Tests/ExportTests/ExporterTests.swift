@@ -77,6 +77,34 @@ import Testing
         }
     }
 
+    /// Grants and spends land in their tables; a grant's revocation written before its creation (two replicas)
+    /// still ends with the revoked status and the creation's time.
+    @Test func grantsAndSpendsLandWhateverTheOrder() async throws {
+        try await ExportRig.with(partitions: 1) { rig in
+            let (redis, keys) = (rig.ledger.redis, rig.ledger.keys)
+            try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))
+            let grant = LedgerGrants.Request(user: "alice", coins: 50, reason: "support ticket 42", by: "desk", now: testNow)
+            _ = try await LedgerGrants.grant(grant, keys: keys, on: redis)
+            let spend = CoinSpend(user: "alice", amount: 120, reason: "sword", idempotencyKey: "order-1", by: "shop")
+            _ = try await spend.run(on: redis, keys: keys, now: testNow + 1)
+            _ = try await LedgerGrants.revoke(user: "alice", grantId: grant.grantId, by: "desk", now: testNow + 2, keys: keys, on: redis)
+            let events = try await redis.xrange(keys.events().stream).map { try ExportEvent(json: try #require($0.fields["event"])) }
+            #expect(events.map(\.type) == ["purchase", "grant.created", "coins.spent", "grant.revoked"])
+            let writer = ExportWriter(client: rig.client, logger: testLogger)
+            for event in events.reversed() { try await writer.write(event, snapshot: nil) }
+
+            #expect(
+                try await rig.strings("SELECT status || ' ' || revoked_by || ' ' || (created_at IS NOT NULL) FROM grants") == [
+                    "revoked desk true"
+                ])
+            #expect(
+                try await rig.strings("SELECT amount || ' ' || balance || ' ' || by_key || ' ' || idempotency_key FROM spends") == [
+                    "120 30 shop order-1"
+                ])
+            #expect(try await rig.number("SELECT last_seq FROM grants") == 4)
+        }
+    }
+
     @Test func anEventWrittenTwiceIsOneRow() async throws {
         try await ExportRig.with(partitions: 1) { rig in
             try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))
