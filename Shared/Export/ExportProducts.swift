@@ -7,6 +7,9 @@ import PostgresNIO
 package enum ExportProducts {
     package static func replace(with catalog: Catalog, on client: PostgresClient, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
+            // Replicas starting together replace it one after the other (without the lock both delete, then the
+            // second insert fails on the first's rows).
+            try await connection.query("LOCK TABLE products IN EXCLUSIVE MODE", logger: logger)
             try await connection.query("DELETE FROM products", logger: logger)
             for product in catalog.products {
                 let rates = (product.commission ?? .standard).rates

@@ -105,6 +105,19 @@ import Testing
         }
     }
 
+    /// Replicas start together: each copies the catalog, one after the other, and none fails.
+    @Test func replicasStartingTogetherAllStart() async throws {
+        try await ExportRig.with(partitions: 1) { rig in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try await ExportProducts.replace(with: testCatalog, on: rig.client, logger: testLogger) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await rig.number("SELECT count(*) FROM products") == Int64(testCatalog.products.count))
+        }
+    }
+
     @Test func anEventWrittenTwiceIsOneRow() async throws {
         try await ExportRig.with(partitions: 1) { rig in
             try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))
