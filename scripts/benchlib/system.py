@@ -1,6 +1,7 @@
 """The whole system for a benchmark: a payments-configured redis-server (compose/redis.conf: AOF `appendfsync
 always`, noeviction), `appstore-sim`, `ingest`, and verifier and fulfiller replicas, release builds on loopback
-with free ports, as a production deployment of `com.example.app`, in a temporary directory.
+with free ports, as a production deployment of `com.example.app`, in a temporary directory; optionally a PostgreSQL
+(scripts/postgres, fsync on) and `exporter` replicas writing the ledger into it.
 """
 import http.client, os, shutil, signal, subprocess, sys, tempfile, time
 
@@ -17,11 +18,17 @@ APP_APPLE_ID = "1234567890"
 class System:
     """redis-server, appstore-sim, ingest, verifier(s) and fulfiller(s) in a temporary directory."""
 
-    def __init__(self, bindir, replicas, notify, server_api_receipts=False, redis="server", partitions=1):
+    def __init__(self, bindir, replicas, notify, server_api_receipts=False, redis="server", partitions=1,
+                 exporters=0, exporter_env=None):
         """`server_api_receipts`: the verifiers hold an App Store Server API key and validate receipts without
-        `verifyReceipt` (TOLLGATE_RECEIPT_VALIDATION=server-api; the verifyReceipt URLs lead nowhere)."""
+        `verifyReceipt` (TOLLGATE_RECEIPT_VALIDATION=server-api; the verifyReceipt URLs lead nowhere). `exporters`:
+        that many `exporter` replicas (`exporter-1`, ...; `exporter_env` added to their environment) writing into a
+        PostgreSQL started for them (`scripts/postgres up`, fsync on; its URL in `postgres_url`)."""
         self.dir = tempfile.mkdtemp(prefix="bench-e2e-")
         self.procs = {}
+        self.commands = {}          # name -> (argv, env, metrics port or None): what `restart` starts again
+        self.exporters, self.exporter_env = exporters, exporter_env or {}
+        self.postgres_dir = self.postgres_url = None
         self.redis_port, self.sim_port, self.http_port = free_port(), free_port(), free_port()
         self.bindir, self.replicas, self.notify = bindir, replicas, notify
         self.server_api_receipts = server_api_receipts
@@ -30,9 +37,28 @@ class System:
         self.redis_mode, self.partitions = redis, partitions
         self.cluster_dir, self.cluster_ports = None, []
 
-    def start(self, name, argv, env=None):
-        log = open(os.path.join(self.dir, f"{name}.log"), "w")
+    def start(self, name, argv, env=None, metrics_port=None):
+        log = open(os.path.join(self.dir, f"{name}.log"), "a")
         self.procs[name] = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
+        self.commands[name] = (argv, env, metrics_port)
+
+    def stop_process(self, name, timeout=40):
+        """SIGTERM to one process (a worker's graceful shutdown), waited for; `restart` starts it again."""
+        process = self.procs.pop(name)
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def restart(self, name):
+        """Starts a process stopped by `stop_process` again, as it was started; waits for its /healthz if it has
+        one."""
+        argv, env, port = self.commands[name]
+        self.start(name, argv, env, port)
+        if port:
+            self.wait_for(name, lambda: http_ok(port, "/healthz"))
 
     def wait_for(self, what, check, seconds=60):
         deadline = time.time() + seconds
@@ -101,10 +127,61 @@ class System:
                 port = free_port()
                 self.metrics.append(port)
                 self.worker_names.append(f"{role}-{i + 1}")
-                self.start(f"{role}-{i + 1}", [os.path.join(self.bindir, role)], dict(env, TOLLGATE_METRICS_PORT=str(port)))
+                self.start(f"{role}-{i + 1}", [os.path.join(self.bindir, role)], dict(env, TOLLGATE_METRICS_PORT=str(port)),
+                           port)
+        if self.exporters:
+            self.start_postgres()
+            for i in range(self.exporters):
+                port = free_port()
+                self.start(f"exporter-{i + 1}", [os.path.join(self.bindir, "exporter")],
+                           dict(env, TOLLGATE_METRICS_PORT=str(port), TOLLGATE_POSTGRES_URL=self.postgres_url,
+                                **self.exporter_env), port)
+                # One at a time: replicas starting together race in ExportProducts.replace (DELETE + INSERT of
+                # the catalog in concurrent transactions), and the later one exits on products_pkey (23505).
+                self.wait_for(f"exporter-{i + 1}", lambda port=port: http_ok(port, "/healthz"))
         self.wait_for("ingest", lambda: http_ok(self.http_port, "/readyz"))
-        for port in self.metrics:
-            self.wait_for("a worker", lambda port=port: http_ok(port, "/healthz"))
+        for name, (_, _, port) in self.commands.items():
+            if port:
+                self.wait_for(name, lambda port=port: http_ok(port, "/healthz"))
+
+    def start_postgres(self):
+        """PostgreSQL on a free loopback port, fsync on (scripts/postgres), in a directory of its own: as root the
+        server runs as `postgres`, which cannot enter this system's private directory."""
+        self.postgres_dir = tempfile.mkdtemp(prefix="bench-postgres-")
+        up = subprocess.run([os.path.join(ROOT, "scripts/postgres"), "up", "--dir", self.postgres_dir, "--port",
+                             str(free_port())], cwd=ROOT, capture_output=True, text=True)
+        if up.returncode != 0:
+            self.stop()
+            sys.exit(f"error: scripts/postgres up failed: {up.stderr.strip()}")
+        self.postgres_url = up.stdout.strip().splitlines()[-1]
+
+    def psql(self, sql):
+        """Rows (lists of text fields) of SQL run by psql against the export database."""
+        out = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-d",
+                              self.postgres_url], input=sql, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError(f"psql: {out.stderr.strip()}")
+        return [line.split("\t") for line in out.stdout.splitlines() if line]
+
+    def postgres_cpu(self):
+        """User + system CPU seconds of the PostgreSQL server: the postmaster (with the backends it has reaped) and
+        its living children."""
+        try:
+            with open(os.path.join(self.postgres_dir, "data", "postmaster.pid")) as f:
+                postmaster = int(f.readline())
+        except (OSError, ValueError):
+            return 0.0
+        total = cpu_seconds(postmaster)
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    with open(f"/proc/{pid}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == postmaster:
+                    total += sum(int(x) for x in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+        return total
 
     def stage_means(self):
         """Mean seconds per handled entry of each worker kind, and per Apple call, from /metrics."""
@@ -124,7 +201,10 @@ class System:
         return means
 
     def cpu(self):
-        return {name: cpu_seconds(p.pid) for name, p in self.procs.items()}
+        used = {name: cpu_seconds(p.pid) for name, p in self.procs.items()}
+        if self.postgres_url:
+            used["postgres"] = self.postgres_cpu()
+        return used
 
     def switches(self):
         return {name: context_switches(p.pid) for name, p in self.procs.items()}
@@ -147,4 +227,8 @@ class System:
                 p.wait(timeout=40)
             except subprocess.TimeoutExpired:
                 p.kill()
+        if self.postgres_dir:
+            subprocess.run([os.path.join(ROOT, "scripts/postgres"), "down", "--dir", self.postgres_dir], cwd=ROOT,
+                           capture_output=True)
+            shutil.rmtree(self.postgres_dir, ignore_errors=True)
         shutil.rmtree(self.dir, ignore_errors=True)
