@@ -44,9 +44,10 @@ package struct ExportAudit: Sendable {
                     for record in snapshot.transactions {
                         transactions.insert(record.transactionId)
                         report.transactions += 1
-                        let query = record.columns(user: user, seq: snapshot.seq).differences(
-                            in: "transactions", key: "transaction_id", ignoring: ["last_seq"])
-                        switch try await differing(query) {
+                        var statement = SQLStatement()
+                        let row = record.columns(user: user, seq: snapshot.seq, into: &statement)
+                        statement.add(row.differences(in: "transactions", key: "transaction_id", ignoring: ["last_seq"]))
+                        switch try await differing(statement.query) {
                         case .none: report.differences.append("transaction \(record.transactionId) (user \(user)): no row")
                         case .some(let columns) where !columns.isEmpty:
                             report.differences.append("transaction \(record.transactionId) (user \(user)): \(columns) differ")
@@ -75,7 +76,10 @@ package struct ExportAudit: Sendable {
     /// The user's row and events against the snapshot's account.
     private func check(_ snapshot: ExportSnapshot, into report: inout Report) async throws {
         let user = snapshot.userId
-        switch try await differing(snapshot.user.columns.differences(in: "users", key: "user_id")) {
+        var statement = SQLStatement()
+        let row = snapshot.user.columns(into: &statement)
+        statement.add(row.differences(in: "users", key: "user_id"))
+        switch try await differing(statement.query) {
         case .none: report.differences.append("user \(user): no row")
         case .some(let columns) where !columns.isEmpty: report.differences.append("user \(user): \(columns) differ")
         default: break
