@@ -54,8 +54,9 @@ extension App {
                 streams: events, group: consumerGroup, consumer: consumer, concurrency: configuration.concurrency,
                 readCount: min(max(configuration.concurrency * 2, 16), 256), claimMinIdle: configuration.claimMinIdle,
                 claimInterval: configuration.claimInterval,
-                // Waits happen in the handler (heartbeating); only an entry redelivered this often is poison.
-                maxDeliveries: 1000),
+                // The handler waits out every fault and acknowledges itself: the runtime must never dead-letter an
+                // entry of a shared stream on its own (its dead-letter path deletes the entry for every group).
+                maxDeliveries: Int.max),
             redis: redis, logger: logger,
             handler: { [handler] in await handler.handle($0) })
         let endpoints = OperatorEndpoints(

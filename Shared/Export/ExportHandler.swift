@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Pipeline
 import PostgresNIO
@@ -8,12 +9,13 @@ import Redis
 /// runtime acknowledge the entry. A crash anywhere before the acknowledgement leaves the entry pending; it is
 /// written again, and the writes are idempotent.
 ///
-/// Nothing is retried through the runtime's retry stream: it would add the entry to the events stream again, and
-/// every other consumer of the stream (the notifier) would read it twice. So a fault is waited out in the handler,
-/// with backoff up to ``maximumBackoff`` and a ``Pipeline/Heartbeat`` keeping the entry from looking abandoned:
-/// PostgreSQL or Redis unreachable for any length of time costs no attempt and dead-letters nothing. A statement
-/// PostgreSQL itself refuses ``refusalLimit`` times, and an entry that is not a v2 event, go to the dead-letter
-/// stream (`tg:{pN}:events:dead`) with the reason, never guessed at.
+/// The events streams are shared (the notifier's groups, `GET /v1/events`), so the handler acknowledges entries itself
+/// (``acknowledge(_:reason:)``, `export.lua`): XACK only, never the work streams' XDEL, and it never hands an entry to
+/// the runtime's retry or dead-letter paths, which would delete it or add it to the stream again. A fault is waited
+/// out in the handler, with backoff up to ``maximumBackoff`` and a ``Pipeline/Heartbeat`` keeping the entry from
+/// looking abandoned: PostgreSQL or Redis unreachable for any length of time costs no attempt and dead-letters
+/// nothing. A statement PostgreSQL itself refuses ``refusalLimit`` times, and an entry that is not a v2 event, are
+/// copied to the dead-letter stream (`tg:{pN}:events:dead`) with the reason, never guessed at.
 package struct ExportHandler: Sendable {
     let redis: any RedisCommandExecutor
     let keys: Keys
@@ -43,10 +45,22 @@ package struct ExportHandler: Sendable {
     }
 
     package func handle(_ message: StreamMessage) async -> HandlerOutcome {
+        let heartbeat = Heartbeat(
+            redis: redis, stream: message.stream, group: group, consumer: consumer, entryID: message.entry.id,
+            interval: heartbeatInterval, logger: logger)
+        return await heartbeat.run {
+            let outcome = await self.outcome(of: message)
+            if case .abandon = outcome { return .abandon }
+            return await self.acknowledge(message, reason: outcome.deadLetterReason)
+        }
+    }
+
+    /// What became of the entry: exported (or nothing to export), dead, or abandoned at shutdown.
+    private func outcome(of message: StreamMessage) async -> Outcome {
         guard let json = message.entry.fields["event"] else {
             // An entry from before schema v2: nothing to export; the ledger's records are exported by `tollctl export`.
             metrics.skipped()
-            return .complete
+            return .done
         }
         let event: ExportEvent
         do {
@@ -54,17 +68,49 @@ package struct ExportHandler: Sendable {
         } catch {
             metrics.failed()
             logger.warning("Unreadable event; dead-lettering", metadata: ["entry": "\(message.entry.id)", "error": "\(error)"])
-            return .deadLetter(reason: error.description)
+            return .dead(error.description)
         }
-        let heartbeat = Heartbeat(
-            redis: redis, stream: message.stream, group: group, consumer: consumer, entryID: message.entry.id,
-            interval: heartbeatInterval, logger: logger)
-        return await heartbeat.run { await self.export(event) }
+        return await export(event, transactionIds: ExportSnapshot.transactionIds(of: event, entry: message.entry))
+    }
+
+    enum Outcome {
+        case done
+        case dead(String)
+        case abandon
+
+        var deadLetterReason: String? {
+            if case .dead(let reason) = self { return reason }
+            return nil
+        }
+    }
+
+    /// Acknowledges the entry in the exporter's group (and copies it to the dead letters with `reason`), waiting out
+    /// Redis faults like the write; at shutdown the entry is left pending for the next replica.
+    private func acknowledge(_ message: StreamMessage, reason: String?) async -> HandlerOutcome {
+        var backoff = Duration.milliseconds(100)
+        while true {
+            do {
+                let stream = StreamKeys(stream: message.stream)
+                let reply = try await ExportSnapshot.library.call(
+                    "ack", on: redis, keys: [stream.stream, stream.deadLetter],
+                    arguments: [group, message.entry.id, reason ?? "", String(Int64(Date().timeIntervalSince1970 * 1000))])
+                return .acknowledged(duplicate: reply.int != 1)
+            } catch {
+                if Task.isCancelled { return .abandon }
+                logger.warning("Acknowledgement waiting", metadata: ["entry": "\(message.entry.id)", "error": "\(error)"])
+                do {
+                    try await Task.sleep(for: backoff)
+                } catch {
+                    return .abandon
+                }
+                backoff = min(backoff * 2, maximumBackoff)
+            }
+        }
     }
 
     /// Reads and writes until both succeed, the write is refused ``refusalLimit`` times, or the task is cancelled
     /// (shutdown: the entry stays pending for the next replica).
-    func export(_ event: ExportEvent) async -> HandlerOutcome {
+    func export(_ event: ExportEvent, transactionIds: [String]) async -> Outcome {
         let started = ContinuousClock.now
         var backoff = Duration.milliseconds(100)
         var refusals = 0
@@ -72,11 +118,12 @@ package struct ExportHandler: Sendable {
             do {
                 var snapshot: ExportSnapshot?
                 if let user = event.userId, UserID.isValid(user) {
-                    snapshot = try await ExportSnapshot.read(user: user, transactionId: event.transactionId, keys: keys, on: redis)
+                    snapshot = try await ExportSnapshot.read(
+                        user: user, transactionIds: transactionIds, keys: keys, on: redis)
                 }
                 try await writer.write(event, snapshot: snapshot)
                 metrics.exported(event, after: ContinuousClock.now - started)
-                return .complete
+                return .done
             } catch {
                 if Task.isCancelled { return .abandon }
                 if let refused = error as? PSQLError, let server = refused.serverInfo,
@@ -87,7 +134,7 @@ package struct ExportHandler: Sendable {
                     guard refusals < refusalLimit else {
                         metrics.failed()
                         logger.error("Export refused; dead-lettering", metadata: ["event": "\(event.id)", "reason": "\(reason)"])
-                        return .deadLetter(reason: reason)
+                        return .dead(reason)
                     }
                     logger.warning("Export refused; retrying", metadata: ["event": "\(event.id)", "reason": "\(reason)"])
                 } else {

@@ -9,7 +9,7 @@ import Redis
 package struct ExportSnapshot: Sendable {
     /// The Redis Function library of the reads.
     package static let library = RedisFunctionLibrary(
-        "export", version: 1, functions: ["snapshot", "user"], parts: [SharedLua.common, PackageResources.export_lua])
+        "export", version: 1, functions: ["snapshot", "user", "ack"], parts: [SharedLua.common, PackageResources.export_lua])
     /// The most transaction records one ``user(_:keys:first:on:)`` page reads.
     package static let page = 200
 
@@ -26,20 +26,30 @@ package struct ExportSnapshot: Sendable {
     /// The user's coins and entitlements as the `users` row holds them.
     package var user: UserRow { UserRow(userId: userId, account: account, grants: grants, seq: seq) }
 
-    /// Reads `user`'s account, grants and the record of `transactionId` (when given).
+    /// Reads `user`'s account, grants and the records of `transactionIds` (those that exist).
     package static func read(
-        user: String, transactionId: String?, keys: Keys, on redis: any RedisCommandExecutor
+        user: String, transactionIds: [String], keys: Keys, on redis: any RedisCommandExecutor
     ) async throws -> ExportSnapshot {
-        let account = keys.account(user: user)
-        let record = transactionId.map { keys.transaction(user: user, transactionId: $0) } ?? account
-        let reply = try await library.call("snapshot", on: redis, keys: [account, keys.grants(user: user), record], arguments: [])
-        guard let parts = reply.array, parts.count == 3 else {
+        let records = transactionIds.map { keys.transaction(user: user, transactionId: $0) }
+        let reply = try await library.call(
+            "snapshot", on: redis, keys: [keys.account(user: user), keys.grants(user: user)] + records, arguments: [])
+        guard let parts = reply.array, parts.count == 3, let list = parts[2].array else {
             throw PipelineError.unexpectedReply("\(library.function("snapshot")) returned \(reply)")
         }
-        let transaction = TransactionRecord(hash: parts[2].fieldValues)
+        let transactions = list.compactMap { TransactionRecord(hash: $0.fieldValues) }
         return ExportSnapshot(
-            userId: user, account: parts[0].fieldValues, grants: parts[1].fieldValues, transactions: transaction.map { [$0] } ?? [],
-            transactionsTotal: transaction == nil ? 0 : 1)
+            userId: user, account: parts[0].fieldValues, grants: parts[1].fieldValues, transactions: transactions,
+            transactionsTotal: transactions.count)
+    }
+
+    /// The records an events stream entry's event changed: the one its event names, and every transaction of the
+    /// ledger call that wrote it (`event.txs`, when it applied several), each once.
+    package static func transactionIds(of event: ExportEvent, entry: StreamEntry) -> [String] {
+        var ids: [String] = event.transactionId.map { [$0] } ?? []
+        for id in (entry.string("event.txs") ?? "").split(separator: ",") where !ids.contains(String(id)) {
+            ids.append(String(id))
+        }
+        return ids
     }
 
     /// Reads `user`'s account, grants and the page of records from index `first` (oldest first).

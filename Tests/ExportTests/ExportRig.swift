@@ -80,7 +80,8 @@ struct ExportRig: Sendable {
     func drained() async throws -> Bool {
         for partition in ledger.keys.partitions {
             let stream = ledger.keys.events(partition: partition).stream
-            let groups = try await ledger.redis.xinfoGroups(stream)
+            // A stream the exporter has not created its group on yet (MKSTREAM) is not drained.
+            guard let groups = try? await ledger.redis.xinfoGroups(stream) else { return false }
             guard let group = groups.first(where: { $0.name == App.consumerGroup }) else { return false }
             guard group.pending == 0, group.lag == 0 else { return false }
         }

@@ -118,13 +118,51 @@ import Testing
         }
     }
 
+    /// The events streams are shared: the exporter's acknowledgement leaves every entry there for the notifier's
+    /// groups and `GET /v1/events`, and another group still reads them all.
+    @Test func theEventsStayInTheStreamForItsOtherReaders() async throws {
+        try await ExportRig.with(partitions: 1) { rig in
+            let stream = rig.ledger.keys.events().stream
+            _ = try await rig.ledger.redis.xgroupCreate(stream, group: "webhook:default", startID: "0", makeStream: true)
+            let sale = Sale.coins("c1")
+            try await rig.apply(Fixture.client("alice", [sale]))
+            try await rig.apply(Fixture.notification("REFUND", [Sale.refund(sale)]))
+            let exporter = try await rig.exporter(consumer: "e1")
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            try await exporter.shutdown()
+            #expect(try await rig.ledger.redis.xrange(stream).count == 2)
+            let read = try await rig.ledger.redis.send(
+                RedisCommand("XREADGROUP", "GROUP", "webhook:default", "n1", "COUNT", "10", "STREAMS", stream, ">"))
+            #expect(read.array?.first?.array?.last?.array?.count == 2)
+        }
+    }
+
+    /// One ledger call may record transactions that get no event of their own (a subscription's first purchase
+    /// applied with its renewal): every record it applied gets its row.
+    @Test func everyRecordACallAppliedIsExported() async throws {
+        try await ExportRig.with(partitions: 2) { rig in
+            let first = Fixture.transaction("s1", product: "vip.month", purchase: testNow - 40 * day, expires: testNow - 10 * day)
+            let renewal = Fixture.transaction(
+                "s2", product: "vip.month", otid: "s1", purchase: testNow - 10 * day, expires: testNow + 20 * day)
+            try await rig.apply(Fixture.client("alice", [first, renewal]))
+            let exporter = try await rig.exporter(consumer: "e1")
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            try await exporter.shutdown()
+            #expect(try await rig.strings("SELECT transaction_id FROM transactions ORDER BY transaction_id") == ["s1", "s2"])
+            let report = try await ExportAudit(
+                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
+            ).run()
+            #expect(report.differences == [])
+        }
+    }
+
     @Test func anEventWrittenTwiceIsOneRow() async throws {
         try await ExportRig.with(partitions: 1) { rig in
             try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))
             let entries = try await rig.ledger.redis.xrange(rig.ledger.keys.events().stream)
             let event = try ExportEvent(json: try #require(entries.first?.fields["event"]))
             let snapshot = try await ExportSnapshot.read(
-                user: "alice", transactionId: "c1", keys: rig.ledger.keys, on: rig.ledger.redis)
+                user: "alice", transactionIds: ["c1"], keys: rig.ledger.keys, on: rig.ledger.redis)
             let writer = ExportWriter(client: rig.client, logger: testLogger)
             try await writer.write(event, snapshot: snapshot)
             let once = try await rig.dump()
@@ -152,7 +190,8 @@ import Testing
             for entry in try await rig.ledger.redis.xrange(keys.events().stream) {
                 let event = try ExportEvent(json: try #require(entry.fields["event"]))
                 let snapshot = try await ExportSnapshot.read(
-                    user: "alice", transactionId: event.transactionId, keys: keys, on: rig.ledger.redis)
+                    user: "alice", transactionIds: ExportSnapshot.transactionIds(of: event, entry: entry), keys: keys,
+                    on: rig.ledger.redis)
                 try await writer.write(event, snapshot: snapshot)
             }
             let written = try await rig.dump()
@@ -171,9 +210,9 @@ import Testing
             let keys = rig.ledger.keys
             let sale = Sale.coins("c1")
             try await rig.apply(Fixture.client("alice", [sale]))
-            let early = try await ExportSnapshot.read(user: "alice", transactionId: "c1", keys: keys, on: rig.ledger.redis)
+            let early = try await ExportSnapshot.read(user: "alice", transactionIds: ["c1"], keys: keys, on: rig.ledger.redis)
             try await rig.apply(Fixture.notification("REFUND", [Sale.refund(sale)]))
-            let late = try await ExportSnapshot.read(user: "alice", transactionId: "c1", keys: keys, on: rig.ledger.redis)
+            let late = try await ExportSnapshot.read(user: "alice", transactionIds: ["c1"], keys: keys, on: rig.ledger.redis)
             #expect(early.seq == 1 && late.seq == 2)
             let events = try await rig.ledger.redis.xrange(keys.events().stream).map {
                 try ExportEvent(json: try #require($0.fields["event"]))
@@ -231,7 +270,10 @@ import Testing
             try await exporter.shutdown()
             let dead = try await rig.ledger.redis.xrange(rig.ledger.keys.events().deadLetter)
             #expect(dead.count == 1)
+            #expect(dead.first?.string("reason")?.contains("export_bad_event") == true)
             #expect(try await rig.number("SELECT count(*) FROM events") == 1)
+            // Both entries are still in the events stream, for its other readers.
+            #expect(try await rig.ledger.redis.xrange(stream).count == 2)
         }
     }
 

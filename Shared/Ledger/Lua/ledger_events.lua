@@ -160,6 +160,14 @@ local function emit_user_event(keys, plan, events_key, flat)
   cmd[#cmd + 1] = 'event.type'; cmd[#cmd + 1] = etype
   cmd[#cmd + 1] = 'seq'; cmd[#cmd + 1] = n2s(seq)
   cmd[#cmd + 1] = 'event'; cmd[#cmd + 1] = body
+  -- Every transaction this call applied, when there are several: one call may record transactions that get no
+  -- event of their own (a chain's history applied with its renewal), and the exporter writes each record's row.
+  local txs = plan.txs or {}
+  if #txs > 1 then
+    local tids = {}
+    for i = 1, #txs do tids[i] = txs[i].tid end
+    cmd[#cmd + 1] = 'event.txs'; cmd[#cmd + 1] = table.concat(tids, ',')
+  end
   redis.call(unpack(cmd))
   user_log(keys, plan, seq, id, body)
   return seq, id
