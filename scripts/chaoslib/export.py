@@ -146,6 +146,6 @@ def check(checker, cluster, deadline, log):
     lines = [line for line in out.strip().splitlines() if line.strip()]
     detail = match.group(0) if match else f"exit {code}, no 'export audit: N differences' line"
     if not ok:
-        detail += f" (exit {code})" + "".join(f"\n      {line}" for line in lines[-12:])
+        detail += f" (exit {code})" + "".join(f"\n      {line}" for line in lines[-25:])
     checker.check("export: database matches the ledger (0 differences)", ok, detail)
     return drained and ok
