@@ -9,6 +9,10 @@ with the seeds in TOLLGATE_REDIS_URL and TOLLGATE_PARTITIONS.
 
 A supervisor thread restarts any service that exits without being told to (and counts it), so that a
 service which dies on its own, e.g. when Redis goes away, shows up in the summary instead of stalling the run.
+
+With `export=True` (chaoslib/export.py) a PostgreSQL (`postgres`, not a service: scripts/postgres runs it, and
+start_all starts it first, stop_all stops it last) and two exporters (`exporter-0`, `exporter-1`, workers like the
+verifiers and fulfillers) join.
 """
 import os, signal, socket, subprocess, threading, time
 from .layout import ClusterRedis, Layout
@@ -116,7 +120,7 @@ class Cluster:
     """Starts, kills and restarts the processes; `services` maps a name to its ``Service``."""
 
     def __init__(self, root, bin_dir, repo, log_level="info", overrides=None, redis_mode="single", partitions=16,
-                 node_timeout=2000, webhooks=False):
+                 node_timeout=2000, webhooks=False, export=False):
         """`overrides` (scripts/abuse): extra `redis_args`, and environment entries for `ingest`, `verifier`,
         `fulfiller` and `sim`. `redis_mode` "cluster": a 6-node Redis Cluster and `partitions` partitions."""
         self.root, self.bin, self.repo = root, bin_dir, repo
@@ -136,6 +140,8 @@ class Cluster:
         self.stopping = threading.Event()
         self.log_level = log_level
         self.webhooks = webhooks
+        self.export = export
+        self.postgres = None  # chaoslib.export.Postgres with export
         self._define()
 
     def _define(self):
@@ -210,6 +216,9 @@ class Cluster:
         if self.webhooks:
             from chaoslib import webhooks
             webhooks.define(self, free_port)
+        if self.export:
+            from chaoslib import export
+            export.define(self, free_port)
 
     def _bin(self, name):
         return os.path.join(self.bin, name)
@@ -219,9 +228,11 @@ class Cluster:
 
     @property
     def workers(self):
-        return [n for n in self.services if n.startswith(("verifier", "fulfiller"))] + ["ingest"]
+        return [n for n in self.services if n.startswith(("verifier", "fulfiller", "exporter"))] + ["ingest"]
 
     def start_all(self, timeout=120):
+        if self.postgres:
+            self.postgres.up()
         for name, service in self.services.items():
             service.start()
             if not service.wait_ready(timeout):
@@ -351,3 +362,8 @@ class Cluster:
             service.down = True
             if service.alive():
                 service.kill(signal.SIGTERM)
+        if self.postgres:
+            try:
+                self.postgres.down()
+            except (OSError, RuntimeError, subprocess.SubprocessError) as error:
+                print(f"chaos: PostgreSQL did not stop: {error}", flush=True)

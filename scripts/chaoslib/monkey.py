@@ -11,6 +11,10 @@ owner of slot 0 to another primary, by redis-cli, under load). Transient faults 
 sandbox fault installed at the start never clears. Faults that hit every call are short (`times` 8 and 6
 together stay below the verifier's 20 attempts), so no job can exhaust its retries on transient faults
 alone, even when it is the only caller while they last.
+
+With the exporters (`scripts/chaos --export`) each is SIGKILLed once more (at 30 % and 70 %, besides being among
+the random kills' targets), and PostgreSQL is stopped once for 10-20 s at a seeded point between 35 % and 55 %, in a
+thread of its own so the other events keep their places (chaoslib/export.py).
 """
 import os, random, signal, subprocess, threading, time
 from .layout import ClusterRedis, slot
@@ -45,7 +49,7 @@ class Monkey:
         self.probe = ClusterRedis(cluster.redis_ports) if cluster.clustered else None
         self.probe_moved = self.probe_refreshes = 0
         self.pauses = []           # (name, seconds stopped)
-        self.pause_threads = []
+        self.pause_threads = []     # and the PostgreSQL outage's
         self.faults = []           # the fault bodies posted
         self.errors = []
         self.stop = threading.Event()
@@ -54,6 +58,11 @@ class Monkey:
             self.schedule.append((0.3 + 0.4 * i / (primary_kills - 1) if primary_kills > 1 else 0.3, "primary", None))
         if reshard:
             self.schedule.append((0.5, "reshard", None))
+        if cluster.postgres:
+            # A generator of its own, so that the other events' draws are those of a run without --export.
+            export_rng = random.Random(seed + 7)
+            self.schedule += [(0.3, "kill", "exporter-0"), (0.7, "kill", "exporter-1"),
+                              (export_rng.uniform(0.35, 0.55), "postgres", export_rng.uniform(10.0, 20.0))]
         self.schedule.sort(key=lambda e: e[0])
         self.thread = threading.Thread(target=self._run, name="monkey", daemon=True)
 
@@ -119,6 +128,12 @@ class Monkey:
                     thread.start()
                 elif what == "redis":
                     self._restart_redis()
+                elif what == "postgres":
+                    from chaoslib import export
+                    thread = threading.Thread(target=self._background, args=(what, export.outage,
+                                                                             self.cluster, arg, self.log), daemon=True)
+                    self.pause_threads.append(thread)
+                    thread.start()
                 elif what == "primary":
                     self._kill_primary()
                 elif what == "reshard":
@@ -129,6 +144,13 @@ class Monkey:
             except Exception as error:  # keep going: the checks at the end tell what it did
                 self.errors.append(f"{what} {arg}: {error}")
                 self.log(f"chaos step failed: {what} {arg}: {error}")
+
+    def _background(self, what, step, *args):
+        try:
+            step(*args)
+        except Exception as error:
+            self.errors.append(f"{what}: {error}")
+            self.log(f"chaos step failed: {what}: {error}")
 
     def _kill(self, name):
         self.cluster.sigkill(name)
