@@ -58,6 +58,10 @@ package struct ExportHandler: Sendable {
     /// What became of the entry: exported (or nothing to export), dead, or abandoned at shutdown.
     private func outcome(of message: StreamMessage) async -> Outcome {
         guard let json = message.entry.fields["event"] else {
+            // The ledger's `record` entry: transactions recorded by a call that wrote no event.
+            if message.entry.string("kind") == "record", let user = message.entry.string("user"), UserID.isValid(user) {
+                return await export(records: ExportSnapshot.transactionIds(of: nil, entry: message.entry), of: user)
+            }
             // An entry from before schema v2: nothing to export; the ledger's records are exported by `tollctl export`.
             metrics.skipped()
             return .done
@@ -112,17 +116,33 @@ package struct ExportHandler: Sendable {
     /// (shutdown: the entry stays pending for the next replica).
     func export(_ event: ExportEvent, transactionIds: [String]) async -> Outcome {
         let started = ContinuousClock.now
+        let outcome = await persistently(what: event.id) {
+            var snapshot: ExportSnapshot?
+            if let user = event.userId, UserID.isValid(user) {
+                snapshot = try await ExportSnapshot.read(user: user, transactionIds: transactionIds, keys: keys, on: redis)
+            }
+            try await writer.write(event, snapshot: snapshot)
+        }
+        if case .done = outcome { metrics.exported(event, after: ContinuousClock.now - started) }
+        return outcome
+    }
+
+    /// The user's row and the records `transactionIds`, for a `record` entry.
+    func export(records transactionIds: [String], of user: String) async -> Outcome {
+        await persistently(what: "records of \(user)") {
+            try await writer.write(
+                try await ExportSnapshot.read(user: user, transactionIds: transactionIds, keys: keys, on: redis))
+        }
+    }
+
+    /// Runs `body` until it succeeds, PostgreSQL refuses it ``refusalLimit`` times, or the task is cancelled;
+    /// every other fault is waited out with backoff.
+    private func persistently(what: String, _ body: () async throws -> Void) async -> Outcome {
         var backoff = Duration.milliseconds(100)
         var refusals = 0
         while true {
             do {
-                var snapshot: ExportSnapshot?
-                if let user = event.userId, UserID.isValid(user) {
-                    snapshot = try await ExportSnapshot.read(
-                        user: user, transactionIds: transactionIds, keys: keys, on: redis)
-                }
-                try await writer.write(event, snapshot: snapshot)
-                metrics.exported(event, after: ContinuousClock.now - started)
+                try await body()
                 return .done
             } catch {
                 if Task.isCancelled { return .abandon }
@@ -133,13 +153,13 @@ package struct ExportHandler: Sendable {
                     let reason = "PostgreSQL refused the write: \(server[.sqlState] ?? "") \(server[.message] ?? "")"
                     guard refusals < refusalLimit else {
                         metrics.failed()
-                        logger.error("Export refused; dead-lettering", metadata: ["event": "\(event.id)", "reason": "\(reason)"])
+                        logger.error("Export refused; dead-lettering", metadata: ["export": "\(what)", "reason": "\(reason)"])
                         return .dead(reason)
                     }
-                    logger.warning("Export refused; retrying", metadata: ["event": "\(event.id)", "reason": "\(reason)"])
+                    logger.warning("Export refused; retrying", metadata: ["export": "\(what)", "reason": "\(reason)"])
                 } else {
                     metrics.unavailable()
-                    logger.warning("Export waiting", metadata: ["event": "\(event.id)", "error": "\(Self.describe(error))"])
+                    logger.warning("Export waiting", metadata: ["export": "\(what)", "error": "\(Self.describe(error))"])
                 }
                 do {
                     try await Task.sleep(for: .nanoseconds(Int64.random(in: 0...backoff.nanoseconds)) + backoff / 2)

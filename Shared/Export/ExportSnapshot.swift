@@ -43,9 +43,9 @@ package struct ExportSnapshot: Sendable {
     }
 
     /// The records an events stream entry's event changed: the one its event names, and every transaction of the
-    /// ledger call that wrote it (`event.txs`, when it applied several), each once.
-    package static func transactionIds(of event: ExportEvent, entry: StreamEntry) -> [String] {
-        var ids: [String] = event.transactionId.map { [$0] } ?? []
+    /// ledger call that wrote it (`event.txs`, when it applied several, or on a `record` entry), each once.
+    package static func transactionIds(of event: ExportEvent?, entry: StreamEntry) -> [String] {
+        var ids: [String] = event?.transactionId.map { [$0] } ?? []
         for id in (entry.string("event.txs") ?? "").split(separator: ",") where !ids.contains(String(id)) {
             ids.append(String(id))
         }

@@ -156,6 +156,31 @@ import Testing
         }
     }
 
+    /// A chain's earlier purchase arriving after its renewal changes nothing a user sees, so the ledger writes no
+    /// event for it, only a `record` entry: the exporter still writes its row.
+    @Test func aRecordWithoutAnEventIsExported() async throws {
+        try await ExportRig.with(partitions: 1) { rig in
+            let first = Fixture.transaction("s1", product: "vip.month", purchase: testNow - 40 * day, expires: testNow - 10 * day)
+            let renewal = Fixture.transaction(
+                "s2", product: "vip.month", otid: "s1", purchase: testNow - 10 * day, expires: testNow + 20 * day)
+            try await rig.apply(Fixture.client("alice", [renewal]))
+            try await rig.apply(Fixture.client("alice", [first]))
+            let entries = try await rig.ledger.redis.xrange(rig.ledger.keys.events().stream)
+            let records = entries.filter { $0.string("kind") == "record" }
+            #expect(records.count == 1)
+            #expect(records.first?.string("event.txs") == "s1")
+            #expect(records.first?.string("event.version") == nil)
+            let exporter = try await rig.exporter(consumer: "e1")
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            try await exporter.shutdown()
+            #expect(try await rig.strings("SELECT transaction_id FROM transactions ORDER BY transaction_id") == ["s1", "s2"])
+            let report = try await ExportAudit(
+                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
+            ).run()
+            #expect(report.differences == [])
+        }
+    }
+
     @Test func anEventWrittenTwiceIsOneRow() async throws {
         try await ExportRig.with(partitions: 1) { rig in
             try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))

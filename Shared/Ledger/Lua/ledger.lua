@@ -17,6 +17,22 @@ local function order_payer(txs, order, plan)
   return payer, blocked
 end
 
+-- A call that recorded transactions but changed nothing a user sees (a chain's earlier purchase arriving after its
+-- renewal) writes no event; a reader of the records (the exporter, docs/EXPORT.md) still needs to
+-- hear of them: one `record` entry on the events stream, no `event.version` (every events reader skips it), naming
+-- the call's transactions (`event.txs`).
+local function record_entry(keys, plan, txs, seq_before)
+  if redis.call('HGET', key_at(keys, 4), 'events.seq') ~= seq_before then return end
+  -- Only records this call created or changed (apply marks them): a replay changes nothing and says nothing.
+  local tids = {}
+  for _, tx in ipairs(txs) do
+    if tx.recorded then tids[#tids + 1] = tx.tid end
+  end
+  if #tids == 0 then return end
+  redis.call('XADD', key_at(keys, 3), '*', 'kind', 'record', 'user', plan.user, 'at', n2s(plan.now),
+             'event.txs', table.concat(tids, ','))
+end
+
 -- KEYS: verified stream, job hash, events stream, account, ledger meta, transactions zset, notifications
 -- set, then the plan's keys.   ARGV: group, entry id, plan JSON.
 --
@@ -111,6 +127,7 @@ local function apply(keys, argv)
       return cjson.encode({ outcome = 'duplicate' })
     end
     local results, changed, touched, unknown, persist, signals = {}, {}, {}, 0, nil, {}
+    local seq_before = redis.call('HGET', key_at(keys, 4), 'events.seq')
     -- Parked events the caller's claims (chains of other partitions) moved back, plus the ones bound here.
     local unparked = num(plan.unparked, 0)
     for _, tx in ipairs(txs) do
@@ -124,7 +141,9 @@ local function apply(keys, argv)
           unparked = unparked + unpark(keys, tx.park)
         end
         local signal
+        local existed = tx.rec ~= nil and redis.call('HEXISTS', key_at(keys, tx.rec), 'state') == 1
         r, signal = apply_tx(keys, plan, tx, changed)
+        tx.recorded = not existed or (r ~= 'duplicate' and r ~= 'unknown_product')
         if signal then signals[#signals + 1] = signal end
         if r == 'unknown_product' then unknown = unknown + 1 end
         if tx.ent then touched[tx.ent] = true end
@@ -151,6 +170,7 @@ local function apply(keys, argv)
       if plan.pending then redis.call('ZREM', key_at(keys, plan.pending), plan.orderNo) end
     end
     if note and note.uuid then redis.call('SADD', key_at(keys, 7), note.uuid) end
+    record_entry(keys, plan, txs, seq_before)
     local out = { outcome = 'fulfilled', unparked = unparked, persist = persist,
                   coins = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0) }
     out.forwarded = forward(keys, argv, plan, others)
