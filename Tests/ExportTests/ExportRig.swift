@@ -45,6 +45,19 @@ struct ExportRig: Sendable {
         return RunningExporter(group: group, task: Task { try await group.run() })
     }
 
+    /// Runs one exporter replica until every events stream is drained, then stops it; false when it did not drain.
+    func exportEverything(timeout: Duration = .seconds(30)) async throws -> Bool {
+        let exporter = try await exporter(consumer: "e-\(UUID().uuidString.prefix(8))")
+        let drained = try await eventually(timeout: timeout) { try await self.drained() }
+        try await exporter.shutdown()
+        return drained
+    }
+
+    /// `tollctl audit --export`'s comparison of the database with the ledger.
+    func audit() async throws -> ExportAudit.Report {
+        try await ExportAudit(redis: ledger.redis, keys: ledger.keys, client: client, logger: testLogger).run()
+    }
+
     /// Applies `event` to the ledger (with its hand-overs), as the fulfiller does.
     @discardableResult
     func apply(_ event: PurchaseEvent) async throws -> LedgerOutcome { try await ledger.deliver(event) }

@@ -32,9 +32,7 @@ import Testing
             #expect(try await rig.strings("SELECT entitlements->0->>'entitlement' FROM users WHERE user_id = 'bob'") == ["vip"])
             #expect(try await rig.strings("SELECT environment FROM transactions ORDER BY transaction_id") == ["production", "production"])
 
-            let report = try await ExportAudit(
-                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
-            ).run()
+            let report = try await rig.audit()
             #expect(report.differences == [])
             #expect(report.users == 2)
             #expect(report.transactions == 2)
@@ -44,9 +42,7 @@ import Testing
             try await rig.client.query(
                 "INSERT INTO transactions SELECT (jsonb_populate_record(t, '{\"transaction_id\": \"ghost\"}')).* FROM transactions t LIMIT 1",
                 logger: testLogger)
-            let broken = try await ExportAudit(
-                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
-            ).run()
+            let broken = try await rig.audit()
             #expect(broken.differences.contains("user alice: coins differ"))
             #expect(broken.differences.contains { $0.hasPrefix("transaction ghost") && $0.contains("no record") })
         }
@@ -127,9 +123,7 @@ import Testing
             let sale = Sale.coins("c1")
             try await rig.apply(Fixture.client("alice", [sale]))
             try await rig.apply(Fixture.notification("REFUND", [Sale.refund(sale)]))
-            let exporter = try await rig.exporter(consumer: "e1")
-            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
-            try await exporter.shutdown()
+            #expect(try await rig.exportEverything())
             #expect(try await rig.ledger.redis.xrange(stream).count == 2)
             let read = try await rig.ledger.redis.send(
                 RedisCommand("XREADGROUP", "GROUP", "webhook:default", "n1", "COUNT", "10", "STREAMS", stream, ">"))
@@ -145,13 +139,9 @@ import Testing
             let renewal = Fixture.transaction(
                 "s2", product: "vip.month", otid: "s1", purchase: testNow - 10 * day, expires: testNow + 20 * day)
             try await rig.apply(Fixture.client("alice", [first, renewal]))
-            let exporter = try await rig.exporter(consumer: "e1")
-            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
-            try await exporter.shutdown()
+            #expect(try await rig.exportEverything())
             #expect(try await rig.strings("SELECT transaction_id FROM transactions ORDER BY transaction_id") == ["s1", "s2"])
-            let report = try await ExportAudit(
-                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
-            ).run()
+            let report = try await rig.audit()
             #expect(report.differences == [])
         }
     }
@@ -170,13 +160,9 @@ import Testing
             #expect(records.count == 1)
             #expect(records.first?.string("event.txs") == "s1")
             #expect(records.first?.string("event.version") == nil)
-            let exporter = try await rig.exporter(consumer: "e1")
-            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
-            try await exporter.shutdown()
+            #expect(try await rig.exportEverything())
             #expect(try await rig.strings("SELECT transaction_id FROM transactions ORDER BY transaction_id") == ["s1", "s2"])
-            let report = try await ExportAudit(
-                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
-            ).run()
+            let report = try await rig.audit()
             #expect(report.differences == [])
         }
     }
@@ -278,9 +264,7 @@ import Testing
                 let stream = rig.ledger.keys.events(partition: partition)
                 #expect(try await rig.ledger.redis.xrange(stream.deadLetter).isEmpty)
             }
-            let report = try await ExportAudit(
-                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
-            ).run()
+            let report = try await rig.audit()
             #expect(report.differences == [])
         }
     }
@@ -290,9 +274,7 @@ import Testing
             let stream = rig.ledger.keys.events().stream
             _ = try await rig.ledger.redis.send(RedisCommand("XADD", stream, "*", "kind", "coins", "event", "{\"id\": 1"))
             try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))
-            let exporter = try await rig.exporter(consumer: "e1")
-            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
-            try await exporter.shutdown()
+            #expect(try await rig.exportEverything())
             let dead = try await rig.ledger.redis.xrange(rig.ledger.keys.events().deadLetter)
             #expect(dead.count == 1)
             #expect(dead.first?.string("reason")?.contains("export_bad_event") == true)
@@ -317,9 +299,7 @@ import Testing
             let report = try await backfill.run(sinceMilliseconds: 0)
             #expect(report.users == 2)
             #expect(report.transactions == 2)
-            let audit = try await ExportAudit(
-                redis: rig.ledger.redis, keys: rig.ledger.keys, client: rig.client, logger: testLogger
-            ).run()
+            let audit = try await rig.audit()
             #expect(audit.differences == [])
             let once = try await rig.dump()
             _ = try await backfill.run(sinceMilliseconds: 0)
