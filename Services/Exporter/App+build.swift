@@ -44,7 +44,8 @@ extension App {
         let postgres = PostgresClient(configuration: configuration.postgres.clientConfiguration, backgroundLogger: logger)
         logger.info("Export database ready", metadata: ["database": "\(configuration.postgres)"])
         var handler = ExportHandler(
-            redis: redis, keys: keys, writer: ExportWriter(client: postgres, logger: logger), group: consumerGroup,
+            redis: redis, keys: keys, writer: ExportBatcher(writer: ExportWriter(client: postgres, logger: logger)),
+            group: consumerGroup,
             consumer: consumer, metrics: ExportMetrics(), logger: logger)
         // A waiting entry must be touched well within the claim time, or another replica takes it over.
         handler.heartbeatInterval = min(.seconds(5), configuration.claimMinIdle / 3)

@@ -19,7 +19,7 @@ import Redis
 package struct ExportHandler: Sendable {
     let redis: any RedisCommandExecutor
     let keys: Keys
-    let writer: ExportWriter
+    let writer: ExportBatcher
     let group: String
     let consumer: String
     let metrics: ExportMetrics
@@ -32,7 +32,7 @@ package struct ExportHandler: Sendable {
     var refusalLimit = 5
 
     package init(
-        redis: any RedisCommandExecutor, keys: Keys, writer: ExportWriter, group: String, consumer: String,
+        redis: any RedisCommandExecutor, keys: Keys, writer: ExportBatcher, group: String, consumer: String,
         metrics: ExportMetrics, logger: Logger
     ) {
         self.redis = redis
@@ -131,7 +131,7 @@ package struct ExportHandler: Sendable {
     func export(records transactionIds: [String], of user: String) async -> Outcome {
         await persistently(what: "records of \(user)") {
             try await writer.write(
-                try await ExportSnapshot.read(user: user, transactionIds: transactionIds, keys: keys, on: redis))
+                nil, snapshot: try await ExportSnapshot.read(user: user, transactionIds: transactionIds, keys: keys, on: redis))
         }
     }
 

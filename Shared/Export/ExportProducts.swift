@@ -9,12 +9,12 @@ package enum ExportProducts {
         try await client.withTransaction(logger: logger) { connection in
             // Replicas starting together replace it one after the other (without the lock both delete, then the
             // second insert fails on the first's rows).
-            try await connection.query("LOCK TABLE products IN EXCLUSIVE MODE", logger: logger)
-            try await connection.query("DELETE FROM products", logger: logger)
+            try await connection.perform("LOCK TABLE products IN EXCLUSIVE MODE", logger: logger)
+            try await connection.perform("DELETE FROM products", logger: logger)
             for product in catalog.products {
                 let rates = (product.commission ?? .standard).rates
                 let afterYear = product.type == .autoRenewable ? rates.afterYear : rates.first
-                try await connection.query(
+                try await connection.perform(
                     """
                     INSERT INTO products (product_id, type, entitlement, coins, period, commission_rate,
                         commission_rate_after_year)

@@ -26,21 +26,21 @@ package enum ExportSchema {
     @discardableResult
     package static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
         try await client.withConnection { connection in
-            _ = try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
+            try await connection.perform("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
             do {
                 let applied = try await apply(on: connection, logger: logger)
-                _ = try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+                try await connection.perform("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
                 return applied
             } catch {
                 // The lock ends with the session anyway; this returns it before the connection goes back to the pool.
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+                try? await connection.perform("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
                 throw error
             }
         }
     }
 
     private static func apply(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
-        try await connection.query(
+        try await connection.perform(
             """
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
@@ -59,9 +59,9 @@ package enum ExportSchema {
         for migration in migrations where !done.contains(migration.version) {
             try await connection.withTransaction(logger: logger) { connection in
                 for statement in SQLScript.statements(migration.sql) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.perform(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query(
+                try await connection.perform(
                     "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
                     logger: logger)
             }

@@ -19,6 +19,27 @@ package struct ExportWriter: Sendable {
     /// Writes one event with what it changed (the snapshot read after it).
     package func write(_ event: ExportEvent, snapshot: ExportSnapshot?) async throws {
         var statement = SQLStatement()
+        Self.add(event, snapshot: snapshot, into: &statement)
+        try await client.perform(statement.query, logger: logger)
+    }
+
+    /// Writes several events (or snapshots alone) in one statement: ``ExportBatcher``'s group commit. The items must
+    /// touch distinct rows (``ExportBatcher/Item/rows``): one statement cannot write a row twice.
+    package func write(batch: [(event: ExportEvent?, snapshot: ExportSnapshot?)]) async throws {
+        var statement = SQLStatement()
+        for item in batch {
+            if let event = item.event {
+                Self.add(event, snapshot: item.snapshot, into: &statement)
+            } else if let snapshot = item.snapshot {
+                Self.upsert(snapshot, into: &statement)
+            }
+        }
+        guard !statement.isEmpty else { return }
+        try await client.perform(statement.query, logger: logger)
+    }
+
+    /// Everything `event` changes, as parts of `statement`.
+    static func add(_ event: ExportEvent, snapshot: ExportSnapshot?, into statement: inout SQLStatement) {
         Self.insert(event, into: &statement)
         if let snapshot { Self.upsert(snapshot, into: &statement) }
         if event.changesEntitlement, let user = event.userId, let entitlement = event.entitlement, let state = event.state {
@@ -51,14 +72,13 @@ package struct ExportWriter: Sendable {
                 """)
             statement = s
         }
-        try await client.query(statement.query, logger: logger)
     }
 
     /// Writes one user's snapshot (`tollctl export`): the user's row and the records of the snapshot's page.
     package func write(_ snapshot: ExportSnapshot) async throws {
         var statement = SQLStatement()
         Self.upsert(snapshot, into: &statement)
-        try await client.query(statement.query, logger: logger)
+        try await client.perform(statement.query, logger: logger)
     }
 
     static func insert(_ e: ExportEvent, into statement: inout SQLStatement) {

@@ -28,7 +28,7 @@ import Testing
             #expect(audit.status == 0, "\(audit.output)")
             #expect(audit.output.contains("export audit: 0 differences"))
 
-            try await rig.client.query("UPDATE transactions SET state = 'applied' WHERE transaction_id = 'c1'", logger: testLogger)
+            try await rig.client.perform("UPDATE transactions SET state = 'applied' WHERE transaction_id = 'c1'", logger: testLogger)
             let tampered = try await ChildProcess.run("tollctl", arguments: ["audit", "--export"], environment: environment)
             #expect(tampered.status == 1)
             #expect(tampered.output.contains("transaction c1 (user alice): state differ"))

@@ -38,8 +38,8 @@ import Testing
             #expect(report.transactions == 2)
 
             // The audit names what differs: a changed balance and a row the ledger has no record of.
-            try await rig.client.query("UPDATE users SET coins = 5 WHERE user_id = 'alice'", logger: testLogger)
-            try await rig.client.query(
+            try await rig.client.perform("UPDATE users SET coins = 5 WHERE user_id = 'alice'", logger: testLogger)
+            try await rig.client.perform(
                 "INSERT INTO transactions SELECT (jsonb_populate_record(t, '{\"transaction_id\": \"ghost\"}')).* FROM transactions t LIMIT 1",
                 logger: testLogger)
             let broken = try await rig.audit()
