@@ -19,7 +19,7 @@ import Pipeline
 /// | `tg:{u:<userId>}:grants` | hash | ingest (grant, revoke), fulfiller (expiry) | grantId → JSON (``LedgerGrants/Grant``) |
 /// | `tg:{u:<userId>}:grant-key:<key>` | string | ingest | a grant's `idempotencyKey`: the grant's JSON, kept 7 days |
 /// | `tg:{p0}:grants:due` | zset | ingest, fulfiller | member `["<userId>","<grantId>"]` (JSON), score = the grant's `until` (ms) |
-/// | `tg:{u:<userId>}:spend:<idempotencyKey>` | hash | ingest (`ledger_v7_spend`) | `digest` (of amount and reason), `answer` (the spend's outcome JSON); kept 7 days (``CoinSpend``) |
+/// | `tg:{u:<userId>}:spend:<idempotencyKey>` | hash | ingest (`ledger_v8_spend`) | `digest` (of amount and reason), `answer` (the spend's outcome JSON); kept 7 days (``CoinSpend``) |
 ///
 /// Unpaid orders and their token mappings expire; paid orders are kept, so that a purchase notified days later still
 /// finds its order. A user's offer signatures are kept one offer window (``PromotionalOffer``) after the last, at
@@ -55,7 +55,7 @@ extension Keys {
     /// A user's balances and entitlements: `tg:{u:<userId>}:account` (hash, fields in
     /// ``EntitlementsView/Field``).
     package func account(user userID: String) -> String {
-        "\(prefix):\(userTag(userID)):account"
+        "\(sidedUser(userID)):account"
     }
 
     /// The promotional offer signatures ingest handed a user for one offer: `tg:{u:<userId>}:offer:<offerId>` (zset,
@@ -80,9 +80,10 @@ extension Keys {
 
     /// A user's labelled grants: `tg:{u:<userId>}:grants` (hash: grantId → the grant's JSON, ``LedgerGrants/Grant``:
     /// `{"grantId", "entitlement" | "coins", "until", "reason", "by", "at"}`, times in ms). Revoked and expired grants
-    /// are removed; their history is in the user's events (docs/EVENTS.md, "Grants").
+    /// are removed; their history is in the user's events (docs/EVENTS.md, "Grants"). Grants are the primary side's:
+    /// the sandbox side's key (``LedgerSide``) is never written, so that side reads none.
     package func grants(user userID: String) -> String {
-        "\(prefix):\(userTag(userID)):grants"
+        "\(sidedUser(userID)):grants"
     }
 
     /// A grant request's `idempotencyKey`: `tg:{u:<userId>}:grant-key:<key>` (string: the grant's JSON), kept 7 days.

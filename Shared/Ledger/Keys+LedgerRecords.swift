@@ -25,23 +25,23 @@ import Pipeline
 /// claimed in a separate step (docs/CLUSTER.md §4 and §5).
 extension Keys {
     package func transaction(user userID: String, transactionId: String) -> String {
-        "\(prefix):\(userTag(userID)):tx:\(transactionId)"
+        "\(sidedUser(userID)):tx:\(transactionId)"
     }
 
-    package func transactions(user userID: String) -> String { "\(prefix):\(userTag(userID)):txs" }
+    package func transactions(user userID: String) -> String { "\(sidedUser(userID)):txs" }
 
-    package func ledgerMeta(user userID: String) -> String { "\(prefix):\(userTag(userID)):ledger" }
+    package func ledgerMeta(user userID: String) -> String { "\(sidedUser(userID)):ledger" }
 
     /// A user's own event log, `tg:{u:<userId>}:events` (stream, entry ids `<seq>-0`; ``UserEventLog``).
-    package func userEvents(user userID: String) -> String { "\(prefix):\(userTag(userID)):events" }
+    package func userEvents(user userID: String) -> String { "\(sidedUser(userID)):events" }
 
     /// A partition's sequence of app-level events (hash, `seq`), `tg:{p0}:events.app`, in its events stream's slot.
     package func appEventSequence(partition: Int) -> String { partitionKey(partition, "events.app") }
 
-    package func notifications(user userID: String) -> String { "\(prefix):\(userTag(userID)):notifications" }
+    package func notifications(user userID: String) -> String { "\(sidedUser(userID)):notifications" }
 
     package func entitlement(user userID: String, name: String) -> String {
-        "\(prefix):\(userTag(userID)):ent:\(name)"
+        "\(sidedUser(userID)):ent:\(name)"
     }
 
     package func binding(originalTransactionId: String) -> String {
@@ -65,16 +65,29 @@ extension Keys {
     /// The latest transactionId per sweep-index member, `tg:{p0}:subs:ref`.
     package func subscriptionsDueReference(partition: Int = 0) -> String { partitionKey(partition, "subs", "ref") }
 
-    /// `SCAN MATCH` pattern of every account hash.
+    /// `SCAN MATCH` pattern of every account hash, of either side (``account(ofKey:)`` tells them apart).
     package var accountPattern: String {
-        layout.isSingle ? "\(prefix):{u:*}:account" : "\(prefix):{p*}:u:*:account"
+        layout.isSingle ? "\(prefix):{u:*:account" : "\(prefix):{p*}:u:*:account"
     }
 
-    /// The user id of an account key, or nil when `key` is not one.
+    /// The user and side of an account key (``account(user:)`` of either side), or nil when `key` is not one. A
+    /// scan with ``accountPattern`` finds both sides' accounts: the sandbox side's is `…:sbx:account`.
+    package func account(ofKey key: String) -> (user: String, side: LedgerSide)? {
+        let sandboxTail = "\(LedgerSide.sandbox.keyInfix):account"
+        if key.hasSuffix(sandboxTail) {
+            return user(ofAccountKey: String(key.dropLast(sandboxTail.count)) + ":account").map { ($0, .sandbox) }
+        }
+        return user(ofAccountKey: key).map { ($0, .primary) }
+    }
+
+    /// The user id of a primary-side account key, or nil when `key` is not one.
     package func user(ofAccountKey key: String) -> String? {
         let tail = layout.isSingle ? "}:account" : ":account"
         let head = "\(prefix):{"
-        guard key.hasPrefix(head), key.hasSuffix(tail) else { return nil }
+        // A user id never holds `:` (``UserID``): a key ending `:sbx:account` is a sandbox side's.
+        guard key.hasPrefix(head), key.hasSuffix(tail), !key.hasSuffix("\(LedgerSide.sandbox.keyInfix):account") else {
+            return nil
+        }
         let inner = key.dropFirst(head.count).dropLast(tail.count)
         if layout.isSingle {
             guard inner.hasPrefix("u:"), inner.count > 2 else { return nil }

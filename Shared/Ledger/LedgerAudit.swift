@@ -6,18 +6,22 @@ import Redis
 /// (the ledger meta's `grants.coins`, net of revocations: ``LedgerGrants``) − what services spent (the account's
 /// `coins.spent`: ``CoinSpend``). The ledger functions write each change and its counts in one atomic call, so any
 /// difference means a hand edit, a bug or data loss. Grants are never counted as differences against Apple's
-/// records: they are reported apart (``Report/granted``).
+/// records: they are reported apart (``Report/granted``). Each side of a user's ledger (``LedgerSide``) is audited
+/// apart: a sandbox side's balance is its own records' and spends'.
 package struct LedgerAudit: Sendable {
     /// One user whose stored balance differs from the recomputed one.
     package struct Difference: Sendable, Hashable {
         package var user: String
         package var stored: Int64
         package var recomputed: Int64
+        /// The side of the user's ledger that differs.
+        package var side: LedgerSide
 
-        package init(user: String, stored: Int64, recomputed: Int64) {
+        package init(user: String, stored: Int64, recomputed: Int64, side: LedgerSide = .primary) {
             self.user = user
             self.stored = stored
             self.recomputed = recomputed
+            self.side = side
         }
     }
 
@@ -49,20 +53,20 @@ package struct LedgerAudit: Sendable {
         self.keys = keys
     }
 
-    /// Audits every account (found with `SCAN MATCH tg:{u:*}:account`, on every primary of a cluster).
+    /// Audits every account of either side (found with `SCAN MATCH tg:{u:*}:account`, on every primary of a cluster).
     package func run() async throws -> Report {
         var report = Report()
         try await redis.scanKeys(match: keys.accountPattern) { found in
             for key in found {
-                guard let user = keys.user(ofAccountKey: key) else { continue }
-                let result = try await audit(user: user)
+                guard let (user, side) = keys.account(ofKey: key) else { continue }
+                let result = try await audit(user: user, side: side)
                 report.users += 1
                 report.transactions += result.transactions
                 if let difference = result.difference { report.differences.append(difference) }
                 if let granted = result.granted { report.granted.append(granted) }
             }
         }
-        report.differences.sort { $0.user < $1.user }
+        report.differences.sort { ($0.user, $0.side.rawValue) < ($1.user, $1.side.rawValue) }
         report.granted.sort { $0.user < $1.user }
         return report
     }
@@ -72,7 +76,10 @@ package struct LedgerAudit: Sendable {
     /// The balance and the records are read in one `MULTI`/`EXEC`, so a transaction the fulfiller applies
     /// meanwhile is either wholly in the snapshot or wholly out of it; when one was added between listing the
     /// records and reading them, the user is read again.
-    package func audit(user: String) async throws -> (transactions: Int, difference: Difference?, granted: Granted?) {
+    package func audit(
+        user: String, side: LedgerSide = .primary
+    ) async throws -> (transactions: Int, difference: Difference?, granted: Granted?) {
+        let keys = keys.on(side)
         for _ in 0..<5 {
             let ids = (try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? [])
                 .compactMap(\.string)
@@ -102,7 +109,8 @@ package struct LedgerAudit: Sendable {
                 let values = record.array ?? []
                 recomputed += (values.first?.int ?? 0) - (values.count > 1 ? values[1].int ?? 0 : 0)
             }
-            let difference = stored == recomputed ? nil : Difference(user: user, stored: stored, recomputed: recomputed)
+            let difference =
+                stored == recomputed ? nil : Difference(user: user, stored: stored, recomputed: recomputed, side: side)
             let granted = grants > 0 || grantedCoins != 0 ? Granted(user: user, grants: grants, coins: grantedCoins) : nil
             return (ids.count, difference, granted)
         }

@@ -35,6 +35,9 @@ package struct LedgerDelivery: Sendable, Hashable {
     package var isForwarded: Bool
     package var hops: Int
 
+    /// The ledger side the event applies on (an unknown label was refused when the entry was read).
+    package var side: LedgerSide { LedgerSide(label: event.side) ?? .primary }
+
     /// A client's own submission: the only kind of event an order may refuse.
     package var isClientClaim: Bool { !isForwarded && event.source == .client && event.userId != nil }
 
@@ -63,6 +66,9 @@ package struct LedgerDelivery: Sendable, Hashable {
         }
         if let bad = event.transactions.first(where: { !Self.quantities.contains($0.quantity) }) {
             throw .malformedEvent("entry \(entry.id): quantity \(bad.quantity) of \(bad.transactionId) is outside \(Self.quantities)")
+        }
+        guard LedgerSide(label: event.side) != nil else {
+            throw .malformedEvent("entry \(entry.id): side \(event.side ?? "") is not one")
         }
         var forwarded = entry.string(Field.forwarded) == "1"
         if let only = entry.fields[Field.only] {

@@ -74,6 +74,7 @@ extension LedgerPlan.Body {
         writer.member("ulog", ulog)
         writer.member("ulogCap", ulogCap)
         writer.member("ulogTtl", ulogTtl)
+        writer.member("side", side)
         writer.key("renewals")
         writer.beginArray()
         for renewal in renewals {

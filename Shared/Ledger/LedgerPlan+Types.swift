@@ -105,5 +105,8 @@ extension LedgerPlan {
         var ulog: Int?
         var ulogCap: Int?
         var ulogTtl: Int?
+        /// `sandbox` when the plan applies on the user's sandbox side (``LedgerSide``): its keys are that side's, and
+        /// its events say so and count their own sequence.
+        var side: String?
     }
 }

@@ -2,7 +2,7 @@ import Core
 import Foundation
 import Pipeline
 
-/// The `KEYS` and the plan JSON of one `ledger_v7_apply` call: an event's transactions with what the
+/// The `KEYS` and the plan JSON of one `ledger_v8_apply` call: an event's transactions with what the
 /// catalog says about them, for one owner. The plan refers to keys by their 1-based index in ``keys``.
 struct LedgerPlan {
     private(set) var keys: [String]
@@ -10,13 +10,14 @@ struct LedgerPlan {
 
     /// The fixed keys, in the order the function expects them: all in the owner's partition `K`
     /// (``Keys/partition(ofUser:)``). A purchase chain, token or order in another slot enters as what `remote`
-    /// says about it, never as a key.
+    /// says about it, never as a key. The user-ledger keys are those of the delivery's side (``LedgerSide``).
     init(
-        delivery: LedgerDelivery, owner: String, resolution: OwnerResolution, catalog: Catalog, keys k: Keys,
+        delivery: LedgerDelivery, owner: String, resolution: OwnerResolution, catalog: Catalog, keys unsided: Keys,
         remote: RemoteFacts, clamp: Bool, repeatFreeTrial: RepeatFreeTrial = .allow,
         userEventLog: UserEventLog = UserEventLog(), now: Int64
     ) {
         let event = delivery.event
+        let k = unsided.on(delivery.side)
         let partition = k.partition(ofUser: owner)
         keys = [
             k.verified(partition: partition).stream, k.job(event.jobId, partition: partition),
@@ -29,6 +30,7 @@ struct LedgerPlan {
             retention: JobStatus.retentionSeconds, clamp: clamp, by: "user",
             claim: delivery.isClientClaim, forwarded: delivery.isForwarded, hops: delivery.hops)
         body.unparked = remote.unparked
+        body.side = delivery.side.label
         if repeatFreeTrial == .refuse { body.trials = RepeatFreeTrial.refuse.rawValue }
         body.apple = event.apple.flatMap { $0.utf8.count <= 65_536 ? $0 : nil }
         body.ulog = index(k.userEvents(user: owner))

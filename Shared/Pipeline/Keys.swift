@@ -11,6 +11,9 @@ package struct Keys: Sendable, Hashable {
     package let prefix: String
     /// The partitions (`TOLLGATE_PARTITIONS`), which decide every tag.
     package let layout: PartitionLayout
+    /// The ledger side the user-ledger keys (account, records, entitlements, event log) name (``LedgerSide``);
+    /// orders, tokens, bindings, grants and everything of the pipeline are one per user and ignore it.
+    package private(set) var side = LedgerSide.primary
 
     package init(prefix: String = "tg", layout: PartitionLayout = .single) {
         self.prefix = prefix
@@ -39,6 +42,17 @@ package struct Keys: Sendable, Hashable {
     package func userTag(_ userID: String) -> String {
         layout.isSingle ? "{u:\(userID)}" : "\(tag(partition: layout.partition(ofUser: userID))):u:\(userID)"
     }
+
+    /// These keys with the user-ledger keys of `side`.
+    package func on(_ side: LedgerSide) -> Keys {
+        var keys = self
+        keys.side = side
+        return keys
+    }
+
+    /// The head of a user-ledger key of ``side``: `tg:{u:<id>}` on the primary side, `tg:{u:<id>}:sbx` on the sandbox
+    /// side (the same slot).
+    package func sidedUser(_ userID: String) -> String { "\(prefix):\(userTag(userID))\(side.keyInfix)" }
 
     /// The partition of a user's ledger.
     package func partition(ofUser userID: String) -> Int { layout.partition(ofUser: userID) }

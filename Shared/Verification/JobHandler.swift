@@ -8,7 +8,8 @@ import Redis
 /// ``JobVerifier/isLocal(_:)``), and turns the ``VerificationOutcome`` into the
 /// ``HandlerOutcome`` whose writes the runtime applies atomically with the ack:
 ///
-/// - verified → `XADD` of the ``PurchaseEvent`` onto the verified stream, status `verifying` with
+/// - verified → `XADD` of the ``PurchaseEvent``, placed on its ledger side (``LedgerSide``), onto the verified stream,
+///   status `verifying` with
 ///   `verified.at` (the fulfiller sets the final state);
 /// - recorded → status `fulfilled` with `result`, `PUBLISH`;
 /// - rejected → status `rejected` with the stable `reason` code and `message`, `PUBLISH`; kept an hour with its
@@ -95,7 +96,8 @@ final class JobHandler: Sendable {
         let partition = message.partition
         let release = Job.backlogRelease(of: message.entry, keys: keys, partition: partition)
         switch outcome {
-        case .verified(let event):
+        case .verified(var event):
+            event.placeSide(deploymentIsProduction: verifier.configuration.environment == .production)
             let fields: [(String, [UInt8])]
             do {
                 fields = try event.streamFields()

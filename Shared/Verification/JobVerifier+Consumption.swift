@@ -31,7 +31,10 @@ extension JobVerifier {
         let view: LedgerView
         do {
             view = try await LedgerView.read(
-                on: redis, keys: configuration.shared.keys, transactionId: transactionId,
+                on: redis,
+                keys: configuration.shared.keys.on(
+                    LedgerSide.of(environment: environment.rawValue, deploymentIsProduction: configuration.environment == .production)),
+                transactionId: transactionId,
                 originalTransactionId: transaction.originalTransactionId ?? transactionId)
         } catch {
             return .retryable(VerificationFailure("ledger_unavailable", "cannot read the ledger: \(error)"), retryAfter: nil)

@@ -31,7 +31,8 @@ struct LedgerView: Sendable {
         return Int((credited - remaining) * 100_000 / credited)
     }
 
-    /// Reads the view; Redis errors propagate (the caller retries).
+    /// Reads the view from the ledger side `keys` name (the request's environment's); Redis errors propagate (the caller
+    /// retries).
     static func read(
         on redis: any RedisCommandExecutor, keys: Keys, transactionId: String, originalTransactionId: String
     ) async throws -> LedgerView {

@@ -125,7 +125,9 @@ struct PartitionedCallsClusterTests {
             let event = PurchaseEvent(
                 jobId: keys.newJobID(partition: partition), kind: .transaction, source: .reconciler, userId: user,
                 environment: "Production", verifiedAt: Self.now, transactions: [])
-            try await ReconcileFunctions.emit(on: client, keys: keys, event: event, partition: partition, nowMilliseconds: Self.now)
+            try await ReconcileFunctions.emit(
+                on: client, keys: keys, event: event, deploymentIsProduction: false, partition: partition,
+                nowMilliseconds: Self.now)
             #expect(try await Self.length(keys.verified(partition: partition).stream, cluster, map) == 1)
             #expect(try await keys.readJobStatus(event.jobId, on: client)?.state == .verifying)
         }

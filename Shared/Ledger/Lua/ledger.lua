@@ -29,8 +29,10 @@ local function record_entry(keys, plan, txs, seq_before)
     if tx.recorded then tids[#tids + 1] = tx.tid end
   end
   if #tids == 0 then return end
-  redis.call('XADD', key_at(keys, 3), '*', 'kind', 'record', 'user', plan.user, 'at', n2s(plan.now),
-             'event.txs', table.concat(tids, ','))
+  local cmd = { 'XADD', key_at(keys, 3), '*', 'kind', 'record', 'user', plan.user, 'at', n2s(plan.now),
+                'event.txs', table.concat(tids, ',') }
+  if plan.side then cmd[#cmd + 1] = 'side'; cmd[#cmd + 1] = plan.side end
+  redis.call(unpack(cmd))
 end
 
 -- KEYS: verified stream, job hash, events stream, account, ledger meta, transactions zset, notifications

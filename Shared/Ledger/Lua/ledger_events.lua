@@ -99,13 +99,23 @@ local function event_id(scope, seq, job)
   return 'evt_' .. string.sub(redis.sha1hex(scope .. '\n' .. n2s(seq) .. '\n' .. (job or '')), 1, 32)
 end
 
+-- Whose sequence an event counts in: the user's, or the user's sandbox side's (`<user>~sandbox`: `~` is in no user
+-- id). The event ids and the notifier's cursors (notifier.lua) are scoped by it.
+local function side_scope(user, side)
+  if side == 'sandbox' then return user .. '~sandbox' end
+  return user
+end
+
 -- The v2 JSON of one user change: `f` the change's flat fields (as the v1 entry has them), `tx` its transaction.
 -- A change of no store (a spend: plan.env absent) has no `store` and `environment`.
 local function user_event_json(plan, f, tx, seq, id, etype)
   local o = json_object()
   o.add('id', id); o.add('type', etype); o.add('userId', plan.user); o.add('seq', seq)
   o.add('at', iso8601(plan.now))
-  if plan.env then o.add('store', 'app_store'); o.add('environment', environment_name(plan.env)) end
+  if plan.env then o.add('store', 'app_store'); o.add('environment', environment_name(plan.env))
+  elseif plan.side == 'sandbox' then o.add('environment', 'sandbox') end
+  -- The user's sandbox side (a production deployment's App Review and TestFlight purchases) counts its own `seq`.
+  o.add('side', plan.side)
   if tx then
     o.add('productId', tx.product); o.add('transactionId', tx.tid); o.add('originalTransactionId', tx.otid)
     o.add('quantity', tx.qty); o.add('price', tx.price); o.add('currency', tx.cur); o.add('storefront', tx.sf)
@@ -147,13 +157,14 @@ end
 local function emit_user_event(keys, plan, events_key, flat)
   local f = hash_table(flat)
   local seq = redis.call('HINCRBY', key_at(keys, 4), 'events.seq', 1)
-  local id = event_id(plan.user, seq, plan.jobId)
+  local id = event_id(side_scope(plan.user, plan.side), seq, plan.jobId)
   local tx = plan_tx(plan, f.transactionId)
   local etype = event_type(f, tx, plan)
   local body = user_event_json(plan, f, tx, seq, id, etype)
   local cmd = { 'XADD', events_key, '*', 'user', plan.user }
   for i = 1, #flat do cmd[#cmd + 1] = flat[i] end
   if plan.env then cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env end
+  if plan.side then cmd[#cmd + 1] = 'side'; cmd[#cmd + 1] = plan.side end
   cmd[#cmd + 1] = 'at'; cmd[#cmd + 1] = n2s(plan.now)
   cmd[#cmd + 1] = 'event.version'; cmd[#cmd + 1] = '2'
   cmd[#cmd + 1] = 'event.id'; cmd[#cmd + 1] = id

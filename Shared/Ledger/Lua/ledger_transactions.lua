@@ -175,6 +175,7 @@ local function validate(plan)
   if type(plan.user) ~= 'string' or #plan.user == 0 or #plan.user > 128 then fail('bad plan: user') end
   if not whole(plan.now, 0, TWO_53) then fail('bad plan: now') end
   if plan.apple ~= nil and (type(plan.apple) ~= 'string' or #plan.apple > 65536) then fail('bad plan: apple') end
+  if plan.side ~= nil and plan.side ~= 'sandbox' then fail('bad plan: side') end
   if plan.ulog and not (whole(plan.ulogCap, 1, 1000000) and whole(plan.ulogTtl, 1, TWO_53)) then
     fail('bad plan: user event log bounds')
   end

@@ -18,6 +18,7 @@ extension PurchaseEvent {
         }
         writer.member("orderNo", orderNo)
         writer.array("renewals", renewals) { $0.write(to: &$1) }
+        writer.member("side", side)
         writer.member("source", source.rawValue)
         writer.array("transactions", transactions) { $0.write(to: &$1) }
         writer.member("userId", userId)
@@ -42,6 +43,7 @@ extension PurchaseEvent {
                 try PurchaseEventNotification(json: fields)
             })
         apple = try fields.optionalString("apple")
+        side = try fields.optionalString("side")
     }
 }
 

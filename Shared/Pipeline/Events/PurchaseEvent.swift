@@ -30,6 +30,8 @@ import Foundation
 ///   `originalTransactionId`, when Apple sent them (`pending_renewal_info`, `signedRenewalInfo`).
 /// - `notification` — for notification jobs, see ``PurchaseEventNotification``: type, subtype, UUID,
 ///   signed date.
+/// - `side` — `sandbox` when the change belongs to the user's sandbox side (``LedgerSide``): the verifier of a
+///   production deployment that accepts sandbox data sets it on every non-production event; absent otherwise.
 /// - `apple` — Apple's own signed JWS the change came from (a notification's `signedPayload`, a StoreKit 2
 ///   transaction), only with `TOLLGATE_EVENTS_INCLUDE_APPLE=true`: the outbound events carry it so that a receiver can
 ///   check Apple's signature itself (docs/EVENTS.md).
@@ -55,6 +57,8 @@ package struct PurchaseEvent: Codable, Sendable, Hashable {
     package var renewals: [PurchaseEventRenewal]
     package var notification: PurchaseEventNotification?
     package var apple: String?
+    /// ``LedgerSide/label`` of the side the change is applied on; nil: the primary side.
+    package var side: String?
 
     package init(
         version: Int = PurchaseEvent.currentVersion, jobId: String, kind: JobKind, source: Job.Source,
@@ -85,6 +89,12 @@ package struct PurchaseEvent: Codable, Sendable, Hashable {
             jobId: job.id, kind: job.kind, source: job.source, userId: job.userID, orderNo: job.orderNo,
             environment: environment, verifiedAt: verifiedAt, transactions: transactions,
             renewals: renewals, notification: notification)
+    }
+
+    /// Places the event on the ledger side its environment belongs to in a deployment whose own environment is
+    /// production (`deploymentIsProduction`) or sandbox (``LedgerSide/of(environment:deploymentIsProduction:)``).
+    package mutating func placeSide(deploymentIsProduction: Bool) {
+        side = LedgerSide.of(environment: environment, deploymentIsProduction: deploymentIsProduction).label
     }
 
     /// The JSON encoding (sorted keys, so equal events encode equally).

@@ -23,7 +23,7 @@ import Redis
 ///
 /// Then the ledger binds the purchase: unless it already binds it to the user, Apple's transaction is fetched again
 /// (it now carries the user's token), verified, and handed to the fulfiller as a `transaction` event with no user,
-/// as the reconciler hands Apple's word on (``ReconcileFunctions/emit(on:keys:event:partition:nowMilliseconds:)``); the
+/// as the reconciler hands Apple's word on (``ReconcileFunctions/emit(on:keys:event:deploymentIsProduction:partition:nowMilliseconds:)``); the
 /// fulfiller resolves it by the token to the user, binds the purchase, credits what was never credited, and applies
 /// what was parked for it. The operator's word never reaches the ledger, only Apple's.
 package enum AccountTokenAssignment {
@@ -113,7 +113,8 @@ package enum AccountTokenAssignment {
                 if boundTo == nil {
                     report.handedOverJobId = try await handOver(
                         originalTransactionId, token: previous, user: user, client: client, environment: found,
-                        signedData: signedData, keys: keys, redis: redis)
+                        signedData: signedData, deploymentIsProduction: configuration.environment == .production, keys: keys,
+                        redis: redis)
                 }
                 return report
             }
@@ -149,7 +150,7 @@ package enum AccountTokenAssignment {
         if boundTo == nil {
             report.handedOverJobId = try await handOver(
                 originalTransactionId, token: token, user: user, client: client, environment: found, signedData: signedData,
-                keys: keys, redis: redis)
+                deploymentIsProduction: configuration.environment == .production, keys: keys, redis: redis)
         }
         return report
     }
@@ -160,7 +161,7 @@ package enum AccountTokenAssignment {
     private static func handOver(
         _ originalTransactionId: String, token: String, user: String, client: AppStoreServerAPIClient,
         environment: AppStoreEnvironment,
-        signedData: SignedDataVerifier, keys: Keys, redis: any RedisCommandExecutor
+        signedData: SignedDataVerifier, deploymentIsProduction: Bool, keys: Keys, redis: any RedisCommandExecutor
     ) async throws -> String {
         let info = try await client.getTransactionInfo(transactionId: originalTransactionId)
         let transaction: PurchaseEventTransaction
@@ -181,14 +182,18 @@ package enum AccountTokenAssignment {
         let event = PurchaseEvent(
             jobId: keys.newJobID(partition: partition), kind: .transaction, source: .reconciler,
             environment: environment.rawValue, verifiedAt: now, transactions: [transaction])
-        try await ReconcileFunctions.emit(on: redis, keys: keys, event: event, partition: partition, nowMilliseconds: now)
+        try await ReconcileFunctions.emit(
+            on: redis, keys: keys, event: event, deploymentIsProduction: deploymentIsProduction, partition: partition,
+            nowMilliseconds: now)
         return event.jobId
     }
 
-    /// Whether the ledger holds an account, orders or an own token of `user`.
+    /// Whether the ledger holds an account (either side), orders or an own token of `user`.
     private static func userKnown(_ user: String, keys: Keys, on redis: any RedisCommandExecutor) async throws -> Bool {
         let reply = try await redis.send(
-            RedisCommand("EXISTS", keys.account(user: user), keys.orders(user: user), keys.accountToken(user: user)))
+            RedisCommand(
+                "EXISTS", keys.account(user: user), keys.on(.sandbox).account(user: user), keys.orders(user: user),
+                keys.accountToken(user: user)))
         return (reply.int ?? 0) > 0
     }
 }

@@ -60,7 +60,9 @@ package enum OrderLookup {
         }
         let redis = try await configuration.shared.connectTool(clientName: "tollctl-lookup", logger: logger, commandTimeout: .seconds(10))
         defer { redis.close() }
-        let keys = configuration.shared.keys
+        // The ledger side this environment's purchases are kept on (``LedgerSide``).
+        let keys = configuration.shared.keys.on(
+            LedgerSide.of(environment: environment.rawValue, deploymentIsProduction: configuration.environment == .production))
         for index in entries.indices {
             guard let transaction = entries[index].result.value, let original = transaction.originalTransactionId else { continue }
             let owner = try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: original))).string

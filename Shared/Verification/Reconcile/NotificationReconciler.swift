@@ -140,7 +140,7 @@ struct NotificationReconciler: Sendable {
         let keys = context.keys
         if let otid = peek.originalTransactionId, !otid.isEmpty,
             let owner = try await context.redis.send("GET", keys.binding(originalTransactionId: otid)).string, !owner.isEmpty,
-            try await context.redis.send("SISMEMBER", keys.notifications(user: owner), peek.notificationUUID).int == 1
+            try await applied(peek.notificationUUID, owner: owner, keys: keys)
         {
             report.applied += 1
             return
@@ -176,6 +176,16 @@ struct NotificationReconciler: Sendable {
         } else {
             report.seen += 1
         }
+    }
+
+    /// Whether the ledger applied the notification for `owner`, on either side (a production deployment keeps sandbox
+    /// notifications on the user's sandbox side, ``LedgerSide``).
+    private func applied(_ uuid: String, owner: String, keys: Keys) async throws -> Bool {
+        for side in LedgerSide.allCases
+        where try await context.redis.send("SISMEMBER", keys.on(side).notifications(user: owner), uuid).int == 1 {
+            return true
+        }
+        return false
     }
 
     private func write(_ key: String, lease: String?, _ fields: [(String, String)], removing: [String] = []) async throws {

@@ -67,10 +67,14 @@ package enum ReconcileFunctions {
     /// Hands a verified event to the fulfiller with its job status (`verifying`, `verified.at`), on the verified
     /// stream of `partition` with the job hash there: the partition of the user the event is for (Pu), where the
     /// fulfiller applies it without a forward. The event's job id must name that partition
-    /// (``Keys/newJobID(partition:)``).
+    /// (``Keys/newJobID(partition:)``). The event is placed on the ledger side its environment belongs to in a
+    /// deployment whose own environment is production (`deploymentIsProduction`) or sandbox (``LedgerSide``).
     static func emit(
-        on redis: any RedisCommandExecutor, keys: Keys, event: PurchaseEvent, partition: Int, nowMilliseconds: Int64
+        on redis: any RedisCommandExecutor, keys: Keys, event: PurchaseEvent, deploymentIsProduction: Bool, partition: Int,
+        nowMilliseconds: Int64
     ) async throws {
+        var event = event
+        event.placeSide(deploymentIsProduction: deploymentIsProduction)
         let status = JobStatus(
             jobID: event.jobId, state: .verifying, kind: event.kind, userID: event.userId, source: event.source.rawValue,
             updatedAtMilliseconds: nowMilliseconds, verifiedAtMilliseconds: nowMilliseconds

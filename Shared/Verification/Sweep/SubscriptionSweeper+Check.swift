@@ -25,11 +25,15 @@ extension SubscriptionSweeper {
             try await postpone(due)
             return
         }
-        let record = try await context.hash(keys.transaction(user: due.user, transactionId: transactionId))
+        // The ledger side the member's environment is kept on (a production deployment's sandbox subscriptions on the
+        // user's sandbox side).
+        let side = LedgerSide.of(
+            environment: due.environment.rawValue, deploymentIsProduction: context.configuration.environment == .production)
+        let record = try await context.hash(keys.on(side).transaction(user: due.user, transactionId: transactionId))
         let meta =
             try await context.redis.send(
                 RedisCommand(
-                    "HMGET", keys.ledgerMeta(user: due.user), "r:\(due.entitlement):auto", "r:\(due.entitlement):retry",
+                    "HMGET", keys.on(side).ledgerMeta(user: due.user), "r:\(due.entitlement):auto", "r:\(due.entitlement):retry",
                     "r:\(due.entitlement):grace")
             ).array ?? []
         let state = LedgerState(
@@ -94,7 +98,8 @@ extension SubscriptionSweeper {
         let partition = context.keys.partition(ofUser: due.user)
         let event = makeEvent(context.keys.newJobID(partition: partition), now)
         try await ReconcileFunctions.emit(
-            on: context.redis, keys: context.keys, event: event, partition: partition, nowMilliseconds: now)
+            on: context.redis, keys: context.keys, event: event,
+            deploymentIsProduction: context.configuration.environment == .production, partition: partition, nowMilliseconds: now)
         try await postpone(due, by: settleDelay)
         context.metrics.subscriptionCorrected(environment: due.environment.rawValue)
         report.note("corrected subscription " + line + " job=\(event.jobId)")
