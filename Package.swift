@@ -112,7 +112,10 @@ let package = Package(
             lua: ["verifier", "reconcile"]),
         library(
             "Ledger", ["Core", "Redis", "Pipeline"],
-            lua: ["ledger_events", "ledger_records", "ledger_transactions", "ledger_spend", "ledger", "ledger_grants", "customer"]),
+            lua: [
+                "ledger_events", "ledger_records", "ledger_transactions", "ledger_spend", "ledger", "ledger_grants",
+                "ledger_sides", "customer",
+            ]),
         library(
             "Webhooks",
             ["Core", "Redis", "Pipeline", "AppStore", Product.crypto, Product.logging, Product.metrics, Product.serviceLifecycle],

@@ -48,7 +48,14 @@ extension IngestRoutes {
                 answer.member("balance", receipt.balance)
                 answer.member("eventId", receipt.eventId)
                 answer.member("seq", receipt.seq)
+                answer.member("side", receipt.side.label)
                 answer.member("at", receipt.iso8601)
+                if receipt.sandboxAmount > 0 {
+                    // The user's sandbox side's part (App Review, TestFlight), spent first, in its own sequence.
+                    answer.member("sandboxAmount", receipt.sandboxAmount)
+                    answer.member("sandboxEventId", receipt.sandboxEventId)
+                    answer.member("sandboxSeq", receipt.sandboxSeq)
+                }
             }
             if receipt.replayed, let name = HTTPField.Name("Idempotent-Replayed") { response.headers[name] = "true" }
             return response

@@ -13,7 +13,7 @@ struct Tollctl: AsyncParsableCommand {
             UserCommand.self, GrantsCommand.self, IndexTransactionsCommand.self, JobCommand.self, AuditCommand.self, ExportCommand.self,
             ReconcileCommand.self,
             LookupCommand.self,
-            AppleCommand.self, DevCommand.self, LayoutCommand.self, WebhooksCommand.self,
+            AppleCommand.self, DevCommand.self, LayoutCommand.self, WebhooksCommand.self, SandboxCommand.self,
         ]
     )
 

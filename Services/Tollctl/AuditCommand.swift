@@ -26,7 +26,8 @@ struct AuditCommand: AsyncParsableCommand {
             print("users=\(report.users) transactions=\(report.transactions) differences=\(report.differences.count)")
             for difference in report.differences {
                 print(
-                    "  user=\(difference.user)  stored=\(difference.stored)  recomputed=\(difference.recomputed)  "
+                    "  user=\(difference.user)\(difference.side == .sandbox ? "  side=sandbox" : "")  stored=\(difference.stored)  "
+                        + "recomputed=\(difference.recomputed)  "
                         + "difference=\(difference.stored - difference.recomputed)")
             }
             print("granted users=\(report.granted.count)")

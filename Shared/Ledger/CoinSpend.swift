@@ -3,7 +3,7 @@ import Pipeline
 import Redis
 
 /// A service spending a user's coins (`POST /v1/users/{userId}/coins/spend`, issue 31 item 4): one call of
-/// `ledger_v7_spend` (`Lua/ledger_spend.lua`) in the user's slot, which takes the coins only when the balance covers
+/// `ledger_v8_spend` (`Lua/ledger_spend.lua`) in the user's slot, which takes the coins only when the balance covers
 /// them, writes the `coins.spent` event (docs/EVENTS.md) with the next `seq`, and remembers the answer under the
 /// idempotency key for ``retentionSeconds``.
 ///
@@ -15,6 +15,9 @@ import Redis
 ///   it, ``Field/granted`` (granted coins still unspent). A spend draws purchased coins first: it lowers `granted`
 ///   only to the new balance when the balance falls below it, so the `CONSUMPTION_REQUEST` answer (purchased coins
 ///   remaining = balance − granted) reports more consumed, never less — the side that does not help refund fraud.
+/// - Both sides of the user's ledger (``LedgerSide``) count, as the user's app shows them: the sandbox side's coins (an
+///   App Reviewer's or TestFlight tester's) are spent first, each side that pays writing its own `coins.spent` event in
+///   its own sequence (``Receipt/sandboxAmount``).
 package struct CoinSpend: Sendable, Hashable {
     package var user: String
     package var amount: Int64
@@ -44,11 +47,17 @@ package struct CoinSpend: Sendable, Hashable {
     /// A spend that happened.
     package struct Receipt: Sendable, Hashable {
         package var amount: Int64
-        /// The balance right after this spend.
+        /// Both sides' balance right after this spend.
         package var balance: Int64
-        /// The `coins.spent` event's `seq` and `id`.
+        /// The `coins.spent` event's `seq` and `id`: the primary side's when it paid anything, else the sandbox side's.
         package var seq: Int64
         package var eventId: String
+        /// What the user's sandbox side paid (0: nothing), and its event when the primary side paid the rest.
+        package var sandboxAmount: Int64 = 0
+        package var sandboxSeq: Int64?
+        package var sandboxEventId: String?
+        /// The side ``seq`` counts in: the sandbox side when it paid everything.
+        package var side = LedgerSide.primary
         /// When the ledger applied it (ms since 1970).
         package var at: Int64
         /// The remembered answer of an earlier call with the same key and body: nothing was written now.
@@ -85,11 +94,14 @@ package struct CoinSpend: Sendable, Hashable {
     /// Whether `reason` is usable: 1–200 bytes.
     package static func isValidReason(_ reason: String) -> Bool { (1...maxReasonBytes).contains(reason.utf8.count) }
 
-    /// The `KEYS` of the call, all in the user's partition slot (docs/CLUSTER.md §4).
-    package func keys(_ keys: Keys) -> [String] {
-        [
+    /// The `KEYS` of the call, all in the user's partition slot (docs/CLUSTER.md §4): both sides' accounts and logs.
+    package func keys(_ unsided: Keys) -> [String] {
+        let keys = unsided.on(.primary)
+        let sandbox = unsided.on(.sandbox)
+        return [
             keys.coinSpend(user: user, idempotencyKey: idempotencyKey), keys.userEvents(user: user),
             keys.events(partition: keys.partition(ofUser: user)).stream, keys.account(user: user),
+            sandbox.account(user: user), sandbox.userEvents(user: user),
         ]
     }
 
@@ -130,11 +142,15 @@ package struct CoinSpend: Sendable, Hashable {
         }
         switch try fields.string("outcome") {
         case "spent":
-            return .spent(
-                Receipt(
-                    amount: try number("amount"), balance: try number("balance"), seq: try number("seq"),
-                    eventId: try fields.string("id"), at: try number("at"),
-                    replayed: try fields.optionalBool("replayed") ?? false))
+            var receipt = Receipt(
+                amount: try number("amount"), balance: try number("balance"), seq: try number("seq"),
+                eventId: try fields.string("id"), at: try number("at"),
+                replayed: try fields.optionalBool("replayed") ?? false)
+            if try fields.optionalString("sandboxAmount") != nil { receipt.sandboxAmount = try number("sandboxAmount") }
+            if try fields.optionalString("sandboxSeq") != nil { receipt.sandboxSeq = try number("sandboxSeq") }
+            receipt.sandboxEventId = try fields.optionalString("sandboxId")
+            if try fields.optionalString("side") == "sandbox" { receipt.side = .sandbox }
+            return .spent(receipt)
         case "insufficient":
             return .insufficient(balance: try number("balance"))
         case "conflict":

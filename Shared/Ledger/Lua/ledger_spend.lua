@@ -9,15 +9,39 @@
 
 local SPEND_REASON_MAX, SPEND_KEY_MAX, SPEND_AMOUNT_MAX = 200, 128, 1000000000000
 
+-- Takes `amount` from one side's account (`account` a key of KEYS, `log` its event log's index) and writes that side's
+-- `coins.spent` event, counted in that side's sequence. Returns the event's seq and id.
+local function spend_side(keys, side, account_index, log_index, req)
+  local account = key_at(keys, account_index)
+  local balance = redis.call('HINCRBY', account, 'coins', n2s(-req.amount))
+  redis.call('HINCRBY', account, 'coins.spent', n2s(req.amount))
+  local granted = num(redis.call('HGET', account, 'coins.granted'), 0)
+  if granted > balance then redis.call('HSET', account, 'coins.granted', n2s(balance)) end
+  -- emit_user_event counts the sequence in KEYS[4] and logs to plan.ulog: this side's account and log.
+  local side_keys = { keys[1], key_at(keys, log_index), keys[3], account }
+  local plan = { user = req.user, now = req.now, etype = 'coins.spent', ulog = 2, ulogCap = req.cap,
+                 ulogTtl = req.log_ttl, side = side }
+  return emit_user_event(side_keys, plan, keys[3], {
+    'kind', 'coins', 'delta', n2s(-req.amount), 'balance', n2s(balance), 'amount', n2s(req.amount),
+    'idempotencyKey', req.key, 'by', req.by, 'reason', req.reason,
+  })
+end
+
 -- KEYS: the spend's idempotency record (`tg:{u:<id>}:spend:<key>`), the user's event log, the events stream of the
--- user's partition, the account (at index 4, as emit_user_event expects).
+-- user's partition, the account (at index 4, as emit_user_event expects), then the user's sandbox side's account and
+-- event log (LedgerSide.swift; all in the user's slot).
 -- ARGV: user, amount, reason, idempotency key, by (the service key's name), now (ms), the record's TTL (s), the
 -- user log's cap and TTL (s).
+-- The coins of both sides count (the user's own app shows both); the sandbox side's are spent first, so that an App
+-- Reviewer's or TestFlight tester's sandbox coins never leave a production balance lower. Each side that pays
+-- writes its own `coins.spent` event, in its own sequence.
 -- Answers JSON (numbers as decimal strings):
---   {outcome: spent, amount, balance, seq, id, at}: spent now, or the remembered answer of an earlier spend with the
---     same key and body (`replayed: true`, nothing written);
---   {outcome: insufficient, balance}: the balance is below the amount; nothing written, nothing remembered (a retry
---     after a credit may succeed);
+--   {outcome: spent, amount, balance, seq, id, at, sandboxAmount?, sandboxSeq?, sandboxId?}: spent now, or the
+--     remembered answer of an earlier spend with the same key and body (`replayed: true`, nothing written); `balance`
+--     is both sides' after the spend; seq and id are the primary side's event when it paid anything, else the
+--     sandbox side's; `sandboxAmount` what the sandbox side paid, with its event when the primary side paid too;
+--   {outcome: insufficient, balance}: both sides' balance is below the amount; nothing written, nothing remembered (a
+--     retry after a credit may succeed);
 --   {outcome: conflict}: the key was used for another amount or reason; nothing written.
 local function spend(keys, argv)
   local user, reason, key, by = argv[1], argv[3], argv[4], argv[5]
@@ -33,6 +57,7 @@ local function spend(keys, argv)
   end
   if type(by) ~= 'string' or #by == 0 then fail('bad caller') end
   if not now or not ttl or ttl < 1 or not cap or cap < 1 or not log_ttl or log_ttl < 1 then fail('bad bounds') end
+  if #keys ~= 6 then fail('bad keys') end
   local record = key_at(keys, 1)
   local digest = redis.sha1hex(n2s(amount) .. '\n' .. reason)
   local kept = redis.call('HMGET', record, 'digest', 'answer')
@@ -42,20 +67,27 @@ local function spend(keys, argv)
     answer.replayed = true
     return cjson.encode(answer)
   end
-  local account = key_at(keys, 4)
-  local balance = num(redis.call('HGET', account, 'coins'), 0)
+  local primary = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0)
+  local sandbox = math.max(num(redis.call('HGET', key_at(keys, 5), 'coins'), 0), 0)
+  local balance = primary + sandbox
   if balance < amount then return cjson.encode({ outcome = 'insufficient', balance = n2s(balance) }) end
-  balance = redis.call('HINCRBY', account, 'coins', n2s(-amount))
-  redis.call('HINCRBY', account, 'coins.spent', n2s(amount))
-  local granted = num(redis.call('HGET', account, 'coins.granted'), 0)
-  if granted > balance then redis.call('HSET', account, 'coins.granted', n2s(balance)) end
-  local plan = { user = user, now = now, etype = 'coins.spent', ulog = 2, ulogCap = cap, ulogTtl = log_ttl }
-  local seq, id = emit_user_event(keys, plan, key_at(keys, 3), {
-    'kind', 'coins', 'delta', n2s(-amount), 'balance', n2s(balance), 'amount', n2s(amount),
-    'idempotencyKey', key, 'by', by, 'reason', reason,
-  })
-  local answer = { outcome = 'spent', amount = n2s(amount), balance = n2s(balance), seq = n2s(seq), id = id,
-                   at = n2s(now) }
+  local from_sandbox = math.min(sandbox, amount)
+  local req = { user = user, now = now, cap = cap, log_ttl = log_ttl, key = key, by = by, reason = reason }
+  local answer = { outcome = 'spent', amount = n2s(amount), balance = n2s(balance - amount), at = n2s(now) }
+  if from_sandbox > 0 then
+    req.amount = from_sandbox
+    local seq, id = spend_side(keys, 'sandbox', 5, 6, req)
+    answer.sandboxAmount, answer.sandboxSeq, answer.sandboxId = n2s(from_sandbox), n2s(seq), id
+    answer.seq, answer.id = answer.sandboxSeq, id
+  end
+  if amount > from_sandbox then
+    req.amount = amount - from_sandbox
+    local seq, id = spend_side(keys, nil, 4, 2, req)
+    answer.seq, answer.id = n2s(seq), id
+  else
+    answer.sandboxSeq, answer.sandboxId = nil, nil
+    answer.side = 'sandbox'
+  end
   redis.call('HSET', record, 'digest', digest, 'answer', cjson.encode(answer))
   redis.call('EXPIRE', record, n2s(ttl))
   return cjson.encode(answer)

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Ledger
+import Pipeline
+
+/// `tollctl sandbox clear USERID [--by NAME]`: clears the user's sandbox side (``Pipeline/LedgerSide``: a production
+/// deployment's App Review and TestFlight purchases) — its coins, entitlements, records and renewal state — with a
+/// `sandbox.cleared` event in that side's sequence (``Ledger/SandboxSide``). The user's production side is untouched.
+struct SandboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox", abstract: "The sandbox side of users' ledgers (App Review, TestFlight).",
+        subcommands: [SandboxClearCommand.self])
+}
+
+struct SandboxClearCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clear",
+        abstract: "Clear a user's sandbox side: its coins, entitlements and records. The production side is untouched.")
+
+    @Argument(help: "The user id.")
+    var userID: String
+
+    @Option(help: "Who clears it, recorded on the event as `by`.")
+    var by = "tollctl"
+
+    func validate() throws {
+        guard UserID.isValid(userID) else { throw ValidationError("USERID is not a valid user id") }
+        guard (1...128).contains(by.utf8.count) else { throw ValidationError("--by must be 1–128 bytes") }
+    }
+
+    func run() async throws {
+        try await UserLedgerConnection.with { redis, keys in
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            switch try await SandboxSide.clear(user: userID, by: by, keys: keys, now: now, on: redis) {
+            case .empty:
+                print("user \(userID): the sandbox side holds nothing")
+            case .cleared(let coins, let transactions, let seq, let eventId):
+                print("user \(userID): sandbox side cleared  coins=\(coins) transactions=\(transactions) event=\(eventId) seq=\(seq)")
+            }
+        }
+    }
+}
