@@ -6,16 +6,18 @@ import Pipeline
 /// the ledger function acks entries itself, which the runtime counts as `completed` or `duplicate`):
 ///
 /// - `tollgate_ledger_events_total{outcome}` — fulfilled, rejected, duplicate, parked, acked_elsewhere, malformed
-/// - `tollgate_ledger_transactions_total{result}` — applied, duplicate, refunded, refund_reversed, unknown_product,
-///   trial_withheld…
+/// - `tollgate_ledger_transactions_total{result,side}` — applied, duplicate, refunded, refund_reversed, unknown_product,
+///   trial_withheld…; `side` `primary` or `sandbox` (a production deployment's sandbox purchases, kept apart)
 /// - `tollgate_ledger_fraud_signals_total{reason}` — owned_by_another_user, product_mismatch, offer_unsigned (a
 ///   promotional offer redeemed without a signature of Tollgate's; credited all the same)
 /// - `tollgate_ledger_apply_duration_seconds` — resolve + function call per event
 struct FulfillerMetrics: Sendable {
     func record(_ outcome: LedgerOutcome, duration: Duration) {
         MetricHandles.shared.counter("tollgate_ledger_events_total", [("outcome", outcome.outcome)]).increment()
+        let side = outcome.side ?? LedgerSide.primary.rawValue
         for transaction in outcome.transactions ?? [] {
-            MetricHandles.shared.counter("tollgate_ledger_transactions_total", [("result", transaction.result)]).increment()
+            MetricHandles.shared.counter("tollgate_ledger_transactions_total", [("result", transaction.result), ("side", side)])
+                .increment()
             if transaction.result == "owned_by_another_user" { fraud("owned_by_another_user") }
         }
         if let reason = outcome.reason, reason == "product_mismatch" || reason == "owned_by_another_user",

@@ -22,6 +22,7 @@ extension LedgerOutcome {
             emitted: try fields.optionalString("emitted"))
         persist = try fields.optionalString("persist")
         claim = try fields.optionalBool("claim")
+        side = try fields.optionalString("side")
         if let value = fields.members["signals"], value != .null {
             signals = try fields.array("signals") { (value, path) throws(JSONError) in
                 guard case .string(let signal) = value else { throw JSONError("\(path) is \(value.typeName), not a string") }

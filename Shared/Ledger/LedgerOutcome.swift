@@ -34,6 +34,8 @@ package struct LedgerOutcome: Sendable, Hashable, Codable {
     /// Fraud signals the call recorded, one per transaction: `offer_unsigned` (a promotional offer redeemed without a
     /// signature of Tollgate's for its token). A signal never refuses anything: the transaction was credited.
     package var signals: [String]?
+    /// `sandbox` when the call applied on the user's sandbox side (``LedgerSide``); ``coins`` is that side's balance.
+    package var side: String?
 
     package init(
         outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,

@@ -173,8 +173,9 @@ local function apply(keys, argv)
     end
     if note and note.uuid then redis.call('SADD', key_at(keys, 7), note.uuid) end
     record_entry(keys, plan, txs, seq_before)
+    -- `coins` is the balance of the side applied on (`side`: sandbox, a production deployment's sandbox purchase).
     local out = { outcome = 'fulfilled', unparked = unparked, persist = persist,
-                  coins = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0) }
+                  coins = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0), side = plan.side }
     out.forwarded = forward(keys, argv, plan, others)
     if #results > 0 then out.transactions = results end
     if #signals > 0 then out.signals = signals end

@@ -16,10 +16,9 @@ local function clear_sandbox(keys, argv)
   if type(user) ~= 'string' or #user == 0 or #user > 128 then fail('bad user') end
   if type(by) ~= 'string' or #by == 0 or #by > 128 then fail('bad caller') end
   if not now then fail('bad time') end
+  -- The ids themselves are not needed: their records and owner-index entries are in KEYS.
   local at = 4
   local tx_count = count_at(argv, at, 'transaction count')
-  local tids = {}
-  for i = 1, tx_count do tids[i] = argv[at + i] end
   at = at + tx_count + 1
   local ent_count = count_at(argv, at, 'entitlement count')
   local ents = {}
