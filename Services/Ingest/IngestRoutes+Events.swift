@@ -13,11 +13,14 @@ extension IngestRoutes {
     /// (``Ledger/UserEventLog``; docs/EVENTS.md, "Pulling"). The events are the bytes the ledger wrote, not parsed
     /// and written again. The answer also says the user's last `seq` and the oldest the log still holds, so a
     /// consumer that tracks `seq` proves it missed nothing: `trimmed` is true when events after `after` are gone.
+    /// `side=sandbox` reads the user's sandbox side (``LedgerSide``), whose events count their own `seq`.
     func userEvents(_ request: Request, userID: String) async throws -> Response {
         _ = try await authenticator.service(request, scope: .read)
         guard UserID.isValid(userID) else { throw IngestError.notFound("no user \(userID.prefix(64))") }
         let after = try Self.queryInteger(request, "after", default: 0, range: 0...Int64(1) << 53)
         let limit = Int(try Self.queryInteger(request, "limit", default: 100, range: 1...Int64(Self.maxEventsPage)))
+        let side = try Self.querySide(request)
+        let keys = keys.on(side)
         let log = keys.userEvents(user: userID)
         let replies = try await redisRead {
             try await redis.pipeline([
@@ -33,6 +36,7 @@ extension IngestRoutes {
         let next = page.last.flatMap(Self.seq(of:)) ?? after
         return jsonResponse(.ok) { writer in
             writer.member("userId", userID)
+            writer.member("side", side.label)
             writer.key("events")
             writer.beginArray()
             for entry in page { if let event = entry.fields["event"] { writer.rawJSON(event) } }
@@ -43,6 +47,13 @@ extension IngestRoutes {
             writer.member("hasMore", next < lastSeq)
             writer.member("trimmed", after < lastSeq && (oldestSeq.map { $0 > after + 1 } ?? true))
         }
+    }
+
+    /// The `side` query parameter: absent (the primary side) or `sandbox`, else `400 invalid_request`.
+    static func querySide(_ request: Request) throws(IngestError) -> LedgerSide {
+        let text = request.uri.queryParameters.get("side")
+        guard let side = LedgerSide(label: text) else { throw .invalidRequest("side must be sandbox, or absent") }
+        return side
     }
 
     /// A log entry's `seq`: its id is `<seq>-0`.

@@ -2,6 +2,7 @@ import Core
 import Foundation
 import Hummingbird
 import Ledger
+import Pipeline
 
 extension IngestRoutes {
     /// `POST /v1/offers/promotional {productId, offerId, orderNo?}`: Apple's promotional offer signatures for the
@@ -68,8 +69,12 @@ extension IngestRoutes {
     /// or in billing retry (a refunded, `revoked` subscription is not lapsed, nor is a user who never subscribed).
     private func checkEligibility(_ offer: PromotionalOffer, userID: String, group: String, entitlements: [String]) async throws {
         guard offer.eligibility != .any else { return }
-        let hash = try await redisRead { try await hashStrings(keys.account(user: userID)) }
-        let states = EntitlementsView(hash: hash, nowMilliseconds: clock.nowMilliseconds()).entitlements
+        // Apple's states of both sides (an App Reviewer's subscription is on the sandbox side), grants not counted.
+        let now = clock.nowMilliseconds()
+        let (hash, sandbox) = try await redisRead {
+            (try await hashStrings(keys.account(user: userID)), try await hashStrings(keys.on(.sandbox).account(user: userID)))
+        }
+        let states = EntitlementsView(hash: hash, nowMilliseconds: now).adding(sandbox: sandbox, nowMilliseconds: now).entitlements
             .filter { entitlements.contains($0.entitlement) }.map(\.state)
         let active = states.contains { $0 == "active" || $0 == "gracePeriod" }
         let lapsed = !active && states.contains { $0 == "expired" || $0 == "billingRetry" }
@@ -181,7 +186,9 @@ extension IngestRoutes {
     private func latestTransaction(userID: String, entitlements: [String]) async throws -> String? {
         var hash: [String: String] = [:]
         for entitlement in entitlements {
-            hash.merge(try await redisRead { try await hashStrings(keys.entitlement(user: userID, name: entitlement)) }) { $1 }
+            for side in LedgerSide.allCases {
+                hash.merge(try await redisRead { try await hashStrings(keys.on(side).entitlement(user: userID, name: entitlement)) }) { $1 }
+            }
         }
         var latest: (id: String, purchase: Int64)?
         for (transactionId, value) in hash {

@@ -36,22 +36,31 @@ extension IngestRoutes {
     }
 
     /// `GET /v1/users/{userId}/entitlements`: coins and entitlement states as the fulfiller wrote them, with the
-    /// user's labelled grants merged in (``EntitlementsView``; a user's own call lists them too).
+    /// user's labelled grants merged in (``EntitlementsView``; a user's own call lists them too), and the user's
+    /// sandbox side added (``EntitlementsView/adding(sandbox:nowMilliseconds:)``): what unlocks for this user, so that
+    /// an App Reviewer's or TestFlight tester's build shows what they bought. Service-side figures (`GET /v1/users/{id}`,
+    /// events, exports, metrics) keep the sides apart.
     func entitlements(_ request: Request, userID: String) async throws -> Response {
         let principal = try await authenticator.authenticate(request)
         guard principal.mayRead(user: userID) else { throw IngestError.forbidden("you may read only your own entitlements") }
         guard UserID.isValid(userID) else {
             throw IngestError.notFound("no user \(userID.prefix(64))")
         }
-        let (hash, grants) = try await redisRead {
-            (try await hashStrings(keys.account(user: userID)), try await LedgerGrants.list(user: userID, keys: keys, on: redis))
-        }
-        let view = EntitlementsView(hash: hash, grants: grants, nowMilliseconds: clock.nowMilliseconds())
+        let view = try await redisRead { try await unionView(of: userID) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(view))))
+    }
+
+    /// The user's entitlements as their app sees them: the primary side with grants, and the sandbox side added.
+    func unionView(of userID: String) async throws -> EntitlementsView {
+        let hash = try await hashStrings(keys.account(user: userID))
+        let grants = try await LedgerGrants.list(user: userID, keys: keys, on: redis)
+        let sandbox = try await hashStrings(keys.on(.sandbox).account(user: userID))
+        let now = clock.nowMilliseconds()
+        return EntitlementsView(hash: hash, grants: grants, nowMilliseconds: now).adding(sandbox: sandbox, nowMilliseconds: now)
     }
 
     /// `POST /v1/orders {productId}`: a user's order of a catalog product → `201 {orderNo, appAccountToken}`,

@@ -7,7 +7,9 @@ import Redis
 /// `tollctl user USERID`: the user as `GET /v1/users/{id}` shows them (``CustomerInfo``, one read): coins, granted
 /// coins, the refund shortfall and last event seq; entitlements (as `GET /v1/users/{id}/entitlements` shows them,
 /// grants merged in); ledger counters (refund shortfall, fraud signals); subscriptions' renewal state; transactions,
-/// orders and grants (`tollctl grants` lists the grants alone). `--json` prints the customer API's JSON instead.
+/// orders and grants (`tollctl grants` lists the grants alone); then, when it holds anything, the user's sandbox side
+/// (``Pipeline/LedgerSide``: its coins, entitlements and transactions, apart). `--json` prints the customer API's JSON
+/// instead.
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Show a user's coins, entitlements, subscriptions, transactions, orders and grants.")
@@ -68,6 +70,14 @@ struct UserCommand: AsyncParsableCommand {
             }
             print("grants \(info.grants.count)")
             for (id, grant) in info.grants.sorted(by: { $0.key < $1.key }) { print("  \(id)  \(grant)") }
+            if let sandbox = info.sandbox {
+                let view = EntitlementsView(hash: sandbox.account, nowMilliseconds: now)
+                print("sandbox side")
+                print("  entitlements \(String(decoding: try encoder.encode(view), as: UTF8.self))")
+                print("  events lastSeq=\(sandbox.account["events.seq"] ?? "0")  coinsSpent=\(sandbox.account["coins.spent"] ?? "0")")
+                print("  transactions \(sandbox.transactionsTotal)")
+                for record in sandbox.transactions.reversed() { print("  " + Self.line(record)) }
+            }
         }
     }
 

@@ -8,10 +8,14 @@ import Redis
 ///
 /// Field names are the events' (docs/EVENTS.md): `productId`, `transactionId`, `price`, `currency`, … Times are ISO
 /// 8601 UTC with milliseconds. Transactions and orders are the newest ``limit``, with their totals.
+///
+/// The top-level figures are the user's primary side (the deployment's own environment). A production deployment's
+/// sandbox purchases (App Review, TestFlight) are on the user's sandbox side (``LedgerSide``), answered apart as
+/// `sandbox` (its coins, entitlements, subscriptions and transactions) and never counted in the top-level figures.
 package struct CustomerInfo: Sendable {
     /// The Redis Function library of the read.
     package static let library = RedisFunctionLibrary(
-        "customer", version: 1, functions: ["read"], parts: [SharedLua.common, PackageResources.customer_lua])
+        "customer", version: 2, functions: ["read"], parts: [SharedLua.common, PackageResources.customer_lua])
     /// The most transactions and orders one answer lists (newest first).
     package static let limit = 200
 
@@ -24,18 +28,35 @@ package struct CustomerInfo: Sendable {
     package var transactionsTotal: Int
     package var orders: [Order]
     package var ordersTotal: Int
+    /// The user's sandbox side (account, meta, transactions; no orders or grants, which are one per user), when it
+    /// holds anything.
+    package var sandbox: Side?
 
-    /// Reads one user; Redis errors propagate.
-    package static func read(on redis: any RedisCommandExecutor, keys: Keys, user: String) async throws -> CustomerInfo {
+    /// One side's own ledger: what the sandbox side holds.
+    package struct Side: Sendable {
+        package var account: [String: String]
+        package var meta: [String: String]
+        package var transactions: [TransactionRecord]
+        package var transactionsTotal: Int
+
+        /// True when the side holds nothing.
+        package var isEmpty: Bool { account.isEmpty && meta.isEmpty && transactionsTotal == 0 }
+    }
+
+    /// Reads one user, both sides; Redis errors propagate.
+    package static func read(on redis: any RedisCommandExecutor, keys unsided: Keys, user: String) async throws -> CustomerInfo {
+        let keys = unsided.on(.primary)
+        let sandbox = unsided.on(.sandbox)
         let reply = try await library.call(
             "read", on: redis,
             keys: [
                 keys.account(user: user), keys.ledgerMeta(user: user), keys.transactions(user: user),
-                keys.orders(user: user), keys.grants(user: user),
+                keys.orders(user: user), keys.grants(user: user), sandbox.account(user: user),
+                sandbox.ledgerMeta(user: user), sandbox.transactions(user: user),
             ],
             arguments: [
                 Array(keys.transaction(user: user, transactionId: "").utf8), Array(keys.order(user: user, orderNo: "").utf8),
-                Array(String(limit).utf8),
+                Array(String(limit).utf8), Array(sandbox.transaction(user: user, transactionId: "").utf8),
             ])
         guard let info = CustomerInfo(user: user, reply: reply) else {
             throw PipelineError.unexpectedReply("\(library.function("read")) returned \(reply)")
@@ -43,11 +64,19 @@ package struct CustomerInfo: Sendable {
         return info
     }
 
-    /// Decodes the read's reply: `{account, meta, grants, transaction count, {transaction…}, order count, {order…}}`.
+    /// Decodes the read's reply: `{account, meta, grants, transaction count, {transaction…}, order count, {order…},
+    /// sandbox account, sandbox meta, sandbox transaction count, {sandbox transaction…}}`.
     init?(user: String, reply: RedisReply) {
-        guard let parts = reply.array, parts.count == 7, let txs = parts[4].array, let orders = parts[6].array else {
+        guard let parts = reply.array, parts.count == 11, let txs = parts[4].array, let orders = parts[6].array,
+            let sandboxTxs = parts[10].array
+        else {
             return nil
         }
+        let sandbox = Side(
+            account: parts[7].fieldValues, meta: parts[8].fieldValues,
+            transactions: sandboxTxs.compactMap { TransactionRecord(hash: $0.fieldValues) },
+            transactionsTotal: Int(parts[9].int ?? 0))
+        self.sandbox = sandbox.isEmpty ? nil : sandbox
         userId = user
         account = parts[0].fieldValues
         meta = parts[1].fieldValues
@@ -61,46 +90,23 @@ package struct CustomerInfo: Sendable {
     /// The grants, oldest first (``LedgerGrants/Grant``).
     package var grantList: [LedgerGrants.Grant] { LedgerGrants.parse(values: grants.values.map { Array($0.utf8) }) }
 
-    /// True when the ledger holds nothing of the user.
-    package var isEmpty: Bool { account.isEmpty && meta.isEmpty && grants.isEmpty && transactionsTotal == 0 && ordersTotal == 0 }
+    /// True when the ledger holds nothing of the user, on either side.
+    package var isEmpty: Bool {
+        account.isEmpty && meta.isEmpty && grants.isEmpty && transactionsTotal == 0 && ordersTotal == 0 && sandbox == nil
+    }
+
+    /// Every transaction the answer lists, both sides (each record names its environment).
+    package var allTransactions: [TransactionRecord] { transactions + (sandbox?.transactions ?? []) }
 
     /// The answer's JSON; `now` decides which entitlements have run out.
     package func json(nowMilliseconds now: Int64) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         writer.beginObject()
         writer.member("userId", userId)
-        writer.member("coins", account[EntitlementsView.Field.coins].flatMap { Int64($0) } ?? 0)
-        writer.member("coinsGranted", account["coins.granted"].flatMap { Int64($0) } ?? 0)
-        // Spent through the customer API, in all (docs/EVENTS.md, `coins.spent`).
-        writer.member("coinsSpent", account["coins.spent"].flatMap { Int64($0) } ?? 0)
-        // What refunds could not take back because the coins were spent (clamped at zero; docs/ARCHITECTURE.md).
-        writer.member("shortfall", meta["shortfall"].flatMap { Int64($0) } ?? 0)
-        writer.member("lastEventSeq", account["events.seq"].flatMap { Int64($0) } ?? 0)
         let grantList = grantList
-        let view = EntitlementsView(hash: account, grants: grantList, nowMilliseconds: now)
-        writer.array("entitlements", view.entitlements) { entitlement, writer in
-            writer.beginObject()
-            writer.member("entitlement", entitlement.entitlement)
-            writer.member("state", entitlement.state)
-            writer.key("expiresAt")
-            if let expires = entitlement.expiresAt { writer.string(expires) } else { writer.null() }
-            writer.member("autoRenew", entitlement.autoRenew)
-            writer.member("source", entitlement.source)
-            if let sources = entitlement.sources { writer.array("sources", sources) { $1.string($0) } }
-            if let grant = entitlement.grant {
-                writer.key("grant")
-                writer.beginObject()
-                writer.member("grantId", grant.grantId)
-                writer.member("by", grant.by)
-                writer.member("reason", grant.reason)
-                writer.member("until", grant.until)
-                writer.endObject()
-            }
-            writer.endObject()
-        }
-        writer.array("subscriptions", subscriptions) { $0.write(to: &$1) }
-        writer.array("transactions", transactions) { Self.write($0, to: &$1) }
-        writer.member("transactionsTotal", transactionsTotal)
+        Self.writeLedger(
+            Side(account: account, meta: meta, transactions: transactions, transactionsTotal: transactionsTotal),
+            grants: grantList, now: now, to: &writer)
         writer.array("orders", orders) { order, writer in
             writer.beginObject()
             writer.member("orderNo", order.orderNo)
@@ -125,8 +131,51 @@ package struct CustomerInfo: Sendable {
             writer.member("at", Self.iso8601(grant.at))
             writer.endObject()
         }
+        if let sandbox {
+            writer.key("sandbox")
+            writer.beginObject()
+            writer.member("environment", "sandbox")
+            Self.writeLedger(sandbox, grants: [], now: now, to: &writer)
+            writer.endObject()
+        }
         writer.endObject()
         return writer.bytes
+    }
+
+    /// One side's figures: coins, entitlements (with `grants` merged in), subscriptions and transactions.
+    private static func writeLedger(_ side: Side, grants: [LedgerGrants.Grant], now: Int64, to writer: inout JSONWriter) {
+        let account = side.account
+        writer.member("coins", account[EntitlementsView.Field.coins].flatMap { Int64($0) } ?? 0)
+        writer.member("coinsGranted", account["coins.granted"].flatMap { Int64($0) } ?? 0)
+        // Spent through the customer API, in all (docs/EVENTS.md, `coins.spent`).
+        writer.member("coinsSpent", account["coins.spent"].flatMap { Int64($0) } ?? 0)
+        // What refunds could not take back because the coins were spent (clamped at zero; docs/ARCHITECTURE.md).
+        writer.member("shortfall", side.meta["shortfall"].flatMap { Int64($0) } ?? 0)
+        writer.member("lastEventSeq", account["events.seq"].flatMap { Int64($0) } ?? 0)
+        let view = EntitlementsView(hash: account, grants: grants, nowMilliseconds: now)
+        writer.array("entitlements", view.entitlements) { entitlement, writer in
+            writer.beginObject()
+            writer.member("entitlement", entitlement.entitlement)
+            writer.member("state", entitlement.state)
+            writer.key("expiresAt")
+            if let expires = entitlement.expiresAt { writer.string(expires) } else { writer.null() }
+            writer.member("autoRenew", entitlement.autoRenew)
+            writer.member("source", entitlement.source)
+            if let sources = entitlement.sources { writer.array("sources", sources) { $1.string($0) } }
+            if let grant = entitlement.grant {
+                writer.key("grant")
+                writer.beginObject()
+                writer.member("grantId", grant.grantId)
+                writer.member("by", grant.by)
+                writer.member("reason", grant.reason)
+                writer.member("until", grant.until)
+                writer.endObject()
+            }
+            writer.endObject()
+        }
+        writer.array("subscriptions", subscriptions(meta: side.meta)) { $0.write(to: &$1) }
+        writer.array("transactions", side.transactions) { write($0, to: &$1) }
+        writer.member("transactionsTotal", side.transactionsTotal)
     }
 
     /// One subscription's renewal state, from the ledger meta's `r:<entitlement>:*` fields.
@@ -154,8 +203,11 @@ package struct CustomerInfo: Sendable {
         }
     }
 
-    /// The subscriptions the ledger holds renewal state of, by entitlement name.
-    package var subscriptions: [Subscription] {
+    /// The subscriptions the ledger holds renewal state of, by entitlement name (the primary side's).
+    package var subscriptions: [Subscription] { Self.subscriptions(meta: meta) }
+
+    /// The subscriptions a ledger meta hash holds renewal state of, by entitlement name.
+    static func subscriptions(meta: [String: String]) -> [Subscription] {
         let names = Set(
             meta.keys.compactMap { field -> String? in
                 guard field.hasPrefix("r:"), field.hasSuffix(":signed") else { return nil }

@@ -14,16 +14,18 @@ package enum CustomerLookup {
     }
 
     /// A transaction's record and owner, through the owner index (``Keys/transactionOwner(partition:transactionId:)``,
-    /// asked of every partition); nil when the ledger holds none.
+    /// asked of every partition), on whichever side of the owner's ledger holds it; nil when the ledger holds none.
     package static func transaction(
         _ transactionId: String, on redis: any RedisCommandExecutor, keys: Keys
     ) async throws -> (userId: String, record: TransactionRecord)? {
         let owners = try await redis.pipeline(
             keys.partitions.map { RedisCommand("GET", keys.transactionOwner(partition: $0, transactionId: transactionId)) })
         guard let owner = owners.lazy.compactMap(\.string).first(where: UserID.isValid) else { return nil }
-        let reply = try await redis.send(RedisCommand("HGETALL", keys.transaction(user: owner, transactionId: transactionId)))
-        guard let record = TransactionRecord(hash: reply.fieldValues) else { return nil }
-        return (owner, record)
+        for side in LedgerSide.allCases {
+            let reply = try await redis.send(RedisCommand("HGETALL", keys.on(side).transaction(user: owner, transactionId: transactionId)))
+            if let record = TransactionRecord(hash: reply.fieldValues) { return (owner, record) }
+        }
+        return nil
     }
 
     /// A purchase chain's owner (its binding: the first user to claim it) and the owner's transactions of it, among
@@ -34,7 +36,7 @@ package enum CustomerLookup {
         else { return nil }
         let info = try await CustomerInfo.read(on: redis, keys: keys, user: owner)
         return Answer(
-            userId: owner, orderNo: nil, transactions: info.transactions.filter { $0.originalTransactionId == originalTransactionId })
+            userId: owner, orderNo: nil, transactions: info.allTransactions.filter { $0.originalTransactionId == originalTransactionId })
     }
 
     /// A token's owner (the order or user it maps to) and the transactions: an order's paying purchase chain, or
@@ -44,11 +46,11 @@ package enum CustomerLookup {
         guard let owner = mapping[Order.TokenField.user], UserID.isValid(owner) else { return nil }
         let info = try await CustomerInfo.read(on: redis, keys: keys, user: owner)
         guard let order = mapping[Order.TokenField.orderNo] else {
-            return Answer(userId: owner, orderNo: nil, transactions: info.transactions)
+            return Answer(userId: owner, orderNo: nil, transactions: info.allTransactions)
         }
         let paid = try await redis.send(RedisCommand("HGETALL", keys.order(user: owner, orderNo: order))).fieldValues[
             Order.Field.transaction]
-        let chain = paid.flatMap { tid in info.transactions.first { $0.transactionId == tid }?.originalTransactionId }
-        return Answer(userId: owner, orderNo: order, transactions: info.transactions.filter { $0.originalTransactionId == chain })
+        let chain = paid.flatMap { tid in info.allTransactions.first { $0.transactionId == tid }?.originalTransactionId }
+        return Answer(userId: owner, orderNo: order, transactions: info.allTransactions.filter { $0.originalTransactionId == chain })
     }
 }

@@ -36,6 +36,9 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
         package var sources: [String]?
         /// The grant that grants it (the one ending last), when one does.
         package var grant: GrantLabel?
+        /// `sandbox` when the row is the user's sandbox side's (``LedgerSide``: a production deployment's App Review or
+        /// TestFlight purchase); absent for the deployment's own environment.
+        package var environment: String?
 
         package init(
             entitlement: String, state: String, expiresAt: String?, autoRenew: Bool, source: String = Source.apple,
@@ -51,7 +54,7 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case entitlement, state, expiresAt, autoRenew, source, sources, grant
+            case entitlement, state, expiresAt, autoRenew, source, sources, grant, environment
         }
 
         package init(from decoder: any Decoder) throws {
@@ -63,6 +66,7 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
             source = try container.decodeIfPresent(String.self, forKey: .source) ?? Source.apple
             sources = try container.decodeIfPresent([String].self, forKey: .sources)
             grant = try container.decodeIfPresent(GrantLabel.self, forKey: .grant)
+            environment = try container.decodeIfPresent(String.self, forKey: .environment)
         }
 
         package func encode(to encoder: any Encoder) throws {
@@ -74,6 +78,7 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
             try container.encode(source, forKey: .source)
             try container.encodeIfPresent(sources, forKey: .sources)
             try container.encodeIfPresent(grant, forKey: .grant)
+            try container.encodeIfPresent(environment, forKey: .environment)
         }
     }
 
@@ -98,6 +103,8 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
     package var coins: Int64
     /// Granted coins still unspent (part of ``coins``); written only when not 0.
     package var coinsGranted: Int64 = 0
+    /// The part of ``coins`` on the user's sandbox side (``adding(sandbox:nowMilliseconds:)``); written only when not 0.
+    package var coinsSandbox: Int64 = 0
     package var entitlements: [Entitlement]
 
     package init(coins: Int64, coinsGranted: Int64 = 0, entitlements: [Entitlement]) {
@@ -106,12 +113,13 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
         self.entitlements = entitlements
     }
 
-    private enum ViewKeys: String, CodingKey { case coins, coinsGranted, entitlements }
+    private enum ViewKeys: String, CodingKey { case coins, coinsGranted, coinsSandbox, entitlements }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: ViewKeys.self)
         coins = try container.decode(Int64.self, forKey: .coins)
         coinsGranted = try container.decodeIfPresent(Int64.self, forKey: .coinsGranted) ?? 0
+        coinsSandbox = try container.decodeIfPresent(Int64.self, forKey: .coinsSandbox) ?? 0
         entitlements = try container.decode([Entitlement].self, forKey: .entitlements)
     }
 
@@ -119,7 +127,33 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
         var container = encoder.container(keyedBy: ViewKeys.self)
         try container.encode(coins, forKey: .coins)
         if coinsGranted != 0 { try container.encode(coinsGranted, forKey: .coinsGranted) }
+        if coinsSandbox != 0 { try container.encode(coinsSandbox, forKey: .coinsSandbox) }
         try container.encode(entitlements, forKey: .entitlements)
+    }
+
+    /// This view (the primary side's) with the user's sandbox side (its account hash) added, as the user's own app sees
+    /// it: `coins` is both sides' balance (``coinsSandbox`` the sandbox part, which spends first), and a sandbox
+    /// entitlement is listed, labelled `environment: sandbox`, unless the primary side's row of that name is active or
+    /// in its grace period. An empty sandbox hash changes nothing.
+    package func adding(sandbox hash: [String: String], nowMilliseconds: Int64?) -> EntitlementsView {
+        guard !hash.isEmpty else { return self }
+        var union = self
+        let sandbox = EntitlementsView(hash: hash, nowMilliseconds: nowMilliseconds)
+        union.coins += sandbox.coins
+        union.coinsSandbox = sandbox.coins
+        for var row in sandbox.entitlements {
+            row.environment = "sandbox"
+            guard let index = union.entitlements.firstIndex(where: { $0.entitlement == row.entitlement }) else {
+                union.entitlements.append(row)
+                continue
+            }
+            let current = union.entitlements[index].state
+            if current != "active" && current != "gracePeriod" && (row.state == "active" || row.state == "gracePeriod") {
+                union.entitlements[index] = row
+            }
+        }
+        union.entitlements.sort { $0.entitlement < $1.entitlement }
+        return union
     }
 
     /// Decodes `HGETALL` of the account hash; an empty hash is a user with 0 coins and no entitlements.

@@ -22,7 +22,10 @@ extension TollgateSystemTests {
             #expect(try await system.tollctlUser(user).contains("transactions 0"))
         }
 
-        @Test(.logsOnFailure) func aSandboxReceiptIsCreditedAndKeptAsSandboxWhenProductionAcceptsSandbox() async throws {
+        /// Issue 33: with `TOLLGATE_ACCEPT_SANDBOX=true` a production deployment keeps a reviewer's sandbox purchase apart
+        /// (the user's sandbox side): the buyer's own app sees it, the customer API's production figures and the
+        /// production event sequence never include it, a spend draws it first, and an operator clears it.
+        @Test(.logsOnFailure) func aSandboxPurchaseIsKeptApartWhenProductionAcceptsSandbox() async throws {
             // A deployment of its own: the setting is per verifier process.
             try await SystemHarness.with(.init(acceptSandbox: true, replicas: 1)) { review in
                 let ingest = review.ingestClient
@@ -31,19 +34,58 @@ extension TollgateSystemTests {
                 let credited = try await ingest.submitReceipt(user: user, receipt: try #require(sandbox.receipt))
                 #expect(credited.status == "fulfilled", "\(credited)")
                 #expect(credited.transactionResults == ["applied"], "\(credited)")
-                try await review.awaitCoins(user, 100)
+                // The buyer's own app sees it, labelled.
+                let own = try await review.awaitCoins(user, 100)
+                #expect(own.coinsSandbox == 100, "\(own)")
 
-                // Production purchases still work, and each transaction keeps its own environment.
+                // Production purchases still work, and each side keeps its own.
                 let production = try await review.simClient.purchase("com.example.coins100", type: "Consumable")
                 let paid = try await ingest.submitTransaction(user: user, signedTransaction: production.signedTransaction)
                 #expect(paid.status == "fulfilled", "\(paid)")
                 try await review.awaitCoins(user, 200)
+
+                // The customer API: production figures without the sandbox purchase; the sandbox side apart.
+                let info = try await ingest.send(.get, "/v1/users/\(user)", auth: .service)
+                #expect(info.json["coins"] as? Int == 100, "\(info.text)")
+                let ids = (info.json["transactions"] as? [[String: Any]] ?? []).compactMap { $0["transactionId"] as? String }
+                #expect(ids == [production.transactionId], "\(info.text)")
+                let side = info.json["sandbox"] as? [String: Any] ?? [:]
+                #expect(side["coins"] as? Int == 100 && side["environment"] as? String == "sandbox", "\(info.text)")
+                let sandboxIds = (side["transactions"] as? [[String: Any]] ?? []).compactMap { $0["transactionId"] as? String }
+                #expect(sandboxIds == [sandbox.transactionId], "\(info.text)")
+                let lookup = try await ingest.send(.get, "/v1/transactions/\(sandbox.transactionId)", auth: .service)
+                #expect(lookup.status == 200, "\(lookup.text)")
+                #expect(((lookup.json["transaction"] as? [String: Any])?["environment"] as? String) == "sandbox", "\(lookup.text)")
+
+                // Each side counts its own sequence: production seq 1 is the paid purchase.
+                let events = try await ingest.events(user: user)
+                #expect(events.map(\.seq) == [1] && events.first?.transactionId == production.transactionId, "\(events)")
+                let sandboxEvents = try await ingest.send(.get, "/v1/users/\(user)/events?side=sandbox", auth: .service)
+                let sandboxList = sandboxEvents.json["events"] as? [[String: Any]] ?? []
+                #expect(sandboxList.compactMap { $0["seq"] as? Int } == [1], "\(sandboxEvents.text)")
+                #expect(sandboxList.first?["side"] as? String == "sandbox", "\(sandboxEvents.text)")
+                let badSide = try await ingest.send(.get, "/v1/users/\(user)/events?side=production", auth: .service)
+                #expect(badSide.status == 400 && badSide.errorCode == "invalid_request", "\(badSide.text)")
+
+                // A spend draws the sandbox side first.
+                let spent = try await ingest.post(
+                    "/v1/users/\(user)/coins/spend", auth: .service, json: ["amount": 150, "reason": "castle", "idempotencyKey": "rv-1"])
+                #expect(spent.status == 200 && spent.json["balance"] as? Int == 50, "\(spent.text)")
+                #expect(spent.json["sandboxAmount"] as? Int == 100, "\(spent.text)")
+                let after = try await ingest.send(.get, "/v1/users/\(user)", auth: .service)
+                #expect(after.json["coins"] as? Int == 50 && after.json["coinsSpent"] as? Int == 50, "\(after.text)")
+
                 let report = try await review.tollctlUser(user)
-                let lines = report.split(separator: "\n")
-                let sandboxLine = lines.first { $0.contains(sandbox.transactionId) } ?? ""
-                let productionLine = lines.first { $0.contains(production.transactionId) } ?? ""
+                #expect(report.contains("sandbox side"), "\(report)")
+                let sandboxLine = report.split(separator: "\n").first { $0.contains(sandbox.transactionId) } ?? ""
                 #expect(sandboxLine.lowercased().contains("environment=sandbox"), "\(report)")
-                #expect(productionLine.lowercased().contains("environment=production"), "\(report)")
+                try await review.expectAuditClean()
+
+                // An operator clears the sandbox side; production stays.
+                let cleared = try await review.tollctl(["sandbox", "clear", user, "--by", "e2e"])
+                #expect(cleared.status == 0 && cleared.output.contains("transactions=1"), "\(cleared.output)")
+                let cleaned = try await review.awaitCoins(user, 50)
+                #expect(cleaned.coinsSandbox == 0, "\(cleaned)")
                 try await review.expectAuditClean()
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Ledger
 import Testing
 
@@ -28,5 +29,25 @@ import Testing
         // No end: stays active. Grace period: Apple still grants access; the stored state stands.
         #expect(after.entitlements.first { $0.entitlement == "no_ads" }?.state == "active")
         #expect(after.entitlements.first { $0.entitlement == "pass" }?.state == "gracePeriod")
+    }
+
+    /// Issue 33: the user's own view adds the sandbox side: its coins (``EntitlementsView/coinsSandbox``, in `coins`)
+    /// and its entitlements, labelled, unless the production row of that name already grants access.
+    @Test func theUnionWithTheSandboxSideLabelsWhatIsSandboxAndKeepsProductionsRows() throws {
+        let production = EntitlementsView(hash: ["coins": "10", "ent:vip:state": "expired", "ent:no_ads:state": "active"])
+        let sandbox = ["coins": "100", "ent:vip:state": "active", "ent:no_ads:state": "active", "ent:pass:state": "revoked"]
+        let union = production.adding(sandbox: sandbox, nowMilliseconds: nil)
+        #expect(union.coins == 110 && union.coinsSandbox == 100)
+        #expect(union.entitlements.map(\.entitlement) == ["no_ads", "pass", "vip"])
+        let rows = Dictionary(uniqueKeysWithValues: union.entitlements.map { ($0.entitlement, $0) })
+        #expect(rows["vip"]?.state == "active" && rows["vip"]?.environment == "sandbox")
+        #expect(rows["no_ads"]?.environment == nil, "production's active row stays")
+        #expect(rows["pass"]?.state == "revoked" && rows["pass"]?.environment == "sandbox")
+        // Nothing on the sandbox side changes nothing, and production rows encode as before (no `environment`).
+        #expect(production.adding(sandbox: [:], nowMilliseconds: nil) == production)
+        let json = String(decoding: try JSONEncoder().encode(union), as: UTF8.self)
+        #expect(json.contains(#""coinsSandbox":100"#) && json.contains(#""environment":"sandbox""#))
+        let plain = String(decoding: try JSONEncoder().encode(production), as: UTF8.self)
+        #expect(!plain.contains("environment") && !plain.contains("coinsSandbox"))
     }
 }
