@@ -152,7 +152,9 @@ package final class WebhookDelivery: Service {
             guard let event = WebhookEvent(entry: entry) else {
                 try await NotifierFunctions.finish(
                     on: redis, keys: partition, group: endpoint.group, entryID: entry.id,
-                    subject: entry.string("user").flatMap { $0.isEmpty ? nil : $0 } ?? WebhookEvent.appSubject, seq: 0,
+                    subject: WebhookEvent.subject(
+                        user: entry.string("user").flatMap { $0.isEmpty ? nil : $0 },
+                        side: LedgerSide(label: entry.string("side")) ?? .primary), seq: 0,
                     token: "", outcome: .dead, now: clock.nowMilliseconds(), reason: "malformed: not a schema-2 event")
                 metrics.outcome(endpoint.name, "malformed")
                 logger.warning("Malformed event dead-lettered", metadata: ["entry": "\(entry.id)"])

@@ -53,10 +53,11 @@ struct NotifierRig {
         return RunningDelivery(group: group, task: Task { try await group.run() })
     }
 
-    /// The cursor of `subject` for `endpoint`.
-    func cursor(_ endpoint: String, user: String) async throws -> Int64 {
+    /// The cursor of `user`'s `side` for `endpoint`.
+    func cursor(_ endpoint: String, user: String, side: LedgerSide = .primary) async throws -> Int64 {
         let partition = keys.partition(ofUser: user)
-        return try await redis.send(RedisCommand("HGET", keys.webhook(endpoint, partition: partition).cursor, user)).int ?? 0
+        let subject = WebhookEvent.subject(user: user, side: side)
+        return try await redis.send(RedisCommand("HGET", keys.webhook(endpoint, partition: partition).cursor, subject)).int ?? 0
     }
 
     /// Dead letters of `endpoint` over every partition.
@@ -82,6 +83,8 @@ struct RunningDelivery {
 struct Received: Sendable {
     var eventID: String
     var user: String?
+    /// The event's `side` (`sandbox`: the user's sandbox side, its own seq).
+    var side: String?
     var seq: Int64
     var signature: String
     var body: Data
@@ -92,6 +95,7 @@ struct Received: Sendable {
         else { return nil }
         eventID = id
         user = object["userId"]?.string
+        side = object["side"]?.string
         self.seq = seq
         signature = request.headers["tollgate-signature"] ?? ""
         body = request.body
@@ -101,7 +105,7 @@ struct Received: Sendable {
     static func inSeqOrder(_ received: [Received]) -> Bool {
         var last: [String: Int64] = [:]
         for item in received {
-            let subject = item.user ?? "~app"
+            let subject = (item.user ?? "~app") + (item.side.map { "~" + $0 } ?? "")
             if let previous = last[subject], item.seq < previous { return false }
             last[subject] = item.seq
         }

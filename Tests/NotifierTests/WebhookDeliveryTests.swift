@@ -41,6 +41,32 @@ struct WebhookDeliveryTests {
         }
     }
 
+    /// Issue 33: a user's sandbox side counts its own seq; its events go in their own order, and neither sequence
+    /// waits for the other (seq 1 of each side is not a gap).
+    @Test func aUsersSandboxSideIsASequenceOfItsOwn() async throws {
+        try await NotifierRig.with(partitions: 2) { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            await receiver.respond(to: "/hook") { _ in StubResponse(status: 204) }
+            var written: [ContractEventWriter.Written] = []
+            for round in 0..<4 {
+                written.append(try await rig.writer.append(user: "u1"))
+                if round < 3 { written.append(try await rig.writer.append(user: "u1", side: .sandbox)) }
+            }
+            let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r1")
+            let all = Set(written.map(\.eventID))
+            #expect(await eventually { Set(await receiver.received().map(\.eventID)) == all })
+            try await replica.shutdown()
+            let received = await receiver.received()
+            #expect(Received.inSeqOrder(received))
+            #expect(received.filter { $0.side == "sandbox" }.map(\.seq) == [1, 2, 3])
+            #expect(received.filter { $0.side == nil }.map(\.seq) == [1, 2, 3, 4])
+            #expect(try await rig.cursor("crm", user: "u1") == 4)
+            #expect(try await rig.cursor("crm", user: "u1", side: .sandbox) == 3)
+            #expect(try await rig.deadCount("crm") == 0)
+        }
+    }
+
     @Test func oldFormatEntriesAreAcknowledgedAndNotSent() async throws {
         try await NotifierRig.with(partitions: 1) { rig in
             let receiver = try await StubHTTPServer.start()

@@ -26,10 +26,11 @@ package actor ContractEventWriter {
         self.keys = keys
     }
 
-    /// Appends the next event of `user` (nil: an app-level event, in partition 0) of `type`.
+    /// Appends the next event of `user` (nil: an app-level event, in partition 0) of `type`, on the user's ledger `side`
+    /// (the sandbox side counts its own seq, and its entries and bodies say `side: sandbox`).
     @discardableResult
-    package func append(user: String?, type: String = "coins") async throws -> Written {
-        let subject = user ?? ""
+    package func append(user: String?, type: String = "coins", side: LedgerSide = .primary) async throws -> Written {
+        let subject = (user ?? "") + (side == .sandbox ? "~sandbox" : "")
         let seq = (sequences[subject] ?? 0) + 1
         sequences[subject] = seq
         let eventID = "ev-\(UUID().uuidString.lowercased())"
@@ -38,12 +39,14 @@ package actor ContractEventWriter {
         let at = formatter.string(from: Date())
         let partition = user.map { keys.partition(ofUser: $0) } ?? 0
         let owner = user.map { #""userId":"\#($0)","seq":\#(seq)"# } ?? #""userId":null,"seq":\#(seq),"seqScope":"app.p\#(partition)""#
-        let body = #"{"id":"\#(eventID)","type":"\#(type)",\#(owner),"at":"\#(at)","delta":5}"#
+        let marker = side == .sandbox ? #","side":"sandbox""# : ""
+        let body = #"{"id":"\#(eventID)","type":"\#(type)",\#(owner),"at":"\#(at)","delta":5\#(marker)}"#
         let stream = keys.events(partition: partition).stream
         var fields: [(String, String)] = [
             ("event.version", "2"), ("event.id", eventID), ("event.type", type), ("seq", String(seq)),
         ]
         if let user { fields.append(("user", user)) }
+        if let label = side.label { fields.append(("side", label)) }
         fields.append(("event", body))
         let arguments: [any RedisArgumentConvertible] = [stream, "*"] + fields.flatMap { [$0.0, $0.1] }
         let reply = try await redis.send(RedisCommand("XADD", arguments: arguments))

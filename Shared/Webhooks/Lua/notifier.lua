@@ -25,8 +25,11 @@ local function admit(keys, argv)
     local seq = tonumber(fields['seq'] or '')
     if fields['event.version'] == '2' then
       if seq ~= nil and seq >= 1 then
+        -- The subject whose sequence the entry counts in (WebhookEvent.subject): the user, the user's sandbox side
+        -- (`<user>~sandbox`, its own seq), or the app.
         local subject = fields['user']
-        if subject == nil or subject == '' then subject = '~app' end
+        if subject == nil or subject == '' then subject = '~app'
+        elseif fields['side'] == 'sandbox' then subject = subject .. '~sandbox' end
         redis.call('HSETNX', keys[3], subject, n2s(seq - 1))
       end
       redis.call('ZADD', keys[2], 'NX', n2s(now), entry[1])
