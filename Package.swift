@@ -123,7 +123,7 @@ let package = Package(
         library(
             "Export",
             ["Core", "Redis", "Pipeline", "Ledger", Product.postgres, Product.logging, Product.metrics],
-            lua: ["export"], embed: ["Migrations/m001_tables.sql", "Migrations/m002_views.sql"]),
+            lua: ["export"], embed: ["Migrations/m001_tables.sql", "Migrations/m002_views.sql", "Migrations/m003_sides.sql"]),
 
         // Services
         service(

@@ -30,15 +30,16 @@ package struct ExportAudit: Sendable {
 
     package func run() async throws -> Report {
         var report = Report()
-        var users = Set<String>()
+        // Each side of each user apart (``Pipeline/LedgerSide``): its own row, records and event sequence.
+        var users: [LedgerSide: Set<String>] = [:]
         var transactions = Set<String>()
         try await redis.scanKeys(match: keys.accountPattern) { found in
             for key in found {
-                guard let user = keys.user(ofAccountKey: key) else { continue }
-                users.insert(user)
+                guard let (user, side) = keys.account(ofKey: key) else { continue }
+                users[side, default: []].insert(user)
                 report.users += 1
                 var first = 0
-                var snapshot = try await ExportSnapshot.user(user, keys: keys, first: first, on: redis)
+                var snapshot = try await ExportSnapshot.user(user, side: side, keys: keys, first: first, on: redis)
                 try await check(snapshot, into: &report)
                 while true {
                     for record in snapshot.transactions {
@@ -56,13 +57,18 @@ package struct ExportAudit: Sendable {
                     }
                     first += ExportSnapshot.page
                     guard first < snapshot.transactionsTotal else { break }
-                    snapshot = try await ExportSnapshot.user(user, keys: keys, first: first, on: redis)
+                    snapshot = try await ExportSnapshot.user(user, side: side, keys: keys, first: first, on: redis)
                 }
             }
         }
-        for try await user in try await client.query("SELECT user_id FROM users ORDER BY user_id", logger: logger).decode(String.self)
-        where !users.contains(user) {
-            report.differences.append("user \(user): a row, but no account in the ledger")
+        for side in LedgerSide.allCases {
+            let table = ExportSnapshot.usersTable(side)
+            for try await user in try await client.query(
+                PostgresQuery(unsafeSQL: "SELECT user_id FROM \(table) ORDER BY user_id"), logger: logger
+            )
+            .decode(String.self) where !(users[side]?.contains(user) ?? false) {
+                report.differences.append("user \(user) (\(table)): a row, but no account in the ledger")
+            }
         }
         for try await (tid, user) in try await client.query(
             "SELECT transaction_id, user_id FROM transactions ORDER BY transaction_id", logger: logger
@@ -76,19 +82,22 @@ package struct ExportAudit: Sendable {
     /// The user's row and events against the snapshot's account.
     private func check(_ snapshot: ExportSnapshot, into report: inout Report) async throws {
         let user = snapshot.userId
+        let name = snapshot.side == .sandbox ? "user \(user) (sandbox side)" : "user \(user)"
         var statement = SQLStatement()
         let row = snapshot.user.columns(into: &statement)
-        statement.add(row.differences(in: "users", key: "user_id"))
+        statement.add(row.differences(in: snapshot.usersTable, key: "user_id"))
         switch try await differing(statement.query) {
-        case .none: report.differences.append("user \(user): no row")
-        case .some(let columns) where !columns.isEmpty: report.differences.append("user \(user): \(columns) differ")
+        case .none: report.differences.append("\(name): no row")
+        case .some(let columns) where !columns.isEmpty: report.differences.append("\(name): \(columns) differ")
         default: break
         }
+        let side = snapshot.side.rawValue
         let rows = try await client.query(
-            "SELECT count(DISTINCT seq), coalesce(max(seq), 0) FROM events WHERE user_id = \(user)", logger: logger)
+            "SELECT count(DISTINCT seq), coalesce(max(seq), 0) FROM events WHERE user_id = \(user) AND side = \(side)",
+            logger: logger)
         for try await (count, last) in rows.decode((Int64, Int64).self) where count != snapshot.seq || last != snapshot.seq {
             report.differences.append(
-                "user \(user): events hold \(count) seqs up to \(last); the ledger has 1…\(snapshot.seq)")
+                "\(name): events hold \(count) seqs up to \(last); the ledger has 1…\(snapshot.seq)")
         }
     }
 

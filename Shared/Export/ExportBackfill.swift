@@ -44,13 +44,14 @@ package struct ExportBackfill: Sendable {
         }
         try await redis.scanKeys(match: keys.accountPattern) { found in
             for key in found {
-                guard let user = keys.user(ofAccountKey: key) else { continue }
-                for entry in try await redis.xrange(keys.userEvents(user: user)) {
+                // Each side of the user (``Pipeline/LedgerSide``): its own log, records and row.
+                guard let (user, side) = keys.account(ofKey: key) else { continue }
+                for entry in try await redis.xrange(keys.on(side).userEvents(user: user)) {
                     try await export(entry, since: sinceMilliseconds, into: &report)
                 }
                 var first = 0
                 repeat {
-                    let snapshot = try await ExportSnapshot.user(user, keys: keys, first: first, on: redis)
+                    let snapshot = try await ExportSnapshot.user(user, side: side, keys: keys, first: first, on: redis)
                     try await writer.write(snapshot)
                     report.transactions += snapshot.transactions.count
                     first += ExportSnapshot.page

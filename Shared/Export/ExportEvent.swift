@@ -1,4 +1,5 @@
 import Core
+import Pipeline
 
 /// One schema-v2 event (docs/EVENTS.md) as the exporter reads it from the `event` field of an events stream entry:
 /// the members it writes into columns, and the JSON as the ledger wrote it (`body`). Numbers written as strings
@@ -9,6 +10,8 @@ package struct ExportEvent: Sendable, Equatable {
     package var userId: String?
     package var seq: Int64
     package var seqScope: String?
+    /// The ledger side the event is of (``Pipeline/LedgerSide``; its `seq` counts in that side's sequence).
+    package var side: LedgerSide
     /// ISO 8601 times, passed to PostgreSQL as they are (`::timestamptz`).
     package var at: String
     package var environment: String?
@@ -80,6 +83,8 @@ package struct ExportEvent: Sendable, Equatable {
         guard let seq = try number("seq") else { throw JSONError("seq is missing") }
         self.seq = seq
         seqScope = try f.optionalString("seqScope")
+        guard let side = LedgerSide(label: try f.optionalString("side")) else { throw JSONError("side is not one") }
+        self.side = side
         at = try f.string("at")
         environment = try f.optionalString("environment")
         productId = try f.optionalString("productId")

@@ -59,8 +59,10 @@ package struct ExportHandler: Sendable {
     private func outcome(of message: StreamMessage) async -> Outcome {
         guard let json = message.entry.fields["event"] else {
             // The ledger's `record` entry: transactions recorded by a call that wrote no event.
-            if message.entry.string("kind") == "record", let user = message.entry.string("user"), UserID.isValid(user) {
-                return await export(records: ExportSnapshot.transactionIds(of: nil, entry: message.entry), of: user)
+            if message.entry.string("kind") == "record", let user = message.entry.string("user"), UserID.isValid(user),
+                let side = LedgerSide(label: message.entry.string("side"))
+            {
+                return await export(records: ExportSnapshot.transactionIds(of: nil, entry: message.entry), of: user, side: side)
             }
             // An entry from before schema v2: nothing to export; the ledger's records are exported by `tollctl export`.
             metrics.skipped()
@@ -119,7 +121,8 @@ package struct ExportHandler: Sendable {
         let outcome = await persistently(what: event.id) {
             var snapshot: ExportSnapshot?
             if let user = event.userId, UserID.isValid(user) {
-                snapshot = try await ExportSnapshot.read(user: user, transactionIds: transactionIds, keys: keys, on: redis)
+                snapshot = try await ExportSnapshot.read(
+                    user: user, side: event.side, transactionIds: transactionIds, keys: keys, on: redis)
             }
             try await writer.write(event, snapshot: snapshot)
         }
@@ -127,11 +130,13 @@ package struct ExportHandler: Sendable {
         return outcome
     }
 
-    /// The user's row and the records `transactionIds`, for a `record` entry.
-    func export(records transactionIds: [String], of user: String) async -> Outcome {
+    /// The user's row and the records `transactionIds`, for a `record` entry of `side`.
+    func export(records transactionIds: [String], of user: String, side: LedgerSide) async -> Outcome {
         await persistently(what: "records of \(user)") {
             try await writer.write(
-                nil, snapshot: try await ExportSnapshot.read(user: user, transactionIds: transactionIds, keys: keys, on: redis))
+                nil,
+                snapshot: try await ExportSnapshot.read(
+                    user: user, side: side, transactionIds: transactionIds, keys: keys, on: redis))
         }
     }
 

@@ -17,6 +17,7 @@ package enum ExportSchema {
     package static let migrations: [Migration] = [
         Migration(version: 1, name: "tables", sql: String(decoding: PackageResources.m001_tables_sql, as: UTF8.self)),
         Migration(version: 2, name: "views", sql: String(decoding: PackageResources.m002_views_sql, as: UTF8.self)),
+        Migration(version: 3, name: "sides", sql: String(decoding: PackageResources.m003_sides_sql, as: UTF8.self)),
     ]
 
     /// The advisory lock key (`pg_advisory_lock`): "tollgate" in ASCII, as a number no other tool is likely to pick.

@@ -14,6 +14,8 @@ package struct ExportSnapshot: Sendable {
     package static let page = 200
 
     package var userId: String
+    /// The ledger side read (``Pipeline/LedgerSide``): the sandbox side's row is in `sandbox_users`.
+    package var side = LedgerSide.primary
     package var account: [String: String]
     package var grants: [String: String]
     package var transactions: [TransactionRecord]
@@ -23,13 +25,20 @@ package struct ExportSnapshot: Sendable {
     /// The user's event sequence the snapshot shows (`events.seq` of the account; 0 before any event).
     package var seq: Int64 { account["events.seq"].flatMap { Int64($0) } ?? 0 }
 
+    /// The table of the user's row: `users`, or `sandbox_users` for the sandbox side.
+    package var usersTable: String { Self.usersTable(side) }
+
+    /// The table of a side's user rows.
+    package static func usersTable(_ side: LedgerSide) -> String { side == .sandbox ? "sandbox_users" : "users" }
+
     /// The user's coins and entitlements as the `users` row holds them.
     package var user: UserRow { UserRow(userId: userId, account: account, grants: grants, seq: seq) }
 
-    /// Reads `user`'s account, grants and the records of `transactionIds` (those that exist).
+    /// Reads `user`'s account, grants and the records of `transactionIds` (those that exist), on `side`.
     package static func read(
-        user: String, transactionIds: [String], keys: Keys, on redis: any RedisCommandExecutor
+        user: String, side: LedgerSide, transactionIds: [String], keys unsided: Keys, on redis: any RedisCommandExecutor
     ) async throws -> ExportSnapshot {
+        let keys = unsided.on(side)
         let records = transactionIds.map { keys.transaction(user: user, transactionId: $0) }
         let reply = try await library.call(
             "snapshot", on: redis, keys: [keys.account(user: user), keys.grants(user: user)] + records, arguments: [])
@@ -38,7 +47,7 @@ package struct ExportSnapshot: Sendable {
         }
         let transactions = list.compactMap { TransactionRecord(hash: $0.fieldValues) }
         return ExportSnapshot(
-            userId: user, account: parts[0].fieldValues, grants: parts[1].fieldValues, transactions: transactions,
+            userId: user, side: side, account: parts[0].fieldValues, grants: parts[1].fieldValues, transactions: transactions,
             transactionsTotal: transactions.count)
     }
 
@@ -52,8 +61,11 @@ package struct ExportSnapshot: Sendable {
         return ids
     }
 
-    /// Reads `user`'s account, grants and the page of records from index `first` (oldest first).
-    package static func user(_ user: String, keys: Keys, first: Int, on redis: any RedisCommandExecutor) async throws -> ExportSnapshot {
+    /// Reads `user`'s account, grants and the page of records from index `first` (oldest first), on `side`.
+    package static func user(
+        _ user: String, side: LedgerSide, keys unsided: Keys, first: Int, on redis: any RedisCommandExecutor
+    ) async throws -> ExportSnapshot {
+        let keys = unsided.on(side)
         let reply = try await library.call(
             "user", on: redis,
             keys: [keys.account(user: user), keys.grants(user: user), keys.transactions(user: user)],
@@ -62,7 +74,7 @@ package struct ExportSnapshot: Sendable {
             throw PipelineError.unexpectedReply("\(library.function("user")) returned \(reply)")
         }
         return ExportSnapshot(
-            userId: user, account: parts[0].fieldValues, grants: parts[1].fieldValues,
+            userId: user, side: side, account: parts[0].fieldValues, grants: parts[1].fieldValues,
             transactions: list.compactMap { TransactionRecord(hash: $0.fieldValues) }, transactionsTotal: Int(parts[2].int ?? 0))
     }
 }

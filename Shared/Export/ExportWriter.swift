@@ -59,15 +59,28 @@ package struct ExportWriter: Sendable {
         if let grantId = event.grantId, let user = event.userId {
             Self.upsertGrant(event, grantId: grantId, user: user, into: &statement)
         }
+        if event.type == "sandbox.cleared", let user = event.userId {
+            // An operator cleared the user's sandbox side (`tollctl sandbox clear`): its records are gone from the
+            // ledger, so their rows go too — those written before the clear (a lower seq of that side), never a
+            // sandbox purchase after it. No revenue figure counts sandbox rows.
+            var s = statement
+            s.add(
+                """
+                DELETE FROM transactions
+                WHERE user_id = \(s.bind(user)) AND environment <> 'production' AND last_seq < \(s.bind(event.seq))
+                """)
+            statement = s
+        }
         if event.type == "coins.spent", let user = event.userId, let amount = event.amount, let balance = event.balance,
             let key = event.idempotencyKey
         {
             var s = statement
             s.add(
                 """
-                INSERT INTO spends (event_id, user_id, seq, at, amount, balance, idempotency_key, by_key, reason)
+                INSERT INTO spends (event_id, user_id, seq, at, amount, balance, idempotency_key, by_key, reason, side)
                 VALUES (\(s.bind(event.id)), \(s.bind(user)), \(s.bind(event.seq)), \(s.bind(event.at))::timestamptz,
-                    \(s.bind(amount)), \(s.bind(balance)), \(s.bind(key)), \(s.bind(event.by)), \(s.bind(event.reason)))
+                    \(s.bind(amount)), \(s.bind(balance)), \(s.bind(key)), \(s.bind(event.by)), \(s.bind(event.reason)),
+                    \(s.bind(event.side.rawValue)))
                 ON CONFLICT (event_id) DO NOTHING
                 """)
             statement = s
@@ -92,7 +105,7 @@ package struct ExportWriter: Sendable {
             s.bind(e.entitlement), s.bind(e.state), s.bind(e.expiresAt) + "::timestamptz", s.bind(e.autoRenew),
             s.bind(e.revocationType), s.bind(e.revocationPercentage.map(Int32.init(clamping:))), s.bind(e.reason),
             s.bind(e.jobId), s.bind(e.grantId), s.bind(e.amount), s.bind(e.idempotencyKey), s.bind(e.by),
-            s.bind(e.notificationType), s.bind(e.subtype), s.bind(e.body) + "::jsonb",
+            s.bind(e.notificationType), s.bind(e.subtype), s.bind(e.body) + "::jsonb", s.bind(e.side.rawValue),
         ]
         s.add(
             """
@@ -100,7 +113,7 @@ package struct ExportWriter: Sendable {
                 original_transaction_id, quantity, price, currency, storefront, ownership_type, offer_type, offer_identifier,
                 purchased_at, delta, balance, shortfall, entitlement, state, expires_at, auto_renew, revocation_type,
                 revocation_percentage, reason, job_id, grant_id, amount, idempotency_key, by_key, notification_type, subtype,
-                body)
+                body, side)
             VALUES (\(values.joined(separator: ", ")))
             ON CONFLICT (id) DO NOTHING
             """)
@@ -111,7 +124,8 @@ package struct ExportWriter: Sendable {
     /// is (the first owner keeps a transaction, as the ledger's binding does), and the audit names the difference.
     static func upsert(_ snapshot: ExportSnapshot, into statement: inout SQLStatement) {
         let user = snapshot.user.columns(into: &statement)
-        statement.add(user.upsert(into: "users", key: "user_id", where: "users.last_seq < EXCLUDED.last_seq"))
+        let table = snapshot.usersTable
+        statement.add(user.upsert(into: table, key: "user_id", where: "\(table).last_seq < EXCLUDED.last_seq"))
         for record in snapshot.transactions {
             let row = record.columns(user: snapshot.userId, seq: snapshot.seq, into: &statement)
             statement.add(

@@ -73,6 +73,43 @@ import Testing
         }
     }
 
+    /// Issue 33: the user's sandbox side (a production deployment's App Review purchase) is exported apart: its coins are
+    /// a `sandbox_users` row, its events say `side = sandbox` and count their own seq, and no revenue figure counts it;
+    /// the audit checks each side, before and after an operator clears it.
+    @Test func theSandboxSideIsExportedApart() async throws {
+        try await ExportRig.with(partitions: 2) { rig in
+            let (redis, keys) = (rig.ledger.redis, rig.ledger.keys)
+            let exporter = try await rig.exporter(consumer: "e1")
+            try await rig.apply(Fixture.client("alice", [Sale.coins("c1", price: 9900)], environment: "Production"))
+            var review = Fixture.client("alice", [Sale.coins("s1", price: 9900)], environment: "Sandbox")
+            review.placeSide(deploymentIsProduction: true)
+            try await rig.apply(review)
+            let spend = CoinSpend(user: "alice", amount: 150, reason: "castle", idempotencyKey: "k1", by: "shop")
+            _ = try await spend.run(on: redis, keys: keys, now: testNow + 1)
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            #expect(try await rig.number("SELECT coins FROM users WHERE user_id = 'alice'") == 50)
+            #expect(try await rig.number("SELECT coins_spent FROM sandbox_users WHERE user_id = 'alice'") == 100)
+            #expect(
+                try await rig.strings("SELECT side || ' ' || type || ' ' || seq FROM events ORDER BY side, seq") == [
+                    "primary purchase 1", "primary coins.spent 2", "sandbox purchase 1", "sandbox coins.spent 2",
+                ])
+            #expect(try await rig.strings("SELECT side || ' ' || amount FROM spends ORDER BY side") == ["primary 50", "sandbox 100"])
+            #expect(try await rig.number("SELECT sum(purchases) FROM revenue_daily") == 1)
+            var report = try await rig.audit()
+            #expect(report.differences.isEmpty && report.users == 2, "\(report)")
+
+            _ = try await SandboxSide.clear(user: "alice", by: "ops", keys: keys, now: testNow + 2, on: redis)
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
+            try await exporter.shutdown()
+            #expect(try await rig.number("SELECT count(*) FROM events WHERE side = 'sandbox'") == 3)
+            report = try await rig.audit()
+            #expect(report.differences.isEmpty, "\(report)")
+            // A hand-edited sandbox row is named with its side.
+            try await rig.client.perform("UPDATE sandbox_users SET coins = 7", logger: testLogger)
+            #expect(try await rig.audit().differences == ["user alice (sandbox side): coins differ"])
+        }
+    }
+
     /// Grants and spends land in their tables; a grant's revocation written before its creation (two replicas)
     /// still ends with the revoked status and the creation's time.
     @Test func grantsAndSpendsLandWhateverTheOrder() async throws {
@@ -173,7 +210,7 @@ import Testing
             let entries = try await rig.ledger.redis.xrange(rig.ledger.keys.events().stream)
             let event = try ExportEvent(json: try #require(entries.first?.fields["event"]))
             let snapshot = try await ExportSnapshot.read(
-                user: "alice", transactionIds: ["c1"], keys: rig.ledger.keys, on: rig.ledger.redis)
+                user: "alice", side: .primary, transactionIds: ["c1"], keys: rig.ledger.keys, on: rig.ledger.redis)
             let writer = ExportWriter(client: rig.client, logger: testLogger)
             try await writer.write(event, snapshot: snapshot)
             let once = try await rig.dump()
@@ -201,7 +238,7 @@ import Testing
             for entry in try await rig.ledger.redis.xrange(keys.events().stream) {
                 let event = try ExportEvent(json: try #require(entry.fields["event"]))
                 let snapshot = try await ExportSnapshot.read(
-                    user: "alice", transactionIds: ExportSnapshot.transactionIds(of: event, entry: entry), keys: keys,
+                    user: "alice", side: event.side, transactionIds: ExportSnapshot.transactionIds(of: event, entry: entry), keys: keys,
                     on: rig.ledger.redis)
                 try await writer.write(event, snapshot: snapshot)
             }
@@ -221,9 +258,11 @@ import Testing
             let keys = rig.ledger.keys
             let sale = Sale.coins("c1")
             try await rig.apply(Fixture.client("alice", [sale]))
-            let early = try await ExportSnapshot.read(user: "alice", transactionIds: ["c1"], keys: keys, on: rig.ledger.redis)
+            let early = try await ExportSnapshot.read(
+                user: "alice", side: .primary, transactionIds: ["c1"], keys: keys, on: rig.ledger.redis)
             try await rig.apply(Fixture.notification("REFUND", [Sale.refund(sale)]))
-            let late = try await ExportSnapshot.read(user: "alice", transactionIds: ["c1"], keys: keys, on: rig.ledger.redis)
+            let late = try await ExportSnapshot.read(
+                user: "alice", side: .primary, transactionIds: ["c1"], keys: keys, on: rig.ledger.redis)
             #expect(early.seq == 1 && late.seq == 2)
             let events = try await rig.ledger.redis.xrange(keys.events().stream).map {
                 try ExportEvent(json: try #require($0.fields["event"]))
