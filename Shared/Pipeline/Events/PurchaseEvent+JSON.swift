@@ -9,6 +9,7 @@ extension PurchaseEvent {
     package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("apple", apple)
+        writer.member("bundleId", bundleId)
         writer.member("environment", environment)
         writer.member("jobId", jobId)
         writer.member("kind", kind.rawValue)
@@ -42,6 +43,7 @@ extension PurchaseEvent {
                 try PurchaseEventNotification(json: fields)
             })
         apple = try fields.optionalString("apple")
+        bundleId = try fields.optionalString("bundleId")
     }
 }
 

@@ -30,6 +30,9 @@ import Foundation
 ///   `originalTransactionId`, when Apple sent them (`pending_renewal_info`, `signedRenewalInfo`).
 /// - `notification` — for notification jobs, see ``PurchaseEventNotification``: type, subtype, UUID,
 ///   signed date.
+/// - `bundleId` — the app Apple signed the data for (the StoreKit 2 transaction's, the notification's, the receipt's):
+///   one of the deployment's apps (`TOLLGATE_APPS`), never what a client said. Absent in events written before it
+///   was recorded.
 /// - `apple` — Apple's own signed JWS the change came from (a notification's `signedPayload`, a StoreKit 2
 ///   transaction), only with `TOLLGATE_EVENTS_INCLUDE_APPLE=true`: the outbound events carry it so that a receiver can
 ///   check Apple's signature itself (docs/EVENTS.md).
@@ -55,6 +58,7 @@ package struct PurchaseEvent: Codable, Sendable, Hashable {
     package var renewals: [PurchaseEventRenewal]
     package var notification: PurchaseEventNotification?
     package var apple: String?
+    package var bundleId: String?
 
     package init(
         version: Int = PurchaseEvent.currentVersion, jobId: String, kind: JobKind, source: Job.Source,
