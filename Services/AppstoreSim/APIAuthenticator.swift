@@ -3,15 +3,19 @@ import AppStore
 import Foundation
 
 /// Checks the App Store Server API bearer token: an ES256 JWT with `aud` = `appstoreconnect-v1`, an
-/// unexpired `exp` at most an hour after `iat`, and a `bid`. With `SIM_API_PUBLIC_KEY` set, its
-/// signature must verify with that key; otherwise a structurally valid token is enough.
+/// unexpired `exp` at most an hour after `iat`, and a `bid`. As Apple does, a key is valid for the apps it was
+/// issued for: a `bid` that `SIM_API_KEYS` lists needs one of that app's keys (`kid`, and the signature verifying
+/// with it). Any other `bid` needs `SIM_API_PUBLIC_KEY`'s signature when that is set; with neither setting, a
+/// structurally valid token is enough, and with only `SIM_API_KEYS`, an unlisted `bid` is refused.
 struct APIAuthenticator: Sendable {
     var publicKey: P256.Signing.PublicKey?
+    var keys: [SimAPIKey] = []
     var now: @Sendable () -> Date
 
     private struct Header: Decodable {
         var alg: String?
         var typ: String?
+        var kid: String?
     }
     private struct Claims: Decodable {
         var iss: String?
@@ -63,13 +67,21 @@ struct APIAuthenticator: Sendable {
         if let iat = claims.iat, exp - iat > 3600 { return .failure(.unauthorized("the token lives longer than an hour")) }
         guard let bid = claims.bid, !bid.isEmpty else { return .failure(.unauthorized("the token has no bid")) }
         guard claims.iss?.isEmpty == false else { return .failure(.unauthorized("the token has no iss")) }
-        if let publicKey {
-            let signingInput = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-            guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-                publicKey.isValidSignature(ecdsa, for: signingInput)
-            else {
-                return .failure(.unauthorized("the token's signature does not verify"))
+        let signingInput = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        func verifies(_ key: P256.Signing.PublicKey) -> Bool {
+            guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(ecdsa, for: signingInput)
+        }
+        let appKeys = keys.filter { $0.bundleId == bid }
+        if !appKeys.isEmpty {
+            guard let key = appKeys.first(where: { $0.keyId == header.kid }) else {
+                return .failure(.unauthorized("the token's key (kid) is not valid for \(bid)"))
             }
+            guard verifies(key.publicKey) else { return .failure(.unauthorized("the token's signature does not verify")) }
+        } else if let publicKey {
+            guard verifies(publicKey) else { return .failure(.unauthorized("the token's signature does not verify")) }
+        } else if !keys.isEmpty {
+            return .failure(.unauthorized("no key is valid for \(bid)"))
         }
         return .success(bid)
     }

@@ -21,7 +21,7 @@ func buildApplication(
     VerifyReceiptRoutes(store: store, faults: faults).register(on: router)
     ServerAPIRoutes(
         store: store, faults: faults, dispatcher: dispatcher,
-        authenticator: APIAuthenticator(publicKey: configuration.apiPublicKey, now: clock)
+        authenticator: APIAuthenticator(publicKey: configuration.apiPublicKey, keys: configuration.apiKeys, now: clock)
     ).register(on: router)
     ControlRoutes(store: store, faults: faults, dispatcher: dispatcher, rootDER: authority.rootDER).register(on: router)
     return Application(

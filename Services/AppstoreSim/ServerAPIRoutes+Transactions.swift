@@ -33,7 +33,7 @@ extension ServerAPIRoutes {
         }
         let filter = try HistoryFilter(query)
         let pageSize = store.configuration.pageSize
-        let appAppleId = store.configuration.appAppleId
+        let appAppleId = store.configuration.appAppleId(for: bid)
         return try withLedger { ledger, context throws(APIErrorBody) in
             let transaction = try lookup(id, in: ledger, bid: bid, environment: environment)
             var all = ledger.customerTransactions(of: transaction).filter { filter.matches($0, ledger: ledger) }
@@ -75,7 +75,7 @@ extension ServerAPIRoutes {
             }
             wanted.insert(status)
         }
-        let appAppleId = store.configuration.appAppleId
+        let appAppleId = store.configuration.appAppleId(for: bid)
         return try withLedger { ledger, context throws(APIErrorBody) in
             let transaction = try lookup(id, in: ledger, bid: bid, environment: environment)
             var originals: [String] = []

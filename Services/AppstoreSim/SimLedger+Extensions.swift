@@ -62,7 +62,8 @@ extension SimLedger {
         let first = customerTransactions(of: transaction).min { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
         let oldest = first ?? transaction
         return AppTransaction(
-            receiptType: transaction.environment, appAppleId: context.configuration.appAppleId, bundleId: transaction.bundleId,
+            receiptType: transaction.environment, appAppleId: context.configuration.appAppleId(for: transaction.bundleId),
+            bundleId: transaction.bundleId,
             applicationVersion: "1", originalPurchaseDate: oldest.purchaseDate - Self.dayMillis,
             appTransactionId: "70" + oldest.originalTransactionId, signedDate: context.now)
     }

@@ -9,7 +9,7 @@ extension SimLedger {
         consumptionRequestReason: ConsumptionRequestReason? = nil, context: SimContext
     ) throws(SimError) -> SimNotification {
         var data = NotificationData(
-            appAppleId: context.configuration.appAppleId, bundleId: transaction.bundleId, bundleVersion: "1",
+            appAppleId: context.configuration.appAppleId(for: transaction.bundleId), bundleId: transaction.bundleId, bundleVersion: "1",
             environment: transaction.environment, signedTransactionInfo: try context.sign(transaction),
             consumptionRequestReason: consumptionRequestReason
         )
@@ -29,7 +29,7 @@ extension SimLedger {
     /// Records Apple's `TEST` notification for the app.
     mutating func notifyTest(environment: AppStoreEnvironment, bundleId: String, context: SimContext) throws(SimError) -> SimNotification {
         let data = NotificationData(
-            appAppleId: context.configuration.appAppleId, bundleId: bundleId, bundleVersion: "1", environment: environment)
+            appAppleId: context.configuration.appAppleId(for: bundleId), bundleId: bundleId, bundleVersion: "1", environment: environment)
         var notification = try record(
             ResponseBodyV2DecodedPayload(
                 notificationType: .test, notificationUUID: UUID().uuidString.lowercased(), data: data,
@@ -54,7 +54,7 @@ extension SimLedger {
             throw .invalid("appTransactionId must be 1-64 characters")
         }
         let app = AppTransaction(
-            receiptType: environment, appAppleId: context.configuration.appAppleId, bundleId: bundleId,
+            receiptType: environment, appAppleId: context.configuration.appAppleId(for: bundleId), bundleId: bundleId,
             applicationVersion: "1", originalPurchaseDate: context.now - 86_400_000, appTransactionId: appTransactionId,
             signedDate: context.now)
         let signedApp: String
@@ -64,7 +64,7 @@ extension SimLedger {
             throw SimError(.internalServerError, "signing_failed", "the app transaction could not be signed")
         }
         let appData = AppData(
-            appAppleId: context.configuration.appAppleId, bundleId: bundleId, environment: environment,
+            appAppleId: context.configuration.appAppleId(for: bundleId), bundleId: bundleId, environment: environment,
             signedAppTransactionInfo: signedApp)
         let notification = try record(
             ResponseBodyV2DecodedPayload(

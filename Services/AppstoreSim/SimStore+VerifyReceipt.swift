@@ -61,7 +61,8 @@ extension SimStore {
     ) -> ByteBuffer {
         let data: Data? = try? withLedger { ledger, _ throws(SimError) -> Data? in
             guard let receipt = ledger.receipts[token] else { return nil }
-            let renderer = LegacyReceiptRenderer(ledger: ledger, appAppleId: appAppleId, now: now)
+            let renderer = LegacyReceiptRenderer(
+                ledger: ledger, appAppleId: configuration.appAppleIds[receipt.bundleId] ?? appAppleId, now: now)
             let data = renderer.render(receipt, excludeOldTransactions: excludeOld, iOS6: iOS6)
             // An iOS 6 answer depends on the time (21006 once expired); keep only iOS 7 answers.
             if !iOS6 { ledger.receiptCache[cacheKey] = data }

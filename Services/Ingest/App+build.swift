@@ -79,7 +79,8 @@ func buildApplication(
             configuration: SignedDataVerifierConfiguration(
                 rootCertificates: configuration.rootCertificates, bundleId: configuration.app.bundleId,
                 environment: configuration.app.environment, appAppleId: configuration.app.appAppleId,
-                allowsMissingAppAppleId: true, acceptsSandbox: configuration.app.acceptsSandbox))
+                allowsMissingAppAppleId: true, acceptsSandbox: configuration.app.acceptsSandbox,
+                additionalApps: configuration.app.additionalApps))
     } catch {
         pool.close()
         operatorsRedis.close()

@@ -11,7 +11,8 @@ extension IngestConfiguration {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader, defaultShutdownGrace: Self.defaultShutdownGrace)
         let catalog = try Catalog.configuredIfAny(reader) ?? .empty
-        self.init(shared: shared, app: try AppIdentity(reader: reader), catalog: catalog)
+        let registry = try AppRegistry(reader: reader)
+        self.init(shared: shared, app: registry.identity, catalog: catalog)
         doorChainChecksPerSecond = Double(
             try reader.int("TOLLGATE_DOOR_CHAIN_CHECKS_PER_SECOND", default: Int(doorChainChecksPerSecond), range: 1...10_000))
         doorChainCheckBurst = try reader.int("TOLLGATE_DOOR_CHAIN_CHECK_BURST", default: doorChainCheckBurst, range: 1...100_000)
@@ -33,7 +34,15 @@ extension IngestConfiguration {
         clientJWTAudience = reader.optional("TOLLGATE_CLIENT_JWT_AUDIENCE")
         clientJWTMaxLifetime = try reader.duration("TOLLGATE_CLIENT_JWT_MAX_LIFETIME", default: clientJWTMaxLifetime, minimum: .seconds(60))
         if try reader.bool("TOLLGATE_V1_NOTIFICATIONS", default: false) {
-            v1SharedSecret = try reader.required("TOLLGATE_SHARED_SECRET", "when TOLLGATE_V1_NOTIFICATIONS is on")
+            if registry.apps.count > 1 || reader.optional(AppRegistry.variable) != nil {
+                for app in registry.apps { v1SharedSecrets[app.bundleId] = app.sharedSecret }
+                guard !v1SharedSecrets.isEmpty else {
+                    throw ConfigurationError(
+                        variable: AppRegistry.variable, problem: "needs an app's sharedSecret when TOLLGATE_V1_NOTIFICATIONS is on")
+                }
+            } else {
+                v1SharedSecret = try reader.required("TOLLGATE_SHARED_SECRET", "when TOLLGATE_V1_NOTIFICATIONS is on")
+            }
         }
         maxBacklog = try reader.int("TOLLGATE_MAX_BACKLOG", default: maxBacklog, range: 0...Int(Int32.max))
         backlogBytesApple = try Self.budget(reader, "TOLLGATE_BACKLOG_BYTES_APPLE", default: backlogBytesApple)
@@ -61,7 +70,20 @@ extension IngestConfiguration {
                 throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
             }
         }
-        offerKey = try Self.offerKey(reader)
+        let fromFile = reader.optional(AppRegistry.variable) != nil
+        var offerKeys: [OfferSigningKey] = []
+        for app in registry.apps {
+            guard let key = app.offerKey else { continue }
+            do {
+                offerKeys.append(
+                    try OfferSigningKey(keyId: key.keyId, issuerId: key.issuerId, bundleId: app.bundleId, privateKeyPEM: key.privateKeyPEM))
+            } catch {
+                throw fromFile
+                    ? ConfigurationError(variable: AppRegistry.variable, problem: "has an unusable offerKey for \(app.bundleId)") : error
+            }
+        }
+        offerKey = offerKeys.first { $0.bundleId == registry.defaultApp.bundleId }
+        additionalOfferKeys = offerKeys.filter { $0.bundleId != registry.defaultApp.bundleId }
         opsHost = reader.string("TOLLGATE_OPS_HOST", default: opsHost)
         if reader.optional("TOLLGATE_OPS_PORT") != nil {
             opsPort = try reader.int("TOLLGATE_OPS_PORT", default: 0, range: 0...65535)
@@ -73,20 +95,6 @@ extension IngestConfiguration {
         enqueueRoundTrips = try reader.int("TOLLGATE_ENQUEUE_ROUND_TRIPS", default: enqueueRoundTrips, range: 1...256)
         waitReplicas = try reader.int("TOLLGATE_REDIS_WAIT_REPLICAS", default: waitReplicas, range: 0...100)
         waitTimeoutMilliseconds = try reader.int("TOLLGATE_REDIS_WAIT_TIMEOUT_MS", default: waitTimeoutMilliseconds, range: 1...60_000)
-    }
-
-    /// The subscription-offer key from its three settings and the bundle ID: all or none.
-    private static func offerKey(_ reader: EnvironmentReader) throws(ConfigurationError) -> OfferSigningKey? {
-        let names = ["TOLLGATE_OFFER_KEY_ID", "TOLLGATE_OFFER_ISSUER_ID", "TOLLGATE_OFFER_PRIVATE_KEY_PATH"]
-        guard names.contains(where: { reader.optional($0) != nil }) else { return nil }
-        let keyId = try reader.required(names[0], "with the other TOLLGATE_OFFER_* settings")
-        let issuerId = try reader.required(names[1], "with the other TOLLGATE_OFFER_* settings")
-        let path = try reader.required(names[2], "with the other TOLLGATE_OFFER_* settings")
-        let bundleId = try reader.required("TOLLGATE_BUNDLE_ID")
-        guard let pem = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }) else {
-            throw ConfigurationError(variable: names[2], problem: "cannot read \(path)")
-        }
-        return try OfferSigningKey(keyId: keyId, issuerId: issuerId, bundleId: bundleId, privateKeyPEM: pem)
     }
 
     /// A byte budget: 0 (no limit) or at least 2 MiB, so that the largest submission always fits.

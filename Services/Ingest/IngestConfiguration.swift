@@ -77,7 +77,7 @@ import Pipeline
 ///   (`2000`)
 package struct IngestConfiguration: Sendable {
     package var shared: SharedConfiguration
-    /// The app whose notifications the door takes.
+    /// The apps whose notifications the door takes (`TOLLGATE_APPS`, or the one-app shorthand).
     package var app: AppIdentity
     package var doorChainChecksPerSecond = 10.0
     package var doorChainCheckBurst = 20
@@ -91,6 +91,9 @@ package struct IngestConfiguration: Sendable {
     package var clientJWTMaxLifetime: Duration = .seconds(86_400)
     /// The shared secret V1 notifications must carry; nil: V1 notifications are refused.
     package var v1SharedSecret: String?
+    /// With `TOLLGATE_APPS`: each app's shared secret, which a V1 notification naming that app (`bid`) must carry;
+    /// ``v1SharedSecret`` is then unused.
+    package var v1SharedSecrets: [String: String] = [:]
     package var maxBacklog = 100_000
     package var backlogBytesApple = 256 << 20
     package var backlogBytesClient = 128 << 20
@@ -110,8 +113,10 @@ package struct IngestConfiguration: Sendable {
     package var bodyTimeout: Duration = .seconds(10)
     /// Trusted roots (DER) of the signature check at the door.
     package var rootCertificates: [Data] = [AppleRootCertificates.appleRootCAG3]
-    /// The subscription-offer key; nil: promotional offers are not signed.
+    /// The (default) app's subscription-offer key; nil: its promotional offers are not signed.
     package var offerKey: OfferSigningKey?
+    /// The other apps' offer keys (`TOLLGATE_APPS`), each signing for its own bundle ID.
+    package var additionalOfferKeys: [OfferSigningKey] = []
     package var opsHost = "127.0.0.1"
     /// The operators' listener port; nil: `/healthz`, `/readyz`, `/metrics` have no listener of their own.
     package var opsPort: Int?

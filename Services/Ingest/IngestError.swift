@@ -144,6 +144,16 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
             message: "the catalog does not mark product '\(productId.prefix(200))' for introductory offer eligibility")
     }
 
+    static func unknownApp(_ bundleId: String) -> IngestError {
+        IngestError(
+            status: .unprocessableContent, code: "unknown_app",
+            message: "'\(bundleId.prefix(155))' is not one of this deployment's apps (TOLLGATE_APPS)")
+    }
+    static func appRequired() -> IngestError {
+        IngestError(
+            status: .unprocessableContent, code: "app_required",
+            message: "this deployment has several apps: name the app the user runs as bundleId")
+    }
     static func offersNotConfigured() -> IngestError {
         IngestError(
             status: .notImplemented, code: "offers_not_configured",

@@ -5,7 +5,7 @@ import Ledger
 import Pipeline
 
 extension IngestRoutes {
-    /// `POST /v1/offers/promotional {productId, offerId, orderNo?}`: Apple's promotional offer signatures for the
+    /// `POST /v1/offers/promotional {productId, offerId, orderNo?, bundleId?}`: Apple's promotional offer signatures for the
     /// calling user, `200 {signatureV2, signature: {keyIdentifier, nonce, timestamp, signature, applicationUsername},
     /// orderNo, appAccountToken}`.
     ///
@@ -144,18 +144,46 @@ extension IngestRoutes {
         }
     }
 
-    /// What every offer request starts with: the calling user, the offer key (`501 offers_not_configured`), the JSON
-    /// body (4 KiB at most) and its `productId`.
+    /// What every offer request starts with: the calling user, the JSON body (4 KiB at most), its `productId`, and the
+    /// offer key of the app the user runs (``offerSigner(_:)``).
     private func offerRequest(
         _ request: Request
     ) async throws -> (userID: String, signer: OfferSigningKey, object: JSONFields, productId: String) {
         let userID = try await authenticator.user(request)
-        guard let signer = configuration.offerKey else { throw IngestError.offersNotConfigured() }
+        guard configuration.offerKey != nil || !configuration.additionalOfferKeys.isEmpty else {
+            throw IngestError.offersNotConfigured()
+        }
         let object = try Submission.jsonFields(try await body(of: request, limit: 4096))
+        let signer = try offerSigner(object)
         guard case .string(let productId)? = object.members["productId"], !productId.isEmpty else {
             throw IngestError.invalidRequest("productId must be a non-empty string")
         }
         return (userID, signer, object, productId)
+    }
+
+    /// The key that signs for the app the user runs: an offer's signature is only good for the bundle ID it names. With
+    /// one app, that app's, whatever the request says (as before there were several: the bundle ID is never the
+    /// caller's to choose). With several (`TOLLGATE_APPS`), the request's `bundleId` picks one of the deployment's apps
+    /// (`422 unknown_app` for any other: Tollgate never signs for an app it does not serve; `422 app_required` when
+    /// absent). An app without an offer key answers `501 offers_not_configured`.
+    private func offerSigner(_ object: JSONFields) throws -> OfferSigningKey {
+        guard !configuration.app.additionalApps.isEmpty else {
+            guard let signer = configuration.offerKey else { throw IngestError.offersNotConfigured() }
+            return signer
+        }
+        guard case .string(let bundleId)? = object.members["bundleId"], !bundleId.isEmpty else {
+            if object.members["bundleId"] == nil || object.members["bundleId"] == .null { throw IngestError.appRequired() }
+            throw IngestError.invalidRequest("bundleId must be a non-empty string")
+        }
+        guard configuration.app.app(bundleId) != nil else {
+            metrics.reject(reason: "unknown_app")
+            throw IngestError.unknownApp(bundleId)
+        }
+        let signer =
+            bundleId == configuration.app.bundleId
+            ? configuration.offerKey : configuration.additionalOfferKeys.first { $0.bundleId == bundleId }
+        guard let signer else { throw IngestError.offersNotConfigured() }
+        return signer
     }
 
     /// The catalog's product, or `422 unknown_product`.

@@ -10,7 +10,8 @@ extension IngestRoutes {
     /// is durably in Redis (and acknowledged by replicas when configured), `503` otherwise so Apple retries.
     func notification(_ request: Request) async throws -> Response {
         let body = try await body(of: request, limit: Submission.maxNotificationBytes)
-        var submission = try Submission.notification(body: body, v1SharedSecret: configuration.v1SharedSecret)
+        var submission = try Submission.notification(
+            body: body, v1SharedSecret: configuration.v1SharedSecret, v1SharedSecrets: configuration.v1SharedSecrets)
         if let jws = submission.signed { submission.notificationUUID = try await checkNotification(jws) }
         let outcome = try await enqueue(submission, source: .apple, userID: nil)
         return jobIDResponse(.ok, outcome.jobID)

@@ -45,8 +45,12 @@ struct Submission: Sendable {
 
     /// `POST /v1/apple/notifications`: V2 `{"signedPayload"}` (JWS checked; the payload is the body
     /// byte-for-byte) or V1 (`notification_type`, see ``notificationV1(_:sharedSecret:)``). `v1SharedSecret`
-    /// nil: V1 is off and refused.
-    static func notification(body: [UInt8], v1SharedSecret: String?) throws(IngestError) -> Submission {
+    /// nil: V1 is off and refused. With several apps (`v1SharedSecrets`, bundle ID → secret), the password must be the
+    /// secret of the app the notification names (`bid`); a notification naming no configured app is refused as a
+    /// password mismatch.
+    static func notification(
+        body: [UInt8], v1SharedSecret: String?, v1SharedSecrets: [String: String] = [:]
+    ) throws(IngestError) -> Submission {
         // The whole body is read as JSON (a member twice is refused: readers disagree on which one counts).
         let fields = try jsonFields(body)
         if let signedPayload = fields.members["signedPayload"] {
@@ -55,6 +59,12 @@ struct Submission: Sendable {
             return Submission(kind: .notificationV2, payload: body, signed: jws)
         }
         if case .string(let type)? = fields.members["notification_type"], !type.isEmpty {
+            if !v1SharedSecrets.isEmpty {
+                guard case .string(let bid)? = fields.members["bid"], let secret = v1SharedSecrets[bid] else {
+                    throw .sharedSecretMismatch()
+                }
+                return try notificationV1(fields, sharedSecret: secret)
+            }
             guard let secret = v1SharedSecret else { throw .v1NotificationsDisabled() }
             return try notificationV1(fields, sharedSecret: secret)
         }

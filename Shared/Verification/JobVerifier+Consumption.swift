@@ -22,7 +22,7 @@ extension JobVerifier {
         guard let transaction = verified.transaction?.payload, let transactionId = transaction.transactionId else {
             return .rejected(VerificationFailure(.invalidFormat, "the consumption request names no transaction"))
         }
-        guard !apiClients.isEmpty else {
+        guard apiClients.client(verified.payload.declaredBundleId ?? configuration.bundleId, environment) != nil else {
             logger.warning(
                 "Consumption request not answered: no App Store Server API key",
                 metadata: ["transaction.id": "\(transactionId)", "reason": "api_not_configured"])
@@ -50,7 +50,7 @@ extension JobVerifier {
         }
         if configuration.consumptionAPIVersion == 1 {
             let request = consumptionRequest(for: transaction, delivered: view.delivered)
-            let answer = await callAPI(.consumption, environment: environment) {
+            let answer = await callAPI(.consumption, bundleId: verified.payload.declaredBundleId, environment: environment) {
                 try await $0.sendConsumptionInformation(transactionId: transactionId, request)
             }
             if case .failure(let failure) = answer { return failure.outcome }
@@ -59,7 +59,7 @@ extension JobVerifier {
                     + "\(request.deliveryStatus ?? 0)}")
         }
         let request = consumptionRequestV2(view)
-        let answer = await callAPI(.consumption, environment: environment) {
+        let answer = await callAPI(.consumption, bundleId: verified.payload.declaredBundleId, environment: environment) {
             try await $0.sendConsumptionInformation(transactionId: transactionId, request)
         }
         if case .failure(let failure) = answer { return failure.outcome }

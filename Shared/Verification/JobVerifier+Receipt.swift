@@ -42,9 +42,11 @@ extension JobVerifier {
 
     /// The event of a verified receipt (also a V1 notification's `unified_receipt`).
     func event(for job: Job, receipt: ValidatedReceipt, notification: PurchaseEventNotification?) -> PurchaseEvent {
-        PurchaseEvent(
+        var event = PurchaseEvent(
             job: job, environment: receipt.environment.rawValue, verifiedAt: clock.nowMilliseconds(),
             transactions: receipt.transactions, renewals: receipt.renewals, notification: notification)
+        event.bundleId = receipt.bundleId
+        return event
     }
 
     /// A V1 notification is a trigger, never evidence (docs/ARCHITECTURE.md, invariant 9): ingest checked its password
@@ -58,7 +60,7 @@ extension JobVerifier {
         guard let latest = notification.latestReceipt else {
             return .rejected(VerificationFailure(.invalidFormat, "the V1 notification has no latest_receipt to ask Apple about"))
         }
-        if let bid = notification.bid, bid != configuration.bundleId {
+        if let bid = notification.bid, configuration.app(bid) == nil {
             return .rejected(VerificationFailure(.wrongBundleID, "the V1 notification is for another app"))
         }
         let verification = await receipts.validate(latest)

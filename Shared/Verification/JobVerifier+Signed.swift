@@ -16,13 +16,15 @@ extension JobVerifier {
             var jws = signed
             if configuration.confirmWithAPI, !apiClients.isEmpty, let id = payload.transactionId {
                 let environment = payload.environment ?? configuration.environment
-                let answer = await callAPI(.transactionInfo, environment: environment) {
+                let answer = await callAPI(.transactionInfo, bundleId: payload.bundleId, environment: environment) {
                     try await $0.getTransactionInfo(transactionId: id)
                 }
                 switch answer {
                 case .failure(let failure): return failure.outcome
                 case .success(let response):
                     switch await signedData.verifyTransaction(response.signedTransactionInfo) {
+                    case .verified(let confirmed) where confirmed.bundleId != payload.bundleId:
+                        return .rejected(VerificationFailure(.wrongBundleID, "Apple's confirmation is of another app"))
                     case .verified(let confirmed):
                         payload = confirmed
                         jws = response.signedTransactionInfo
@@ -37,6 +39,7 @@ extension JobVerifier {
             let environment = payload.environment ?? configuration.environment
             var event = PurchaseEvent(
                 job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(), transactions: [transaction])
+            event.bundleId = payload.bundleId
             if configuration.includeAppleJWS { event.apple = jws }
             return .verified(event)
         }
@@ -88,6 +91,7 @@ extension JobVerifier {
             var event = PurchaseEvent(
                 job: job, environment: environment.rawValue, verifiedAt: clock.nowMilliseconds(),
                 transactions: transactions, renewals: renewals, notification: notification)
+            event.bundleId = payload.declaredBundleId
             if configuration.includeAppleJWS { event.apple = signedPayload }
             return .verified(event)
         }

@@ -15,8 +15,8 @@ final class JobVerifier: Sendable {
     let signedData: SignedDataVerifier
     /// Receipts by the deployment's route (`verifyReceipt` or the App Store Server API).
     let receipts: ReceiptRouter
-    /// App Store Server API clients per environment; empty without an API key.
-    let apiClients: [String: AppStoreServerAPIClient]
+    /// App Store Server API clients per app and environment; empty without an API key.
+    let apiClients: AppleAPIClients
     let limiter: FleetRateLimiter
     /// For the ledger's view of a transaction (consumption requests).
     let redis: any RedisCommandExecutor
@@ -25,7 +25,7 @@ final class JobVerifier: Sendable {
 
     init(
         configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptCheckers,
-        apiClients: [String: AppStoreServerAPIClient], limiter: FleetRateLimiter, redis: any RedisCommandExecutor, clock: PipelineClock,
+        apiClients: AppleAPIClients, limiter: FleetRateLimiter, redis: any RedisCommandExecutor, clock: PipelineClock,
         logger: Logger
     ) {
         self.configuration = configuration
@@ -74,21 +74,24 @@ final class JobVerifier: Sendable {
         configuration.failure(forDataFrom: environment)
     }
 
-    /// Runs one App Store Server API call for `environment` under the fleet-wide bucket of `endpoint`;
-    /// API and rate-limit errors become outcomes.
+    /// Runs one App Store Server API call about the app `bundleId` (the one Apple signed into the data at hand, already
+    /// checked to be configured) for `environment`, with that app's client (its key, its `bid`) under that app's
+    /// fleet-wide bucket of `endpoint`; API and rate-limit errors become outcomes.
     func callAPI<Value: Sendable>(
-        _ endpoint: AppStoreEndpointClass, environment: AppStoreEnvironment,
+        _ endpoint: AppStoreEndpointClass, bundleId: String?, environment: AppStoreEnvironment,
         _ body: (AppStoreServerAPIClient) async throws -> Value
     ) async -> Result<Value, APICallFailure> {
-        guard let client = apiClients[environment.rawValue] else {
+        let app = bundleId ?? configuration.bundleId
+        guard let client = apiClients.client(app, environment) else {
             return .failure(
                 APICallFailure(
                     outcome: .rejected(
                         VerificationFailure(
-                            "api_not_configured", "no App Store Server API key is configured for \(environment)"))))
+                            "api_not_configured", "no App Store Server API key is configured for \(app) in \(environment)"))))
         }
         let bucket = endpoint.bucket(
-            prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale)
+            prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale,
+            bundleId: app)
         do {
             try await limiter.acquire(bucket)
             return .success(try await body(client))

@@ -10,12 +10,15 @@ extension VerifierConfiguration {
     package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader)
-        let app = try AppIdentity(reader: reader)
-        let appStoreEnvironment = app.environment
-        self.init(shared: shared, bundleId: app.bundleId, appAppleId: app.appAppleId, environment: app.environment)
+        let registry = try AppRegistry(reader: reader)
+        let app = registry.defaultApp
+        let appStoreEnvironment = registry.environment
+        self.init(shared: shared, bundleId: app.bundleId, appAppleId: app.appAppleId, environment: registry.environment)
 
-        acceptSandbox = app.acceptsSandbox
-        sharedSecret = reader.optional("TOLLGATE_SHARED_SECRET")
+        acceptSandbox = registry.acceptsSandbox
+        sharedSecret = app.sharedSecret
+        apiKey = app.apiKey
+        additionalApps = Array(registry.apps.dropFirst())
         if let list = reader.optional("TOLLGATE_ROOT_CERTS") {
             do {
                 rootCertificates = try TrustedRootLoader.load(list: list)
@@ -36,7 +39,6 @@ extension VerifierConfiguration {
                 throw ConfigurationError(variable: name, problem: "must be https:// in production (plain http only to a loopback address)")
             }
         }
-        apiKey = try Self.apiKey(reader)
         confirmWithAPI = try reader.bool("TOLLGATE_CONFIRM_WITH_API", default: false)
         includeAppleJWS = try reader.bool("TOLLGATE_EVENTS_INCLUDE_APPLE", default: false)
         let validation = reader.string("TOLLGATE_RECEIPT_VALIDATION", default: ReceiptValidationMode.auto.rawValue).lowercased()
@@ -45,12 +47,12 @@ extension VerifierConfiguration {
                 variable: "TOLLGATE_RECEIPT_VALIDATION",
                 problem: "must be verify-receipt, server-api or auto, not '\(validation.prefix(32))'")
         }
-        guard mode != .serverAPI || apiKey != nil else {
+        guard mode != .serverAPI || apps.allSatisfy({ $0.apiKey != nil }) else {
             throw ConfigurationError(
                 variable: "TOLLGATE_RECEIPT_VALIDATION",
                 problem:
                     "server-api needs an App Store Server API key "
-                    + "(TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH)")
+                    + "(TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH; every app's apiKey in TOLLGATE_APPS)")
         }
         receiptValidation = mode
         if let list = reader.optional("TOLLGATE_RECEIPT_ROOT_CERTS") {
@@ -103,28 +105,6 @@ extension VerifierConfiguration {
             throw ConfigurationError(variable: "TOLLGATE_HEARTBEAT_MS", problem: "must be below TOLLGATE_CLAIM_MIN_IDLE_MS")
         }
         reconcile = try ReconcilerConfiguration(reader: reader)
-    }
-
-    private static func apiKey(_ reader: EnvironmentReader) throws(ConfigurationError) -> APIKey? {
-        let keyId = reader.optional("TOLLGATE_API_KEY_ID")
-        let issuerId = reader.optional("TOLLGATE_API_ISSUER_ID")
-        let path = reader.optional("TOLLGATE_API_PRIVATE_KEY_PATH")
-        if keyId == nil, issuerId == nil, path == nil { return nil }
-        guard let keyId else {
-            throw ConfigurationError(variable: "TOLLGATE_API_KEY_ID", problem: "is required with the other API key settings")
-        }
-        guard let issuerId else {
-            throw ConfigurationError(variable: "TOLLGATE_API_ISSUER_ID", problem: "is required with the other API key settings")
-        }
-        guard let path else {
-            throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "is required with the other API key settings")
-        }
-        guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8),
-            pem.contains("PRIVATE KEY")
-        else {
-            throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "cannot read a PEM private key at \(path)")
-        }
-        return APIKey(keyId: keyId, issuerId: issuerId, privateKeyPEM: pem)
     }
 
     /// Whether Apple's answers from `url` cannot be changed on the way: HTTPS, or plain HTTP to this host itself

@@ -6,6 +6,8 @@ import Pipeline
 ///
 /// Keys (defaults in brackets), besides ``SharedConfiguration``'s `TOLLGATE_REDIS_URL`,
 /// `TOLLGATE_KEY_PREFIX`, `LOG_LEVEL` and `TOLLGATE_SHUTDOWN_GRACE`:
+/// - `TOLLGATE_APPS` — a file listing the deployment's apps, each with its own API key and shared secret
+///   (``AppStore/AppRegistry``); without it, the one-app shorthand:
 /// - `TOLLGATE_BUNDLE_ID` — the app's bundle ID (required)
 /// - `TOLLGATE_APP_APPLE_ID` — the app's Apple ID (required when the environment is production)
 /// - `TOLLGATE_ENVIRONMENT` — `production` or `sandbox` [`sandbox`]
@@ -52,6 +54,7 @@ import Pipeline
 /// - the reconciler's `TOLLGATE_RECONCILE_*` and `TOLLGATE_SWEEP_*` keys, listed on ``ReconcilerConfiguration``
 package struct VerifierConfiguration: Sendable {
     package var shared: SharedConfiguration
+    /// The default (first) app's bundle ID; with ``appAppleId``, ``sharedSecret`` and ``apiKey``, the default app.
     package var bundleId: String
     package var appAppleId: Int64?
     package var environment: AppStoreEnvironment
@@ -97,19 +100,28 @@ package struct VerifierConfiguration: Sendable {
     package var heartbeatInterval: Duration
     /// Gap repair: the notification reconciler and the subscription sweeper.
     package var reconcile: ReconcilerConfiguration
+    /// The deployment's other apps (`TOLLGATE_APPS` past its first), each with its own key and shared secret.
+    package var additionalApps: [ConfiguredApp] = []
 
     /// An App Store Server API key (`.p8` contents).
-    package struct APIKey: Sendable {
-        package var keyId: String
-        package var issuerId: String
-        package var privateKeyPEM: String
+    package typealias APIKey = AppStoreKey
 
-        package init(keyId: String, issuerId: String, privateKeyPEM: String) {
-            self.keyId = keyId
-            self.issuerId = issuerId
-            self.privateKeyPEM = privateKeyPEM
-        }
+    /// Every app, the default first (its settings are ``bundleId``, ``appAppleId``, ``apiKey``, ``sharedSecret``).
+    package var apps: [ConfiguredApp] {
+        [ConfiguredApp(bundleId: bundleId, appAppleId: appAppleId, apiKey: apiKey, sharedSecret: sharedSecret)] + additionalApps
     }
+
+    /// The configured app with this bundle ID, or nil: the app Apple signed into the data decides, never the client.
+    package func app(_ bundleId: String?) -> ConfiguredApp? {
+        guard let bundleId else { return nil }
+        return apps.first { $0.bundleId == bundleId }
+    }
+
+    /// Whether any app has an App Store Server API key.
+    package var hasAPIKey: Bool { apps.contains { $0.apiKey != nil } }
+
+    /// Whether any app has a shared secret.
+    package var hasSharedSecret: Bool { apps.contains { $0.sharedSecret != nil } }
 
     /// Settings with defaults for everything but the app's identity (for tests and embedding).
     package init(

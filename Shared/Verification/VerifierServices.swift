@@ -68,7 +68,7 @@ package enum VerifierServices {
                 host: configuration.metricsHost, port: configuration.metricsPort, serverName: "verifier",
                 onServerRunning: onMetricsServerRunning, logger: logger),
         ]
-        if configuration.reconcile.enabled, !apiClients.isEmpty || configuration.sharedSecret != nil {
+        if configuration.reconcile.enabled, !apiClients.isEmpty || configuration.hasSharedSecret {
             services.append(
                 Reconciler(
                     context: ReconcileContext(
@@ -86,7 +86,7 @@ package enum VerifierServices {
     /// uninstrumented).
     package static func appleClients(
         _ configuration: VerifierConfiguration, metrics: VerifierMetrics
-    ) throws -> (SignedDataVerifier, ReceiptCheckers, [String: AppStoreServerAPIClient]) {
+    ) throws -> (SignedDataVerifier, ReceiptCheckers, AppleAPIClients) {
         let base = configuration.httpTransport.make(maximumConnectionsPerHost: max(4, configuration.concurrency))
         let transport = InstrumentedTransport(base: base, metrics: metrics)
         let signedData: SignedDataVerifier
@@ -98,13 +98,15 @@ package enum VerifierServices {
                     acceptsSandbox: configuration.acceptSandbox, onlineChecks: configuration.onlineChecks,
                     checksRevocation: configuration.onlineChecks,
                     ocspRequester: TransportOCSPRequester(transport: base, timeout: configuration.appleTimeout),
-                    onlineChainLifetime: Double(configuration.onlineChainLifetime.components.seconds)))
+                    onlineChainLifetime: Double(configuration.onlineChainLifetime.components.seconds),
+                    additionalApps: configuration.additionalApps.map(\.identity)))
         } catch {
             throw ConfigurationError(variable: "TOLLGATE_ROOT_CERTS", problem: "is not usable: \(error.message)")
         }
         let receipts = ReceiptClient(
             configuration: ReceiptClientConfiguration(
                 bundleId: configuration.bundleId, sharedSecret: configuration.sharedSecret,
+                additionalApps: configuration.additionalApps.map { .init(bundleId: $0.bundleId, sharedSecret: $0.sharedSecret) },
                 productionURL: configuration.verifyReceiptURL, sandboxURL: configuration.verifyReceiptSandboxURL,
                 allowSandbox: configuration.allowsSandbox, startInSandbox: configuration.environment == .sandbox,
                 timeout: configuration.appleTimeout), transport: transport)
@@ -122,26 +124,34 @@ package enum VerifierServices {
         )
     }
 
-    /// The App Store Server API clients per environment the deployment accepts; none without a key.
+    /// The App Store Server API clients of every app with a key, per environment the deployment accepts: each app's
+    /// with its own key and its own bundle ID as `bid` (``AppleAPIClients``); none without a key.
     package static func makeAPIClients(
         _ configuration: VerifierConfiguration, transport: any HTTPTransport
-    ) throws -> [String: AppStoreServerAPIClient] {
-        guard let key = configuration.apiKey else { return [:] }
+    ) throws -> AppleAPIClients {
         var environments: [AppStoreEnvironment] = []
         if configuration.environment == .production { environments.append(.production) }
         if configuration.allowsSandbox { environments.append(.sandbox) }
-        var clients: [String: AppStoreServerAPIClient] = [:]
-        for environment in environments {
-            do {
-                clients[environment.rawValue] = try AppStoreServerAPIClient(
-                    configuration: AppStoreServerAPIConfiguration(
-                        issuerId: key.issuerId, keyId: key.keyId, privateKeyPEM: key.privateKeyPEM,
-                        bundleId: configuration.bundleId, environment: environment, productionURL: configuration.apiURL,
-                        sandboxURL: configuration.apiSandboxURL, timeout: configuration.appleTimeout), transport: transport)
-            } catch {
-                throw ConfigurationError(variable: "TOLLGATE_API_PRIVATE_KEY_PATH", problem: "is not usable: \(error.message)")
+        var entries: [AppleAPIClients.Entry] = []
+        for app in configuration.apps {
+            guard let key = app.apiKey else { continue }
+            for environment in environments {
+                do {
+                    let client = try AppStoreServerAPIClient(
+                        configuration: AppStoreServerAPIConfiguration(
+                            issuerId: key.issuerId, keyId: key.keyId, privateKeyPEM: key.privateKeyPEM,
+                            bundleId: app.bundleId, environment: environment, productionURL: configuration.apiURL,
+                            sandboxURL: configuration.apiSandboxURL, timeout: configuration.appleTimeout), transport: transport)
+                    entries.append(AppleAPIClients.Entry(bundleId: app.bundleId, environment: environment, client: client))
+                } catch {
+                    let variable = configuration.additionalApps.isEmpty ? "TOLLGATE_API_PRIVATE_KEY_PATH" : AppRegistry.variable
+                    throw ConfigurationError(
+                        variable: variable,
+                        problem: configuration.additionalApps.isEmpty
+                            ? "is not usable: \(error.message)" : "has an unusable apiKey for \(app.bundleId): \(error.message)")
+                }
             }
         }
-        return clients
+        return AppleAPIClients(entries)
     }
 }

@@ -32,17 +32,26 @@ extension SystemHarness {
         do {
             // The app's identity is shared by every service, as compose's tollgate.env shares it: ingest checks it at
             // the door, the verifier on everything it verifies.
-            let common = redis.environment.merging([
+            var common = redis.environment.merging([
                 "TOLLGATE_KEY_PREFIX": "tg", "LOG_LEVEL": "info", "TOLLGATE_BUNDLE_ID": bundleId, "TOLLGATE_APP_APPLE_ID": "1234567890",
                 "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_ACCEPT_SANDBOX": options.acceptSandbox ? "true" : "false",
             ]) { $1 }
+            // Two apps: the apps file replaces the one-app variables (TOLLGATE_SHARED_SECRET included) everywhere.
+            var simExtra: [String: String] = [:]
+            if options.twoApps {
+                let apps = try twoAppSettings(directory: directory)
+                common["TOLLGATE_BUNDLE_ID"] = nil
+                common["TOLLGATE_APP_APPLE_ID"] = nil
+                common.merge(apps.tollgate) { _, new in new }
+                simExtra = apps.sim
+            }
             let first = try await launchAll(
                 [ingestSpec(common, catalog: catalog, directory: directory)]
                     + fulfillerSpecs(common, catalog: catalog, count: options.replicas),
                 in: directory, http: http, into: started)
             let ingest = first[0]
             let sim = try await launchAll(
-                [simSpec(directory: directory, ingest: ingest)], in: directory, http: http,
+                [simSpec(directory: directory, ingest: ingest, extra: simExtra)], in: directory, http: http,
                 into: started)[0]
             let verifiers = try await launchAll(
                 verifierSpecs(common, sim: sim, directory: directory, options: options),
@@ -88,7 +97,7 @@ extension SystemHarness {
                     "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
                     "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",  // AOF fsyncs stall on a loaded CI disk
                     "TOLLGATE_OPS_ON_PUBLIC_LISTENER": "true",  // loopback only: the harness asks /readyz there
-                ]) { _, new in new }
+                ]) { _, new in new }.filter { $0.key != "TOLLGATE_SHARED_SECRET" || common["TOLLGATE_APPS"] == nil }
             }, readinessPath: "/readyz")
     }
 
@@ -105,7 +114,7 @@ extension SystemHarness {
         }
     }
 
-    private static func simSpec(directory: URL, ingest: ServiceProcess) -> ServiceProcess.Spec {
+    private static func simSpec(directory: URL, ingest: ServiceProcess, extra: [String: String]) -> ServiceProcess.Spec {
         ServiceProcess.Spec(
             name: "appstore-sim", executable: "appstore-sim",
             arguments: { _ in ["--ca-dir", directory.appendingPathComponent("sim-ca").path] },
@@ -116,7 +125,7 @@ extension SystemHarness {
                     "SIM_RETRY_SCALE": "3600", "SIM_BUNDLE_ID": bundleId, "SIM_APP_APPLE_ID": "1234567890",
                     "SIM_SHARED_SECRET": sharedSecret,
                     "LOG_LEVEL": "info",
-                ]
+                ].merging(extra) { _, new in new }
             }, readinessPath: "/sim/health")
     }
 
@@ -143,6 +152,7 @@ extension SystemHarness {
             apple["TOLLGATE_VERIFY_RECEIPT_URL"] = "http://127.0.0.1:1/verifyReceipt"
             apple["TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL"] = "http://127.0.0.1:1/sandbox/verifyReceipt"
         }
+        if options.twoApps { apple["TOLLGATE_SHARED_SECRET"] = nil }
         let settings = apple
         return (1...options.replicas).map { replica in
             ServiceProcess.Spec(

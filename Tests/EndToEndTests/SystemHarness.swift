@@ -20,6 +20,9 @@ final class SystemHarness: Sendable {
         /// `verifyReceipt` is gone: receipts go through the Server API (`TOLLGATE_RECEIPT_VALIDATION=server-api`,
         /// which needs ``serverAPI``) and the `verifyReceipt` URLs lead nowhere.
         var withoutVerifyReceipt = false
+        /// Two apps on the deployment (`TOLLGATE_APPS`: ``bundleId`` and ``macBundleId``, each with its own API key,
+        /// the simulator taking each key for its own app only), StoreKit 2 transactions confirmed with the Server API.
+        var twoApps = false
     }
 
     /// The HS256 secret of user tokens (`TOLLGATE_CLIENT_JWT_SECRET`).

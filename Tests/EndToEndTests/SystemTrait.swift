@@ -26,4 +26,9 @@ struct SystemTrait: SuiteTrait, TestScoping {
 extension Trait where Self == SystemTrait {
     /// One production Tollgate deployment (two verifier and two fulfiller replicas) for the whole suite.
     static var tollgateSystem: Self { SystemTrait() }
+
+    /// A production deployment of two apps (``SystemHarness/Options/twoApps``), one replica of each worker.
+    static func tollgateSystem(twoApps: Bool) -> Self {
+        SystemTrait(options: SystemHarness.Options(replicas: 1, twoApps: twoApps))
+    }
 }

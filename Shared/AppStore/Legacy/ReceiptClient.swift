@@ -34,7 +34,7 @@ package struct ReceiptClient: Sendable {
         }
         let body: Data
         do {
-            body = try requestBody(receipt)
+            body = try requestBody(receipt, password: configuration.sharedSecret(forReceiptOf: peekBundleIdIfNeeded(receipt)))
         } catch {
             return ReceiptVerification(result: .rejected(VerificationFailure(.invalidReceipt, "the request could not be encoded")))
         }
@@ -109,7 +109,8 @@ package struct ReceiptClient: Sendable {
         switch decoded.status {
         case ReceiptStatus.valid, ReceiptStatus.subscriptionExpired:
             let result = ReceiptNormalizer.normalize(
-                response: decoded, answeredBy: environment, expectedBundleId: configuration.bundleId)
+                response: decoded, answeredBy: environment, expectedBundleId: configuration.bundleId,
+                alsoAccepted: configuration.additionalApps.map(\.bundleId))
             return .finished(ReceiptVerification(result: result))
         case ReceiptStatus.sandboxReceipt:
             return .redirect(.sandbox)
@@ -123,7 +124,18 @@ package struct ReceiptClient: Sendable {
         }
     }
 
-    private func requestBody(_ receipt: String) throws -> Data {
+    /// The bundle ID an app receipt says it is of, read without checking its signature (Apple checks it); nil when the
+    /// receipt is not an app receipt this parser reads, or when only one app is configured (nothing to choose).
+    private func peekBundleIdIfNeeded(_ receipt: String) -> String? {
+        configuration.additionalApps.isEmpty ? nil : Self.peekBundleId(receipt)
+    }
+
+    static func peekBundleId(_ receipt: String) -> String? {
+        guard let data = Data(base64Encoded: receipt) else { return nil }
+        return try? AppReceiptParser.parse(Array(data)).bundleId
+    }
+
+    private func requestBody(_ receipt: String, password: String?) throws -> Data {
         struct Body: Encodable {
             var receiptData: String
             var password: String?
@@ -139,7 +151,7 @@ package struct ReceiptClient: Sendable {
         encoder.outputFormatting = [.withoutEscapingSlashes]
         return try encoder.encode(
             Body(
-                receiptData: receipt, password: configuration.sharedSecret,
+                receiptData: receipt, password: password,
                 excludeOldTransactions: configuration.excludeOldTransactions))
     }
 

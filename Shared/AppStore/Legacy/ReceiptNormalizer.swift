@@ -14,14 +14,18 @@ package enum ReceiptNormalizer {
     package static func normalize(
         response: VerifyReceiptResponse,
         answeredBy: AppStoreEnvironment,
-        expectedBundleId: String
+        expectedBundleId: String,
+        alsoAccepted: [String] = []
     ) -> VerificationResult<VerifiedReceipt> {
         guard let receipt = response.receipt else {
             return .retryable(
                 VerificationFailure(
                     .appleBadResponse, "Apple answered status \(response.status) without a receipt"))
         }
-        if let failure = bundleMismatch(receipt.effectiveBundleId, expected: expectedBundleId) {
+        let bundleId = receipt.effectiveBundleId
+        if let bundleId, alsoAccepted.contains(bundleId) {
+            // One of the deployment's other apps (TOLLGATE_APPS).
+        } else if let failure = bundleMismatch(bundleId, expected: expectedBundleId) {
             return .rejected(failure)
         }
         let environment = answeredBy
@@ -34,7 +38,7 @@ package enum ReceiptNormalizer {
             VerifiedReceipt(
                 environment: environment,
                 status: response.status,
-                bundleId: expectedBundleId,
+                bundleId: bundleId ?? expectedBundleId,
                 transactions: transactions(purchases: purchases, latest: latest, renewals: renewals, environment: environment),
                 renewals: renewals,
                 latestReceipt: response.latestReceipt

@@ -10,16 +10,26 @@ extension SignedDataVerifier {
         return .init(.wrongEnvironment, "data is from \(environment?.rawValue ?? "no environment"), expected \(expected.rawValue)")
     }
 
+    /// The bundle ID Apple signed must be one of the deployment's apps (compared exactly, as Apple writes it).
     func checkBundleId(_ bundleId: String?) -> VerificationFailure? {
-        guard let expected = configuration.bundleId, bundleId != expected else { return nil }
-        return .init(.wrongBundleID, "data is for bundle \(bundleId ?? "(none)"), expected \(expected)")
+        guard let apps = configuration.acceptedApps, let expected = configuration.bundleId else { return nil }
+        if let bundleId, apps.contains(where: { $0.bundleId == bundleId }) { return nil }
+        let wanted = apps.count == 1 ? expected : "one of \(apps.map(\.bundleId).joined(separator: ", "))"
+        return .init(.wrongBundleID, "data is for bundle \(bundleId ?? "(none)"), expected \(wanted)")
     }
 
-    /// Bundle ID, environment and, for production data, the app Apple ID.
+    /// Bundle ID, environment and, for production data, the app Apple ID of that bundle's app.
     func checkApp(bundleId: String?, environment: AppStoreEnvironment?, appAppleId: Int64?) -> VerificationFailure? {
         if let failure = checkBundleId(bundleId) { return failure }
         if let failure = checkEnvironment(environment) { return failure }
-        if environment == .production, let expected = configuration.appAppleId, appAppleId != expected {
+        guard environment == .production else { return nil }
+        let expected: Int64? =
+            if let apps = configuration.acceptedApps {
+                apps.first { $0.bundleId == bundleId }?.appAppleId
+            } else {
+                configuration.appAppleId
+            }
+        if let expected, appAppleId != expected {
             return .init(.wrongAppAppleID, "data is for app \(appAppleId.map(String.init) ?? "(none)"), expected \(expected)")
         }
         return nil

@@ -38,8 +38,8 @@ package final class SignedDataVerifier: Sendable {
         guard !roots.isEmpty else {
             throw SignedDataVerifierConfigurationError(message: "at least one trusted root certificate is needed")
         }
-        if configuration.environment == .production, configuration.appAppleId == nil,
-            !configuration.allowsMissingAppAppleId
+        if configuration.environment == .production, !configuration.allowsMissingAppAppleId,
+            configuration.appAppleId == nil || configuration.additionalApps.contains(where: { $0.appAppleId == nil })
         {
             throw SignedDataVerifierConfigurationError(message: "appAppleId is required in production")
         }

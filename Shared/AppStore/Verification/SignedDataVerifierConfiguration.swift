@@ -9,8 +9,11 @@ import X509
 package struct SignedDataVerifierConfiguration: Sendable {
     /// Trusted root certificates (DER). Default: Apple Root CA - G3.
     package var rootCertificates: [Data]
-    /// The app's bundle ID; `nil` skips the check.
+    /// The (default) app's bundle ID; `nil` skips the check.
     package var bundleId: String?
+    /// The deployment's other apps (`TOLLGATE_APPS`): data signed for any of them is accepted too, each checked against
+    /// its own app Apple ID. Ignored when ``bundleId`` is nil.
+    package var additionalApps: [AppIdentity.App]
     /// The environment data must come from; `nil` skips the check.
     package var environment: AppStoreEnvironment?
     /// The app's Apple ID, checked on production notifications and app transactions. Required when
@@ -45,7 +48,8 @@ package struct SignedDataVerifierConfiguration: Sendable {
         checksRevocation: Bool = false,
         ocspRequester: (any OCSPRequester)? = nil,
         onlineChainLifetime: TimeInterval = 900,
-        chainCacheCapacity: Int = 64
+        chainCacheCapacity: Int = 64,
+        additionalApps: [AppIdentity.App] = []
     ) {
         self.rootCertificates = rootCertificates
         self.bundleId = bundleId
@@ -58,6 +62,13 @@ package struct SignedDataVerifierConfiguration: Sendable {
         self.ocspRequester = ocspRequester
         self.onlineChainLifetime = onlineChainLifetime
         self.chainCacheCapacity = chainCacheCapacity
+        self.additionalApps = additionalApps
+    }
+
+    /// The bundle IDs data is accepted for, and each app's Apple ID; nil when the check is off.
+    package var acceptedApps: [AppIdentity.App]? {
+        guard let bundleId else { return nil }
+        return [AppIdentity.App(bundleId: bundleId, appAppleId: appAppleId)] + additionalApps
     }
 }
 

@@ -9,6 +9,7 @@ extension PurchaseEvent {
     package func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("apple", apple)
+        writer.member("bundleId", bundleId)
         writer.member("environment", environment)
         writer.member("jobId", jobId)
         writer.member("kind", kind.rawValue)
@@ -44,6 +45,7 @@ extension PurchaseEvent {
             })
         apple = try fields.optionalString("apple")
         side = try fields.optionalString("side")
+        bundleId = try fields.optionalString("bundleId")
     }
 }
 

@@ -32,6 +32,9 @@ import Foundation
 ///   signed date.
 /// - `side` — `sandbox` when the change belongs to the user's sandbox side (``LedgerSide``): the verifier of a
 ///   production deployment that accepts sandbox data sets it on every non-production event; absent otherwise.
+/// - `bundleId` — the app Apple signed the data for (the StoreKit 2 transaction's, the notification's, the receipt's):
+///   one of the deployment's apps (`TOLLGATE_APPS`), never what a client said. Absent in events written before it
+///   was recorded.
 /// - `apple` — Apple's own signed JWS the change came from (a notification's `signedPayload`, a StoreKit 2
 ///   transaction), only with `TOLLGATE_EVENTS_INCLUDE_APPLE=true`: the outbound events carry it so that a receiver can
 ///   check Apple's signature itself (docs/EVENTS.md).
@@ -59,6 +62,7 @@ package struct PurchaseEvent: Codable, Sendable, Hashable {
     package var apple: String?
     /// ``LedgerSide/label`` of the side the change is applied on; nil: the primary side.
     package var side: String?
+    package var bundleId: String?
 
     package init(
         version: Int = PurchaseEvent.currentVersion, jobId: String, kind: JobKind, source: Job.Source,

@@ -22,12 +22,14 @@ package enum AppStoreEndpointClass: String, Sendable, Hashable, CaseIterable {
     /// The sandbox share of the production rate.
     package static let sandboxShare = 0.1
 
-    /// The default bucket of this class: its key under `prefix`, its rate for the environment (`sandbox`
-    /// gets 10 %), one second of burst.
-    package func bucket(prefix: String, sandbox: Bool, rateScale: Double = 1) -> TokenBucket {
+    /// The bucket of this class for one app (`bundleId`, as Apple counts per app: two apps of a deployment have a
+    /// budget each, even when they share one team-wide key): its key under `prefix`
+    /// (`tg:{rl:<class>}:<production|sandbox>:<bundleId>`), its rate for the environment (`sandbox` gets 10 %), one
+    /// second of burst. Without a bundle ID, the class's bucket of no app in particular (tests, tools).
+    package func bucket(prefix: String, sandbox: Bool, rateScale: Double = 1, bundleId: String? = nil) -> TokenBucket {
         let rate = productionRatePerSecond * (sandbox ? Self.sandboxShare : 1) * rateScale
         return TokenBucket(
-            key: "\(prefix):{rl:\(rawValue)}:\(sandbox ? "sandbox" : "production")",
+            key: "\(prefix):{rl:\(rawValue)}:\(sandbox ? "sandbox" : "production")" + (bundleId.map { ":" + $0 } ?? ""),
             ratePerSecond: rate, capacity: max(1, rate.rounded(.down)))
     }
 }

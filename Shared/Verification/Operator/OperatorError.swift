@@ -33,10 +33,10 @@ package struct OperatorError: TollgateError, Sendable {
         throw notFound ?? apiNotConfigured
     }
 
-    /// The API clients by environment, production first.
-    static func orderedClients(_ clients: [String: AppStoreServerAPIClient]) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {
-        [AppStoreEnvironment.production, .sandbox].compactMap { environment in
-            clients[environment.rawValue].map { (environment, $0) }
-        }
+    /// The API clients by environment, production first, and within one the apps in configuration order (the default
+    /// first): an operator's command names a transaction, not an app, so each app's client is asked in turn, and Apple
+    /// answers 404 for another app's transaction.
+    static func orderedClients(_ clients: AppleAPIClients) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {
+        clients.environments.flatMap { environment in clients.clients(in: environment).map { (environment, $0.client) } }
     }
 }

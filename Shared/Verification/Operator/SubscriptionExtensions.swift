@@ -50,18 +50,20 @@ package enum SubscriptionExtensions {
         }
     }
 
+    /// The default app's client (a mass extension names a product, and so one app: with several apps, the default
+    /// app's products).
     private static func client(_ configuration: VerifierConfiguration, _ environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient
     {
         let (_, _, clients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
         guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
-        guard let client = clients[environment.rawValue] else {
+        guard let client = clients.client(configuration.bundleId, environment) else {
             throw OperatorError("environment_not_accepted", "this deployment does not use Apple's \(environment.rawValue) environment")
         }
         return client
     }
 
     private static func firstFound<T>(
-        _ apiClients: [String: AppStoreServerAPIClient], _ call: (AppStoreServerAPIClient) async throws -> T
+        _ apiClients: AppleAPIClients, _ call: (AppStoreServerAPIClient) async throws -> T
     ) async throws -> (AppStoreEnvironment, T) {
         let (environment, _, answer) = try await OperatorError.firstFound(OperatorError.orderedClients(apiClients), call)
         return (environment, answer)

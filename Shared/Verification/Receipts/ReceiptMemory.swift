@@ -47,6 +47,7 @@ enum ReceiptMemory {
 extension ValidatedReceipt {
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        writer.member("bundleId", bundleId)
         writer.member("environment", environment.rawValue)
         writer.member("latestReceipt", latestReceipt)
         writer.array("renewals", renewals) { $0.write(to: &$1) }
@@ -64,6 +65,7 @@ extension ValidatedReceipt {
             renewals: try fields.array("renewals") { (value, path) throws(JSONError) in
                 try PurchaseEventRenewal(json: JSONFields(value, path: path))
             },
-            latestReceipt: try fields.optionalString("latestReceipt"), route: try fields.raw("route", as: ReceiptValidationMode.self))
+            latestReceipt: try fields.optionalString("latestReceipt"), route: try fields.raw("route", as: ReceiptValidationMode.self),
+            bundleId: try fields.optionalString("bundleId"))
     }
 }

@@ -9,7 +9,8 @@ import Pipeline
 /// The Server API route, step by step (`validateWithServerAPI`):
 /// 1. The receipt's PKCS#7 signature is proven (``ReceiptSignatureVerifier``): without it anyone could write a
 ///    receipt naming a transaction ID they found or guessed, and Apple's API would answer for that customer.
-/// 2. Its bundle ID and environment must be this deployment's.
+/// 2. Its bundle ID must be one of the deployment's apps, and its environment the deployment's; that app's key (and
+///    bundle ID as `bid`) makes every call below.
 /// 3. One of its transaction IDs goes to Get Transaction History (every page, each its own rate-limit token, at most
 ///    `TOLLGATE_RECEIPT_MAX_HISTORY_PAGES`: past them `receipt_history_too_long`), or, when the receipt holds a single
 ///    purchase that is no subscription, to Get Transaction Info; each signed transaction is verified like any JWS.
@@ -20,14 +21,14 @@ import Pipeline
 struct ReceiptRouter: Sendable {
     let configuration: VerifierConfiguration
     let legacy: ReceiptClient
-    let apiClients: [String: AppStoreServerAPIClient]
+    let apiClients: AppleAPIClients
     let signedData: SignedDataVerifier
     let signatures: ReceiptSignatureVerifier
     /// Takes a token of a fleet-wide rate-limit bucket before each API call.
     let acquire: @Sendable (TokenBucket) async throws -> Void
 
     init(
-        configuration: VerifierConfiguration, checkers: ReceiptCheckers, apiClients: [String: AppStoreServerAPIClient],
+        configuration: VerifierConfiguration, checkers: ReceiptCheckers, apiClients: AppleAPIClients,
         signedData: SignedDataVerifier, acquire: @escaping @Sendable (TokenBucket) async throws -> Void
     ) {
         self.configuration = configuration
@@ -67,7 +68,7 @@ struct ReceiptRouter: Sendable {
                     environment: receipt.environment,
                     transactions: receipt.transactions.map(PurchaseEventTransaction.init(receipt:)),
                     renewals: receipt.renewals.map(PurchaseEventRenewal.init(receipt:)),
-                    latestReceipt: receipt.latestReceipt, route: .verifyReceipt)
+                    latestReceipt: receipt.latestReceipt, route: .verifyReceipt, bundleId: receipt.bundleId)
             }, retryAfter: verification.retryAfter)
     }
 
@@ -104,7 +105,7 @@ struct ReceiptRouter: Sendable {
             return .validated(ReceiptValidation(.rejected(failure)))
         case .failure(let failure): return .cannotProve(failure)
         }
-        guard receipt.bundleId == configuration.bundleId else {
+        guard let app = configuration.app(receipt.bundleId) else {
             return .validated(.rejected(.wrongBundleID, "the receipt is for another app"))
         }
         guard let environment = receipt.environment else {
@@ -114,17 +115,25 @@ struct ReceiptRouter: Sendable {
         if let failure = configuration.failure(forDataFrom: environment) {
             return .validated(ReceiptValidation(.rejected(failure)))
         }
-        guard let client = apiClients[environment.rawValue] else {
+        guard let client = apiClients.client(app.bundleId, environment) else {
             return .cannotProve(
-                VerificationFailure("api_not_configured", "no App Store Server API key is configured for \(environment)"))
+                VerificationFailure(
+                    "api_not_configured", "no App Store Server API key is configured for \(app.bundleId) in \(environment)"))
         }
-        return .validated(await purchases(of: receipt, environment: environment, client: client, gate: gate))
+        var validation = await purchases(of: receipt, environment: environment, client: client, gate: gate)
+        if case .verified(var validated) = validation.result {
+            validated.bundleId = app.bundleId
+            validation.result = .verified(validated)
+        }
+        return .validated(validation)
     }
 
     /// Steps 3 to 5: the receipt's purchases as Apple's signed transactions and renewal state.
     func purchases(
         of receipt: AppReceipt, environment: AppStoreEnvironment, client: AppStoreServerAPIClient, gate: AppleCallGate?
     ) async -> ReceiptValidation {
+        // The client is of the receipt's app: its bundle ID names the rate budget every call below takes from.
+        let app = client.configuration.bundleId
         let named = Set(receipt.transactionIdentifiers)
         guard let query = receipt.purchases.lazy.compactMap({ $0.transactionId ?? $0.originalTransactionId }).first else {
             return ReceiptValidation(
@@ -134,16 +143,16 @@ struct ReceiptRouter: Sendable {
         let signedTransactions: [String]
         if receipt.purchases.count == 1, receipt.purchases[0].expiresDate == nil, let id = receipt.purchases[0].transactionId {
             // One purchase that is no subscription: Get Transaction Info is the whole answer, under its own bucket.
-            switch await call(.transactionInfo, environment, gate, { try await client.getTransactionInfo(transactionId: id) }) {
+            switch await call(.transactionInfo, environment, app, gate, { try await client.getTransactionInfo(transactionId: id) }) {
             case .success(let info): signedTransactions = [info.signedTransactionInfo]
             case .failure(let failure): return failure.validation
             }
         } else {
             // Each page is its own call to Apple: its own token of the bucket and of the user's budget.
             let limit = configuration.receiptMaxHistoryPages
-            let history = await call(.transactionHistory, environment, gate, tokensPerPage: true) {
+            let history = await call(.transactionHistory, environment, app, gate, tokensPerPage: true) {
                 try await client.getTransactionHistory(transactionId: query, pageLimit: limit) {
-                    try await take(.transactionHistory, environment, gate)
+                    try await take(.transactionHistory, environment, app, gate)
                 }
             }
             switch history {
@@ -172,7 +181,7 @@ struct ReceiptRouter: Sendable {
         let subscriptions = Set(transactions.filter { $0.expiresDate != nil }.map(\.originalTransactionId))
         if let original = subscriptions.sorted().first {
             switch await call(
-                .subscriptionStatus, environment, gate, { try await client.getAllSubscriptionStatuses(transactionId: original) })
+                .subscriptionStatus, environment, app, gate, { try await client.getAllSubscriptionStatuses(transactionId: original) })
             {
             case .success(let status):
                 for item in status.data?.flatMap({ $0.lastTransactions ?? [] }) ?? [] {
@@ -200,11 +209,11 @@ struct ReceiptRouter: Sendable {
     /// One API call under its fleet-wide bucket and `gate` (``take(_:_:_:)``; with `tokensPerPage`, `body` takes them
     /// page by page itself); Apple's errors, a missing token and a refused gate become the validation's outcome.
     func call<Value: Sendable>(
-        _ endpoint: AppStoreEndpointClass, _ environment: AppStoreEnvironment, _ gate: AppleCallGate?,
+        _ endpoint: AppStoreEndpointClass, _ environment: AppStoreEnvironment, _ bundleId: String, _ gate: AppleCallGate?,
         tokensPerPage: Bool = false, _ body: () async throws -> Value
     ) async -> Result<Value, ReceiptAPIFailure> {
         do {
-            if !tokensPerPage { try await take(endpoint, environment, gate) }
+            if !tokensPerPage { try await take(endpoint, environment, bundleId, gate) }
             return .success(try await body())
         } catch let refusal as AppleCallRefusal {
             return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.retryable(refusal.failure), retryAfter: refusal.retryAfter)))
@@ -227,12 +236,15 @@ struct ReceiptRouter: Sendable {
 
 extension ReceiptRouter {
     /// What one call to Apple takes first: a pass of the user's `gate` (thrown as ``AppStore/AppleCallRefusal``), then
-    /// a token of the endpoint's fleet-wide bucket.
-    func take(_ endpoint: AppStoreEndpointClass, _ environment: AppStoreEnvironment, _ gate: AppleCallGate?) async throws {
+    /// a token of the endpoint's fleet-wide bucket of the app `bundleId`.
+    func take(
+        _ endpoint: AppStoreEndpointClass, _ environment: AppStoreEnvironment, _ bundleId: String, _ gate: AppleCallGate?
+    ) async throws {
         if let gate, let refusal = await gate() { throw refusal }
         try await acquire(
             endpoint.bucket(
-                prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale))
+                prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale,
+                bundleId: bundleId))
     }
 }
 

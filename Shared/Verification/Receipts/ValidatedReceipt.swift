@@ -12,6 +12,8 @@ struct ValidatedReceipt: Sendable {
     var latestReceipt: String?
     /// Which route validated it.
     var route: ReceiptValidationMode
+    /// The app Apple says the receipt is of (one of the deployment's: both routes refuse others).
+    var bundleId: String? = nil
 }
 
 /// The outcome of validating one receipt.

@@ -9,6 +9,7 @@ import Pipeline
 /// |---|---|---|---|
 /// | `tg:{p0}:reconcile:lease` | string | the leader's random token, expiring (`PX`) unless renewed | acquire |
 /// | `tg:{p0}:reconcile:cursor:<Environment>` | hash | `checkpoint` (ms, all before it enqueued), open `window.*`, `page.token` | write |
+/// | `tg:{p0}:reconcile:cursor:<Environment>:<bundleId>` | hash | the same, for each app past the default (`TOLLGATE_APPS`) | write |
 /// | `tg:{p0}:reconcile:status` | hash | the last successful pass: `pass.at` (ms), `pass.found`, `pass.enqueued`, `pass.corrected` | write |
 /// | `tg:{J}:reconcile:seen:<notificationUUID>` | string | the job that carries a recovered notification (expires) | enqueue, with the job in J |
 /// | `tg:{J}:notification:<notificationUUID>` | hash | `job`: the job that verified a V2 notification first (expires) | the verifier's ack of that job, in J |
@@ -26,6 +27,12 @@ extension Keys {
 
     /// Where the notification pass of `environment` (`Production`, `Sandbox`) stands.
     func reconcileCursor(environment: String) -> String { controlKey("reconcile", "cursor", environment) }
+
+    /// The notification cursor of one app (`TOLLGATE_APPS` past its first; nil: the default app's, the name above).
+    func reconcileCursor(environment: String, app: String?) -> String {
+        guard let app else { return reconcileCursor(environment: environment) }
+        return controlKey("reconcile", "cursor", environment, app)
+    }
 
     /// The last successful pass.
     var reconcileStatus: String { controlKey("reconcile", "status") }

@@ -27,14 +27,17 @@ struct NotificationReconciler: Sendable {
     /// Runs the notification pass of `environment`. `lease` is the leader token (nil for a dry run, which writes
     /// nothing); `since` reads a manual window that does not touch the cursor. An interrupted window is finished
     /// first (from its stored page token), then a fresh one runs from its end (less the overlap) to now.
-    func run(environment: AppStoreEnvironment, since: Date?, lease: String?, report: inout ReconcileReport) async throws {
+    func run(environment: AppStoreEnvironment, app: String, since: Date?, lease: String?, report: inout ReconcileReport) async throws {
         let settings = context.configuration.reconcile
         let now = context.clock.nowMilliseconds()
         let floor = now - settings.historyLimitMilliseconds + Self.historyMargin
-        let cursorKey = context.keys.reconcileCursor(environment: environment.rawValue)
+        // Each app has its own history (asked with its own key), so its own cursor; the default app's keeps the name it
+        // had before there were several.
+        let cursorKey = context.keys.reconcileCursor(
+            environment: environment.rawValue, app: app == context.configuration.bundleId ? nil : app)
         if let since {
             let start = max(floor, Int64(since.timeIntervalSince1970 * 1000))
-            try await read(environment, from: start, to: now, token: nil, cursor: nil, lease: nil, report: &report)
+            try await read(environment, app, from: start, to: now, token: nil, cursor: nil, lease: nil, report: &report)
             return
         }
         let cursor = try await context.hash(cursorKey)
@@ -49,7 +52,7 @@ struct NotificationReconciler: Sendable {
             // Finish the open window; if its start slid out of Apple's 180 days, re-read it from the limit.
             let token = open >= floor ? cursor["page.token"].flatMap { $0.isEmpty ? nil : $0 } : nil
             try await read(
-                environment, from: max(open, floor), to: close, token: token,
+                environment, app, from: max(open, floor), to: close, token: token,
                 cursor: scheduled ? cursorKey : nil, lease: lease, report: &report)
             from = close - settings.overlap.milliseconds
         }
@@ -62,14 +65,14 @@ struct NotificationReconciler: Sendable {
                 ], removing: ["page.token"])
         }
         try await read(
-            environment, from: start, to: now, token: nil, cursor: scheduled ? cursorKey : nil,
+            environment, app, from: start, to: now, token: nil, cursor: scheduled ? cursorKey : nil,
             lease: lease, report: &report)
     }
 
     /// Reads one window page by page, enqueuing each page before recording its successor's token in `cursor`
     /// (when given) and, after the last page, moving `checkpoint` to the window's end.
     private func read(
-        _ environment: AppStoreEnvironment, from start: Int64, to end: Int64, token first: String?, cursor: String?,
+        _ environment: AppStoreEnvironment, _ app: String, from start: Int64, to end: Int64, token first: String?, cursor: String?,
         lease: String?, report: inout ReconcileReport
     ) async throws {
         guard start < end else {
@@ -89,7 +92,7 @@ struct NotificationReconciler: Sendable {
         for _ in 0..<100_000 {
             let page: NotificationHistoryResponse
             do {
-                page = try await context.callAPI(.notificationHistory, environment: environment) {
+                page = try await context.callAPI(.notificationHistory, bundleId: app, environment: environment) {
                     try await $0.getNotificationHistoryPage(request, paginationToken: token)
                 }
             } catch let error as AppStoreAPIError

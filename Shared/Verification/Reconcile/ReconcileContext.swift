@@ -17,7 +17,7 @@ struct ReconcileContext: Sendable {
             acquire: { [self] bucket in try await self.acquire(bucket) })
     }
     private let receiptCheckers: ReceiptCheckers
-    let apiClients: [String: AppStoreServerAPIClient]
+    let apiClients: AppleAPIClients
     let redis: any RedisCommandExecutor
     let clock: PipelineClock
     let dryRun: Bool
@@ -28,7 +28,7 @@ struct ReconcileContext: Sendable {
 
     init(
         configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptCheckers,
-        apiClients: [String: AppStoreServerAPIClient], redis: any RedisCommandExecutor, clock: PipelineClock,
+        apiClients: AppleAPIClients, redis: any RedisCommandExecutor, clock: PipelineClock,
         dryRun: Bool, metrics: VerifierMetrics, logger: Logger
     ) {
         self.configuration = configuration
@@ -47,22 +47,24 @@ struct ReconcileContext: Sendable {
     var keys: Keys { configuration.shared.keys }
 
     /// The environments whose history and subscriptions this deployment reads (those with an API client).
-    var environments: [AppStoreEnvironment] {
-        [AppStoreEnvironment.production, .sandbox].filter { apiClients[$0.rawValue] != nil }
-    }
+    var environments: [AppStoreEnvironment] { apiClients.environments }
 
-    /// One App Store Server API call under the fleet-wide bucket of `endpoint` (a dry run paces itself).
+    /// The apps with an API client in `environment`, in configuration order.
+    func apps(in environment: AppStoreEnvironment) -> [String] { apiClients.clients(in: environment).map(\.bundleId) }
+
+    /// One App Store Server API call about the app `bundleId`, with its client, under its fleet-wide bucket of
+    /// `endpoint` (a dry run paces itself).
     /// - Throws: ``ReconcileError`` `api_not_configured`; Apple's ``AppStoreAPIError`` (callers decide per
     ///   item); `apple_unavailable` when no rate-limit token came.
     func callAPI<Value: Sendable>(
-        _ endpoint: AppStoreEndpointClass, environment: AppStoreEnvironment,
+        _ endpoint: AppStoreEndpointClass, bundleId: String, environment: AppStoreEnvironment,
         _ body: (AppStoreServerAPIClient) async throws -> Value
     ) async throws -> Value {
-        guard let client = apiClients[environment.rawValue] else {
-            throw ReconcileError("api_not_configured", "no App Store Server API key is configured for \(environment)")
+        guard let client = apiClients.client(bundleId, environment) else {
+            throw ReconcileError("api_not_configured", "no App Store Server API key is configured for \(bundleId) in \(environment)")
         }
         let bucket = endpoint.bucket(
-            prefix: keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale)
+            prefix: keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale, bundleId: bundleId)
         do {
             try await acquire(bucket)
         } catch let error as RateLimitError {

@@ -22,7 +22,7 @@ package enum ReconcileOnce {
     package static func run(configuration: VerifierConfiguration, arguments: Arguments, logger: Logger) async throws -> ReconcileReport {
         let metrics = VerifierMetrics()
         let (signedData, receipts, apiClients) = try VerifierServices.appleClients(configuration, metrics: metrics)
-        guard !apiClients.isEmpty || configuration.sharedSecret != nil else {
+        guard !apiClients.isEmpty || configuration.hasSharedSecret else {
             throw ReconcileError(
                 "api_not_configured",
                 """

@@ -82,7 +82,9 @@ final class Reconciler: Service {
         var report = ReconcileReport()
         let notifications = NotificationReconciler(context: context)
         for environment in context.environments {
-            try await notifications.run(environment: environment, since: since, lease: token, report: &report)
+            for app in context.apps(in: environment) {
+                try await notifications.run(environment: environment, app: app, since: since, lease: token, report: &report)
+            }
         }
         if let token {
             let added = try await SweepIndexBackfill(context: context).runOnce(lease: token)

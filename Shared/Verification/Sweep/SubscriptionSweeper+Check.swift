@@ -41,24 +41,39 @@ extension SubscriptionSweeper {
             expires: record["expires"].flatMap { Int64($0) }, autoRenew: meta.first?.string,
             billingRetry: meta.count > 1 && meta[1].string == "1", graceEnds: meta.count > 2 ? meta[2].int : nil)
         report.checked += 1
-        guard context.apiClients[due.environment.rawValue] != nil else {
+        // The ledger does not say which app a subscription is of: each app's client is asked in turn (the default
+        // first) until one knows it; Apple answers 404 for another app's transaction.
+        let apps = context.apps(in: due.environment)
+        guard !apps.isEmpty else {
             try await checkReceipt(due, state: state, report: &report)
             return
         }
 
-        let status: StatusResponse
-        do {
-            status = try await context.callAPI(.subscriptionStatus, environment: due.environment) {
-                try await $0.getAllSubscriptionStatuses(transactionId: transactionId)
+        var answer: (app: String, status: StatusResponse)?
+        for (index, app) in apps.enumerated() {
+            do {
+                answer = (
+                    app,
+                    try await context.callAPI(.subscriptionStatus, bundleId: app, environment: due.environment) {
+                        try await $0.getAllSubscriptionStatuses(transactionId: transactionId)
+                    }
+                )
+                break
+            } catch let error as AppStoreAPIError where error.httpStatus == 404 && index < apps.count - 1 {
+                continue
+            } catch let error as AppStoreAPIError {
+                report.failed += 1
+                context.logger.warning(
+                    "Get All Subscription Statuses failed",
+                    metadata: [
+                        "transaction.id": "\(transactionId)", "error": "\(error.code.rawValue)",
+                    ])
+                if error.isRetryable { throw ReconcileError("apple_unavailable", "Get All Subscription Statuses: \(error)") }
+                try await postpone(due)
+                return
             }
-        } catch let error as AppStoreAPIError {
-            report.failed += 1
-            context.logger.warning(
-                "Get All Subscription Statuses failed",
-                metadata: [
-                    "transaction.id": "\(transactionId)", "error": "\(error.code.rawValue)",
-                ])
-            if error.isRetryable { throw ReconcileError("apple_unavailable", "Get All Subscription Statuses: \(error)") }
+        }
+        guard let (app, status) = answer else {
             try await postpone(due)
             return
         }
@@ -74,9 +89,11 @@ extension SubscriptionSweeper {
             return
         }
         try await correct(due, from: transactionId, apple: verified, report: &report) { jobId, now in
-            PurchaseEvent(
+            var event = PurchaseEvent(
                 jobId: jobId, kind: .transaction, source: .reconciler, environment: verified.environment.rawValue,
                 verifiedAt: now, transactions: [verified.transaction], renewals: verified.renewal.map { [$0] } ?? [])
+            event.bundleId = app
+            return event
         }
     }
 

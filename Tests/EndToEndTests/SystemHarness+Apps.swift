@@ -1,0 +1,61 @@
+import AppStore
+@preconcurrency import Crypto
+import Foundation
+import TestSupport
+
+/// Two apps on one deployment (``SystemHarness/Options/twoApps``): an iOS app and its macOS build, each with its own
+/// App Store Server API key, listed in `TOLLGATE_APPS`; the simulator holds each key as valid for its app only
+/// (`SIM_API_KEYS`), and gives the second app its own app Apple ID (`SIM_APP_APPLE_IDS`).
+extension SystemHarness {
+    /// The second app (the first is ``bundleId``).
+    static let macBundleId = "com.example.app.mac"
+    static let macAppAppleId = "1234567891"
+    /// An app nobody configured: Apple signs its purchases all the same.
+    static let otherBundleId = "com.example.other"
+
+    /// The files of a two-app deployment under `directory`: one key per app, the apps file, and one more file whose
+    /// second app names the first app's key (what an operator's mix-up, or an attacker who could pick the key, would
+    /// make Tollgate send). Returns the settings for Tollgate and for the simulator.
+    static func twoAppSettings(directory: URL) throws -> (tollgate: [String: String], sim: [String: String], mixedUpApps: String) {
+        let iosKey = directory.appendingPathComponent("AuthKey_IOSKEY0001.p8")
+        let macKey = directory.appendingPathComponent("AuthKey_MACKEY0001.p8")
+        try P256.Signing.PrivateKey().pemRepresentation.write(to: iosKey, atomically: true, encoding: .utf8)
+        try P256.Signing.PrivateKey().pemRepresentation.write(to: macKey, atomically: true, encoding: .utf8)
+        func apps(macKeyId: String, macKeyPath: URL) -> String {
+            """
+            {"apps": [
+              {"bundleId": "\(bundleId)", "appAppleId": 1234567890, "sharedSecret": "\(sharedSecret)",
+               "apiKey": {"keyId": "IOSKEY0001", "issuerId": "issuer-1", "privateKeyPath": "\(iosKey.lastPathComponent)"}},
+              {"bundleId": "\(macBundleId)", "appAppleId": \(macAppAppleId), "sharedSecret": "\(sharedSecret)",
+               "apiKey": {"keyId": "\(macKeyId)", "issuerId": "issuer-1", "privateKeyPath": "\(macKeyPath.lastPathComponent)"}}
+            ]}
+            """
+        }
+        let file = directory.appendingPathComponent("apps.json")
+        try apps(macKeyId: "MACKEY0001", macKeyPath: macKey).write(to: file, atomically: true, encoding: .utf8)
+        let mixedUp = directory.appendingPathComponent("apps-mixed-up.json")
+        try apps(macKeyId: "IOSKEY0001", macKeyPath: iosKey).write(to: mixedUp, atomically: true, encoding: .utf8)
+        let simKeys = """
+            [{"bundleId": "\(bundleId)", "keyId": "IOSKEY0001", "publicKey": "\(iosKey.path)"},
+             {"bundleId": "\(macBundleId)", "keyId": "MACKEY0001", "publicKey": "\(macKey.path)"},
+             {"bundleId": "\(otherBundleId)", "keyId": "OTHERKEY01", "publicKey": "\(macKey.path)"}]
+            """
+        return (
+            ["TOLLGATE_APPS": file.path, "TOLLGATE_CONFIRM_WITH_API": "true"],
+            ["SIM_API_KEYS": simKeys, "SIM_APP_APPLE_IDS": #"{"\#(macBundleId)": \#(macAppAppleId)}"#],
+            mixedUp.path
+        )
+    }
+
+    /// Runs `tollctl` with the verifiers' settings for Apple, the apps file `apps` in place of theirs.
+    func tollctlAsVerifier(_ arguments: [String], apps: String) async throws -> (status: Int32, output: String) {
+        var environment = redis.environment
+        environment.merge([
+            "LOG_LEVEL": "warning", "TOLLGATE_ENVIRONMENT": "production", "TOLLGATE_APPS": apps,
+            "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
+            "TOLLGATE_RECEIPT_INTERMEDIATE_CERTS": directory.appendingPathComponent("sim-ca/intermediate.der").path,
+            "TOLLGATE_APPSTORE_API_URL": sim.baseURL, "TOLLGATE_APPSTORE_API_SANDBOX_URL": sim.baseURL + "/sandbox",
+        ]) { _, new in new }
+        return try await ChildProcess.run("tollctl", arguments: arguments, environment: environment)
+    }
+}
