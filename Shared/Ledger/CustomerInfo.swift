@@ -4,7 +4,7 @@ import Pipeline
 import Redis
 
 /// What `GET /v1/users/{userId}` answers (issue 31): one user as the ledger holds them, read in one call of the
-/// `tollgate_customer_v1` library (`Lua/customer.lua`) so that coins, entitlements, transactions and orders agree.
+/// `tollgate_customer_v2` library (`Lua/customer.lua`) so that coins, entitlements, transactions and orders agree.
 ///
 /// Field names are the events' (docs/EVENTS.md): `productId`, `transactionId`, `price`, `currency`, … Times are ISO
 /// 8601 UTC with milliseconds. Transactions and orders are the newest ``limit``, with their totals.

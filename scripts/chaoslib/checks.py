@@ -179,11 +179,11 @@ class Checker:
         records = []
         for i in range(0, len(wanted), 1000):
             part = wanted[i:i + 1000]
-            records += redis.pipeline([("HMGET", self.layout.user_key(u, "tx", t), "state", "coins", "debited")
-                                       for u, t, _, _ in part])
+            records += redis.pipeline([("HMGET", self.layout.user_key(u, "tx", t, side=side), "state", "coins", "debited")
+                                       for u, t, _, _, side in part])
         redis.close()
         wrong = []
-        for (user, tid, coins, state), (got_state, got_coins, debited) in zip(wanted, records):
+        for (user, tid, coins, state, _), (got_state, got_coins, debited) in zip(wanted, records):
             if state == "none":
                 good = got_state is None
             else:

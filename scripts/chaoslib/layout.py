@@ -62,8 +62,9 @@ class Layout:
     def user_tag(self, user):
         return "{u:%s}" % user if self.n == 1 else f"{self.tags[self.user_partition(user)]}:u:{user}"
 
-    def user_key(self, user, *parts):
-        return ":".join([self.prefix, self.user_tag(user)] + list(parts))
+    def user_key(self, user, *parts, side=None):
+        """A user-ledger key; `side="sandbox"`: the user's sandbox side (`sbx` after the tag, LedgerSide.swift)."""
+        return ":".join([self.prefix, self.user_tag(user)] + (["sbx"] if side == "sandbox" else []) + list(parts))
 
     def chain_key(self, otid, *parts):
         tag = "{otx:%s}" % otid if self.n == 1 else f"{self.tags[self.chain_partition(otid)]}:otx:{otid}"
@@ -89,8 +90,9 @@ class Layout:
         return f"{self.prefix}:{{p*}}:job:*"
 
     def tx_pattern(self):
-        """Every user's transaction records (`tg:{u:<id>}:tx:<tid>`, `tg:{pK}:u:<id>:tx:<tid>`)."""
-        return f"{self.prefix}:{{u:*}}:tx:*" if self.n == 1 else f"{self.prefix}:{{p*}}:u:*:tx:*"
+        """Every user's transaction records, of either side (`tg:{u:<id>}:tx:<tid>`, `tg:{u:<id>}:sbx:tx:<tid>`,
+        `tg:{pK}:u:<id>:tx:<tid>`)."""
+        return f"{self.prefix}:{{u:*:tx:*" if self.n == 1 else f"{self.prefix}:{{p*}}:u:*:tx:*"
 
     def user_of_tx(self, key):
         head, sep, _ = key.rpartition(":tx:")
@@ -100,6 +102,9 @@ class Layout:
         return f"{self.prefix}:{{u:*}}:account" if self.n == 1 else f"{self.prefix}:{{p*}}:u:*:account"
 
     def user_of_account(self, key):
+        """The user of an account key of either side."""
+        if key.endswith(":sbx:account"):
+            key = key[:-len(":sbx:account")] + ":account"
         if self.n == 1:
             head = f"{self.prefix}:{{u:"
             return key[len(head):-len("}:account")] if key.startswith(head) and key.endswith("}:account") else None

@@ -47,7 +47,7 @@ class Expectations:
         self.jobs = []           # (jobId, label, expected final state, user)
         self.doomed = set()      # job ids that must end dead-lettered
         self.notifications = set()  # notificationUUIDs the simulator sends (purchases and events)
-        self.transactions = []   # (user, transactionId, coins, "applied" | "refunded" | "none")
+        self.transactions = []   # (user, transactionId, coins, "applied" | "refunded" | "none", side)
         self.failures = []       # client-side problems (a request that never got a jobId, a 4xx ...)
 
     def job(self, job_id, label, state, user):
@@ -64,9 +64,10 @@ class Expectations:
         with self.lock:
             self.vip_expires[user] = max(self.vip_expires.get(user, 0), expires)
 
-    def transaction(self, user, tid, coins, state):
+    def transaction(self, user, tid, coins, state, side=None):
+        """`side`: "sandbox" for a purchase on the user's sandbox side (kept apart from production's)."""
         with self.lock:
-            self.transactions.append((user, tid, coins, state))
+            self.transactions.append((user, tid, coins, state, side))
 
     def notified(self, uuid):
         if uuid:
@@ -193,14 +194,21 @@ class Load:
         if status != 201:
             raise ClientError(f"order answered {status}: {str(order)[:200]}")
         quantity = rng.choice([1, 1, 1, 2, 3]) if kind == "consumable" else 1
+        # A tenth of the coin purchases are a tester's (App Review, TestFlight): sandbox purchases the production
+        # deployment keeps on the user's sandbox side. They are submitted signed (the monkey fails sandbox
+        # verifyReceipt for the doomed receipts) and never join the user's production receipt.
+        sandbox = kind == "consumable" and rng.random() < 0.1
         body = {"productId": product, "type": "autoRenewable" if kind == "subscription" else "consumable",
-                "quantity": quantity, "appAccountToken": order["appAccountToken"], "environment": "Production"}
-        if receipt:
+                "quantity": quantity, "appAccountToken": order["appAccountToken"],
+                "environment": "Sandbox" if sandbox else "Production"}
+        if receipt and not sandbox:
             body["receipt"] = receipt
         bought = self._sim("/sim/purchases", body)
         self.stats.add("purchases")
+        if sandbox:
+            self.stats.add("sandbox_purchases")
         tid = bought["transactionId"]
-        by_receipt = rng.random() < 0.6
+        by_receipt = not sandbox and rng.random() < 0.6
         if by_receipt:
             self._submit("/v1/receipts", {"receipt": bought["receipt"], "orderNo": order["orderNo"]}, headers,
                          f"receipt {tid}", "fulfilled", user)
@@ -213,7 +221,7 @@ class Load:
         if rng.random() < 0.02:
             # Another user presents this purchase (a leaked receipt or JWS): refused, nothing credited.
             self.stats.add("thefts")
-            if rng.random() < 0.5:
+            if rng.random() < 0.5 and not sandbox:
                 self._submit("/v1/receipts", {"receipt": bought["receipt"]}, self.thief, f"stolen receipt {tid}",
                              "rejected", THIEF)
             else:
@@ -223,6 +231,9 @@ class Load:
             # The same transaction presented again through the other channel: must not credit twice.
             self.stats.add("replays")
             if by_receipt:
+                self._submit("/v1/transactions", {"signedTransaction": bought["signedTransaction"]}, headers,
+                             f"replay transaction {tid}", "fulfilled", user)
+            elif sandbox:
                 self._submit("/v1/transactions", {"signedTransaction": bought["signedTransaction"]}, headers,
                              f"replay transaction {tid}", "fulfilled", user)
             else:
@@ -242,8 +253,9 @@ class Load:
                 refunded = self._refund(rng, user, tid)
             if not refunded:
                 self.expect.credit(user, coins)
-            self.expect.transaction(user, tid, coins, "refunded" if refunded else "applied")
-        return bought["receipt"]
+            self.expect.transaction(user, tid, coins, "refunded" if refunded else "applied",
+                                    "sandbox" if sandbox else None)
+        return receipt if sandbox else bought["receipt"]
 
     def _refund(self, rng, user, tid):
         """Refunds a purchase; about a third of the refunds are reversed. True when it stays refunded."""

@@ -121,17 +121,26 @@ def read_log(path):
     return events
 
 
+def subject(user, side):
+    """Whose sequence an event counts in: the user's, or the user's sandbox side's (its own seq, docs/EVENTS.md)."""
+    return f"{user}~sandbox" if side == "sandbox" else user
+
+
 def expected_seqs(cluster):
-    """Every user's last seq, from the account hashes (`events.seq`), on every primary of a Redis Cluster."""
+    """Every user's (and sandbox side's) last seq, from the account hashes (`events.seq`), on every primary of a
+    Redis Cluster."""
     redis = cluster.redis()
     last = {}
     keys = redis.scan("tg:*:account") if cluster.clustered else _scan(redis, "tg:*:account")
     for key in list(keys):
         seq = redis.call("HGET", key, "events.seq")
         if seq:
+            side = "sandbox" if key.endswith(":sbx:account") else None
+            if side:
+                key = key[:-len(":sbx:account")] + ":account"
             user = (key.split(":u:", 1)[1][:-len(":account")] if ":u:" in key
                     else key[len("tg:{u:"):].split("}", 1)[0])
-            last[user] = int(seq)
+            last[subject(user, side)] = int(seq)
     redis.close()
     return last
 
@@ -153,9 +162,9 @@ def check(checker, cluster, trouble, deadline):
         got = read_log(cluster.webhook_log)
         firsts = {}
         for event in got:
-            user = event.get("userId")
-            if user is None:
+            if event.get("userId") is None:
                 continue
+            user = subject(event.get("userId"), event.get("side"))
             firsts.setdefault(user, {})
             firsts[user].setdefault(event.get("seq"), event.get("id"))
         missing = {u: n - len(firsts.get(u, {})) for u, n in want.items() if len(firsts.get(u, {})) < n}
