@@ -181,8 +181,14 @@ class Checker:
             part = wanted[i:i + 1000]
             records += redis.pipeline([("HMGET", self.layout.user_key(u, "tx", t, side=side), "state", "coins", "debited")
                                        for u, t, _, _, side in part])
+        # A sandbox purchase (a tester's) must have no record on the production side.
+        sandbox = [(u, t) for u, t, _, _, side in wanted if side == "sandbox"]
+        leaked = [f"{u} tx {t}: a sandbox purchase recorded on the production side"
+                  for (u, t), found in zip(sandbox, redis.pipeline([("EXISTS", self.layout.user_key(u, "tx", t))
+                                                                    for u, t in sandbox]) if sandbox else [])
+                  if found]
         redis.close()
-        wrong = []
+        wrong = list(leaked)
         for (user, tid, coins, state, _), (got_state, got_coins, debited) in zip(wanted, records):
             if state == "none":
                 good = got_state is None
@@ -193,7 +199,8 @@ class Checker:
                 wrong.append(f"{user} tx {tid}: state={got_state} coins={got_coins} debited={debited} "
                              f"(want {state}, {coins} coins)")
         self.check("each consumable transaction recorded once with its credit and refund", not wrong,
-                   f"{len(wanted) - len(wrong)}/{len(wanted)} transaction records as expected"
+                   f"{len(wanted) - len(wrong)}/{len(wanted)} transaction records as expected "
+                   f"({len(sandbox)} on buyers' sandbox sides, none on production's)"
                    + "".join(f"\n      {w}" for w in wrong[:10]))
 
     def _events_stream(self):
