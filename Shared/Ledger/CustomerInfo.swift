@@ -116,6 +116,7 @@ package struct CustomerInfo: Sendable {
             writer.member("createdAt", Self.iso8601(order.createdAtMilliseconds))
             writer.member("paidAt", order.paidAtMilliseconds.map(Self.iso8601))
             writer.member("transactionId", order.transactionId)
+            writer.member("side", order.paidBySide)
             writer.endObject()
         }
         writer.member("ordersTotal", ordersTotal)

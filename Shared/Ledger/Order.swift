@@ -27,6 +27,8 @@ package struct Order: Sendable, Hashable, Codable {
     package var paidAtMilliseconds: Int64?
     /// Apple's `transactionId` that paid the order.
     package var transactionId: String?
+    /// `sandbox` when a sandbox purchase on the user's sandbox side paid it (``Pipeline/LedgerSide``): a tester's.
+    package var paidBySide: String?
 
     package init(
         orderNo: String, userID: String, productId: String, appAccountToken: String, state: State = .pending,
@@ -59,6 +61,7 @@ package struct Order: Sendable, Hashable, Codable {
         ]
         if let paidAtMilliseconds { fields.append((Field.paidAt, String(paidAtMilliseconds))) }
         if let transactionId { fields.append((Field.transaction, transactionId)) }
+        if let paidBySide { fields.append((Field.side, paidBySide)) }
         return fields
     }
 
@@ -72,6 +75,7 @@ package struct Order: Sendable, Hashable, Codable {
             orderNo: orderNo, userID: userID, productId: productId, appAccountToken: token, state: state,
             createdAtMilliseconds: created, paidAtMilliseconds: hash[Field.paidAt].flatMap { Int64($0) },
             transactionId: hash[Field.transaction])
+        paidBySide = hash[Field.side]
     }
 
     /// The order hash's field names.
@@ -89,6 +93,8 @@ package struct Order: Sendable, Hashable, Codable {
         package static let paidAt = "paid.at"
         /// Apple `transactionId` that paid it (fulfiller).
         package static let transaction = "transaction"
+        /// `sandbox` when the paying transaction is on the user's sandbox side (fulfiller).
+        package static let side = "side"
         /// When ingest last signed the promotional offer `offerId` with this order's token (ms): how the ledger
         /// matches Apple's report of the redemption (`offerType` 2) back to a signature.
         package static func offer(_ offerId: String) -> String { "offer:\(offerId)" }

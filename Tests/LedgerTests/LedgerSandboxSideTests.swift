@@ -100,6 +100,28 @@ import Testing
         }
     }
 
+    /// An order a tester's sandbox purchase pays is paid, and says so (`side: sandbox`), so no reader takes it for a
+    /// production sale; a production purchase's order says nothing.
+    @Test func anOrderPaidOnTheSandboxSideSaysSo() async throws {
+        try await LedgerHarness.with { h in
+            let review = try await Fixture.order(h, user: "alice", product: "coins100")
+            var event = Fixture.client(
+                "alice", [Fixture.transaction("s1", product: "coins100", token: review.appAccountToken)], order: review.orderNo)
+            event.placeSide(deploymentIsProduction: true)
+            #expect(try await h.deliver(event).outcome == "fulfilled")
+            let paid = try #require(Order(hash: try await h.hash(h.keys.order(user: "alice", orderNo: review.orderNo))))
+            #expect(paid.state == .paid && paid.transactionId == "s1" && paid.paidBySide == "sandbox")
+
+            let sale = try await Fixture.order(h, user: "alice", product: "coins100")
+            let bought = Fixture.client(
+                "alice", [Fixture.transaction("p1", product: "coins100", token: sale.appAccountToken)], order: sale.orderNo,
+                environment: "Production")
+            #expect(try await h.deliver(bought).outcome == "fulfilled")
+            let production = try #require(Order(hash: try await h.hash(h.keys.order(user: "alice", orderNo: sale.orderNo))))
+            #expect(production.state == .paid && production.paidBySide == nil)
+        }
+    }
+
     /// A forged side on the verified stream is refused as malformed: nothing is applied.
     @Test func anUnknownSideIsAMalformedEvent() async throws {
         var event = Self.purchase("alice", "s1", environment: "Sandbox")

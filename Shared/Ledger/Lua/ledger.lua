@@ -162,6 +162,8 @@ local function apply(keys, argv)
     end
     if order and order.payer and order.state ~= 'paid' then
       redis.call('HSET', order.key, 'state', 'paid', 'paid.at', n2s(plan.now), 'transaction', order.payer.tid)
+      -- Paid by a tester's sandbox purchase: the order says so (Order.swift `side`), so no reader takes it for revenue.
+      if plan.side then redis.call('HSET', order.key, 'side', plan.side) end
       redis.call('PERSIST', order.key)
       if order.payer.aat and order.payer.aat == order.token then
         -- The token's mapping stops expiring once its order is paid; in another slot, the caller persists it.
