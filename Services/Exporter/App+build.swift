@@ -50,15 +50,15 @@ extension App {
         // A waiting entry must be touched well within the claim time, or another replica takes it over.
         handler.heartbeatInterval = min(.seconds(5), configuration.claimMinIdle / 3)
         let events = keys.partitions.map { PartitionStream(partition: $0, keys: keys.events(partition: $0)) }
+        var consuming = StreamConsumerConfiguration(
+            streams: events, group: consumerGroup, consumer: consumer, concurrency: configuration.concurrency,
+            readCount: min(max(configuration.concurrency * 2, 16), 256), claimMinIdle: configuration.claimMinIdle,
+            claimInterval: configuration.claimInterval)
+        // The events streams are the notifier's and the app's too: acknowledged with XACK only, never deleted, never
+        // re-added, no poison limit (the handler waits out every fault and decides what is dead).
+        consuming.sharesStream = true
         let consumerService = StreamConsumer(
-            configuration: StreamConsumerConfiguration(
-                streams: events, group: consumerGroup, consumer: consumer, concurrency: configuration.concurrency,
-                readCount: min(max(configuration.concurrency * 2, 16), 256), claimMinIdle: configuration.claimMinIdle,
-                claimInterval: configuration.claimInterval,
-                // The handler waits out every fault and acknowledges itself: the runtime must never dead-letter an
-                // entry of a shared stream on its own (its dead-letter path deletes the entry for every group).
-                maxDeliveries: Int.max),
-            redis: redis, logger: logger,
+            configuration: consuming, redis: redis, logger: logger,
             handler: { [handler] in await handler.handle($0) })
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis, libraries: [ExportSnapshot.library], metrics: { registry.emitToBuffer() })

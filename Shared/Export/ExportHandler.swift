@@ -9,13 +9,13 @@ import Redis
 /// runtime acknowledge the entry. A crash anywhere before the acknowledgement leaves the entry pending; it is
 /// written again, and the writes are idempotent.
 ///
-/// The events streams are shared (the notifier's groups, `GET /v1/events`), so the handler acknowledges entries itself
-/// (``acknowledge(_:reason:)``, `export.lua`): XACK only, never the work streams' XDEL, and it never hands an entry to
-/// the runtime's retry or dead-letter paths, which would delete it or add it to the stream again. A fault is waited
-/// out in the handler, with backoff up to ``maximumBackoff`` and a ``Pipeline/Heartbeat`` keeping the entry from
-/// looking abandoned: PostgreSQL or Redis unreachable for any length of time costs no attempt and dead-letters
-/// nothing. A statement PostgreSQL itself refuses ``refusalLimit`` times, and an entry that is not a v2 event, are
-/// copied to the dead-letter stream (`tg:{pN}:events:dead`) with the reason, never guessed at.
+/// The events streams are shared (the notifier's groups, `GET /v1/events`), so the exporter's consumer runs with
+/// ``Pipeline/StreamConsumerConfiguration/sharesStream``: the runtime acknowledges with `XACK` only (`ack_shared`) and
+/// a dead letter is a copy. A fault is waited out in the handler, with backoff up to ``maximumBackoff`` and a
+/// ``Pipeline/Heartbeat`` keeping the entry from looking abandoned: PostgreSQL or Redis unreachable for any length of
+/// time costs no attempt and dead-letters nothing. A statement PostgreSQL itself refuses ``refusalLimit`` times, and an
+/// entry that is not a v2 event, are copied to the dead-letter stream (`tg:{pN}:events:dead`) with the reason, never
+/// guessed at.
 package struct ExportHandler: Sendable {
     let redis: any RedisCommandExecutor
     let keys: Keys
@@ -49,9 +49,11 @@ package struct ExportHandler: Sendable {
             redis: redis, stream: message.stream, group: group, consumer: consumer, entryID: message.entry.id,
             interval: heartbeatInterval, logger: logger)
         return await heartbeat.run {
-            let outcome = await self.outcome(of: message)
-            if case .abandon = outcome { return .abandon }
-            return await self.acknowledge(message, reason: outcome.deadLetterReason)
+            switch await self.outcome(of: message) {
+            case .done: return .complete(writes: [])
+            case .dead(let reason): return .deadLetter(reason: reason)
+            case .abandon: return .abandon
+            }
         }
     }
 
@@ -83,35 +85,6 @@ package struct ExportHandler: Sendable {
         case done
         case dead(String)
         case abandon
-
-        var deadLetterReason: String? {
-            if case .dead(let reason) = self { return reason }
-            return nil
-        }
-    }
-
-    /// Acknowledges the entry in the exporter's group (and copies it to the dead letters with `reason`), waiting out
-    /// Redis faults like the write; at shutdown the entry is left pending for the next replica.
-    private func acknowledge(_ message: StreamMessage, reason: String?) async -> HandlerOutcome {
-        var backoff = Duration.milliseconds(100)
-        while true {
-            do {
-                let stream = StreamKeys(stream: message.stream)
-                let reply = try await ExportSnapshot.library.call(
-                    "ack", on: redis, keys: [stream.stream, stream.deadLetter],
-                    arguments: [group, message.entry.id, reason ?? "", String(Int64(Date().timeIntervalSince1970 * 1000))])
-                return .acknowledged(duplicate: reply.int != 1)
-            } catch {
-                if Task.isCancelled { return .abandon }
-                logger.warning("Acknowledgement waiting", metadata: ["entry": "\(message.entry.id)", "error": "\(error)"])
-                do {
-                    try await Task.sleep(for: backoff)
-                } catch {
-                    return .abandon
-                }
-                backoff = min(backoff * 2, maximumBackoff)
-            }
-        }
     }
 
     /// Reads and writes until both succeed, the write is refused ``refusalLimit`` times, or the task is cancelled

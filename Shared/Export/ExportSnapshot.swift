@@ -2,14 +2,14 @@ import Ledger
 import Pipeline
 import Redis
 
-/// What the export writes of one user, read from the ledger in one call of the `tollgate_export_v1` library
+/// What the export writes of one user, read from the ledger in one call of the `tollgate_export_v2` library
 /// (`Lua/export.lua`): the account (its `events.seq` is the user's last event, so it names the state exactly), the
 /// grants, and one transaction record or a page of them. A snapshot is never older than the event that asked for
 /// it; rows written from it carry its `seq` (``seq``), and a row is only ever replaced by a newer one.
 package struct ExportSnapshot: Sendable {
     /// The Redis Function library of the reads.
     package static let library = RedisFunctionLibrary(
-        "export", version: 1, functions: ["snapshot", "user", "ack"], parts: [SharedLua.common, PackageResources.export_lua])
+        "export", version: 2, functions: ["snapshot", "user"], parts: [SharedLua.common, PackageResources.export_lua])
     /// The most transaction records one ``user(_:keys:first:on:)`` page reads.
     package static let page = 200
 

@@ -1,23 +1,27 @@
 import Redis
 
-/// Typed calls of the `tollgate_pipeline_v3` Redis Function library (`Lua/pipeline.lua`). Every ack function
+/// Typed calls of the `tollgate_pipeline_v4` Redis Function library (`Lua/pipeline.lua`). Every ack function
 /// acknowledges through `Lua/jobs.lua`'s one gate (`acknowledge`: `XACK` returning 1, so a redelivered or late
 /// completion changes nothing, then `XDEL`: each stream has one consumer group, and a finished job's payload must
 /// not wait for the janitor), and writes a job's status through its one writer (`write_status`, the `STATUS`
-/// write); every key a function touches is passed in `KEYS`. (3: the `STATUS` write.)
+/// write); every key a function touches is passed in `KEYS`. (3: the `STATUS` write; 4: `ack_shared`, the
+/// acknowledgement of a stream several groups read, XACK only.)
 ///
 /// The raw contract, for callers in other languages (`writes` is described in the Lua source):
-/// - `pipeline_v3_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked
-/// - `pipeline_v3_ack_retry`  KEYS: stream, retry zset, write keys…
+/// - `pipeline_v4_ack_write`  KEYS: stream, write keys…  ARGV: group, id, writes…  → 1 applied / 0 already acked
+/// - `pipeline_v4_ack_retry`  KEYS: stream, retry zset, write keys…
 ///   ARGV: group, id, dueMs, nextAttempt, error, writes…  → 1 / 0
-/// - `pipeline_v3_ack_dead_letter`  KEYS: stream, dead stream, write keys…
+/// - `pipeline_v4_ack_dead_letter`  KEYS: stream, dead stream, write keys…
 ///   ARGV: group, id, reason, attempts, deadAtMs, writes…  → 1 / 0
-/// - `pipeline_v3_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
-/// - `pipeline_v3_prune_consumer`  KEYS: stream  ARGV: group, consumer, idle limit (ms)  → 1 deleted / 0
+/// - `pipeline_v4_ack_shared`  KEYS: stream, dead stream  ARGV: group, id, reason ('' none), attempts, deadAtMs
+///   → 1 / 0 (XACK only; with a reason, the entry copied to the dead stream)
+/// - `pipeline_v4_promote`  KEYS: retry zset, stream  ARGV: nowMs, limit  → number moved
+/// - `pipeline_v4_prune_consumer`  KEYS: stream  ARGV: group, consumer, idle limit (ms)  → 1 deleted / 0
 package enum PipelineFunctions {
     /// The library; a later contract gets a new version.
     package static let library = RedisFunctionLibrary(
-        "pipeline", version: 3, functions: ["ack_write", "ack_retry", "ack_dead_letter", "promote", "prune_consumer"],
+        "pipeline", version: 4,
+        functions: ["ack_write", "ack_retry", "ack_dead_letter", "ack_shared", "promote", "prune_consumer"],
         parts: [SharedLua.common, SharedLua.jobs, PackageResources.pipeline_lua])
 
     /// The entry field carrying the attempt number of a retried entry (absent on the first attempt).
@@ -61,6 +65,19 @@ package enum PipelineFunctions {
         )
         call.append(writes)
         return try await call.run("ack_dead_letter", on: redis)
+    }
+
+    /// Acknowledges `id` of a stream several groups read (``StreamConsumerConfiguration/sharesStream``): `XACK` only,
+    /// never deleting it; with `deadLetterReason`, the call that acknowledges also copies it to the dead-letter stream
+    /// with `source.stream`, `source.id`, `reason`, `attempts` and `dead.at`. Returns whether this call acknowledged it.
+    package static func ackShared(
+        on redis: any RedisCommandExecutor, stream: StreamKeys, group: String, id: String, deadLetterReason: String?,
+        attempts: Int, deadAtMilliseconds: Int64
+    ) async throws -> Bool {
+        let call = FunctionCall(
+            keys: [stream.stream, stream.deadLetter],
+            arguments: [group, id, deadLetterReason ?? "", String(attempts), String(deadAtMilliseconds)])
+        return try await call.run("ack_shared", on: redis)
     }
 
     /// Deletes `consumer` from `group` when it holds nothing and has been idle for `idleLimit`, atomically;

@@ -4,7 +4,7 @@ import ServiceLifecycle
 
 /// Moves due retries from each stream's retry ZSET back onto the stream, every `interval`.
 ///
-/// Safe with any number of replicas: each move is one atomic `pipeline_v3_promote` call, so a member is
+/// Safe with any number of replicas: each move is one atomic `pipeline_v4_promote` call, so a member is
 /// promoted exactly once whoever runs it.
 package final class RetryPromoter: Service {
     package let streams: [StreamKeys]

@@ -23,7 +23,7 @@ extension StreamConsumer {
             return logger
         }
 
-        if deliveryCount > configuration.maxDeliveries {
+        if deliveryCount > configuration.maxDeliveries && !configuration.sharesStream {
             let reason = "poison: delivered \(deliveryCount) times (max \(configuration.maxDeliveries))"
             entryLogger().warning("Poison entry; dead-lettering without handling", metadata: ["delivery_count": "\(deliveryCount)"])
             await apply(
@@ -55,6 +55,10 @@ extension StreamConsumer {
         let metrics = PipelineMetrics(stream: keys.stream)
         let group = configuration.group
         let id = message.entry.id
+        if configuration.sharesStream {
+            await applyShared(outcome, to: message, keys: keys, metrics: metrics, logger: logger())
+            return
+        }
         do {
             switch outcome {
             case .complete(let writes):
@@ -110,6 +114,58 @@ extension StreamConsumer {
         } catch {
             metrics.job("failed")
             logger().error("Could not apply the outcome; the entry stays pending", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// An outcome on a stream other groups read too (``StreamConsumerConfiguration/sharesStream``): `XACK` only, a dead
+    /// letter a copy, a retry left pending.
+    private func applyShared(
+        _ outcome: HandlerOutcome, to message: StreamMessage, keys: StreamKeys, metrics: PipelineMetrics, logger: Logger
+    ) async {
+        let reason: String?
+        switch outcome {
+        case .complete(let writes):
+            guard writes.isEmpty else {
+                metrics.job("failed")
+                logger.error("A completion with writes on a shared stream; the entry stays pending")
+                return
+            }
+            reason = nil
+        case .deadLetter(let why, let writes):
+            guard writes.isEmpty else {
+                metrics.job("failed")
+                logger.error("A dead letter with writes on a shared stream; the entry stays pending")
+                return
+            }
+            reason = why
+        case .retry(let why, _, _):
+            // Nothing may be re-added to a stream others read: the entry stays pending and is claimed again.
+            metrics.job("abandoned")
+            logger.info("Retry left pending on a shared stream", metadata: ["reason": "\(why.prefix(200))"])
+            return
+        case .abandon:
+            metrics.job("abandoned")
+            return
+        case .acknowledged(let duplicate):
+            metrics.job(duplicate ? "duplicate" : "completed")
+            return
+        }
+        do {
+            let applied = try await PipelineFunctions.ackShared(
+                on: redis, stream: keys, group: configuration.group, id: message.entry.id, deadLetterReason: reason,
+                attempts: message.deliveryCount, deadAtMilliseconds: clock.nowMilliseconds())
+            if !applied {
+                metrics.job("duplicate")
+            } else if let reason {
+                metrics.job("dead_lettered")
+                metrics.deadLetter(cause: "handler")
+                logger.warning("Entry dead-lettered (copied; the stream keeps it)", metadata: ["reason": "\(reason.prefix(200))"])
+            } else {
+                metrics.job("completed")
+            }
+        } catch {
+            metrics.job("failed")
+            logger.error("Could not acknowledge; the entry stays pending", metadata: ["error": "\(error)"])
         }
     }
 }

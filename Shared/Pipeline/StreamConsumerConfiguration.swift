@@ -19,8 +19,15 @@ package struct StreamConsumerConfiguration: Sendable {
     package var claimMinIdle: Duration
     /// How often `XAUTOCLAIM` runs.
     package var claimInterval: Duration
-    /// An entry delivered more than this many times is poison: dead-lettered without calling the handler.
+    /// An entry delivered more than this many times is poison: dead-lettered without calling the handler (not on a
+    /// shared stream, ``sharesStream``).
     package var maxDeliveries: Int
+    /// The streams are read by other groups too (the events streams: the notifier's, the exporter's, an app's own),
+    /// so this group's outcomes must not change them: an entry is acknowledged with `XACK` only (`ack_shared`), never
+    /// deleted; a dead letter is a copy; a `.retry` leaves it pending (it is delivered again once idle past
+    /// ``claimMinIdle``), as nothing may be re-added to the stream; `.complete` takes no writes; and there is no
+    /// poison limit: the handler decides when an entry is dead.
+    package var sharesStream = false
     /// Backoff and attempt limit of `.retry` outcomes.
     package var retry: RetryPolicy
     /// On graceful shutdown, how long in-flight handlers may take before they are cancelled (and their

@@ -9,16 +9,18 @@ func testConsumer(
     _ server: RedisServer, _ pool: RedisPool, stream: StreamKeys, consumer: String, concurrency: Int = 4,
     claimMinIdle: Duration = .seconds(60), claimInterval: Duration = .milliseconds(50),
     maxDeliveries: Int = 5, retry: RetryPolicy = RetryPolicy(base: .milliseconds(20), cap: .seconds(1), maxAttempts: 5),
-    drainTimeout: Duration = .seconds(5), clock: PipelineClock = .system,
+    drainTimeout: Duration = .seconds(5), clock: PipelineClock = .system, sharesStream: Bool = false,
     deadLetterWrites: @escaping StreamConsumer.DeadLetterWrites = { _, _ in [] }, logger: Logger = testLogger,
     handler: @escaping StreamConsumer.Handler
 ) -> StreamConsumer {
-    StreamConsumer(
-        configuration: StreamConsumerConfiguration(
-            stream: stream, group: "workers", consumer: consumer, concurrency: concurrency, readCount: 8,
-            block: .milliseconds(100), claimMinIdle: claimMinIdle, claimInterval: claimInterval,
-            maxDeliveries: maxDeliveries, retry: retry, drainTimeout: drainTimeout
-        ),
+    var configuration = StreamConsumerConfiguration(
+        stream: stream, group: "workers", consumer: consumer, concurrency: concurrency, readCount: 8,
+        block: .milliseconds(100), claimMinIdle: claimMinIdle, claimInterval: claimInterval,
+        maxDeliveries: maxDeliveries, retry: retry, drainTimeout: drainTimeout
+    )
+    configuration.sharesStream = sharesStream
+    return StreamConsumer(
+        configuration: configuration,
         redis: pool, readerConfiguration: server.configuration(), clock: clock, logger: logger,
         deadLetterWrites: deadLetterWrites, handler: handler
     )
@@ -27,6 +29,50 @@ func testConsumer(
 @Suite struct StreamConsumerTests {
     let keys = Keys(prefix: "t").jobs()
     let output = Keys(prefix: "t").verified().stream
+
+    /// Issue 32: a stream other groups read (the events streams) is never changed by this group's outcomes: a
+    /// completion is an `XACK` alone, a dead letter a copy, a retry stays pending and comes back once idle, and an
+    /// entry delivered past `maxDeliveries` still reaches the handler (no poison path).
+    @Test func aSharedStreamIsAcknowledgedWithXACKAloneAndNeverChanged() async throws {
+        try await withRedisServer { server in
+            let pool = try await connectedPool(server)
+            defer { pool.close() }
+            let keys = Keys(prefix: "t").events()
+            var ids: [String: String] = [:]
+            for name in ["done", "dead", "later"] {
+                ids[name] = try #require(try await pool.xadd(keys.stream, fields: [("name", Array(name.utf8))]))
+            }
+            let deliveries = Recorder<String>()
+            let consumer = testConsumer(
+                server, pool, stream: keys, consumer: "A", claimMinIdle: .milliseconds(200), maxDeliveries: 1,
+                sharesStream: true
+            ) { message in
+                let name = message.entry.string("name") ?? ""
+                await deliveries.append(name)
+                switch name {
+                case "dead": return .deadLetter(reason: "unreadable")
+                case "later" where message.deliveryCount < 3: return .retry(reason: "database down")
+                default: return .complete(writes: [])
+                }
+            }
+            let running = RunningServices([consumer])
+            let settled = await eventually {
+                guard await deliveries.count == 5 else { return false }
+                return (try? await pool.xpendingSummary(keys.stream, group: "workers").count) == 0
+            }
+            #expect(settled)
+            try await running.shutdown()
+
+            // Every entry is still in the stream, in place, for the other groups.
+            #expect(try await pool.xrange(keys.stream).map(\.id) == [ids["done"], ids["dead"], ids["later"]].compactMap { $0 })
+            #expect(try await pool.send("ZCARD", keys.retry).int == 0, "nothing re-added for a retry")
+            let dead = try await pool.xrange(keys.deadLetter)
+            #expect(dead.count == 1 && dead.first?["name"] == "dead" && dead.first?["reason"] == "unreadable")
+            #expect(dead.first?["source.id"] == ids["dead"] && dead.first?["source.stream"] == keys.stream)
+            // The retried entry came back twice, past maxDeliveries (1), and was completed, not poisoned.
+            #expect(await deliveries.values.filter { $0 == "later" }.count == 3)
+        }
+    }
 
     @Test func crashedConsumersEntryIsReclaimedAndHandledOnce() async throws {
         try await withRedisServer { server in

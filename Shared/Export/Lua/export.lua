@@ -1,6 +1,6 @@
 -- The export library (ExportSnapshot.swift): what the exporter and `tollctl export`/`audit --export` read of one
--- user, in one call, so that the account's `events.seq` names exactly the state the rest of the reply shows; and the
--- exporter's acknowledgement, the only write.
+-- user, in one call, so that the account's `events.seq` names exactly the state the rest of the reply shows. It
+-- writes nothing (the exporter's acknowledgement is the pipeline's `ack_shared`).
 
 -- KEYS: account hash, grants hash, then the transaction record hashes the event names (none or several).
 -- Returns {account, grants, {transaction…}}, each hash flat ({} for a record that does not exist).
@@ -23,26 +23,5 @@ local function user(keys, argv)
   return { redis.call('HGETALL', keys[1]), redis.call('HGETALL', keys[2]), redis.call('ZCARD', keys[3]), list }
 end
 
--- The exporter's acknowledgement of an events stream entry. The events streams are shared — the notifier's groups,
--- `GET /v1/events` and the janitor read them too — so, unlike the work streams' acknowledgement (jobs.lua), it never
--- deletes the entry: XACK only. With a reason, the first acknowledgement also copies the entry to the dead-letter
--- stream (`source.stream`, `source.id`, `reason`, `dead.at` and its fields), so a second one writes nothing.
--- KEYS: events stream, its dead-letter stream. ARGV: group, entry id, reason ('' for none), now (ms).
--- Returns 1 when this call acknowledged the entry, 0 when it was already acknowledged.
-local function ack(keys, argv)
-  local acked = redis.call('XACK', keys[1], argv[1], argv[2])
-  if acked == 1 and argv[3] ~= '' then
-    local cmd = { 'XADD', keys[2], 'MAXLEN', '~', '10000', '*', 'source.stream', keys[1], 'source.id', argv[2],
-                  'reason', argv[3], 'dead.at', argv[4] }
-    local found = redis.call('XRANGE', keys[1], argv[2], argv[2])
-    if #found == 1 then
-      for _, value in ipairs(found[1][2]) do cmd[#cmd + 1] = value end
-    end
-    redis.call(unpack(cmd))
-  end
-  return acked
-end
-
 register('snapshot', snapshot)
-register('ack', ack)
 register('user', user)

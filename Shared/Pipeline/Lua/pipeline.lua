@@ -115,8 +115,8 @@ local function entry_fields(stream, id)
   return flat
 end
 
--- Every ack function acknowledges through jobs.lua's `acknowledge` (XACK gate, then XDEL): the streams these
--- functions serve have one consumer group each.
+-- Every ack function but `ack_shared` acknowledges through jobs.lua's `acknowledge` (XACK gate, then XDEL): the
+-- streams they serve have one consumer group each.
 
 -- KEYS: stream, write keys...   ARGV: group, id, writes...
 -- Returns 1 when the entry was acknowledged here and the writes applied, 0 when it was already acknowledged.
@@ -154,6 +154,28 @@ local function ack_dead_letter(keys, argv)
     redis.call(unpack(cmd))
     apply_writes(writes)
   end) and 1 or 0
+end
+
+-- KEYS: stream, dead-letter stream   ARGV: group, id, reason ('' for none), attempts, deadAtMs
+-- The acknowledgement of an entry of a stream several groups read (an events stream: the notifier's, the exporter's
+-- and an app's own groups; the janitor trims it below what they all acknowledged), unlike the work streams' above:
+-- XACK only, never XDEL, and nothing re-added for a retry. With a reason, the call that acknowledges also copies the
+-- entry to the dead-letter stream (its fields, `source.stream`, `source.id`, `reason`, `attempts`, `dead.at`; the
+-- newest ~10,000 kept), so a second acknowledgement writes nothing. Returns 1 when this call acknowledged it.
+local function ack_shared(keys, argv)
+  count_at(argv, 4, 'attempts')
+  count_at(argv, 5, 'dead.at')
+  if redis.call('XACK', keys[1], argv[1], argv[2]) ~= 1 then return 0 end
+  if argv[3] ~= '' then
+    local cmd = { 'XADD', keys[2], 'MAXLEN', '~', '10000', '*' }
+    for _, value in ipairs(entry_fields(keys[1], argv[2])) do cmd[#cmd + 1] = value end
+    for _, value in ipairs({ 'source.stream', keys[1], 'source.id', argv[2], 'reason', argv[3],
+                             'attempts', argv[4], 'dead.at', argv[5] }) do
+      cmd[#cmd + 1] = value
+    end
+    redis.call(unpack(cmd))
+  end
+  return 1
 end
 
 -- KEYS: retry zset, stream   ARGV: nowMs, limit
@@ -202,5 +224,6 @@ end
 register('ack_write', ack_write)
 register('ack_retry', ack_retry)
 register('ack_dead_letter', ack_dead_letter)
+register('ack_shared', ack_shared)
 register('promote', promote)
 register('prune_consumer', prune_consumer)
