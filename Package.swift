@@ -139,7 +139,7 @@ let package = Package(
         service(
             "fulfiller", folder: "Fulfiller",
             [
-                "Core", "Redis", "Pipeline", "Ledger", "Operations", Product.hummingbird, Product.serviceLifecycle,
+                "AppStore", "Core", "Redis", "Pipeline", "Ledger", "Operations", Product.hummingbird, Product.serviceLifecycle,
                 Product.logging, Product.metrics, Product.prometheus,
             ]),
         service(

@@ -37,6 +37,7 @@ extension App {
             replicas: configuration.waitReplicas, timeoutMilliseconds: configuration.waitTimeoutMilliseconds)
         applier.repeatFreeTrial = configuration.repeatFreeTrial
         applier.userEventLog = configuration.userEventLog
+        applier.projectCatalogs = configuration.projectCatalogs
         let handler = FulfillerHandler(applier: applier, keys: keys, metrics: FulfillerMetrics(), logger: logger)
         // Every partition's verified stream.
         let verifiedStreams = keys.partitionStreams("verified")

@@ -1,3 +1,4 @@
+import AppStore
 import Core
 import Ledger
 import Pipeline
@@ -8,7 +9,17 @@ extension FulfillerConfiguration {
     package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader)
-        self.init(shared: shared, catalog: try Catalog.configured(reader))
+        let registry = reader.optional(AppRegistry.variable) == nil ? nil : try AppRegistry(reader: reader)
+        if let registry, registry.hasProjects {
+            self.init(shared: shared, catalog: .empty)
+            for project in registry.projects {
+                guard let path = project.catalogPath else { continue }
+                let catalog = try Catalog.ofProject(project.id, path: path, reader)
+                if project.id.isDefault { self.catalog = catalog } else { projectCatalogs[project.id] = catalog }
+            }
+        } else {
+            self.init(shared: shared, catalog: try Catalog.configured(reader))
+        }
         clampRefunds = try reader.bool("TOLLGATE_CLAMP_REFUNDS", default: clampRefunds)
         metricsHost = reader.string("TOLLGATE_METRICS_HOST", default: metricsHost)
         metricsPort = try reader.int("TOLLGATE_METRICS_PORT", default: metricsPort, range: 0...65535)

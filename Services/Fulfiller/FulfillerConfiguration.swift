@@ -1,10 +1,12 @@
+import Core
 import Ledger
 import Pipeline
 
 /// The fulfiller's settings, read from the environment by ``init(environment:)``.
 ///
 /// Keys (besides the shared `TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`, `LOG_LEVEL`, `TOLLGATE_SHUTDOWN_GRACE`):
-/// - `TOLLGATE_CATALOG` — path of the catalog JSON (required), validated at startup
+/// - `TOLLGATE_CATALOG` — path of the catalog JSON (required), validated at startup; with projects in
+///   `TOLLGATE_APPS` (docs/PROJECTS.md) each project's catalog comes from that file instead, and this may not be set
 /// - `TOLLGATE_CLAMP_REFUNDS` — `true` clamps balances at 0 on refunds and records the shortfall (`false`)
 /// - `TOLLGATE_METRICS_HOST` / `TOLLGATE_METRICS_PORT` — `/metrics` and `/healthz` listener (`0.0.0.0`, 9091)
 /// - `TOLLGATE_FULFILLER_CONCURRENCY` — events applied at once per replica (16)
@@ -28,7 +30,10 @@ import Pipeline
 ///   (``Ledger/UserEventLog``)
 package struct FulfillerConfiguration: Sendable {
     package var shared: SharedConfiguration
+    /// The default project's catalog.
     package var catalog: Catalog
+    /// The other projects' catalogs (`TOLLGATE_APPS` with projects, docs/PROJECTS.md).
+    package var projectCatalogs: [ProjectID: Catalog] = [:]
     package var clampRefunds = false
     package var metricsHost = "0.0.0.0"
     package var metricsPort = 9091

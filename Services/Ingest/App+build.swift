@@ -46,7 +46,7 @@ func buildApplication(
         ].map(\.name)
         throw PipelineError.functionLoadFailed("\(names.joined(separator: ", ")): \(error)")
     }
-    if configuration.clientJWTSecret == nil {
+    if configuration.clientJWTSecret == nil, configuration.projects.isEmpty {
         logger.warning("TOLLGATE_CLIENT_JWT_SECRET is not set: user endpoints answer 401")
     }
     for key in configuration.serviceKeys where key.isBare {
@@ -89,7 +89,8 @@ func buildApplication(
     let routes = IngestRoutes(
         configuration: configuration, redis: pool,
         authenticator: await Authenticator(
-            clientJWTSecret: configuration.clientJWTSecret, serviceKeys: configuration.serviceKeys,
+            clientJWTSecret: configuration.clientJWTSecret,
+            projectSecrets: configuration.projects.map { ($0.id, $0.clientJWTSecret) }, serviceKeys: configuration.serviceKeys,
             rules: .init(
                 issuer: configuration.clientJWTIssuer, audience: configuration.clientJWTAudience,
                 maxLifetime: configuration.clientJWTMaxLifetime)),

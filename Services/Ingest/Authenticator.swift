@@ -14,6 +14,10 @@ import Pipeline
 /// asymmetric algorithm never reaches a key). Without a configured secret, no user token is valid. A token must
 /// also be current (`exp`, and `nbf` when present), live no longer than the deployment allows, carry the configured
 /// issuer and audience when those are set, and name a usable user id (``UserID``).
+///
+/// Each project (docs/PROJECTS.md) has its own secret: a token is tried against each, and the user is of the project
+/// whose secret signed it (``AppUser``), never of one the token or the request names. Secrets are distinct (the apps
+/// file refuses a shared one), so at most one verifies a token.
 struct Authenticator: Sendable {
     /// The deployment's rules for user tokens beyond the signature.
     struct TokenRules: Sendable {
@@ -26,21 +30,26 @@ struct Authenticator: Sendable {
         var maxLifetime: Duration = .seconds(86_400)
     }
 
-    private let keys: JWTKeyCollection?
+    /// Each project's key, the default project first when it has a secret.
+    private let keys: [(project: ProjectID, keys: JWTKeyCollection)]
     private let rules: TokenRules
     /// SHA-256 digests of the service keys, compared in constant time, and who each key is.
     private let serviceKeyDigests: [(digest: [UInt8], caller: ServiceCaller)]
     private static let apiKeyHeader = HTTPField.Name("X-Api-Key")
 
-    init(clientJWTSecret: String?, serviceKeys: [ServiceKey], rules: TokenRules = TokenRules()) async {
+    /// `clientJWTSecret` is the default project's; `projectSecrets` the other projects'.
+    init(
+        clientJWTSecret: String?, projectSecrets: [(ProjectID, String)] = [], serviceKeys: [ServiceKey],
+        rules: TokenRules = TokenRules()
+    ) async {
         self.rules = rules
-        if let clientJWTSecret {
+        var all: [(project: ProjectID, keys: JWTKeyCollection)] = []
+        for (project, secret) in (clientJWTSecret.map { [(ProjectID.default, $0)] } ?? []) + projectSecrets {
             let keys = JWTKeyCollection()
-            await keys.add(hmac: HMACKey(from: clientJWTSecret), digestAlgorithm: .sha256)
-            self.keys = keys
-        } else {
-            keys = nil
+            await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+            all.append((project, keys))
         }
+        keys = all
         serviceKeyDigests = serviceKeys.map {
             (Array(SHA256.hash(data: Data($0.key.utf8))), ServiceCaller(name: $0.name, scopes: $0.scopes))
         }
@@ -60,13 +69,14 @@ struct Authenticator: Sendable {
         if let key = apiKey ?? bearer, let caller = serviceCaller(key) { return .service(caller) }
         if apiKey != nil, bearer == nil { throw .unauthorized("unknown API key") }
         guard let token = bearer else { throw .unauthorized() }
-        return .user(try await verifyUserToken(token))
+        let user = try await verifyUserToken(token)
+        return .user(user.id, project: user.project)
     }
 
     /// Authenticates and requires an app user (services cannot submit on someone's behalf).
-    func user(_ request: Request) async throws(IngestError) -> String {
+    func user(_ request: Request) async throws(IngestError) -> AppUser {
         switch try await authenticate(request) {
-        case .user(let id): return id
+        case .user(let id, let project): return AppUser(id: id, project: project)
         case .service: throw .forbidden("this endpoint is for app users")
         }
     }
@@ -82,8 +92,8 @@ struct Authenticator: Sendable {
         }
     }
 
-    private func verifyUserToken(_ token: String) async throws(IngestError) -> String {
-        guard let keys else { throw .unauthorized("user tokens are not accepted (no client JWT secret configured)") }
+    private func verifyUserToken(_ token: String) async throws(IngestError) -> AppUser {
+        guard !keys.isEmpty else { throw .unauthorized("user tokens are not accepted (no client JWT secret configured)") }
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         // Trailing padding on the header stays tolerated, as when it was decoded with Foundation; jwt-kit decides on
         // the token itself below.
@@ -94,19 +104,20 @@ struct Authenticator: Sendable {
         else {
             throw .unauthorized("the token must be an HS256 JWT")
         }
-        do {
-            let claims = try await keys.verify(token, as: UserClaims.self)
-            try check(claims)
-            let subject = claims.sub.value
-            guard UserID.isValid(subject) else {
-                throw IngestError.unauthorized("the token's sub is not a usable user id (1-128 letters, digits, '-', '_', '.', '@')")
+        var signed: (project: ProjectID, claims: UserClaims)?
+        for candidate in keys {
+            if let claims = try? await candidate.keys.verify(token, as: UserClaims.self) {
+                signed = (candidate.project, claims)
+                break
             }
-            return subject
-        } catch let error as IngestError {
-            throw error
-        } catch {
-            throw .unauthorized("the token is invalid or expired")
         }
+        guard let (project, claims) = signed else { throw .unauthorized("the token is invalid or expired") }
+        try check(claims)
+        let subject = claims.sub.value
+        guard UserID.isValid(subject) else {
+            throw .unauthorized("the token's sub is not a usable user id (1-128 letters, digits, '-', '_', '.', '@')")
+        }
+        return AppUser(id: subject, project: project)
     }
 
     /// The deployment's rules: issuer, audience, lifetime.

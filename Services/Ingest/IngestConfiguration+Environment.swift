@@ -10,8 +10,8 @@ extension IngestConfiguration {
     package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         let shared = try SharedConfiguration(reader: reader, defaultShutdownGrace: Self.defaultShutdownGrace)
-        let catalog = try Catalog.configuredIfAny(reader) ?? .empty
         let registry = try AppRegistry(reader: reader)
+        let catalog = registry.hasProjects ? .empty : try Catalog.configuredIfAny(reader) ?? .empty
         self.init(shared: shared, app: registry.identity, catalog: catalog)
         doorChainChecksPerSecond = Double(
             try reader.int("TOLLGATE_DOOR_CHAIN_CHECKS_PER_SECOND", default: Int(doorChainChecksPerSecond), range: 1...10_000))
@@ -19,7 +19,9 @@ extension IngestConfiguration {
         self.shared.redis.commandTimeout = try reader.milliseconds("TOLLGATE_REDIS_COMMAND_TIMEOUT_MS", default: 2000, range: 50...60_000)
         host = reader.string("TOLLGATE_HTTP_HOST", default: host)
         port = try reader.int("TOLLGATE_HTTP_PORT", default: port, range: 0...65535)
-        if let secret = reader.optional("TOLLGATE_CLIENT_JWT_SECRET") {
+        if registry.hasProjects {
+            try readProjects(registry, reader)
+        } else if let secret = reader.optional("TOLLGATE_CLIENT_JWT_SECRET") {
             guard secret.utf8.count >= 32 else {
                 throw ConfigurationError(variable: "TOLLGATE_CLIENT_JWT_SECRET", problem: "must be at least 32 bytes (HS256)")
             }
@@ -95,6 +97,26 @@ extension IngestConfiguration {
         enqueueRoundTrips = try reader.int("TOLLGATE_ENQUEUE_ROUND_TRIPS", default: enqueueRoundTrips, range: 1...256)
         waitReplicas = try reader.int("TOLLGATE_REDIS_WAIT_REPLICAS", default: waitReplicas, range: 0...100)
         waitTimeoutMilliseconds = try reader.int("TOLLGATE_REDIS_WAIT_TIMEOUT_MS", default: waitTimeoutMilliseconds, range: 1...60_000)
+    }
+
+    /// Each project's catalog and secret from `TOLLGATE_APPS` (docs/PROJECTS.md); `TOLLGATE_CATALOG` and
+    /// `TOLLGATE_CLIENT_JWT_SECRET` may then not be set.
+    private mutating func readProjects(_ registry: AppRegistry, _ reader: EnvironmentReader) throws(ConfigurationError) {
+        if reader.optional("TOLLGATE_CLIENT_JWT_SECRET") != nil {
+            throw ConfigurationError(
+                variable: "TOLLGATE_CLIENT_JWT_SECRET",
+                problem: "cannot be combined with projects in TOLLGATE_APPS: each project names its secret")
+        }
+        for project in registry.projects {
+            guard let path = project.catalogPath, let secret = project.clientJWTSecret else { continue }
+            let catalog = try Catalog.ofProject(project.id, path: path, reader)
+            if project.id.isDefault {
+                self.catalog = catalog
+                clientJWTSecret = secret
+            } else {
+                projects.append(ProjectSettings(id: project.id, catalog: catalog, clientJWTSecret: secret))
+            }
+        }
     }
 
     /// A byte budget: 0 (no limit) or at least 2 MiB, so that the largest submission always fits.

@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Ledger
 import Pipeline
@@ -83,8 +84,11 @@ package struct IngestConfiguration: Sendable {
     package var doorChainCheckBurst = 20
     package var host = "127.0.0.1"
     package var port = 8080
+    /// The default project's catalog and user-token secret.
     package var catalog: Catalog
     package var clientJWTSecret: String?
+    /// The other projects of `TOLLGATE_APPS` (docs/PROJECTS.md), each with its catalog and user-token secret.
+    package var projects: [ProjectSettings] = []
     package var serviceKeys: [ServiceKey] = []
     package var clientJWTIssuer: String?
     package var clientJWTAudience: String?
@@ -143,5 +147,18 @@ package struct IngestConfiguration: Sendable {
         self.shared = shared
         self.app = app
         self.catalog = catalog
+    }
+
+    /// A project other than the default one, as ingest serves it.
+    package struct ProjectSettings: Sendable {
+        package var id: ProjectID
+        package var catalog: Catalog
+        /// Never logged.
+        package var clientJWTSecret: String
+    }
+
+    /// The catalog of `project` (empty for a project this ingest does not know: no user of it can authenticate).
+    package func catalog(of project: ProjectID) -> Catalog {
+        project.isDefault ? catalog : projects.first { $0.id == project }?.catalog ?? .empty
     }
 }

@@ -108,7 +108,7 @@ extension IngestRoutes {
         var grant = LedgerGrants.Request(user: userID, reason: reason, by: "", now: now, idempotencyKey: idempotencyKey)
         switch (entitlement, coins) {
         case (let name?, nil):
-            guard !name.isEmpty, configuration.catalog.names(entitlement: name) else {
+            guard !name.isEmpty, catalog.names(entitlement: name) else {
                 throw .unknownEntitlement(name)
             }
             guard let untilText else { throw .invalidUntil("until is required with an entitlement") }

@@ -21,7 +21,13 @@ extension IngestRoutes {
     /// of the product's subscription group as `transactionId` when the ledger has one. Each request takes a token of
     /// the user's submission bucket (`429 rate_limited`); without an offer key the answer is `501 offers_not_configured`.
     func promotionalOffer(_ request: Request) async throws -> Response {
-        let (userID, signer, object, productId) = try await offerRequest(request)
+        let user = try await authenticator.user(request)
+        return try await scoped(to: user.project).promotionalOffer(request, userID: user.id)
+    }
+
+    /// A promotional offer for `userID`, in this copy's ``project`` (its catalog, its ledger).
+    private func promotionalOffer(_ request: Request, userID: String) async throws -> Response {
+        let (signer, object, productId) = try await offerRequest(request)
         guard case .string(let offerId)? = object.members["offerId"], !offerId.isEmpty else {
             throw IngestError.invalidRequest("offerId must be a non-empty string")
         }
@@ -32,7 +38,7 @@ extension IngestRoutes {
             throw IngestError.unknownOffer(offerId, productId: productId)
         }
         try await takeSubmissionToken(userID)
-        let entitlements = product.group.map(configuration.catalog.entitlements(inGroup:)) ?? []
+        let entitlements = product.group.map(catalog.entitlements(inGroup:)) ?? []
         try await checkEligibility(offer, userID: userID, group: product.group ?? productId, entitlements: entitlements)
         let nonce = UUID()
         try await checkLimit(offer, userID: userID, order: nil, nonce: nonce)
@@ -114,14 +120,20 @@ extension IngestRoutes {
     /// reason: "apple_decides"}`: signing `true` would hand a trial to an Apple ID that already had one, which only
     /// Apple knows. Rate limits and keys as for promotional offers.
     func introductoryOffer(_ request: Request) async throws -> Response {
-        let (userID, signer, _, productId) = try await offerRequest(request)
+        let user = try await authenticator.user(request)
+        return try await scoped(to: user.project).introductoryOffer(request, userID: user.id)
+    }
+
+    /// An introductory offer eligibility for `userID`, in this copy's ``project``.
+    private func introductoryOffer(_ request: Request, userID: String) async throws -> Response {
+        let (signer, _, productId) = try await offerRequest(request)
         let product = try catalogProduct(productId)
         guard product.signsIntroductoryOfferEligibility else {
             metrics.reject(reason: "introductory_offer_not_listed")
             throw IngestError.introductoryOfferNotListed(productId)
         }
         try await takeSubmissionToken(userID)
-        let entitlements = product.group.map(configuration.catalog.entitlements(inGroup:)) ?? []
+        let entitlements = product.group.map(catalog.entitlements(inGroup:)) ?? []
         guard let transactionId = try await latestTransaction(userID: userID, entitlements: entitlements) else {
             return jsonResponse(.ok) { answer in
                 answer.key("allowIntroductoryOffer")
@@ -148,8 +160,7 @@ extension IngestRoutes {
     /// offer key of the app the user runs (``offerSigner(_:)``).
     private func offerRequest(
         _ request: Request
-    ) async throws -> (userID: String, signer: OfferSigningKey, object: JSONFields, productId: String) {
-        let userID = try await authenticator.user(request)
+    ) async throws -> (signer: OfferSigningKey, object: JSONFields, productId: String) {
         guard configuration.offerKey != nil || !configuration.additionalOfferKeys.isEmpty else {
             throw IngestError.offersNotConfigured()
         }
@@ -158,7 +169,7 @@ extension IngestRoutes {
         guard case .string(let productId)? = object.members["productId"], !productId.isEmpty else {
             throw IngestError.invalidRequest("productId must be a non-empty string")
         }
-        return (userID, signer, object, productId)
+        return (signer, object, productId)
     }
 
     /// The key that signs for the app the user runs: an offer's signature is only good for the bundle ID it names. With
@@ -188,7 +199,7 @@ extension IngestRoutes {
 
     /// The catalog's product, or `422 unknown_product`.
     private func catalogProduct(_ productId: String) throws -> Product {
-        guard let product = configuration.catalog.product(productId) else {
+        guard let product = catalog.product(productId) else {
             metrics.reject(reason: "unknown_product")
             throw IngestError.unknownProduct(productId)
         }

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Hummingbird
 import Ledger
@@ -5,11 +6,19 @@ import Pipeline
 import Redis
 
 extension IngestRoutes {
-    /// `GET /v1/products`: the catalog.
-    func products() throws -> Response {
+    /// `GET /v1/products`: the catalog; `?project=ID` another project's (docs/PROJECTS.md), `404` for one not served.
+    func products(_ request: Request) throws -> Response {
+        var catalog = catalog
+        if let text = request.uri.queryParameters.get("project") {
+            let id = ProjectID(String(text))
+            guard let id, id.isDefault || configuration.projects.contains(where: { $0.id == id }) else {
+                throw IngestError.notFound("no project \(text.prefix(32))")
+            }
+            catalog = configuration.catalog(of: id)
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(configuration.catalog)
+        let data = try encoder.encode(catalog)
         return Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
@@ -46,7 +55,9 @@ extension IngestRoutes {
         guard UserID.isValid(userID) else {
             throw IngestError.notFound("no user \(userID.prefix(64))")
         }
-        let view = try await redisRead { try await unionView(of: userID) }
+        // The caller's project's ledger only (docs/PROJECTS.md): another project's user of this id is someone else.
+        let routes = scoped(to: principal.project)
+        let view = try await redisRead { try await routes.unionView(of: userID) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Response(
@@ -69,12 +80,17 @@ extension IngestRoutes {
     /// token mapping expire after `TOLLGATE_ORDER_TTL`; a user with `TOLLGATE_MAX_PENDING_ORDERS` unpaid orders gets
     /// `429 too_many_pending_orders` (with `Retry-After` until the oldest expires) and nothing is written.
     func createOrder(_ request: Request) async throws -> Response {
-        let userID = try await authenticator.user(request)
+        let user = try await authenticator.user(request)
+        return try await scoped(to: user.project).createOrder(request, userID: user.id)
+    }
+
+    /// An order of `userID` in this copy's ``project``.
+    private func createOrder(_ request: Request, userID: String) async throws -> Response {
         let object = try Submission.jsonFields(try await body(of: request, limit: 4096))
         guard case .string(let productId)? = object.members["productId"], !productId.isEmpty else {
             throw IngestError.invalidRequest("productId must be a non-empty string")
         }
-        guard configuration.catalog.product(productId) != nil else { throw IngestError.unknownProduct(productId) }
+        guard catalog.product(productId) != nil else { throw IngestError.unknownProduct(productId) }
         let order = try await newOrder(userID: userID, productId: productId)
         return jsonResponse(.created) { answer in
             answer.member("appAccountToken", order.appAccountToken)

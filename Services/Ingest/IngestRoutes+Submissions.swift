@@ -22,7 +22,15 @@ extension IngestRoutes {
     func clientSubmission(
         _ request: Request, parse: ([UInt8]) throws(IngestError) -> Submission
     ) async throws -> Response {
-        let userID = try await authenticator.user(request)
+        let user = try await authenticator.user(request)
+        return try await scoped(to: user.project).clientSubmission(request, userID: user.id, parse: parse)
+    }
+
+    /// A submission of `userID`, of this copy's ``project`` (docs/PROJECTS.md): its job carries the project, and the
+    /// verifier refuses a purchase of another project's app (`wrong_project`).
+    private func clientSubmission(
+        _ request: Request, userID: String, parse: ([UInt8]) throws(IngestError) -> Submission
+    ) async throws -> Response {
         let wait = try waitSeconds(request)
         let body = try await body(of: request, limit: configuration.maxReceiptBytes + Submission.clientEnvelopeBytes)
         let submission = try parse(body)
@@ -115,10 +123,12 @@ extension IngestRoutes {
         let now = clock.nowMilliseconds()
         let dedupeHash = dedupeHash(submission, source: source, userID: userID)
         let partition = partition(of: submission, source: source, userID: userID, dedupeHash: dedupeHash)
-        let job = Job(
+        var job = Job(
             id: jobID ?? keys.newJobID(partition: partition), kind: submission.kind, payload: submission.payload,
             source: source, userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now,
             countedBytes: submission.payload.count, dedupeKey: keys.partitionKey(partition, "dedupe", dedupeHash))
+        // A client's job is its user's project's; Apple's are placed by the verifier, from the app Apple signed.
+        if source == .client { job.project = project }
         let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
         let limits = IngestFunctions.Limits(
             maxJobs: configuration.maxBacklog,
@@ -166,7 +176,9 @@ extension IngestRoutes {
     /// other valid way, is the same job.
     func dedupeHash(_ submission: Submission, source: Job.Source, userID: String?) -> String {
         var hasher = SHA256()
-        for part in [source.rawValue, userID ?? "", submission.kind.rawValue, submission.orderNo ?? ""] {
+        // The project's id joins a client's parts only outside the default project, so today's dedupe keys stay.
+        let user = userID.map { project.isDefault ? $0 : "\(project.rawValue)/\($0)" } ?? ""
+        for part in [source.rawValue, user, submission.kind.rawValue, submission.orderNo ?? ""] {
             hasher.update(data: Data(part.utf8))
             hasher.update(data: [0])
         }

@@ -25,14 +25,29 @@ struct IngestRoutes: Sendable {
     let clock: PipelineClock
     let logger: Logger
 
-    var keys: Keys { configuration.shared.keys }
+    /// The project this copy of the routes serves (``scoped(to:)``): the default project until a user is known.
+    var project = ProjectID.default
+
+    /// The keys of ``project``'s ledger (docs/PROJECTS.md); the pipeline's keys in them are the deployment's.
+    var keys: Keys { configuration.shared.keys.inProject(project) }
+
+    /// ``project``'s catalog.
+    var catalog: Catalog { configuration.catalog(of: project) }
+
+    /// These routes serving `project`: every ledger key and the catalog are that project's. A user route authenticates
+    /// first, then runs on the copy of the user's project, so nothing it reads or writes is another project's.
+    func scoped(to project: ProjectID) -> IngestRoutes {
+        var routes = self
+        routes.project = project
+        return routes
+    }
 
     /// The public API (the README's "Endpoints" table, and `openapi.yaml`, served at `GET /openapi.yaml`); the
     /// operators' endpoints (`OperatorEndpoints`) are added next to it or served by a listener of their own
     /// (`TOLLGATE_OPS_PORT`).
     func register(on router: Router<BasicRequestContext>) {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
-        router.get("/v1/products") { _, _ in try products() }
+        router.get("/v1/products") { request, _ in try products(request) }
         router.get("/openapi.yaml") { _, _ in Self.openAPIDocument() }
         router.post("/v1/apple/notifications") { request, _ in try await notification(request) }
         router.post("/v1/receipts") { request, _ in

@@ -59,6 +59,12 @@ package struct ExportHandler: Sendable {
 
     /// What became of the entry: exported (or nothing to export), dead, or abandoned at shutdown.
     private func outcome(of message: StreamMessage) async -> Outcome {
+        // The export database holds the default project's rows (docs/PROJECTS.md): another project's entries are not
+        // written as if they were its users'.
+        if message.entry.string("project") != nil {
+            metrics.skipped()
+            return .done
+        }
         guard let json = message.entry.fields["event"] else {
             // The ledger's `record` entry: transactions recorded by a call that wrote no event.
             if message.entry.string("kind") == "record", let user = message.entry.string("user"), UserID.isValid(user),

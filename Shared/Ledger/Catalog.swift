@@ -146,6 +146,21 @@ package struct Catalog: Sendable, Hashable, Codable {
 
     private static let variable = "TOLLGATE_CATALOG"
 
+    /// A project's catalog (docs/PROJECTS.md), at the path its entry in `TOLLGATE_APPS` names; a file that cannot be read
+    /// or is not a valid catalog is a ``Core/ConfigurationError`` naming `TOLLGATE_APPS` and the project. With projects,
+    /// `TOLLGATE_CATALOG` may not be set: each project names its own.
+    package static func ofProject(_ project: ProjectID, path: String, _ reader: EnvironmentReader) throws(ConfigurationError) -> Catalog {
+        if reader.optional(variable) != nil {
+            throw ConfigurationError(
+                variable: variable, problem: "cannot be combined with projects in TOLLGATE_APPS: each project names its catalog")
+        }
+        do {
+            return try Catalog(contentsOf: path)
+        } catch {
+            throw ConfigurationError(variable: "TOLLGATE_APPS", problem: "project \(project)'s catalog is not usable: \(error.message)")
+        }
+    }
+
     /// A file that cannot be read or is not a valid catalog is a ``Core/ConfigurationError`` naming the variable.
     private static func load(_ path: String) throws(ConfigurationError) -> Catalog {
         do {

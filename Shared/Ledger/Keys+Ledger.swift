@@ -27,29 +27,29 @@ import Pipeline
 extension Keys {
     /// An order of a user: `tg:{u:<userId>}:order:<orderNo>` (hash, fields in ``Order/Field``).
     package func order(user userID: String, orderNo: String) -> String {
-        "\(prefix):\(userTag(userID)):order:\(orderNo)"
+        "\(projectPrefix):\(userTag(userID)):order:\(orderNo)"
     }
 
     /// The index of a user's orders: `tg:{u:<userId>}:orders` (zset of order numbers scored by creation ms).
     package func orders(user userID: String) -> String {
-        "\(prefix):\(userTag(userID)):orders"
+        "\(projectPrefix):\(userTag(userID)):orders"
     }
 
     /// A user's unpaid orders: `tg:{u:<userId>}:orders:pending` (zset of order numbers scored by when each
     /// expires, ms). Capped per user by ingest; the fulfiller removes an order once paid.
     package func pendingOrders(user userID: String) -> String {
-        "\(prefix):\(userTag(userID)):orders:pending"
+        "\(projectPrefix):\(userTag(userID)):orders:pending"
     }
 
     /// Where an `appAccountToken` leads: `tg:{aat:<token>}:order` (hash: `user`, `order.no`). The token is the
     /// lower-case UUID string; look it up lower-cased, as StoreKit may report it in either case.
     package func appAccountToken(_ token: String) -> String {
-        "\(prefix):{aat:\(token.lowercased())}:order"
+        "\(projectPrefix):{aat:\(token.lowercased())}:order"
     }
 
     /// The user's own `appAccountToken` (``AccountToken``): `tg:{u:<userId>}:aat` (string, lower-case UUID).
     package func accountToken(user userID: String) -> String {
-        "\(prefix):\(userTag(userID)):aat"
+        "\(projectPrefix):\(userTag(userID)):aat"
     }
 
     /// A user's balances and entitlements: `tg:{u:<userId>}:account` (hash, fields in
@@ -62,20 +62,20 @@ extension Keys {
     /// member `<orderNo>/<nonce>`, score = signed at ms). Counted against the offer's `perUser` limit; signatures
     /// older than its window are dropped, the newest 100 kept, and the key expires a window after the last one.
     package func offerSignatures(user userID: String, offerId: String) -> String {
-        "\(prefix):\(userTag(userID)):offer:\(offerId)"
+        "\(projectPrefix):\(userTag(userID)):offer:\(offerId)"
     }
 
     /// A spend of the user's coins, by its idempotency key: `tg:{u:<userId>}:spend:<idempotencyKey>` (hash:
     /// `digest` of the amount and reason, `answer` the outcome JSON), kept ``CoinSpend/retentionSeconds``.
     package func coinSpend(user userID: String, idempotencyKey: String) -> String {
-        "\(prefix):\(userTag(userID)):spend:\(idempotencyKey)"
+        "\(projectPrefix):\(userTag(userID)):spend:\(idempotencyKey)"
     }
 
     /// Whether the user consented to Tollgate sharing consumption data with Apple: `tg:{u:<userId>}:consent`
     /// (hash: `consented` `1` or `0`, `at` ms, `by` the service key's name), written by ingest (`PUT /v1/users/{userId}/consent`) for the
     /// app's backend, read by the verifier before it answers a `CONSUMPTION_REQUEST`.
     package func consent(user userID: String) -> String {
-        "\(prefix):\(userTag(userID)):consent"
+        "\(projectPrefix):\(userTag(userID)):consent"
     }
 
     /// A user's labelled grants: `tg:{u:<userId>}:grants` (hash: grantId → the grant's JSON, ``LedgerGrants/Grant``:
@@ -88,11 +88,11 @@ extension Keys {
 
     /// A grant request's `idempotencyKey`: `tg:{u:<userId>}:grant-key:<key>` (string: the grant's JSON), kept 7 days.
     package func grantIdempotency(user userID: String, key: String) -> String {
-        "\(prefix):\(userTag(userID)):grant-key:\(key)"
+        "\(projectPrefix):\(userTag(userID)):grant-key:\(key)"
     }
 
     /// The grants of a partition's users by when they end: `tg:{p0}:grants:due` (zset, member `["<userId>",
     /// "<grantId>"]`, score = `until` ms), in the partition of the users it lists (so a user's grants hash and the
     /// index are in one slot on a Redis Cluster, as the subscriptions' `subs:due`), swept by the fulfiller.
-    package func grantsDue(partition: Int = 0) -> String { partitionKey(partition, "grants", "due") }
+    package func grantsDue(partition: Int = 0) -> String { projectPartitionKey(partition, "grants", "due") }
 }

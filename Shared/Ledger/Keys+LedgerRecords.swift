@@ -36,7 +36,7 @@ extension Keys {
     package func userEvents(user userID: String) -> String { "\(sidedUser(userID)):events" }
 
     /// A partition's sequence of app-level events (hash, `seq`), `tg:{p0}:events.app`, in its events stream's slot.
-    package func appEventSequence(partition: Int) -> String { partitionKey(partition, "events.app") }
+    package func appEventSequence(partition: Int) -> String { projectPartitionKey(partition, "events.app") }
 
     package func notifications(user userID: String) -> String { "\(sidedUser(userID)):notifications" }
 
@@ -45,29 +45,29 @@ extension Keys {
     }
 
     package func binding(originalTransactionId: String) -> String {
-        "\(prefix):\(chainTag(originalTransactionId)):owner"
+        "\(projectPrefix):\(chainTag(originalTransactionId)):owner"
     }
 
     package func parked(originalTransactionId: String) -> String {
-        "\(prefix):\(chainTag(originalTransactionId)):parked"
+        "\(projectPrefix):\(chainTag(originalTransactionId)):parked"
     }
 
     /// Who owns a transaction's record: `tg:{p0}:txo:<transactionId>` (string, the user id), in the owner's partition,
     /// written by the apply call with the record. A reader that knows only the transaction asks every partition.
     package func transactionOwner(partition: Int, transactionId: String) -> String {
-        partitionKey(partition, "txo", transactionId)
+        projectPartitionKey(partition, "txo", transactionId)
     }
 
     /// The sweep index of a partition: auto-renewable subscriptions by when to ask Apple about them,
     /// `tg:{p0}:subs:due`, in the partition of the users it lists.
-    package func subscriptionsDue(partition: Int = 0) -> String { partitionKey(partition, "subs", "due") }
+    package func subscriptionsDue(partition: Int = 0) -> String { projectPartitionKey(partition, "subs", "due") }
 
     /// The latest transactionId per sweep-index member, `tg:{p0}:subs:ref`.
-    package func subscriptionsDueReference(partition: Int = 0) -> String { partitionKey(partition, "subs", "ref") }
+    package func subscriptionsDueReference(partition: Int = 0) -> String { projectPartitionKey(partition, "subs", "ref") }
 
     /// `SCAN MATCH` pattern of every account hash, of either side (``account(ofKey:)`` tells them apart).
     package var accountPattern: String {
-        layout.isSingle ? "\(prefix):{u:*:account" : "\(prefix):{p*}:u:*:account"
+        layout.isSingle ? "\(projectPrefix):{u:*:account" : "\(projectPrefix):{p*}:u:*:account"
     }
 
     /// The user and side of an account key (``account(user:)`` of either side), or nil when `key` is not one. A
@@ -83,7 +83,7 @@ extension Keys {
     /// The user id of a primary-side account key, or nil when `key` is not one.
     package func user(ofAccountKey key: String) -> String? {
         let tail = layout.isSingle ? "}:account" : ":account"
-        let head = "\(prefix):{"
+        let head = "\(projectPrefix):{"
         // A user id never holds `:` (``UserID``): a key ending `:sbx:account` is a sandbox side's.
         guard key.hasPrefix(head), key.hasSuffix(tail), !key.hasSuffix("\(LedgerSide.sandbox.keyInfix):account") else {
             return nil

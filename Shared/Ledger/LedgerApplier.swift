@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -7,8 +8,11 @@ import Redis
 /// owner is known). Idempotent: replays, redeliveries and racing replicas change nothing twice.
 package struct LedgerApplier: Sendable {
     package let redis: any RedisCommandExecutor
-    package let catalog: Catalog
-    package let keys: Keys
+    package private(set) var catalog: Catalog
+    package private(set) var keys: Keys
+    /// The catalogs of the projects other than the default one (docs/PROJECTS.md); an event of a project without one
+    /// is refused as malformed (dead-lettered, redrivable once the fulfiller knows the project).
+    package var projectCatalogs: [ProjectID: Catalog] = [:]
     /// The verified stream's consumer group.
     package let group: String
     /// Clamp balances at 0 on refunds (`TOLLGATE_CLAMP_REFUNDS`), recording the shortfall.
@@ -56,6 +60,22 @@ package struct LedgerApplier: Sendable {
     /// partitions are claimed (``claim(_:for:)``) before the apply call in the owner's partition.
     package func apply(entry: StreamEntry, partition: Int = 0) async throws -> LedgerOutcome {
         let delivery = try LedgerDelivery(entry: entry)
+        // Every key of the call, and the catalog, are the event's project's (placed by the verifier from the app Apple
+        // signed): one project's purchase never touches another's ledger.
+        let project = delivery.project
+        guard project == keys.project else {
+            guard let catalog = project.isDefault ? nil : projectCatalogs[project] else {
+                throw LedgerError.malformedEvent("entry \(entry.id): project \(project) is not configured in this fulfiller")
+            }
+            var scoped = self
+            scoped.keys = keys.inProject(project)
+            scoped.catalog = catalog
+            return try await scoped.apply(delivery, entry: entry, partition: partition)
+        }
+        return try await apply(delivery, entry: entry, partition: partition)
+    }
+
+    private func apply(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Int) async throws -> LedgerOutcome {
         var claimAll = false
         for _ in 0..<4 {
             let resolution = try await resolveOwner(delivery.event)
@@ -202,6 +222,8 @@ package struct LedgerApplier: Sendable {
             /// The partition's app-level event sequence (hash) and its scope's name in the event (`app.p<N>`).
             var appSeq: Int?
             var scope: String?
+            /// The project of a project other than the default one (its events say so).
+            var project: String?
         }
         let event = delivery.event
         var callKeys = [keys.verified(partition: partition).stream, keys.job(event.jobId, partition: partition)]
@@ -224,7 +246,8 @@ package struct LedgerApplier: Sendable {
             body.events = index(keys.events(partition: partition).stream)
             body.env = event.environment
             body.appSeq = index(keys.appEventSequence(partition: partition))
-            body.scope = "app.p\(partition)"
+            body.scope = (keys.project.label.map { "\($0)/" } ?? "") + "app.p\(partition)"
+            body.project = keys.project.label
             body.note = Note(
                 type: note.type, subtype: note.subtype, uuid: note.notificationUUID, app: note.appTransactionId,
                 signed: note.signedDate)

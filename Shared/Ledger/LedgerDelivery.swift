@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -38,6 +39,9 @@ package struct LedgerDelivery: Sendable, Hashable {
     /// The ledger side the event applies on (an unknown label was refused when the entry was read).
     package var side: LedgerSide { LedgerSide(label: event.side) ?? .primary }
 
+    /// The project whose ledger the event applies to (an invalid label was refused when the entry was read).
+    package var project: ProjectID { ProjectID(field: event.project) ?? .default }
+
     /// A client's own submission: the only kind of event an order may refuse.
     package var isClientClaim: Bool { !isForwarded && event.source == .client && event.userId != nil }
 
@@ -69,6 +73,9 @@ package struct LedgerDelivery: Sendable, Hashable {
         }
         guard LedgerSide(label: event.side) != nil else {
             throw .malformedEvent("entry \(entry.id): side \(event.side ?? "") is not one")
+        }
+        guard ProjectID(field: event.project) != nil else {
+            throw .malformedEvent("entry \(entry.id): project \(event.project?.prefix(40) ?? "") is not a project id")
         }
         var forwarded = entry.string(Field.forwarded) == "1"
         if let only = entry.fields[Field.only] {

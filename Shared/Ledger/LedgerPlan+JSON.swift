@@ -75,6 +75,7 @@ extension LedgerPlan.Body {
         writer.member("ulogCap", ulogCap)
         writer.member("ulogTtl", ulogTtl)
         writer.member("side", side)
+        writer.member("project", project)
         writer.key("renewals")
         writer.beginArray()
         for renewal in renewals {

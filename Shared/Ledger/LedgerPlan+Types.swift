@@ -108,5 +108,7 @@ extension LedgerPlan {
         /// `sandbox` when the plan applies on the user's sandbox side (``LedgerSide``): its keys are that side's, and
         /// its events say so and count their own sequence.
         var side: String?
+        /// The project's id outside the default project (docs/PROJECTS.md): its events carry it.
+        var project: String?
     }
 }

@@ -31,6 +31,7 @@ struct LedgerPlan {
             claim: delivery.isClientClaim, forwarded: delivery.isForwarded, hops: delivery.hops)
         body.unparked = remote.unparked
         body.side = delivery.side.label
+        body.project = unsided.project.label
         if repeatFreeTrial == .refuse { body.trials = RepeatFreeTrial.refuse.rawValue }
         body.apple = event.apple.flatMap { $0.utf8.count <= 65_536 ? $0 : nil }
         body.ulog = index(k.userEvents(user: owner))

@@ -1,3 +1,5 @@
+import Core
+
 /// Key naming for everything Tollgate keeps in Redis.
 ///
 /// Every key starts with the prefix (`TOLLGATE_KEY_PREFIX`, default `tg`) and carries a hash tag, so that
@@ -14,6 +16,10 @@ package struct Keys: Sendable, Hashable {
     /// The ledger side the user-ledger keys (account, records, entitlements, event log) name (``LedgerSide``);
     /// orders, tokens, bindings, grants and everything of the pipeline are one per user and ignore it.
     package private(set) var side = LedgerSide.primary
+    /// The project whose ledger the per-project keys name (docs/PROJECTS.md): the default project's are today's names,
+    /// another project's carry its id after the prefix (``projectPrefix``). The pipeline's keys (streams, job hashes,
+    /// backlog, Apple's rate buckets, the reconciler's state) are the deployment's and ignore it.
+    package private(set) var project = ProjectID.default
 
     package init(prefix: String = "tg", layout: PartitionLayout = .single) {
         self.prefix = prefix
@@ -50,9 +56,26 @@ package struct Keys: Sendable, Hashable {
         return keys
     }
 
-    /// The head of a user-ledger key of ``side``: `tg:{u:<id>}` on the primary side, `tg:{u:<id>}:sbx` on the sandbox
-    /// side (the same slot).
-    package func sidedUser(_ userID: String) -> String { "\(prefix):\(userTag(userID))\(side.keyInfix)" }
+    /// These keys with the per-project keys of `project`.
+    package func inProject(_ project: ProjectID) -> Keys {
+        var keys = self
+        keys.project = project
+        return keys
+    }
+
+    /// The head of every per-project key: the prefix for the default project (`tg`), the prefix and the project's id
+    /// for another (`tg:shop2`). The id is outside the hash tag, so a key keeps the slot it has in the default project.
+    package var projectPrefix: String { project.isDefault ? prefix : "\(prefix):\(project.rawValue)" }
+
+    /// The head of a user-ledger key of ``side`` in ``project``: `tg:{u:<id>}` on the primary side, `tg:{u:<id>}:sbx`
+    /// on the sandbox side (the same slot), `tg:shop2:{u:<id>}` in the project `shop2`.
+    package func sidedUser(_ userID: String) -> String { "\(projectPrefix):\(userTag(userID))\(side.keyInfix)" }
+
+    /// A key of ``project`` in a partition's slot: `tg:{p0}:<parts>` in the default project, `tg:shop2:{p0}:<parts>` in
+    /// another (the same slot).
+    package func projectPartitionKey(_ partition: Int, _ parts: String...) -> String {
+        ([projectPrefix, tag(partition: partition)] + parts).joined(separator: ":")
+    }
 
     /// The partition of a user's ledger.
     package func partition(ofUser userID: String) -> Int { layout.partition(ofUser: userID) }
@@ -90,13 +113,15 @@ package struct Keys: Sendable, Hashable {
     /// dead-lettered, atomically with its acknowledgement), checked against each source's budget.
     package func backlog(partition: Int = 0) -> String { partitionKey(partition, "backlog") }
 
-    /// A user's unfinished client jobs, `tg:{p0}:inflight:<userId>` (zset: jobId scored by enqueue time, ms), in
+    /// A user's unfinished client jobs (per project), `tg:{p0}:inflight:<userId>` (zset: jobId scored by enqueue time, ms), in
     /// the jobs stream's slot: ingest's enqueue caps it.
-    package func inFlight(user userID: String, partition: Int = 0) -> String { partitionKey(partition, "inflight", userID) }
+    package func inFlight(user userID: String, partition: Int = 0) -> String {
+        projectPartitionKey(partition, "inflight", userID)
+    }
 
-    /// A user's fleet-wide submission token bucket (``TokenBucket``), `tg:{u:<userId>}:submit.rate`, in the user's
+    /// A user's fleet-wide submission token bucket (per project) (``TokenBucket``), `tg:{u:<userId>}:submit.rate`, in the user's
     /// slot; it expires once full again.
-    package func submissionBucket(user userID: String) -> String { "\(prefix):\(userTag(userID)):submit.rate" }
+    package func submissionBucket(user userID: String) -> String { "\(projectPrefix):\(userTag(userID)):submit.rate" }
 
     /// The entitlement-change events stream of a partition (`tg:{p0}:events`), for the app's backend.
     package func events(partition: Int = 0) -> StreamKeys { stream("events", partition: partition) }

@@ -28,11 +28,15 @@ extension JobVerifier {
                 metadata: ["transaction.id": "\(transactionId)", "reason": "api_not_configured"])
             return .recorded(result: #"{"recorded":"consumption_request","sent":false,"reason":"api_not_configured"}"#)
         }
+        // The ledger of the project of the app Apple signed the request for (docs/PROJECTS.md).
+        guard let project = configuration.project(ofApp: verified.payload.declaredBundleId) else {
+            return .rejected(VerificationFailure(.wrongProject, "no project lists the consumption request's app"))
+        }
         let view: LedgerView
         do {
             view = try await LedgerView.read(
                 on: redis,
-                keys: configuration.shared.keys.on(
+                keys: configuration.shared.keys.inProject(project).on(
                     LedgerSide.of(environment: environment.rawValue, deploymentIsProduction: configuration.environment == .production)),
                 transactionId: transactionId,
                 originalTransactionId: transaction.originalTransactionId ?? transactionId)

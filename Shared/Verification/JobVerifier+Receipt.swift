@@ -11,7 +11,8 @@ extension JobVerifier {
     func verifyReceipt(_ job: Job) async -> VerificationOutcome {
         // Not trimmed: `ReceiptData` reads spaces at a receipt's ends as the `+` that form decoding made of them.
         let submitted = String(decoding: job.payload, as: UTF8.self)
-        let keys = configuration.shared.keys
+        // The submitting user's keys are their project's (docs/PROJECTS.md).
+        let keys = configuration.shared.keys.inProject(job.project)
         let memory: (user: String, receipt: [UInt8])? = job.userID.flatMap { user in
             guard !user.isEmpty, configuration.receiptMemory > .zero else { return nil }
             return (user, job.payload)
@@ -28,13 +29,17 @@ extension JobVerifier {
         }
         return await VerificationOutcome.from(verification.result, retryAfter: verification.retryAfter) { receipt in
             if let failure = environmentFailure(receipt.environment) { return .rejected(failure) }
+            // Another project's receipt is refused (``placeProject(_:job:)``): nothing of it is kept under this user.
+            guard configuration.project(ofApp: receipt.bundleId) == job.project || job.source != .client else {
+                return .verified(event(for: job, receipt: receipt, notification: nil))
+            }
             if remembered == nil, let memory {
                 await ReceiptMemory.remember(
                     receipt, on: redis, keys: keys, user: memory.user, receipt: memory.receipt, lifetime: configuration.receiptMemory,
                     logger: logger)
             }
             await ReceiptReference.store(
-                on: redis, keys: configuration.shared.keys, job: job, receipt: receipt, submitted: submitted,
+                on: redis, keys: keys, job: job, receipt: receipt, submitted: submitted,
                 now: clock.nowMilliseconds(), logger: logger)
             return .verified(event(for: job, receipt: receipt, notification: nil))
         }

@@ -47,15 +47,36 @@ final class JobVerifier: Sendable {
             && !signedData.configuration.onlineChecks
     }
 
-    /// Verifies `job`; never throws (infrastructure trouble is a retryable outcome).
+    /// Verifies `job`; never throws (infrastructure trouble is a retryable outcome). A verified event is placed in the
+    /// project of the app Apple signed it for (``placeProject(_:job:)``).
     func verify(_ job: Job) async -> VerificationOutcome {
+        let outcome: VerificationOutcome
         switch job.kind {
-        case .receipt: return await verifyReceipt(job)
-        case .transaction: return await verifyTransaction(job)
-        case .notificationV2: return await verifyNotificationV2(job)
-        case .notificationV1: return await verifyNotificationV1(job)
-        case .operatorCall: return await runOperatorCall(job)
+        case .receipt: outcome = await verifyReceipt(job)
+        case .transaction: outcome = await verifyTransaction(job)
+        case .notificationV2: outcome = await verifyNotificationV2(job)
+        case .notificationV1: outcome = await verifyNotificationV1(job)
+        case .operatorCall: outcome = await runOperatorCall(job)
         }
+        guard case .verified(let event) = outcome else { return outcome }
+        return placeProject(event, job: job)
+    }
+
+    /// Places a verified event in its project (docs/PROJECTS.md): the project listing the app Apple signed the data
+    /// for, never one a client names. A client's job comes with its user's project (the one whose secret signed the
+    /// user's token): a purchase of another project's app is refused, `wrong_project`, so no user is credited in one
+    /// project for a purchase made in another's app.
+    func placeProject(_ event: PurchaseEvent, job: Job) -> VerificationOutcome {
+        guard let project = configuration.project(ofApp: event.bundleId) else {
+            return .rejected(VerificationFailure(.wrongProject, "no project lists the app \(event.bundleId ?? "(none)")"))
+        }
+        if job.source == .client, job.project != project {
+            return .rejected(
+                VerificationFailure(.wrongProject, "the app \(event.bundleId ?? "") is of project \(project), the user of \(job.project)"))
+        }
+        var event = event
+        event.project = project.label
+        return .verified(event)
     }
 
     /// The payload as UTF-8 text, without ASCII whitespace at its ends. Trimmed as bytes: Foundation's

@@ -9,7 +9,7 @@ import Redis
 /// (hash `receipt`, `environment`, `at`), in the user's slot, written outside the ack function (one key; a
 /// redelivered job writes it again). Apple's `latest_receipt` when it sent one, else the submitted receipt.
 enum ReceiptReference {
-    static func key(_ keys: Keys, user: String) -> String { "\(keys.prefix):\(keys.userTag(user)):receipt" }
+    static func key(_ keys: Keys, user: String) -> String { "\(keys.projectPrefix):\(keys.userTag(user)):receipt" }
 
     /// Stores the receipt of a verified client job that holds an auto-renewable subscription.
     static func store(

@@ -19,6 +19,7 @@ extension VerifierConfiguration {
         sharedSecret = app.sharedSecret
         apiKey = app.apiKey
         additionalApps = Array(registry.apps.dropFirst())
+        if registry.hasProjects { projects = registry.projects }
         if let list = reader.optional("TOLLGATE_ROOT_CERTS") {
             do {
                 rootCertificates = try TrustedRootLoader.load(list: list)

@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Pipeline
 
@@ -102,6 +103,17 @@ package struct VerifierConfiguration: Sendable {
     package var reconcile: ReconcilerConfiguration
     /// The deployment's other apps (`TOLLGATE_APPS` past its first), each with its own key and shared secret.
     package var additionalApps: [ConfiguredApp] = []
+
+    /// The projects (docs/PROJECTS.md), each naming its apps; nil: one project, `default`, of every app.
+    package var projects: [ConfiguredProject]?
+
+    /// The project of the app `bundleId` as Apple signed it: the one listing it, or the default project when the
+    /// deployment has no projects; nil when no project lists it (or Apple named no app while projects are configured).
+    package func project(ofApp bundleId: String?) -> ProjectID? {
+        guard let projects else { return .default }
+        guard let bundleId else { return nil }
+        return projects.first { $0.bundleIds.contains(bundleId) }?.id
+    }
 
     /// An App Store Server API key (`.p8` contents).
     package typealias APIKey = AppStoreKey

@@ -105,7 +105,7 @@ import Testing
         ),
         ("{\"apps\": [{\"bundleId\": \"com.a\", \"bundle\": \"x\"}]}", "apps[0] has an unknown member \"bundle\""),
         ("{\"apps\": [], \"extra\": 1}", "unknown member \"extra\""),
-        ("{\"projects\": [{\"id\": \"p\", \"apps\": []}]}", "has projects"),
+        ("{\"projects\": [{\"id\": \"p\", \"apps\": []}]}", "projects[0].catalog is missing"),
         ("{\"apps\": []}", "lists no apps"),
         ("{}", "apps is missing"),
         ("[]", "is not a JSON object"),

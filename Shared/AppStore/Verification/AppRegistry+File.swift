@@ -5,6 +5,9 @@ import Foundation
 extension AppRegistry {
     /// The most apps one file may list.
     package static let maximumApps = 100
+    /// The most projects one file may list.
+    package static let maximumProjects = 32
+    private static let projectMembers: Set<String> = ["id", "catalog", "clientJwtSecret", "clientJwtSecretFile", "apps"]
     private static let appMembers: Set<String> = ["bundleId", "appAppleId", "apiKey", "sharedSecret", "offerKey"]
     private static let keyMembers: Set<String> = ["keyId", "issuerId", "privateKeyPath"]
 
@@ -25,8 +28,12 @@ extension AppRegistry {
     /// ```
     ///
     /// Checked strictly, each problem a ``Core/ConfigurationError`` naming `TOLLGATE_APPS` and where in the file it is:
-    /// - the document holds `apps` and nothing else (`projects` is refused: a deployment is one project today);
-    /// - 1 to ``maximumApps`` apps, each with only the members above; the first is the default app;
+    /// - the document holds `apps` and nothing else — one project, `default` — or `projects` and nothing else:
+    ///   1 to ``maximumProjects`` projects `{"id", "catalog", "clientJwtSecret" | "clientJwtSecretFile", "apps"}`, ids
+    ///   ``Core/ProjectID`` and distinct, the catalog a readable path, the secret (inline, or a file's content without
+    ///   its trailing newline) at least 32 bytes and never the placeholder, each project's apps as below
+    ///   (docs/PROJECTS.md). A bundle ID is in one project only;
+    /// - 1 to ``maximumApps`` apps in all, each with only the members above; the first is the default app;
     /// - `bundleId`: 1–155 letters, digits, `.` and `-`, listed once (compared without case, as App Store Connect does);
     /// - `appAppleId`: a positive integer, required in production, listed once;
     /// - `apiKey`, `offerKey`: exactly `keyId`, `issuerId` and `privateKeyPath` (relative to the file's folder), the
@@ -43,34 +50,130 @@ extension AppRegistry {
         } catch {
             throw problem("is not a JSON object: \(error.message)")
         }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         if document.members["projects"] != nil {
-            throw problem("has projects: a deployment is one project today; list its apps under \"apps\"")
+            if let unknown = document.members.keys.sorted().first(where: { $0 != "projects" }) {
+                throw problem("has an unknown member \"\(unknown.prefix(64))\" beside \"projects\" (the apps go in their projects)")
+            }
+            let projects: [(project: ConfiguredProject, apps: [ConfiguredApp])]
+            do {
+                projects = try document.array("projects") { (value, at) throws(JSONError) in
+                    try Self.project(JSONFields(value, path: at), environment: environment, folder: folder)
+                }
+            } catch {
+                throw problem(error.message)
+            }
+            guard !projects.isEmpty else { throw problem("lists no projects") }
+            guard projects.count <= Self.maximumProjects else { throw problem("lists more than \(Self.maximumProjects) projects") }
+            var ids: [ProjectID: Int] = [:]
+            var secrets: [String: Int] = [:]
+            for (index, entry) in projects.enumerated() {
+                if let first = ids.updateValue(index, forKey: entry.project.id) {
+                    throw problem("projects[\(index)].id: \(entry.project.id) is listed twice (projects[\(first)])")
+                }
+                // A token is its project's because that project's secret signed it: a shared secret would let one
+                // project's users in as another's.
+                if let secret = entry.project.clientJWTSecret, let first = secrets.updateValue(index, forKey: secret) {
+                    throw problem("projects[\(index)] has the client JWT secret of projects[\(first)]; each project needs its own")
+                }
+            }
+            let apps = projects.flatMap(\.apps)
+            try Self.checkDistinct(apps, projects: projects.map(\.project), problem: problem)
+            self.init(apps: apps, projects: projects.map(\.project), environment: environment, acceptsSandbox: acceptsSandbox)
+            return
         }
         if let unknown = document.members.keys.sorted().first(where: { $0 != "apps" }) {
-            throw problem("has an unknown member \"\(unknown.prefix(64))\" (only \"apps\")")
+            throw problem("has an unknown member \"\(unknown.prefix(64))\" (only \"apps\" or \"projects\")")
         }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         let apps: [ConfiguredApp]
         do {
-            apps = try document.array("apps") { (value, at) throws(JSONError) in
-                try Self.app(JSONFields(value, path: at), environment: environment, folder: folder)
-            }
+            apps = try Self.apps(document, environment: environment, folder: folder)
         } catch {
             throw problem(error.message)
         }
-        guard !apps.isEmpty else { throw problem("lists no apps") }
+        try Self.checkDistinct(apps, projects: nil, problem: problem)
+        self.init(apps: apps, environment: environment, acceptsSandbox: acceptsSandbox)
+    }
+
+    /// The apps of `fields` (the document, or a project): 1 to ``maximumApps``.
+    private static func apps(_ fields: JSONFields, environment: AppStoreEnvironment, folder: URL) throws(JSONError) -> [ConfiguredApp] {
+        let apps = try fields.array("apps") { (value, at) throws(JSONError) in
+            try Self.app(JSONFields(value, path: at), environment: environment, folder: folder)
+        }
+        let place = fields.path.isEmpty ? "" : fields.path + " "
+        guard !apps.isEmpty else { throw JSONError("\(place)lists no apps") }
+        guard apps.count <= Self.maximumApps else { throw JSONError("\(place)lists more than \(Self.maximumApps) apps") }
+        return apps
+    }
+
+    /// Every app's bundle ID and app Apple ID listed once, in the whole file (so a bundle ID is in one project only).
+    private static func checkDistinct(
+        _ apps: [ConfiguredApp], projects: [ConfiguredProject]?, problem: (String) -> ConfigurationError
+    ) throws(ConfigurationError) {
         guard apps.count <= Self.maximumApps else { throw problem("lists more than \(Self.maximumApps) apps") }
+        func place(_ index: Int) -> String {
+            guard let projects else { return "apps[\(index)]" }
+            var rest = index
+            for (number, project) in projects.enumerated() {
+                if rest < project.bundleIds.count { return "projects[\(number)].apps[\(rest)]" }
+                rest -= project.bundleIds.count
+            }
+            return "apps[\(index)]"
+        }
         var bundles: [String: Int] = [:]
         var appleIds: [Int64: Int] = [:]
         for (index, app) in apps.enumerated() {
             if let first = bundles.updateValue(index, forKey: app.bundleId.lowercased()) {
-                throw problem("apps[\(index)].bundleId: \(app.bundleId) is listed twice (apps[\(first)])")
+                throw problem("\(place(index)).bundleId: \(app.bundleId) is listed twice (\(place(first)))")
             }
             if let id = app.appAppleId, let first = appleIds.updateValue(index, forKey: id) {
-                throw problem("apps[\(index)].appAppleId: \(id) is listed twice (apps[\(first)])")
+                throw problem("\(place(index)).appAppleId: \(id) is listed twice (\(place(first)))")
             }
         }
-        self.init(apps: apps, environment: environment, acceptsSandbox: acceptsSandbox)
+    }
+
+    /// One project: `id`, `catalog`, `clientJwtSecret` or `clientJwtSecretFile`, `apps`.
+    private static func project(
+        _ fields: JSONFields, environment: AppStoreEnvironment, folder: URL
+    ) throws(JSONError) -> (project: ConfiguredProject, apps: [ConfiguredApp]) {
+        try checkMembers(fields, allowed: projectMembers)
+        let text = try fields.string("id")
+        guard let id = ProjectID(text) else {
+            throw JSONError("\(fields.path).id: '\(text.prefix(64))' is not 1-32 of a-z, 0-9 and '-'")
+        }
+        let catalog = try fields.string("catalog")
+        guard !catalog.isEmpty else { throw JSONError("\(fields.path).catalog is empty") }
+        let catalogPath = catalog.hasPrefix("/") ? catalog : folder.appendingPathComponent(catalog).path
+        guard FileManager.default.isReadableFile(atPath: catalogPath) else {
+            throw JSONError("\(fields.path).catalog: cannot read \(catalogPath)")
+        }
+        let secret: String
+        switch (try fields.optionalString("clientJwtSecret"), try fields.optionalString("clientJwtSecretFile")) {
+        case (let inline?, nil):
+            secret = inline
+        case (nil, let file?):
+            let resolved = file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path
+            guard let data = FileManager.default.contents(atPath: resolved) else {
+                throw JSONError("\(fields.path).clientJwtSecretFile: cannot read \(resolved)")
+            }
+            // A trailing newline is the editor's, not the secret's.
+            secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+        case (nil, nil):
+            throw JSONError("\(fields.path) needs clientJwtSecret or clientJwtSecretFile (its users' token secret)")
+        case (.some, .some):
+            throw JSONError("\(fields.path) has both clientJwtSecret and clientJwtSecretFile; keep one")
+        }
+        // The secret itself is never in a message.
+        guard secret.utf8.count >= 32 else {
+            throw JSONError("\(fields.path): the client JWT secret must be at least 32 bytes (HS256)")
+        }
+        guard !secret.contains("replace-me") else {
+            throw JSONError("\(fields.path): the client JWT secret is the shipped placeholder; set the project's own")
+        }
+        let apps = try apps(fields, environment: environment, folder: folder)
+        let project = ConfiguredProject(
+            id: id, bundleIds: apps.map(\.bundleId), catalogPath: catalogPath, clientJWTSecret: secret)
+        return (project, apps)
     }
 
     private static func app(_ fields: JSONFields, environment: AppStoreEnvironment, folder: URL) throws(JSONError) -> ConfiguredApp {

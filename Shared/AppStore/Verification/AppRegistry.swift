@@ -13,20 +13,40 @@ import Core
 ///
 /// Which app a payload belongs to is always what Apple signed into it (its `bundleId`, and in production its
 /// `appAppleId`), never what a client says; the registry only answers whether that app is one of the deployment's and
-/// which key speaks for it. Projects (several ledgers, each with its own apps and user-token secret) are a later
-/// level above this list; today a deployment is one project.
+/// which key speaks for it, and which project (``ConfiguredProject``, docs/PROJECTS.md) it belongs to: a deployment
+/// without projects is the one project `default`.
 package struct AppRegistry: Sendable, Hashable {
-    /// Every app; the first is the default (offers without a `bundleId`, operators' calls that name none).
+    /// Every app of every project; the first is the default (offers without a `bundleId`, operators' calls that name
+    /// none).
     package private(set) var apps: [ConfiguredApp]
+    /// The projects, each listing its apps' bundle IDs; every app is in exactly one.
+    package private(set) var projects: [ConfiguredProject]
     package var environment: AppStoreEnvironment
     package var acceptsSandbox: Bool
 
-    /// A registry of `apps` (at least one, bundle IDs distinct: the file reader checks both).
-    package init(apps: [ConfiguredApp], environment: AppStoreEnvironment = .sandbox, acceptsSandbox: Bool = false) {
+    /// A registry of `apps` (at least one, bundle IDs distinct: the file reader checks both) in `projects` (nil: all
+    /// in the project `default`).
+    package init(
+        apps: [ConfiguredApp], projects: [ConfiguredProject]? = nil, environment: AppStoreEnvironment = .sandbox,
+        acceptsSandbox: Bool = false
+    ) {
         self.apps = apps
+        self.projects = projects ?? [ConfiguredProject(id: .default, bundleIds: apps.map(\.bundleId))]
         self.environment = environment
         self.acceptsSandbox = acceptsSandbox
     }
+
+    /// Whether the file lists projects of its own (`{"projects": …}`), rather than the one project `default`.
+    package var hasProjects: Bool { projects.count > 1 || projects.first?.id != .default }
+
+    /// The project of the app `bundleId` (as Apple signed it), or nil when no configured app has it.
+    package func project(ofApp bundleId: String?) -> ProjectID? {
+        guard let bundleId else { return nil }
+        return projects.first { $0.bundleIds.contains(bundleId) }?.id
+    }
+
+    /// The configured project `id`, or nil.
+    package func project(_ id: ProjectID) -> ConfiguredProject? { projects.first { $0.id == id } }
 
     /// The default app.
     package var defaultApp: ConfiguredApp { apps[0] }

@@ -20,6 +20,7 @@ extension FailureCode {
         "retryable_ocsp": "Apple's certificate status service did not answer." + retried,
         "chain_check_deferred": "The signature's certificates could not be checked now." + retried,
         "wrong_bundle_id": "The data is for another app.",
+        "wrong_project": "The purchase is of an app of another project than the user's.",
         "wrong_app_apple_id": "The data is for another app.",
         "wrong_environment": "The data is from an App Store environment this deployment does not take.",
         "sandbox_not_allowed": "Sandbox purchases are not accepted by this deployment.",

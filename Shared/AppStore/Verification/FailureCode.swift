@@ -21,6 +21,8 @@ extension FailureCode {
 
     // Whose data it is
     package static let wrongBundleID: FailureCode = "wrong_bundle_id"
+    /// A user of one project submitted a purchase of another project's app (docs/PROJECTS.md).
+    package static let wrongProject: FailureCode = "wrong_project"
     package static let wrongEnvironment: FailureCode = "wrong_environment"
     package static let wrongAppAppleID: FailureCode = "wrong_app_apple_id"
 

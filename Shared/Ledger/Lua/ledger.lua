@@ -32,6 +32,7 @@ local function record_entry(keys, plan, txs, seq_before)
   local cmd = { 'XADD', key_at(keys, 3), '*', 'kind', 'record', 'user', plan.user, 'at', n2s(plan.now),
                 'event.txs', table.concat(tids, ',') }
   if plan.side then cmd[#cmd + 1] = 'side'; cmd[#cmd + 1] = plan.side end
+  if plan.project then cmd[#cmd + 1] = 'project'; cmd[#cmd + 1] = plan.project end
   redis.call(unpack(cmd))
 end
 
@@ -207,6 +208,7 @@ local function emit_app_notification(keys, plan)
   if note.app then cmd[#cmd + 1] = 'appTransactionId'; cmd[#cmd + 1] = note.app end
   cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env or ''
   cmd[#cmd + 1] = 'at'; cmd[#cmd + 1] = n2s(plan.now)
+  if plan.project then cmd[#cmd + 1] = 'project'; cmd[#cmd + 1] = plan.project end
   if plan.appSeq then
     -- Schema v2: app-level events count in a sequence of their own, per partition (plan.scope).
     local seq = redis.call('HINCRBY', key_at(keys, plan.appSeq), 'seq', 1)

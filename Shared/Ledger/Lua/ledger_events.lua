@@ -101,9 +101,13 @@ end
 
 -- Whose sequence an event counts in: the user's, or the user's sandbox side's (`<user>~sandbox`: `~` is in no user
 -- id). The event ids and the notifier's cursors (notifier.lua) are scoped by it.
-local function side_scope(user, side)
-  if side == 'sandbox' then return user .. '~sandbox' end
-  return user
+-- A project other than the default one (plan.project, docs/PROJECTS.md) prefixes it: `<project>/<user>` (`/` is in no
+-- user or project id), so two projects' users of one id count apart.
+local function side_scope(user, side, project)
+  local scope = user
+  if side == 'sandbox' then scope = user .. '~sandbox' end
+  if project then scope = project .. '/' .. scope end
+  return scope
 end
 
 -- The v2 JSON of one user change: `f` the change's flat fields (as the v1 entry has them), `tx` its transaction.
@@ -116,6 +120,7 @@ local function user_event_json(plan, f, tx, seq, id, etype)
   elseif plan.side == 'sandbox' then o.add('environment', 'sandbox') end
   -- The user's sandbox side (a production deployment's App Review and TestFlight purchases) counts its own `seq`.
   o.add('side', plan.side)
+  o.add('project', plan.project)
   if tx then
     o.add('productId', tx.product); o.add('transactionId', tx.tid); o.add('originalTransactionId', tx.otid)
     o.add('quantity', tx.qty); o.add('price', tx.price); o.add('currency', tx.cur); o.add('storefront', tx.sf)
@@ -157,7 +162,7 @@ end
 local function emit_user_event(keys, plan, events_key, flat)
   local f = hash_table(flat)
   local seq = redis.call('HINCRBY', key_at(keys, 4), 'events.seq', 1)
-  local id = event_id(side_scope(plan.user, plan.side), seq, plan.jobId)
+  local id = event_id(side_scope(plan.user, plan.side, plan.project), seq, plan.jobId)
   local tx = plan_tx(plan, f.transactionId)
   local etype = event_type(f, tx, plan)
   local body = user_event_json(plan, f, tx, seq, id, etype)
@@ -165,6 +170,7 @@ local function emit_user_event(keys, plan, events_key, flat)
   for i = 1, #flat do cmd[#cmd + 1] = flat[i] end
   if plan.env then cmd[#cmd + 1] = 'environment'; cmd[#cmd + 1] = plan.env end
   if plan.side then cmd[#cmd + 1] = 'side'; cmd[#cmd + 1] = plan.side end
+  if plan.project then cmd[#cmd + 1] = 'project'; cmd[#cmd + 1] = plan.project end
   cmd[#cmd + 1] = 'at'; cmd[#cmd + 1] = n2s(plan.now)
   cmd[#cmd + 1] = 'event.version'; cmd[#cmd + 1] = '2'
   cmd[#cmd + 1] = 'event.id'; cmd[#cmd + 1] = id
@@ -193,6 +199,6 @@ local function app_event_json(plan, note, seq, id, scope)
   o.add('environment', environment_name(plan.env)); o.add('notificationType', note.type)
   o.add('subtype', note.subtype); o.add('notificationUUID', note.uuid)
   o.add('signedAt', note.signed and iso8601(note.signed) or nil); o.add('appTransactionId', note.app)
-  o.add('jobId', plan.jobId)
+  o.add('jobId', plan.jobId); o.add('project', plan.project)
   return o.text()
 end

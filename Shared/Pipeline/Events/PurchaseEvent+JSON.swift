@@ -18,6 +18,7 @@ extension PurchaseEvent {
             notification.write(to: &writer)
         }
         writer.member("orderNo", orderNo)
+        writer.member("project", project)
         writer.array("renewals", renewals) { $0.write(to: &$1) }
         writer.member("side", side)
         writer.member("source", source.rawValue)
@@ -45,6 +46,7 @@ extension PurchaseEvent {
             })
         apple = try fields.optionalString("apple")
         side = try fields.optionalString("side")
+        project = try fields.optionalString("project")
         bundleId = try fields.optionalString("bundleId")
     }
 }

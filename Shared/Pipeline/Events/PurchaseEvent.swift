@@ -35,6 +35,8 @@ import Foundation
 /// - `bundleId` — the app Apple signed the data for (the StoreKit 2 transaction's, the notification's, the receipt's):
 ///   one of the deployment's apps (`TOLLGATE_APPS`), never what a client said. Absent in events written before it
 ///   was recorded.
+/// - `project` — the project (docs/PROJECTS.md) of the app Apple signed the data for (``bundleId``), whose ledger
+///   the fulfiller applies the event to; absent for the default project.
 /// - `apple` — Apple's own signed JWS the change came from (a notification's `signedPayload`, a StoreKit 2
 ///   transaction), only with `TOLLGATE_EVENTS_INCLUDE_APPLE=true`: the outbound events carry it so that a receiver can
 ///   check Apple's signature itself (docs/EVENTS.md).
@@ -63,6 +65,8 @@ package struct PurchaseEvent: Codable, Sendable, Hashable {
     /// ``LedgerSide/label`` of the side the change is applied on; nil: the primary side.
     package var side: String?
     package var bundleId: String?
+    /// ``Core/ProjectID/label`` of the project whose ledger the event applies to; nil: the default project.
+    package var project: String?
 
     package init(
         version: Int = PurchaseEvent.currentVersion, jobId: String, kind: JobKind, source: Job.Source,

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Redis
 
@@ -15,6 +16,8 @@ import Redis
 /// - `job.received` — when ingest accepted it, milliseconds since 1970
 /// - `job.bytes` — the payload's size as counted in its source's backlog (`tg:{p0}:backlog`); the verifier
 ///   takes it off again when it finishes the job (absent: not counted, e.g. reconciler jobs)
+/// - `job.project` — the project of the user who submitted it (client jobs of a project other than `default` only,
+///   docs/PROJECTS.md): the verifier refuses (`wrong_project`) a purchase of an app of another project
 /// - `job.dedupe` — the dedupe key that maps the submission to this job (ingest's jobs), so that a rejected
 ///   anonymous job's key can be made short-lived with it
 package struct Job: Sendable, Hashable {
@@ -36,6 +39,8 @@ package struct Job: Sendable, Hashable {
     package var countedBytes: Int?
     /// The dedupe key pointing at this job, when there is one.
     package var dedupeKey: String?
+    /// The submitting user's project (client jobs); the default project when absent.
+    package var project = ProjectID.default
 
     package init(
         id: String, kind: JobKind, payload: [UInt8], source: Source,
@@ -72,6 +77,7 @@ package struct Job: Sendable, Hashable {
         if let orderNo { fields.append((Field.order, Array(orderNo.utf8))) }
         if let countedBytes { fields.append((Field.bytes, Array(String(countedBytes).utf8))) }
         if let dedupeKey { fields.append((Field.dedupe, Array(dedupeKey.utf8))) }
+        if let project = project.label { fields.append((Field.project, Array(project.utf8))) }
         return fields
     }
 
@@ -107,6 +113,10 @@ package struct Job: Sendable, Hashable {
         orderNo = entry.string(Field.order)
         countedBytes = entry.string(Field.bytes).flatMap { Int($0) }
         dedupeKey = entry.string(Field.dedupe)
+        guard let project = ProjectID(field: entry.string(Field.project)) else {
+            throw .malformedEntry(id: entry.id, message: "\(Field.project) is not a project id")
+        }
+        self.project = project
     }
 
     /// The writes that take a finished job off its source's backlog counters (``Keys/backlog(partition:)`` of the
@@ -136,5 +146,6 @@ package struct Job: Sendable, Hashable {
         package static let received = "job.received"
         package static let bytes = "job.bytes"
         package static let dedupe = "job.dedupe"
+        package static let project = "job.project"
     }
 }

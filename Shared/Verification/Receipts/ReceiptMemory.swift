@@ -16,7 +16,7 @@ enum ReceiptMemory {
     static let maximumBytes = 256 << 10
 
     static func key(_ keys: Keys, user: String, receipt: [UInt8]) -> String {
-        "\(keys.prefix):\(keys.userTag(user)):receipt.validated:\(Hex.lowercase(Array(SHA256.hash(data: receipt))))"
+        "\(keys.projectPrefix):\(keys.userTag(user)):receipt.validated:\(Hex.lowercase(Array(SHA256.hash(data: receipt))))"
     }
 
     /// The validation remembered for `user`'s receipt `receipt`, if any.

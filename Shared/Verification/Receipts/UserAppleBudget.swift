@@ -8,7 +8,7 @@ import Redis
 /// the bucket's wait as its delay): a user posting receipts over and over cannot turn Tollgate into a client of
 /// Apple's on their behalf.
 enum UserAppleBudget {
-    static func key(_ keys: Keys, user: String) -> String { "\(keys.prefix):\(keys.userTag(user)):apple.calls" }
+    static func key(_ keys: Keys, user: String) -> String { "\(keys.projectPrefix):\(keys.userTag(user)):apple.calls" }
 
     /// The gate for `user`'s job, or nil when there is no limit.
     static func gate(

@@ -23,7 +23,9 @@ local function admit(keys, argv)
   for _, entry in ipairs(entries) do
     local fields = hash_table(entry[2] or {})
     local seq = tonumber(fields['seq'] or '')
-    if fields['event.version'] == '2' then
+    -- An event of a project other than the default one (`project`, docs/PROJECTS.md) is not this endpoint's: endpoints
+    -- serve the default project until they name projects, so it is acknowledged unsent rather than mixed in.
+    if fields['event.version'] == '2' and not fields['project'] then
       if seq ~= nil and seq >= 1 then
         -- The subject whose sequence the entry counts in (WebhookEvent.subject): the user, the user's sandbox side
         -- (`<user>~sandbox`, its own seq), or the app.
