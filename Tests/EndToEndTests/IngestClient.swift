@@ -39,12 +39,15 @@ struct IngestClient: Sendable {
 
     enum Auth {
         case user(String)
+        /// A user of the project whose user tokens `secret` signs (``SystemHarness/Options/twoProjects``).
+        case userSigned(String, secret: String)
         case service
         case none
 
         var headers: [String: String] {
             switch self {
             case .user(let id): ["Authorization": "Bearer \(UserToken.make(user: id))"]
+            case .userSigned(let id, let secret): ["Authorization": "Bearer \(UserToken.make(user: id, secret: secret))"]
             case .service: ["X-Api-Key": SystemHarness.serviceKey]
             case .none: [:]
             }
@@ -93,20 +96,27 @@ struct IngestClient: Sendable {
         return try await submit("/v1/receipts", user: user, body: body)
     }
 
-    /// `POST /v1/transactions?wait=` (a StoreKit 2 JWS), then like ``submitReceipt(user:receipt:orderNo:)``.
-    func submitTransaction(user: String, signedTransaction: String, orderNo: String? = nil) async throws -> JobOutcome {
+    /// `POST /v1/transactions?wait=` (a StoreKit 2 JWS), then like ``submitReceipt(user:receipt:orderNo:)``; `secret`
+    /// signs the user's token (another project's, ``SystemHarness/Options/twoProjects``).
+    func submitTransaction(
+        user: String, signedTransaction: String, orderNo: String? = nil, secret: String = SystemHarness.clientJWTSecret
+    ) async throws -> JobOutcome {
         var body: [String: Any] = ["signedTransaction": signedTransaction]
         if let orderNo { body["orderNo"] = orderNo }
-        return try await submit("/v1/transactions", user: user, body: body)
+        return try await submit("/v1/transactions", auth: .userSigned(user, secret: secret), body: body)
     }
 
     private func submit(_ path: String, user: String, body: [String: Any]) async throws -> JobOutcome {
-        let reply = try await post(path + "?wait=20", auth: .user(user), json: body)
+        try await submit(path, auth: .user(user), body: body)
+    }
+
+    private func submit(_ path: String, auth: Auth, body: [String: Any]) async throws -> JobOutcome {
+        let reply = try await post(path + "?wait=20", auth: auth, json: body)
         guard [200, 202].contains(reply.status), let jobId = reply.json["jobId"] as? String else {
             throw ChildProcess.Failure(description: "POST \(path) answered \(reply.status): \(reply.text)")
         }
         if reply.status == 200, let outcome = Self.final(reply) { return outcome }
-        return try await waitForJob(jobId, auth: .user(user))
+        return try await waitForJob(jobId, auth: auth)
     }
 
     /// Polls `GET /v1/jobs/{id}` until the status is final (fulfilled, rejected, dead) or 60 s pass.
@@ -131,9 +141,9 @@ struct IngestClient: Sendable {
         return JobOutcome(jobId: jobId, status: status, reason: json["reason"] as? String, body: reply.body)
     }
 
-    /// `GET /v1/users/{id}/entitlements` as that user.
-    func entitlements(user: String) async throws -> EntitlementsView {
-        let reply = try await send(.get, "/v1/users/\(user)/entitlements", auth: .user(user))
+    /// `GET /v1/users/{id}/entitlements` as that user (of the project whose user tokens `secret` signs).
+    func entitlements(user: String, secret: String = SystemHarness.clientJWTSecret) async throws -> EntitlementsView {
+        let reply = try await send(.get, "/v1/users/\(user)/entitlements", auth: .userSigned(user, secret: secret))
         guard reply.status == 200 else {
             throw ChildProcess.Failure(description: "GET entitlements answered \(reply.status): \(reply.text)")
         }

@@ -59,3 +59,56 @@ extension SystemHarness {
         return try await ChildProcess.run("tollctl", arguments: arguments, environment: environment)
     }
 }
+
+/// Two projects on one deployment (``SystemHarness/Options/twoProjects``): `default`, the iOS app and its Mac build
+/// sharing one ledger, and `games`, an unrelated app with a ledger, a catalog file and a user-token secret of its own.
+extension SystemHarness {
+    /// The `games` project's app and its app Apple ID.
+    static let gameBundleId = "com.example.game"
+    static let gameAppAppleId = "1234567892"
+    /// The `games` project's user-token secret (the `default` project's is ``clientJWTSecret``).
+    static let gamesJWTSecret = "end-to-end-tests-games-jwt-secret-0123456789"
+    /// Set in the services' environment when a projects file is in use, so that each spec leaves out the one-project
+    /// variables the file replaces (`TOLLGATE_CATALOG`, `TOLLGATE_CLIENT_JWT_SECRET`); no service reads it.
+    static let projectsMarker = "TOLLGATE_E2E_PROJECTS"
+
+    /// The files of a two-project deployment under `directory`: one key per app and the projects file. Returns the
+    /// settings for Tollgate and for the simulator.
+    static func twoProjectSettings(
+        directory: URL, catalog: URL
+    ) throws -> (tollgate: [String: String], sim: [String: String], mixedUpApps: String) {
+        var keys: [String: URL] = [:]
+        for id in ["IOSKEY0001", "MACKEY0001", "GAMEKEY001"] {
+            let key = directory.appendingPathComponent("AuthKey_\(id).p8")
+            try P256.Signing.PrivateKey().pemRepresentation.write(to: key, atomically: true, encoding: .utf8)
+            keys[id] = key
+        }
+        func app(_ bundle: String, _ appleId: String, _ keyId: String) -> String {
+            """
+            {"bundleId": "\(bundle)", "appAppleId": \(appleId), "sharedSecret": "\(sharedSecret)",
+             "apiKey": {"keyId": "\(keyId)", "issuerId": "issuer-1", "privateKeyPath": "AuthKey_\(keyId).p8"}}
+            """
+        }
+        let projects = """
+            {"projects": [
+              {"id": "default", "catalog": "\(catalog.path)", "clientJwtSecret": "\(clientJWTSecret)",
+               "apps": [\(app(bundleId, "1234567890", "IOSKEY0001")), \(app(macBundleId, macAppAppleId, "MACKEY0001"))]},
+              {"id": "games", "catalog": "\(catalog.path)", "clientJwtSecret": "\(gamesJWTSecret)",
+               "apps": [\(app(gameBundleId, gameAppAppleId, "GAMEKEY001"))]}
+            ]}
+            """
+        let file = directory.appendingPathComponent("projects.json")
+        try projects.write(to: file, atomically: true, encoding: .utf8)
+        let simKeys = [
+            (bundleId, "IOSKEY0001"), (macBundleId, "MACKEY0001"), (gameBundleId, "GAMEKEY001"),
+        ].map { #"{"bundleId": "\#($0.0)", "keyId": "\#($0.1)", "publicKey": "\#(keys[$0.1]?.path ?? "")"}"# }
+        return (
+            ["TOLLGATE_APPS": file.path, "TOLLGATE_CONFIRM_WITH_API": "true", projectsMarker: "1"],
+            [
+                "SIM_API_KEYS": "[" + simKeys.joined(separator: ", ") + "]",
+                "SIM_APP_APPLE_IDS": #"{"\#(macBundleId)": \#(macAppAppleId), "\#(gameBundleId)": \#(gameAppAppleId)}"#,
+            ],
+            file.path
+        )
+    }
+}

@@ -38,8 +38,10 @@ extension SystemHarness {
             ]) { $1 }
             // Two apps: the apps file replaces the one-app variables (TOLLGATE_SHARED_SECRET included) everywhere.
             var simExtra: [String: String] = [:]
-            if options.twoApps {
-                let apps = try twoAppSettings(directory: directory)
+            if options.twoApps || options.twoProjects {
+                let apps =
+                    options.twoProjects
+                    ? try twoProjectSettings(directory: directory, catalog: catalog) : try twoAppSettings(directory: directory)
                 common["TOLLGATE_BUNDLE_ID"] = nil
                 common["TOLLGATE_APP_APPLE_ID"] = nil
                 common.merge(apps.tollgate) { _, new in new }
@@ -98,6 +100,10 @@ extension SystemHarness {
                     "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",  // AOF fsyncs stall on a loaded CI disk
                     "TOLLGATE_OPS_ON_PUBLIC_LISTENER": "true",  // loopback only: the harness asks /readyz there
                 ]) { _, new in new }.filter { $0.key != "TOLLGATE_SHARED_SECRET" || common["TOLLGATE_APPS"] == nil }
+                    // A projects file names each project's catalog and user-token secret.
+                    .filter {
+                        !["TOLLGATE_CATALOG", "TOLLGATE_CLIENT_JWT_SECRET"].contains($0.key) || common[SystemHarness.projectsMarker] == nil
+                    }
             }, readinessPath: "/readyz")
     }
 
@@ -109,7 +115,7 @@ extension SystemHarness {
                     common.merging([
                         "TOLLGATE_CATALOG": catalog.path, "TOLLGATE_METRICS_HOST": "127.0.0.1",
                         "TOLLGATE_METRICS_PORT": String(port), "TOLLGATE_CLAIM_INTERVAL_MS": "1000",
-                    ]) { _, new in new }
+                    ]) { _, new in new }.filter { $0.key != "TOLLGATE_CATALOG" || common[SystemHarness.projectsMarker] == nil }
                 }, readinessPath: "/healthz")
         }
     }
@@ -152,7 +158,7 @@ extension SystemHarness {
             apple["TOLLGATE_VERIFY_RECEIPT_URL"] = "http://127.0.0.1:1/verifyReceipt"
             apple["TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL"] = "http://127.0.0.1:1/sandbox/verifyReceipt"
         }
-        if options.twoApps { apple["TOLLGATE_SHARED_SECRET"] = nil }
+        if options.twoApps || options.twoProjects { apple["TOLLGATE_SHARED_SECRET"] = nil }
         let settings = apple
         return (1...options.replicas).map { replica in
             ServiceProcess.Spec(

@@ -23,6 +23,10 @@ final class SystemHarness: Sendable {
         /// Two apps on the deployment (`TOLLGATE_APPS`: ``bundleId`` and ``macBundleId``, each with its own API key,
         /// the simulator taking each key for its own app only), StoreKit 2 transactions confirmed with the Server API.
         var twoApps = false
+        /// Two projects (``twoProjectSettings(directory:catalog:)``): `default` with the two apps of ``twoApps`` and its
+        /// user-token secret ``clientJWTSecret``, and `games` with ``gameBundleId`` and ``gamesJWTSecret``; each app
+        /// its own API key, transactions confirmed with the Server API.
+        var twoProjects = false
     }
 
     /// The HS256 secret of user tokens (`TOLLGATE_CLIENT_JWT_SECRET`).

@@ -31,4 +31,9 @@ extension Trait where Self == SystemTrait {
     static func tollgateSystem(twoApps: Bool) -> Self {
         SystemTrait(options: SystemHarness.Options(replicas: 1, twoApps: twoApps))
     }
+
+    /// A production deployment of two projects (``SystemHarness/Options/twoProjects``), one replica of each worker.
+    static func tollgateSystem(twoProjects: Bool) -> Self {
+        SystemTrait(options: SystemHarness.Options(replicas: 1, twoProjects: twoProjects))
+    }
 }
