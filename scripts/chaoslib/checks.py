@@ -142,8 +142,9 @@ class Checker:
                    f"{len(failures)} client failures" + "".join(f"\n      {f}" for f in failures[:10]))
 
     def _entitlements(self, user):
-        status, answer = self.load.ingest.request("GET", f"/v1/users/{user}/entitlements",
-                                                  headers={"X-Api-Key": SERVICE_KEY})
+        # A `games` user (--projects) reads their own, with their project's token.
+        headers = self.load.user_headers(user) if self.load.is_games(user) else {"X-Api-Key": SERVICE_KEY}
+        status, answer = self.load.ingest.request("GET", f"/v1/users/{user}/entitlements", headers=headers)
         return answer if status == 200 else {"error": answer}
 
     def _coins_and_entitlements(self):
@@ -171,6 +172,11 @@ class Checker:
                    f"{len(expect.vip_expires) - len(vip_diffs)}/{len(expect.vip_expires)} subscribers match"
                    + "".join(f"\n      {d}" for d in vip_diffs[:10]))
 
+    def user_key(self, user, *parts, side=None):
+        """A user-ledger key in the user's project (`tg:games:{…}` for a games user, docs/PROJECTS.md)."""
+        key = self.layout.user_key(user, *parts, side=side)
+        return key.replace("tg:", "tg:games:", 1) if self.load.is_games(user) else key
+
     def _transaction_records(self):
         """Each consumable transaction's ledger record: credited once, debited once if it stayed refunded,
         and no record at all for the doomed ones."""
@@ -179,14 +185,20 @@ class Checker:
         records = []
         for i in range(0, len(wanted), 1000):
             part = wanted[i:i + 1000]
-            records += redis.pipeline([("HMGET", self.layout.user_key(u, "tx", t, side=side), "state", "coins", "debited")
+            records += redis.pipeline([("HMGET", self.user_key(u, "tx", t, side=side), "state", "coins", "debited")
                                        for u, t, _, _, side in part])
         # A sandbox purchase (a tester's) must have no record on the production side.
         sandbox = [(u, t) for u, t, _, _, side in wanted if side == "sandbox"]
         leaked = [f"{u} tx {t}: a sandbox purchase recorded on the production side"
-                  for (u, t), found in zip(sandbox, redis.pipeline([("EXISTS", self.layout.user_key(u, "tx", t))
+                  for (u, t), found in zip(sandbox, redis.pipeline([("EXISTS", self.user_key(u, "tx", t))
                                                                     for u, t in sandbox]) if sandbox else [])
                   if found]
+        # A `games` purchase (--projects) must have no record in the default project's ledger.
+        games = [(u, t) for u, t, _, _, _ in wanted if self.load.is_games(u)]
+        leaked += [f"{u} tx {t}: a games purchase recorded in the default project"
+                   for (u, t), found in zip(games, redis.pipeline([("EXISTS", self.layout.user_key(u, "tx", t))
+                                                                   for u, t in games]) if games else [])
+                   if found]
         redis.close()
         wrong = list(leaked)
         for (user, tid, coins, state, _), (got_state, got_coins, debited) in zip(wanted, records):
@@ -200,7 +212,8 @@ class Checker:
                              f"(want {state}, {coins} coins)")
         self.check("each consumable transaction recorded once with its credit and refund", not wrong,
                    f"{len(wanted) - len(wrong)}/{len(wanted)} transaction records as expected "
-                   f"({len(sandbox)} on buyers' sandbox sides, none on production's)"
+                   f"({len(sandbox)} on buyers' sandbox sides, none on production's; {len(games)} in the games "
+                   "project, none in default's)"
                    + "".join(f"\n      {w}" for w in wrong[:10]))
 
     def _events_stream(self):

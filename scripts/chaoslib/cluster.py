@@ -14,6 +14,7 @@ With `export=True` (chaoslib/export.py) a PostgreSQL (`postgres`, not a service:
 start_all starts it first, stop_all stops it last) and two exporters (`exporter-0`, `exporter-1`, workers like the
 verifiers and fulfillers) join.
 """
+import json
 import os, signal, socket, subprocess, threading, time
 from .layout import ClusterRedis, Layout
 from .net import Http, Redis, free_port
@@ -21,6 +22,10 @@ from .net import Http, Redis, free_port
 BUNDLE_ID = "com.example.app"
 APP_APPLE_ID = "1234567890"
 JWT_SECRET = "chaos-run-client-secret-0123456789abcdef"
+# With --projects: a second project, `games` (docs/PROJECTS.md), with its own app, ledger and user-token secret.
+GAME_BUNDLE_ID = "com.example.game"
+GAME_APP_APPLE_ID = "1234567892"
+GAMES_SECRET = "chaos-run-games-secret-0123456789abcdefgh"
 SERVICE_KEY = "chaos-service-key-0123456789abcdefghij"
 
 
@@ -120,7 +125,7 @@ class Cluster:
     """Starts, kills and restarts the processes; `services` maps a name to its ``Service``."""
 
     def __init__(self, root, bin_dir, repo, log_level="info", overrides=None, redis_mode="single", partitions=16,
-                 node_timeout=2000, webhooks=False, export=False):
+                 node_timeout=2000, webhooks=False, export=False, projects=False):
         """`overrides` (scripts/abuse): extra `redis_args`, and environment entries for `ingest`, `verifier`,
         `fulfiller` and `sim`. `redis_mode` "cluster": a 6-node Redis Cluster and `partitions` partitions."""
         self.root, self.bin, self.repo = root, bin_dir, repo
@@ -141,6 +146,7 @@ class Cluster:
         self.log_level = log_level
         self.webhooks = webhooks
         self.export = export
+        self.projects = projects
         self.postgres = None  # chaoslib.export.Postgres with export
         self._define()
 
@@ -162,6 +168,21 @@ class Cluster:
         if self.clustered:
             base["TOLLGATE_REDIS_URL"] = "redis://" + ",".join(f"127.0.0.1:{p}" for p in self.redis_ports)
             base["TOLLGATE_PARTITIONS"] = str(self.layout.n)
+        if self.projects:
+            # Two projects in TOLLGATE_APPS, which then names the apps, the catalogs and the user-token secrets.
+            catalog = base.pop("TOLLGATE_CATALOG")
+            for name in ("TOLLGATE_BUNDLE_ID", "TOLLGATE_APP_APPLE_ID"):
+                base.pop(name)
+            apps = os.path.join(self.root, "projects.json")
+            with open(apps, "w") as out:
+                json.dump({"projects": [
+                    {"id": "default", "catalog": catalog, "clientJwtSecret": JWT_SECRET,
+                     "apps": [{"bundleId": BUNDLE_ID, "appAppleId": int(APP_APPLE_ID)}]},
+                    {"id": "games", "catalog": catalog, "clientJwtSecret": GAMES_SECRET,
+                     "apps": [{"bundleId": GAME_BUNDLE_ID, "appAppleId": int(GAME_APP_APPLE_ID)}]},
+                ]}, out)
+            base["TOLLGATE_APPS"] = apps
+            self.catalog = catalog
         self.env = base
         if self.clustered:
             for i, port in enumerate(self.redis_ports):
@@ -183,10 +204,12 @@ class Cluster:
             "SIM_PORT": str(self.sim_port), "SIM_BUNDLE_ID": BUNDLE_ID, "SIM_APP_APPLE_ID": APP_APPLE_ID,
             "SIM_NOTIFY_URL": f"http://127.0.0.1:{self.ingest_port}/v1/apple/notifications",
             "SIM_RETRY_SCALE": "3600", "SIM_NOTIFY_TIMEOUT_MS": "5000", "LOG_LEVEL": "warning",
+            "SIM_APP_APPLE_IDS": json.dumps({GAME_BUNDLE_ID: int(GAME_APP_APPLE_ID)}),
         }, **self.overrides.get("sim", {})}), lambda: http_ok(self.sim_port, "/sim/health"))
-        self._add("ingest", [self._bin("ingest")], dict(base, **{**{
+        secrets = {} if self.projects else {"TOLLGATE_CLIENT_JWT_SECRET": JWT_SECRET}
+        self._add("ingest", [self._bin("ingest")], dict(base, **{**secrets, **{
             "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": str(self.ingest_port),
-            "TOLLGATE_CLIENT_JWT_SECRET": JWT_SECRET, "TOLLGATE_SERVICE_KEYS": SERVICE_KEY,
+            "TOLLGATE_SERVICE_KEYS": SERVICE_KEY,
             "TOLLGATE_ROOT_CERTS": os.path.join(sim_dir, "root.der"),
             # Loopback only, and the run reads /readyz and /metrics there: asked for explicitly.
             "TOLLGATE_OPS_ON_PUBLIC_LISTENER": "true",

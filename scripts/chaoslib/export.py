@@ -61,6 +61,8 @@ def define(cluster, free_port):
     cluster.env["TOLLGATE_POSTGRES_URL"] = cluster.postgres.url
     exporter = dict(cluster.env, **{
         "TOLLGATE_METRICS_HOST": "127.0.0.1",
+        # The catalog of the project it exports (the default one's, with --projects).
+        "TOLLGATE_CATALOG": getattr(cluster, "catalog", cluster.env.get("TOLLGATE_CATALOG", "")),
         "TOLLGATE_CLAIM_MIN_IDLE_MS": "4000", "TOLLGATE_CLAIM_INTERVAL_MS": "1000",
     })
     for i in range(2):

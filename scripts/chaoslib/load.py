@@ -15,7 +15,9 @@ Everything the script expects is written down here: coins per user, the subscrip
 every accepted job with the final state it must reach.
 """
 import random, threading, time
-from .cluster import SERVICE_KEY, JWT_SECRET
+from .cluster import GAME_BUNDLE_ID, GAMES_SECRET, JWT_SECRET, SERVICE_KEY
+
+GAMES_USER = "chaos-g"  # users of the `games` project (--projects): their own ledger, token secret and app
 from .net import GaveUp, jws_payload, user_token
 
 COINS = {"com.example.coins100": 100, "com.example.coins2000": 2000}
@@ -80,7 +82,7 @@ class Expectations:
 
 
 class Load:
-    def __init__(self, ingest, sim, purchases, concurrency, seed, doomed, rate=0.0):
+    def __init__(self, ingest, sim, purchases, concurrency, seed, doomed, rate=0.0, projects=False):
         self.ingest, self.sim = ingest, sim
         self.rate = rate  # purchases started per second at most (0: as fast as it goes)
         self.started = 0
@@ -91,13 +93,15 @@ class Load:
         self.stats = Stats()
         self.done = 0
         self.done_lock = threading.Lock()
+        self.projects = projects
         self.plan = self._plan(doomed)
         self.thief = {"Authorization": f"Bearer {user_token(JWT_SECRET, THIEF)}"}
 
     def _plan(self, doomed):
         """Per user, a list of purchase kinds; doomed purchases go to users of their own."""
         users = max(8, self.purchases // 8)
-        plan = {f"chaos-u{i:05d}": [] for i in range(users)}
+        # With --projects a quarter of the users are the `games` project's (chaos-g…), buying its app.
+        plan = {(f"{GAMES_USER}{i:05d}" if self.projects and i % 4 == 1 else f"chaos-u{i:05d}"): [] for i in range(users)}
         names = list(plan)
         for _ in range(self.purchases - doomed):
             roll = self.rng.random()
@@ -150,8 +154,18 @@ class Load:
         for t in threads:
             t.join()
 
+    @staticmethod
+    def is_games(user):
+        """Whether `user` is the `games` project's (--projects)."""
+        return user.startswith(GAMES_USER)
+
+    @staticmethod
+    def user_headers(user):
+        """The user's token, signed with their project's secret."""
+        return {"Authorization": f"Bearer {user_token(GAMES_SECRET if Load.is_games(user) else JWT_SECRET, user)}"}
+
     def _user(self, rng, user, kinds):
-        headers = {"Authorization": f"Bearer {user_token(JWT_SECRET, user)}"}
+        headers = self.user_headers(user)
         receipt = None
         for kind in kinds:
             self._pace()
@@ -201,6 +215,9 @@ class Load:
         body = {"productId": product, "type": "autoRenewable" if kind == "subscription" else "consumable",
                 "quantity": quantity, "appAccountToken": order["appAccountToken"],
                 "environment": "Sandbox" if sandbox else "Production"}
+        if self.is_games(user):
+            body["bundleId"] = GAME_BUNDLE_ID
+            self.stats.add("games_purchases")
         if receipt and not sandbox:
             body["receipt"] = receipt
         bought = self._sim("/sim/purchases", body)

@@ -133,6 +133,8 @@ def expected_seqs(cluster):
     last = {}
     keys = redis.scan("tg:*:account") if cluster.clustered else _scan(redis, "tg:*:account")
     for key in list(keys):
+        if not key.startswith("tg:{"):
+            continue  # another project's account (--projects): its events go to that project's endpoints
         seq = redis.call("HGET", key, "events.seq")
         if seq:
             side = "sandbox" if key.endswith(":sbx:account") else None
@@ -162,7 +164,7 @@ def check(checker, cluster, trouble, deadline):
         got = read_log(cluster.webhook_log)
         firsts = {}
         for event in got:
-            if event.get("userId") is None:
+            if event.get("userId") is None or event.get("project"):
                 continue
             user = subject(event.get("userId"), event.get("side"))
             firsts.setdefault(user, {})
