@@ -108,6 +108,7 @@ extension IngestConfiguration {
                 problem: "cannot be combined with projects in TOLLGATE_APPS: each project names its secret")
         }
         for project in registry.projects {
+            projectApps[project.id] = project.bundleIds
             guard let path = project.catalogPath, let secret = project.clientJWTSecret else { continue }
             let catalog = try Catalog.ofProject(project.id, path: path, reader)
             if project.id.isDefault {

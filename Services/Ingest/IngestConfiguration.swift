@@ -157,6 +157,14 @@ package struct IngestConfiguration: Sendable {
         package var clientJWTSecret: String
     }
 
+    /// The bundle IDs of each project's apps, when `TOLLGATE_APPS` lists projects (empty: one project, every app).
+    package var projectApps: [ProjectID: [String]] = [:]
+
+    /// The apps of `project` (every app of the deployment without projects): the only ones its users' offers may name.
+    package func bundleIds(of project: ProjectID) -> [String] {
+        projectApps.isEmpty ? [app.bundleId] + app.additionalApps.map(\.bundleId) : projectApps[project] ?? []
+    }
+
     /// The catalog of `project` (empty for a project this ingest does not know: no user of it can authenticate).
     package func catalog(of project: ProjectID) -> Catalog {
         project.isDefault ? catalog : projects.first { $0.id == project }?.catalog ?? .empty

@@ -172,23 +172,27 @@ extension IngestRoutes {
         return (signer, object, productId)
     }
 
-    /// The key that signs for the app the user runs: an offer's signature is only good for the bundle ID it names. With
-    /// one app, that app's, whatever the request says (as before there were several: the bundle ID is never the
-    /// caller's to choose). With several (`TOLLGATE_APPS`), the request's `bundleId` picks one of the deployment's apps
-    /// (`422 unknown_app` for any other: Tollgate never signs for an app it does not serve; `422 app_required` when
-    /// absent). An app without an offer key answers `501 offers_not_configured`.
+    /// The key that signs for the app the user runs: an offer's signature is only good for the bundle ID it names, and
+    /// only apps of the user's own project (docs/PROJECTS.md) are the user's to run. With one app in the project, that
+    /// app's, whatever the request says (as before there were several: the bundle ID is never the caller's to choose).
+    /// With several (`TOLLGATE_APPS`), the request's `bundleId` picks one of the project's apps (`422 unknown_app` for
+    /// any other, another project's included: Tollgate never signs for an app the caller does not run; `422
+    /// app_required` when absent). An app without an offer key answers `501 offers_not_configured`.
     private func offerSigner(_ object: JSONFields) throws -> OfferSigningKey {
-        guard !configuration.app.additionalApps.isEmpty else {
-            guard let signer = configuration.offerKey else { throw IngestError.offersNotConfigured() }
-            return signer
-        }
-        guard case .string(let bundleId)? = object.members["bundleId"], !bundleId.isEmpty else {
-            if object.members["bundleId"] == nil || object.members["bundleId"] == .null { throw IngestError.appRequired() }
-            throw IngestError.invalidRequest("bundleId must be a non-empty string")
-        }
-        guard configuration.app.app(bundleId) != nil else {
-            metrics.reject(reason: "unknown_app")
-            throw IngestError.unknownApp(bundleId)
+        let apps = configuration.bundleIds(of: project)
+        let bundleId: String
+        if apps.count == 1 {
+            bundleId = apps[0]
+        } else {
+            guard case .string(let named)? = object.members["bundleId"], !named.isEmpty else {
+                if object.members["bundleId"] == nil || object.members["bundleId"] == .null { throw IngestError.appRequired() }
+                throw IngestError.invalidRequest("bundleId must be a non-empty string")
+            }
+            guard apps.contains(named) else {
+                metrics.reject(reason: "unknown_app")
+                throw IngestError.unknownApp(named)
+            }
+            bundleId = named
         }
         let signer =
             bundleId == configuration.app.bundleId
