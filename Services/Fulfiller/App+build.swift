@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Hummingbird
 import Ledger
@@ -53,7 +54,8 @@ extension App {
         let promoter = RetryPromoter(streams: verifiedStreams.map(\.keys), redis: redis, interval: .milliseconds(500), logger: logger)
         let janitor = StreamJanitor(streams: verifiedStreams.map(\.keys), redis: redis, logger: logger)
         let grants = GrantSweeper(
-            redis: redis, keys: keys, userEventLog: configuration.userEventLog, clock: clock, logger: logger)
+            redis: redis, keys: keys, projects: [ProjectID.default] + configuration.projectCatalogs.keys.sorted(),
+            userEventLog: configuration.userEventLog, clock: clock, logger: logger)
         var services: [any Service] = [redis, operatorsRedis, consumerService, promoter, janitor, grants]
         if configuration.eventsRetention != nil || configuration.eventsBounds != StreamBounds() {
             services.append(

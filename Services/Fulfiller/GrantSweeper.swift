@@ -1,3 +1,4 @@
+import Core
 import Ledger
 import Logging
 import Pipeline
@@ -5,27 +6,38 @@ import Redis
 import ServiceLifecycle
 
 /// Ends labelled grants on time (``Ledger/LedgerGrants``): every ``interval`` (15 s, so a grant's `grant.expired`
-/// event is written within a minute of its `until`), each partition's due index `tg:{pN}:grants:due` is read up to
-/// now and every grant past its `until` is removed with its event, one ledger call each. Several replicas may sweep
+/// event is written within a minute of its `until`), each project's due index of each partition, `tg:{pN}:grants:due`
+/// (`tg:<id>:{pN}:grants:due` outside the default project, docs/PROJECTS.md), is read up to now and every grant past
+/// its `until` is removed with its event (which carries its project), one ledger call each. Several replicas may sweep
 /// at once: the call removes a grant once, and a grant already gone writes nothing.
 final class GrantSweeper: Service {
     let redis: any RedisCommandExecutor
     let keys: Keys
+    /// The projects whose grants it ends: the default one and every project the fulfiller has a catalog for.
+    let projects: [ProjectID]
     let userEventLog: UserEventLog
     let interval: Duration
     let clock: PipelineClock
     let logger: Logger
 
     init(
-        redis: any RedisCommandExecutor, keys: Keys, userEventLog: UserEventLog, interval: Duration = .seconds(15),
-        clock: PipelineClock, logger: Logger
+        redis: any RedisCommandExecutor, keys: Keys, projects: [ProjectID] = [.default], userEventLog: UserEventLog,
+        interval: Duration = .seconds(15), clock: PipelineClock, logger: Logger
     ) {
-        (self.redis, self.keys, self.userEventLog, self.interval, self.clock, self.logger) =
-            (redis, keys, userEventLog, interval, clock, logger)
+        (self.redis, self.keys, self.projects, self.userEventLog, self.interval, self.clock, self.logger) =
+            (redis, keys, projects, userEventLog, interval, clock, logger)
     }
 
-    /// One pass over every partition; how many grants expired.
+    /// One pass over every project's partitions; how many grants expired.
     func sweepOnce() async throws -> Int {
+        var expired = 0
+        for project in projects {
+            expired += try await sweepOnce(keys: keys.inProject(project))
+        }
+        return expired
+    }
+
+    private func sweepOnce(keys: Keys) async throws -> Int {
         var expired = 0
         for partition in keys.partitions {
             // A partition with more due than one batch is read again until it is done.

@@ -16,6 +16,8 @@ struct GrantsCommand: AsyncParsableCommand {
     @Argument(help: "The user id.")
     var userID: String
 
+    @OptionGroup var project: ProjectOption
+
     @Flag(help: "Print JSON.")
     var json = false
 
@@ -24,7 +26,9 @@ struct GrantsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await UserLedgerConnection.with { redis, keys in
+        let project = try self.project.resolve()
+        try await UserLedgerConnection.with { redis, allKeys in
+            let keys = allKeys.inProject(project)
             let grants = try await LedgerGrants.list(user: userID, keys: keys, on: redis)
             let account = try await UserLedgerConnection.hash(redis, keys.account(user: userID))
             let coinsGranted = account[EntitlementsView.Field.coinsGranted].flatMap { Int64($0) } ?? 0

@@ -9,11 +9,15 @@ struct IndexTransactionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index-transactions", abstract: "Index older transaction records for look-ups by transaction ID.")
 
+    @OptionGroup var project: ProjectOption
+
     @Flag(help: "Only count the records without an index entry.")
     var dryRun = false
 
     func run() async throws {
-        try await UserLedgerConnection.with { redis, keys in
+        let project = try self.project.resolve()
+        try await UserLedgerConnection.with { redis, allKeys in
+            let keys = allKeys.inProject(project)
             let report = try await TransactionOwnerIndex.backfill(on: redis, keys: keys, dryRun: dryRun)
             print("users=\(report.users) transactions=\(report.transactions) \(dryRun ? "missing" : "written")=\(report.written)")
         }

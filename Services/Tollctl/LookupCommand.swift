@@ -34,6 +34,8 @@ struct LookupCommand: AsyncParsableCommand {
     @Option(help: "Look up an appAccountToken in the ledger: its owner, order and transactions.")
     var token: String?
 
+    @OptionGroup var project: ProjectOption
+
     @Flag(help: "With --transaction, --original or --token: print the customer API's JSON.")
     var json = false
 
@@ -47,6 +49,9 @@ struct LookupCommand: AsyncParsableCommand {
             throw ValidationError("a transaction ID is 1-64 letters, digits, '.', '-' or '_'")
         }
         if let token, UUID(uuidString: token) == nil { throw ValidationError("--token must be a UUID") }
+        if orderID != nil, project.isGiven {
+            throw ValidationError("--project is for --transaction, --original and --token (an order names its app)")
+        }
     }
 
     func run() async throws {
@@ -64,7 +69,9 @@ struct LookupCommand: AsyncParsableCommand {
 
     /// The ledger's look-ups (``CustomerLookup``), as `GET /v1/transactions/{id}` and `GET /v1/lookup` answer them.
     func ledgerLookup() async throws {
-        try await UserLedgerConnection.with { redis, keys in
+        let project = try self.project.resolve()
+        try await UserLedgerConnection.with { redis, allKeys in
+            let keys = allKeys.inProject(project)
             var writer = JSONWriter()
             let records: [TransactionRecord]
             if let transaction {

@@ -20,6 +20,8 @@ struct SandboxClearCommand: AsyncParsableCommand {
     @Argument(help: "The user id.")
     var userID: String
 
+    @OptionGroup var project: ProjectOption
+
     @Option(help: "Who clears it, recorded on the event as `by`.")
     var by = "tollctl"
 
@@ -29,7 +31,9 @@ struct SandboxClearCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await UserLedgerConnection.with { redis, keys in
+        let project = try self.project.resolve()
+        try await UserLedgerConnection.with { redis, allKeys in
+            let keys = allKeys.inProject(project)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             switch try await SandboxSide.clear(user: userID, by: by, keys: keys, now: now, on: redis) {
             case .empty:

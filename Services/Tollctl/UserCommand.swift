@@ -17,6 +17,8 @@ struct UserCommand: AsyncParsableCommand {
     @Argument(help: "The user id.")
     var userID: String
 
+    @OptionGroup var project: ProjectOption
+
     @Flag(help: "Print the customer API's JSON (GET /v1/users/{id}).")
     var json = false
 
@@ -25,7 +27,9 @@ struct UserCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await UserLedgerConnection.with { redis, keys in
+        let project = try self.project.resolve()
+        try await UserLedgerConnection.with { redis, allKeys in
+            let keys = allKeys.inProject(project)
             let info = try await CustomerInfo.read(on: redis, keys: keys, user: userID)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             if json {
@@ -35,7 +39,7 @@ struct UserCommand: AsyncParsableCommand {
             let view = EntitlementsView(hash: info.account, grants: info.grantList, nowMilliseconds: now)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print("user \(userID)")
+            print("user \(userID)" + (project.isDefault ? "" : "  project=\(project)"))
             print("entitlements \(String(decoding: try encoder.encode(view), as: UTF8.self))")
             let counters = info.meta.filter { $0.key == "shortfall" || $0.key.hasPrefix("fraud:") }.sorted { $0.key < $1.key }
             if !counters.isEmpty { print("counters " + counters.map { "\($0.key)=\($0.value)" }.joined(separator: "  ")) }

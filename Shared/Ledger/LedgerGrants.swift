@@ -129,13 +129,15 @@ package enum LedgerGrants {
     }
 
     private static func requestJSON(
-        user: String, grantId: String, now: Int64, log: UserEventLog, _ more: (inout JSONWriter) -> Void = { _ in }
+        user: String, grantId: String, now: Int64, project: ProjectID, log: UserEventLog, _ more: (inout JSONWriter) -> Void = { _ in }
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
         writer.member("user", user)
         writer.member("grantId", grantId)
         writer.member("now", now)
+        // Outside the default project its events carry `project` and count in `<project>/<user>` (docs/PROJECTS.md).
+        if let project = project.label { writer.member("project", project) }
         writer.member("ulogCap", log.cap)
         writer.member("ulogTtl", log.retentionSeconds)
         more(&writer)
@@ -173,7 +175,8 @@ package enum LedgerGrants {
     ) async throws -> Created {
         var functionKeys = functionKeys(user: request.user, keys: keys)
         if let key = request.idempotencyKey { functionKeys.append(keys.grantIdempotency(user: request.user, key: key)) }
-        let body = requestJSON(user: request.user, grantId: request.grantId, now: request.now, log: userEventLog) { writer in
+        let body = requestJSON(user: request.user, grantId: request.grantId, now: request.now, project: keys.project, log: userEventLog) {
+            writer in
             writer.member("entitlement", request.entitlement)
             writer.member("coins", request.coins)
             writer.member("until", request.until)
@@ -198,7 +201,7 @@ package enum LedgerGrants {
         user: String, grantId: String, by: String, now: Int64, keys: Keys, userEventLog: UserEventLog = UserEventLog(),
         on redis: any RedisCommandExecutor
     ) async throws -> Revoked? {
-        let body = requestJSON(user: user, grantId: grantId, now: now, log: userEventLog) { $0.member("by", by) }
+        let body = requestJSON(user: user, grantId: grantId, now: now, project: keys.project, log: userEventLog) { $0.member("by", by) }
         let reply = try await LedgerFunctions.library.call(
             "revoke", on: redis, keys: functionKeys(user: user, keys: keys), arguments: [body])
         let fields = try answer(reply, "revoke")
@@ -224,7 +227,7 @@ package enum LedgerGrants {
                 _ = try await redis.send(RedisCommand("ZREM", keys.grantsDue(partition: partition), member))
                 continue
             }
-            let body = requestJSON(user: user, grantId: grantId, now: now, log: userEventLog)
+            let body = requestJSON(user: user, grantId: grantId, now: now, project: keys.project, log: userEventLog)
             let reply = try await LedgerFunctions.library.call(
                 "expire_grant", on: redis, keys: functionKeys(user: user, keys: keys), arguments: [body])
             if reply.int == 1 { expired += 1 }

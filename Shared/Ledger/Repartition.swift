@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -15,6 +16,10 @@ import Redis
 ///    user's partition;
 /// 4. records N partitions and clears the mark.
 ///
+/// Steps 2 and 3 are done for every project whose keys Redis holds (docs/PROJECTS.md: `tg:<id>:{u:<id>}:…`,
+/// `tg:<id>:{otx:<id>}:…` and the project's indexes, found by `SCAN MATCH tg:*:{*`), each with its own keys, so no
+/// project's ledger is left behind in the old layout.
+///
 /// Each step can be run again: a run interrupted anywhere is finished by running it again. Left in `{p0}` on
 /// purpose: the events stream (the app's backend finishes reading it, then reads each partition's), dead letters
 /// and finished job statuses (job reads fall back to `{p0}` for ids without a partition), and the control keys.
@@ -26,6 +31,8 @@ package struct Repartition: Sendable {
         package var sweepEntries = 0
         package var grantEntries = 0
         package var alreadyDone = false
+        /// The projects besides `default` whose keys were moved.
+        package var projects: [String] = []
     }
 
     let redis: any RedisCommandExecutor
@@ -64,24 +71,53 @@ package struct Repartition: Sendable {
             try await refuseUnfinishedWork()
             _ = try await redis.send(RedisCommand("HSET", source.layoutRecord, "migrating", target.layout.count))
         }
-        try await redis.scanKeys(match: "\(source.prefix):{u:*}:*") { found in
-            for key in found {
-                guard let (id, rest) = Self.split(key, head: "\(source.prefix):{u:") else { continue }
-                report.userKeys += try await rename(key, to: "\(target.prefix):\(target.userTag(id)):\(rest)")
-            }
+        let others = try await otherProjects()
+        report.projects = others.map(\.rawValue)
+        for project in [ProjectID.default] + others {
+            try await move(from: source.inProject(project), to: target.inProject(project), report: &report)
         }
-        try await redis.scanKeys(match: "\(source.prefix):{otx:*}:*") { found in
-            for key in found {
-                guard let (id, rest) = Self.split(key, head: "\(source.prefix):{otx:") else { continue }
-                report.chainKeys += try await rename(key, to: "\(target.prefix):\(target.chainTag(id)):\(rest)")
-            }
-        }
-        report.sweepEntries = try await splitSweepIndex()
-        report.grantEntries = try await splitGrantsIndex()
         _ = try await redis.send(
             RedisCommand("HSET", source.layoutRecord, "partitions", target.layout.count, "version", target.layout.version))
         _ = try await redis.send(RedisCommand("HDEL", source.layoutRecord, "migrating"))
         return report
+    }
+
+    /// Moves one project's user and chain keys and splits its indexes.
+    private func move(from source: Keys, to target: Keys, report: inout Report) async throws {
+        var userKeys = 0
+        var chainKeys = 0
+        let userHead = "\(source.projectPrefix):{u:"
+        try await redis.scanKeys(match: "\(userHead)*}:*") { found in
+            for key in found {
+                guard let (id, rest) = Self.split(key, head: userHead) else { continue }
+                userKeys += try await rename(key, to: "\(target.projectPrefix):\(target.userTag(id)):\(rest)")
+            }
+        }
+        let chainHead = "\(source.projectPrefix):{otx:"
+        try await redis.scanKeys(match: "\(chainHead)*}:*") { found in
+            for key in found {
+                guard let (id, rest) = Self.split(key, head: chainHead) else { continue }
+                chainKeys += try await rename(key, to: "\(target.projectPrefix):\(target.chainTag(id)):\(rest)")
+            }
+        }
+        report.userKeys += userKeys
+        report.chainKeys += chainKeys
+        report.sweepEntries += try await splitSweepIndex(from: source, to: target)
+        report.grantEntries += try await splitGrantsIndex(from: source, to: target)
+    }
+
+    /// The projects other than `default` that hold keys: `tg:<id>:{…` (every shared key is `tg:{…`).
+    private func otherProjects() async throws -> [ProjectID] {
+        var found = Set<ProjectID>()
+        let head = "\(source.prefix):"
+        try await redis.scanKeys(match: "\(head)*:{*") { keys in
+            for key in keys where key.hasPrefix(head) {
+                let tail = key.dropFirst(head.count)
+                guard let end = tail.range(of: ":{"), let project = ProjectID(String(tail[..<end.lowerBound])) else { continue }
+                found.insert(project)
+            }
+        }
+        return found.sorted()
     }
 
     /// Refuses while the pipeline holds work the new layout's consumers would not read.
@@ -116,7 +152,7 @@ package struct Repartition: Sendable {
     }
 
     /// Copies each sweep-index entry into its user's partition, then drops the old index.
-    private func splitSweepIndex() async throws -> Int {
+    private func splitSweepIndex(from source: Keys, to target: Keys) async throws -> Int {
         let due = source.subscriptionsDue()
         let reference = source.subscriptionsDueReference()
         let flat = (try await redis.send(RedisCommand("ZRANGE", due, 0, -1, "WITHSCORES")).array ?? []).compactMap(\.string)
@@ -137,7 +173,7 @@ package struct Repartition: Sendable {
     }
 
     /// Moves each grant's due entry (member `["<userId>","<grantId>"]`) into its user's partition's index.
-    private func splitGrantsIndex() async throws -> Int {
+    private func splitGrantsIndex(from source: Keys, to target: Keys) async throws -> Int {
         let due = source.grantsDue()
         let flat = (try await redis.send(RedisCommand("ZRANGE", due, 0, -1, "WITHSCORES")).array ?? []).compactMap(\.string)
         var moved = 0

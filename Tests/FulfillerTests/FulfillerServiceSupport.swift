@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Ledger
 import Logging
@@ -15,7 +16,7 @@ struct RunningFulfiller {
 
     static func start(
         _ server: RedisServer, keys: Keys = Keys(prefix: "tg"), consumer: String, claimMinIdle: Duration = .seconds(30),
-        concurrency: Int = 16
+        concurrency: Int = 16, projectCatalogs: [ProjectID: Catalog] = [:]
     ) async throws -> RunningFulfiller {
         var configuration = FulfillerConfiguration(
             shared: SharedConfiguration(redis: server.configuration(), keys: keys), catalog: testCatalog)
@@ -24,6 +25,7 @@ struct RunningFulfiller {
         configuration.claimMinIdle = claimMinIdle
         configuration.claimInterval = .milliseconds(50)
         configuration.concurrency = concurrency
+        configuration.projectCatalogs = projectCatalogs
         let clock = PipelineClock(nowMilliseconds: { testNow }, unitRandom: { 0 })
         let group = try await App.build(
             configuration: configuration, logger: testLogger, consumer: consumer,

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Ledger
 import Pipeline
@@ -73,6 +74,55 @@ import Testing
                 #expect(try await h.hash(h.keys.order(user: "carol", orderNo: order.orderNo))["state"] == "paid")
                 #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
                 #expect(try await h.coins("carol") == 0)
+                #expect(try await h.audit().differences.isEmpty)
+            }
+        }
+    }
+
+    /// Issue 33: every project's ledger moves, not only the default one's. The project `shop2`'s user keys, chain
+    /// bindings, sweep index and grants' due index land in the new layout under its own keys, beside the default
+    /// project's alice (another user), and both audit clean there.
+    @Test func everyProjectsKeysMoveWithTheirOwnKeys() async throws {
+        try await withRedisServer { server in
+            try await LedgerHarness.on(server, partitions: 1) { h in
+                #expect(
+                    try await h.deliver(Fixture.client("alice", [Fixture.transaction("a1", product: "coins100")])).outcome == "fulfilled")
+                var coins = Fixture.client("alice", [Fixture.transaction("g1", product: "coins100")])
+                coins.project = "shop2"
+                #expect(try await LedgerProjectTests.deliver(coins, h).outcome == "fulfilled")
+                var vip = Fixture.client("bob", [Fixture.transaction("gs1", product: "vip.month", expires: testNow + 20 * day)])
+                vip.project = "shop2"
+                #expect(try await LedgerProjectTests.deliver(vip, h).outcome == "fulfilled")
+                _ = try await LedgerGrants.grant(
+                    LedgerGrants.Request(user: "carol", entitlement: "vip", until: testNow + day, reason: "beta", by: "ops", now: testNow),
+                    keys: h.keys.inProject(LedgerProjectTests.shop2), on: h.redis)
+                try await h.keys.checkLayout(on: h.redis)
+            }
+            let redis = RedisPool(configuration: server.configuration(), size: 2, logger: testLogger)
+            try await redis.connect()
+            defer { redis.close() }
+            let report = try await Repartition(redis: redis, prefix: "tg", partitions: 16).run()
+            #expect(report.projects == ["shop2"], "\(report)")
+            #expect(report.sweepEntries == 1 && report.chainKeys >= 3, "\(report)")
+            #expect(
+                try await redis.send(
+                    "EXISTS", "tg:shop2:{u:alice}:account", "tg:shop2:{u:bob}:account", "tg:shop2:{otx:g1}:owner",
+                    "tg:shop2:{p0}:subs:due", "tg:{u:alice}:account"
+                ).int == 0)
+
+            try await LedgerHarness.on(server, partitions: 16) { h in
+                let shop2 = h.keys.inProject(LedgerProjectTests.shop2)
+                #expect(try await h.coins("alice") == 100)
+                #expect(try await h.hash(shop2.account(user: "alice"))["coins"] == "100")
+                #expect(try await h.redis.send("GET", shop2.binding(originalTransactionId: "g1")).string == "alice")
+                #expect(try await h.redis.send("GET", h.keys.binding(originalTransactionId: "a1")).string == "alice")
+                let bobs = shop2.subscriptionsDue(partition: h.keys.partition(ofUser: "bob"))
+                #expect(try await h.redis.send("ZSCORE", bobs, #"["Sandbox","vip","bob"]"#).int == testNow + 20 * day)
+                let carols = shop2.grantsDue(partition: h.keys.partition(ofUser: "carol"))
+                #expect(try await h.redis.send("ZCARD", carols).int == 1)
+                #expect(try await LedgerGrants.list(user: "carol", keys: shop2, on: h.redis).count == 1)
+                let audit = try await LedgerAudit(redis: h.redis, keys: shop2).run()
+                #expect(audit.users >= 2 && audit.differences.isEmpty, "\(audit)")
                 #expect(try await h.audit().differences.isEmpty)
             }
         }

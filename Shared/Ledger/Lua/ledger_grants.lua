@@ -28,9 +28,9 @@ end
 -- `change` may carry delta/balance (coins moved), revokedBy.
 local function grant_event(keys, req, etype, g, change)
   local seq = redis.call('HINCRBY', keys[1], 'events.seq', 1)
-  local id = event_id(req.user, seq, etype .. '/' .. g.grantId)
+  local id = event_id(side_scope(req.user, nil, req.project), seq, etype .. '/' .. g.grantId)
   local o = json_object()
-  o.add('id', id); o.add('type', etype); o.add('userId', req.user); o.add('seq', seq)
+  o.add('id', id); o.add('type', etype); o.add('userId', req.user); o.add('seq', seq); o.add('project', req.project)
   o.add('at', iso8601(req.now)); o.add('source', 'grant'); o.add('grantId', g.grantId)
   o.add('entitlement', g.entitlement); o.add('coins', g.coins)
   o.add('delta', change.delta); o.add('balance', change.balance)
@@ -39,6 +39,7 @@ local function grant_event(keys, req, etype, g, change)
   local body = o.text()
   local cmd = { 'XADD', keys[5], '*', 'user', req.user, 'kind', 'grant', 'grantId', g.grantId, 'at', n2s(req.now),
                 'event.version', '2', 'event.id', id, 'event.type', etype, 'seq', n2s(seq), 'event', body }
+  if req.project then cmd[#cmd + 1] = 'project'; cmd[#cmd + 1] = req.project end
   redis.call(unpack(cmd))
   user_log(keys, { ulog = 6, ulogCap = req.ulogCap, ulogTtl = req.ulogTtl }, seq, id, body)
 end

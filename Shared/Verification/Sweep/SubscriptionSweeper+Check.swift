@@ -16,7 +16,7 @@ extension SubscriptionSweeper {
 
     /// Looks one due subscription up with Apple; emits Apple's verified answer when it differs from the ledger.
     func check(_ due: Due, report: inout ReconcileReport) async throws {
-        let keys = context.keys
+        let keys = context.keys.inProject(due.project)
         guard
             let transactionId = try await context.redis.send("HGET", keys.subscriptionsDueReference(partition: due.partition), due.member)
                 .string,
@@ -43,7 +43,8 @@ extension SubscriptionSweeper {
         report.checked += 1
         // The ledger does not say which app a subscription is of: each app's client is asked in turn (the default
         // first) until one knows it; Apple answers 404 for another app's transaction.
-        let apps = context.apps(in: due.environment)
+        // Only the apps of the subscription's project (docs/PROJECTS.md): another project's app is never asked.
+        let apps = context.apps(in: due.environment).filter { context.configuration.project(ofApp: $0) == due.project }
         guard !apps.isEmpty else {
             try await checkReceipt(due, state: state, report: &report)
             return
@@ -113,7 +114,9 @@ extension SubscriptionSweeper {
         }
         let now = context.clock.nowMilliseconds()
         let partition = context.keys.partition(ofUser: due.user)
-        let event = makeEvent(context.keys.newJobID(partition: partition), now)
+        var event = makeEvent(context.keys.newJobID(partition: partition), now)
+        // The fulfiller applies it to the project whose index held it (docs/PROJECTS.md).
+        event.project = due.project.label
         try await ReconcileFunctions.emit(
             on: context.redis, keys: context.keys, event: event,
             deploymentIsProduction: context.configuration.environment == .production, partition: partition, nowMilliseconds: now)

@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -6,7 +7,7 @@ import Redis
 /// The subscription half of a reconcile pass: finds auto-renewable subscriptions whose period (or grace
 /// period) ended more than ``ReconcilerConfiguration/sweepGrace`` ago with no renewal, expiry or billing-retry
 /// news — the fulfiller keeps them in the sweep index of the user's partition, `tg:{Pu}:subs:due` (see
-/// `Keys+LedgerRecords`), and each pass reads every partition's — and asks Apple with Get All Subscription Statuses (under the fleet-wide `subscriptionStatus` bucket).
+/// `Keys+LedgerRecords`; every project has its own, docs/PROJECTS.md), and each pass reads every project's partitions' — and asks Apple with Get All Subscription Statuses (under the fleet-wide `subscriptionStatus` bucket).
 ///
 /// Apple's answer is verified like any signed data (chain, OIDs, bundle, environment) and, when it differs
 /// from the ledger (a new transaction, another `expiresDate`, a refund, other renewal state), handed to the
@@ -27,6 +28,8 @@ struct SubscriptionSweeper: Sendable {
         var dueAt: Int64
         /// The partition whose index holds it.
         var partition = 0
+        /// The project whose index holds it: its ledger is read with that project's keys, and a correction carries it.
+        var project = ProjectID.default
     }
 
     /// How long after a correction the subscription is not looked at again (unless the ledger, applying it,
@@ -36,22 +39,23 @@ struct SubscriptionSweeper: Sendable {
         return min(settings.sweepRecheck, max(settings.interval, .seconds(600)))
     }
 
-    /// Looks up at most ``ReconcilerConfiguration/sweepBatch`` due subscriptions, from every partition's index: the
-    /// partitions are read in turn, starting at one that moves on every second, so that partitions with many due
-    /// subscriptions cannot keep the others from ever being read.
+    /// Looks up at most ``ReconcilerConfiguration/sweepBatch`` due subscriptions, from every project's index in every
+    /// partition: the indexes are read in turn, starting at one that moves on every second, so that indexes with many
+    /// due subscriptions cannot keep the others from ever being read.
     func run(report: inout ReconcileReport) async throws {
-        let keys = context.keys
-        let partitions = keys.layout.count
-        let start = partitions > 1 ? Int((context.clock.nowMilliseconds() / 1000) % Int64(partitions)) : 0
+        let projects = context.configuration.projects?.map(\.id) ?? [.default]
+        let indexes = projects.flatMap { project in context.keys.partitions.map { (project, $0) } }
+        let start = indexes.count > 1 ? Int((context.clock.nowMilliseconds() / 1000) % Int64(indexes.count)) : 0
         var left = context.configuration.reconcile.sweepBatch
-        for offset in 0..<partitions where left > 0 {
-            left -= try await run(partition: (start + offset) % partitions, limit: left, report: &report)
+        for offset in 0..<indexes.count where left > 0 {
+            let (project, partition) = indexes[(start + offset) % indexes.count]
+            left -= try await run(project: project, partition: partition, limit: left, report: &report)
         }
     }
 
-    /// Looks up at most `limit` due subscriptions of one partition's index; returns how many it read.
-    private func run(partition: Int, limit: Int, report: inout ReconcileReport) async throws -> Int {
-        let keys = context.keys
+    /// Looks up at most `limit` due subscriptions of one project's index in one partition; returns how many it read.
+    private func run(project: ProjectID, partition: Int, limit: Int, report: inout ReconcileReport) async throws -> Int {
+        let keys = context.keys.inProject(project)
         let cutoff = context.clock.nowMilliseconds() - context.configuration.reconcile.sweepGrace.milliseconds
         let reply = try await context.redis.send(
             RedisCommand(
@@ -64,10 +68,13 @@ struct SubscriptionSweeper: Sendable {
             guard var due = Self.parse(member: member, score: score) else {
                 context.logger.warning("Unreadable sweep index member", metadata: ["member": "\(member.prefix(200))"])
                 try await postpone(
-                    Due(member: member, environment: .production, entitlement: "", user: "", dueAt: 0, partition: partition))
+                    Due(
+                        member: member, environment: .production, entitlement: "", user: "", dueAt: 0, partition: partition,
+                        project: project))
                 continue
             }
             due.partition = partition
+            due.project = project
             report.due += 1
             // Data this deployment no longer accepts: look again after the recheck time (settings may change back).
             guard context.configuration.accepts(due.environment) else {
@@ -96,6 +103,7 @@ struct SubscriptionSweeper: Sendable {
         guard !context.dryRun else { return }
         let next = context.clock.nowMilliseconds() + (delay ?? context.configuration.reconcile.sweepRecheck).milliseconds
         _ = try await context.redis.send(
-            RedisCommand("ZADD", context.keys.subscriptionsDue(partition: due.partition), "XX", "GT", next, due.member))
+            RedisCommand(
+                "ZADD", context.keys.inProject(due.project).subscriptionsDue(partition: due.partition), "XX", "GT", next, due.member))
     }
 }
