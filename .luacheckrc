@@ -19,7 +19,7 @@ files["Shared/Pipeline/Lua/jobs.lua"] = { ignore = { "211" }, read_globals = { "
 -- A later part reads the locals an earlier part defines; each name passed on is listed once here, so any other
 -- unused or undefined name is still reported.
 local ledger_events = {
-  "key_at", "event_id", "emit_user_event", "app_event_json", "json_object", "iso8601", "user_log",
+  "key_at", "event_id", "emit_user_event", "app_event_json", "json_object", "iso8601", "user_log", "side_scope",
 }
 local ledger_records = {
   "num", "job_status", "coins_change", "ent_value", "recompute", "refund_key", "refund_fields", "refund", "reverse",

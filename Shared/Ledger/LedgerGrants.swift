@@ -128,8 +128,10 @@ package enum LedgerGrants {
         ]
     }
 
+    /// The request of one call; `project` outside the default project (docs/PROJECTS.md): its events carry it.
     private static func requestJSON(
-        user: String, grantId: String, now: Int64, log: UserEventLog, _ more: (inout JSONWriter) -> Void = { _ in }
+        user: String, grantId: String, now: Int64, log: UserEventLog, project: ProjectID,
+        _ more: (inout JSONWriter) -> Void = { _ in }
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
@@ -138,6 +140,7 @@ package enum LedgerGrants {
         writer.member("now", now)
         writer.member("ulogCap", log.cap)
         writer.member("ulogTtl", log.retentionSeconds)
+        writer.member("project", project.label)
         more(&writer)
         writer.endObject()
         return writer.bytes
@@ -173,7 +176,8 @@ package enum LedgerGrants {
     ) async throws -> Created {
         var functionKeys = functionKeys(user: request.user, keys: keys)
         if let key = request.idempotencyKey { functionKeys.append(keys.grantIdempotency(user: request.user, key: key)) }
-        let body = requestJSON(user: request.user, grantId: request.grantId, now: request.now, log: userEventLog) { writer in
+        let body = requestJSON(user: request.user, grantId: request.grantId, now: request.now, log: userEventLog, project: keys.project) {
+            writer in
             writer.member("entitlement", request.entitlement)
             writer.member("coins", request.coins)
             writer.member("until", request.until)
@@ -198,7 +202,7 @@ package enum LedgerGrants {
         user: String, grantId: String, by: String, now: Int64, keys: Keys, userEventLog: UserEventLog = UserEventLog(),
         on redis: any RedisCommandExecutor
     ) async throws -> Revoked? {
-        let body = requestJSON(user: user, grantId: grantId, now: now, log: userEventLog) { $0.member("by", by) }
+        let body = requestJSON(user: user, grantId: grantId, now: now, log: userEventLog, project: keys.project) { $0.member("by", by) }
         let reply = try await LedgerFunctions.library.call(
             "revoke", on: redis, keys: functionKeys(user: user, keys: keys), arguments: [body])
         let fields = try answer(reply, "revoke")
@@ -224,7 +228,7 @@ package enum LedgerGrants {
                 _ = try await redis.send(RedisCommand("ZREM", keys.grantsDue(partition: partition), member))
                 continue
             }
-            let body = requestJSON(user: user, grantId: grantId, now: now, log: userEventLog)
+            let body = requestJSON(user: user, grantId: grantId, now: now, log: userEventLog, project: keys.project)
             let reply = try await LedgerFunctions.library.call(
                 "expire_grant", on: redis, keys: functionKeys(user: user, keys: keys), arguments: [body])
             if reply.int == 1 { expired += 1 }
