@@ -51,7 +51,7 @@ struct Authenticator: Sendable {
         }
         keys = all
         serviceKeyDigests = serviceKeys.map {
-            (Array(SHA256.hash(data: Data($0.key.utf8))), ServiceCaller(name: $0.name, scopes: $0.scopes))
+            (Array(SHA256.hash(data: Data($0.key.utf8))), ServiceCaller(name: $0.name, scopes: $0.scopes, project: $0.project))
         }
     }
 

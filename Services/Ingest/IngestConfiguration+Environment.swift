@@ -28,7 +28,9 @@ extension IngestConfiguration {
             clientJWTSecret = secret
         }
         do {
-            serviceKeys = try ServiceKey.list(reader.list("TOLLGATE_SERVICE_KEYS"))
+            // A key names a project of TOLLGATE_APPS (or `default`): one bound to no served project refuses to start.
+            let served = Set([ProjectID.default] + registry.projects.map(\.id))
+            serviceKeys = try ServiceKey.list(reader.list("TOLLGATE_SERVICE_KEYS"), projects: served)
         } catch {
             throw ConfigurationError(variable: "TOLLGATE_SERVICE_KEYS", problem: error.problem)
         }

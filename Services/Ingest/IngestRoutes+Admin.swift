@@ -11,6 +11,7 @@ extension IngestRoutes {
     /// `POST /v1/admin/apple/set-account-token` `{"originalTransactionId", "userId", "environment"?}`.
     func setAccountToken(_ request: Request) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .admin)
+        try Self.requireDefaultProject(caller)
         let fields = try Submission.jsonFields(try await body(of: request, limit: 2048))
         let call: OperatorCall
         do {
@@ -29,6 +30,7 @@ extension IngestRoutes {
     /// `requestId` again is the same request, at Apple and here (one job).
     func extendSubscription(_ request: Request) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .admin)
+        try Self.requireDefaultProject(caller)
         let fields = try Submission.jsonFields(try await body(of: request, limit: 2048))
         let call: OperatorCall
         do {
@@ -47,7 +49,16 @@ extension IngestRoutes {
 
     /// `GET /v1/lookup?orderId=…`: Apple's Look Up Order ID, each transaction verified, with its owner.
     func lookupOrder(_ request: Request, orderId: String, caller: ServiceCaller) async throws -> Response {
-        try await operatorJob(OperatorCall(.lookupOrder(orderId: orderId), by: caller.name), request, caller: caller)
+        try Self.requireDefaultProject(caller)
+        return try await operatorJob(OperatorCall(.lookupOrder(orderId: orderId), by: caller.name), request, caller: caller)
+    }
+
+    /// The verifier makes operators' calls on the default project's ledger only (docs/PROJECTS.md, "Not yet"): a key
+    /// of another project is refused `403 forbidden` rather than shown or changing the default project's users.
+    static func requireDefaultProject(_ caller: ServiceCaller) throws(IngestError) {
+        guard caller.project.isDefault else {
+            throw .forbidden("operators' calls serve the default project only; key \(caller.name) is of \(caller.project)")
+        }
     }
 
     /// Enqueues the call (no user: the key's name is in the payload; the same payload within a day is the same job).

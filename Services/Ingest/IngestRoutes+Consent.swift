@@ -11,6 +11,7 @@ extension IngestRoutes {
     /// `CONSUMPTION_REQUEST` for that user's purchases.
     func consent(_ request: Request, userID: String) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .consent)
+        let keys = scoped(to: caller.project).keys  // the key's project's ledger only (docs/PROJECTS.md)
         guard UserID.isValid(userID) else { throw IngestError.invalidRequest("the user id is not valid") }
         struct Body: Decodable { var consented: Bool }
         let body: Body

@@ -11,7 +11,8 @@ extension IngestRoutes {
     /// `GET /v1/users/{userId}`: everything the ledger holds of the user (``CustomerInfo``), read in one call in the
     /// user's partition. `404 not_found` when the ledger holds nothing of them.
     func customer(_ request: Request, userID: String) async throws -> Response {
-        _ = try await authenticator.service(request, scope: .read)
+        let caller = try await authenticator.service(request, scope: .read)
+        let keys = scoped(to: caller.project).keys  // the key's project's ledger only (docs/PROJECTS.md)
         guard UserID.isValid(userID) else { throw IngestError.notFound("no user \(userID.prefix(64))") }
         let info = try await redisRead { try await CustomerInfo.read(on: redis, keys: keys, user: userID) }
         guard !info.isEmpty else { throw IngestError.notFound("the ledger holds nothing of user \(userID)") }
@@ -21,7 +22,8 @@ extension IngestRoutes {
     /// `GET /v1/transactions/{transactionId}`: the ledger's record of one transaction and its owner
     /// (``CustomerLookup/transaction(_:on:keys:)``).
     func transaction(_ request: Request, transactionID: String) async throws -> Response {
-        _ = try await authenticator.service(request, scope: .read)
+        let caller = try await authenticator.service(request, scope: .read)
+        let keys = scoped(to: caller.project).keys  // the key's project's ledger only (docs/PROJECTS.md)
         guard Self.isAppleIdentifier(transactionID) else { throw IngestError.notFound("no transaction \(transactionID.prefix(64))") }
         guard let (owner, record) = try await redisRead({ try await CustomerLookup.transaction(transactionID, on: redis, keys: keys) })
         else { throw IngestError.notFound("the ledger holds no transaction \(transactionID)") }
@@ -36,6 +38,7 @@ extension IngestRoutes {
     /// transactions (``CustomerLookup``); `?orderId=…` asks Apple through the verifier (``lookupOrder(_:orderId:caller:)``).
     func lookup(_ request: Request) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .read)
+        let keys = scoped(to: caller.project).keys  // the key's project's ledger only (docs/PROJECTS.md)
         let query = request.uri.queryParameters
         let given = ["originalTransactionId", "appAccountToken", "orderId"].filter { query.get($0) != nil }
         guard given.count == 1 else {

@@ -15,12 +15,13 @@ extension IngestRoutes {
     /// consumer that tracks `seq` proves it missed nothing: `trimmed` is true when events after `after` are gone.
     /// `side=sandbox` reads the user's sandbox side (``LedgerSide``), whose events count their own `seq`.
     func userEvents(_ request: Request, userID: String) async throws -> Response {
-        _ = try await authenticator.service(request, scope: .read)
+        let caller = try await authenticator.service(request, scope: .read)
         guard UserID.isValid(userID) else { throw IngestError.notFound("no user \(userID.prefix(64))") }
         let after = try Self.queryInteger(request, "after", default: 0, range: 0...Int64(1) << 53)
         let limit = Int(try Self.queryInteger(request, "limit", default: 100, range: 1...Int64(Self.maxEventsPage)))
         let side = try Self.querySide(request)
-        let keys = keys.on(side)
+        // The key's project's ledger only (docs/PROJECTS.md).
+        let keys = scoped(to: caller.project).keys.on(side)
         let log = keys.userEvents(user: userID)
         let replies = try await redisRead {
             try await redis.pipeline([

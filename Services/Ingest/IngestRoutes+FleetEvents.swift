@@ -9,9 +9,12 @@ extension IngestRoutes {
     /// events stream, oldest first by the time the ledger wrote them, at most `limit` (100; 1–1000), and the cursor
     /// to pass next. The cursor is opaque to callers: the last entry read in each partition, Base64URL; without one
     /// the feed starts at the oldest entry the streams hold. Per user, `seq` proves completeness (docs/EVENTS.md);
-    /// this feed follows the streams, which are trimmed after `TOLLGATE_EVENTS_RETENTION_HOURS`.
+    /// this feed follows the streams, which are trimmed after `TOLLGATE_EVENTS_RETENTION_HOURS`. A key sees its own
+    /// project's events only (docs/PROJECTS.md; an entry's `project`, absent in the default project); the cursor moves
+    /// past the others.
     func fleetEvents(_ request: Request) async throws -> Response {
-        _ = try await authenticator.service(request, scope: .read)
+        let caller = try await authenticator.service(request, scope: .read)
+        let project = caller.project.label
         let limit = Int(try Self.queryInteger(request, "limit", default: 100, range: 1...Int64(Self.maxEventsPage)))
         let partitions = Array(keys.partitions)
         var positions = try Self.cursorPositions(request.uri.queryParameters.get("cursor"), partitions: partitions.count)
@@ -41,7 +44,7 @@ extension IngestRoutes {
         return jsonResponse(.ok) { writer in
             writer.key("events")
             writer.beginArray()
-            for taken in page where taken.entry.string("event.version") == "2" {
+            for taken in page where taken.entry.string("event.version") == "2" && taken.entry.string("project") == project {
                 if let event = taken.entry.fields["event"] { writer.rawJSON(event) }
             }
             writer.endArray()

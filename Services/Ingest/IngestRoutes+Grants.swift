@@ -21,10 +21,13 @@ extension IngestRoutes {
     /// `403 coin_grants_disabled`, `409 too_many_grants` (the user holds ``Ledger/LedgerGrants/maxHeld`` grants).
     func createGrant(_ request: Request, userID: String) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .grant)
+        // The key's project's ledger and catalog only (docs/PROJECTS.md).
+        let routes = scoped(to: caller.project)
+        let keys = routes.keys
         guard UserID.isValid(userID) else { throw IngestError.invalidRequest("the user id is not valid") }
         let fields = try Submission.jsonFields(try await body(of: request, limit: 4096))
         let now = clock.nowMilliseconds()
-        var grant = try grantRequest(fields, userID: userID, now: now)
+        var grant = try routes.grantRequest(fields, userID: userID, now: now)
         grant.by = caller.name
         let created = try await redisRead {
             do {
@@ -55,6 +58,7 @@ extension IngestRoutes {
     /// zero); `404 not_found` when the user has no such grant (revoked or expired already).
     func revokeGrant(_ request: Request, userID: String, grantID: String) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .grant)
+        let keys = scoped(to: caller.project).keys  // the key's project's ledger only (docs/PROJECTS.md)
         guard UserID.isValid(userID), Self.isToken(grantID) else {
             throw IngestError.notFound("no grant \(grantID.prefix(64))")
         }

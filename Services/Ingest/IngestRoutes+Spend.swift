@@ -20,6 +20,7 @@ extension IngestRoutes {
     /// another amount or reason), `503 redis_unavailable`, `503 replication_timeout` (retry with the same key).
     func spendCoins(_ request: Request, userID: String) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .spend)
+        let keys = scoped(to: caller.project).keys  // the key's project's ledger only (docs/PROJECTS.md)
         guard UserID.isValid(userID) else { throw IngestError.invalidRequest("the user id is not valid") }
         let fields = try Submission.jsonFields(try await body(of: request, limit: Self.spendBodyLimit))
         let spend = try Self.coinSpend(fields, user: userID, by: caller.name)

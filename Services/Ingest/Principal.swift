@@ -19,7 +19,7 @@ enum Principal: Sendable, Hashable {
     var project: ProjectID {
         switch self {
         case .user(_, let project): project
-        case .service: .default
+        case .service(let caller): caller.project
         }
     }
 

@@ -109,7 +109,7 @@ package struct CoinSpend: Sendable, Hashable {
     package func command(keys: Keys, now: Int64, userEventLog: UserEventLog) -> RedisCommand {
         let arguments = [
             user, String(amount), reason, idempotencyKey, by, String(now), String(Self.retentionSeconds),
-            String(userEventLog.cap), String(userEventLog.retentionSeconds),
+            String(userEventLog.cap), String(userEventLog.retentionSeconds), keys.project.label ?? "",
         ]
         return LedgerFunctions.library.command(
             "spend", keys: self.keys(keys).map { Array($0.utf8) }, arguments: arguments.map { Array($0.utf8) })

@@ -128,6 +128,7 @@ package enum LedgerGrants {
         ]
     }
 
+    /// The request of one call; `project` outside the default project (docs/PROJECTS.md): its events carry it.
     private static func requestJSON(
         user: String, grantId: String, now: Int64, project: ProjectID, log: UserEventLog, _ more: (inout JSONWriter) -> Void = { _ in }
     ) -> [UInt8] {

@@ -1,3 +1,4 @@
+import Core
 import Pipeline
 import Redis
 
@@ -33,13 +34,15 @@ package enum NotifierFunctions {
         case done
     }
 
-    /// Reads up to `count` new entries into the endpoint's schedule. Returns how many were read and admitted.
+    /// Reads up to `count` new entries into the endpoint's schedule: those of `project` (the endpoint's); the others
+    /// are acknowledged unsent. Returns how many were read and admitted.
     package static func admit(
-        on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, consumer: String, count: Int, now: Int64
+        on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, consumer: String, count: Int, now: Int64,
+        project: ProjectID = .default
     ) async throws -> (read: Int, admitted: Int) {
         let reply = try await library.call(
             "admit", on: redis, keys: [keys.stream, keys.due, keys.cursor],
-            arguments: [group, consumer, String(count), String(now)])
+            arguments: [group, consumer, String(count), String(now), project.label ?? ""])
         guard let parts = reply.array, parts.count == 2, let read = parts[0].int, let admitted = parts[1].int else {
             throw RedisError.protocolError("notifier admit returned \(reply)")
         }

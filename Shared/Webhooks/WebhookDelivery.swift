@@ -91,7 +91,8 @@ package final class WebhookDelivery: Service {
             do {
                 let now = clock.nowMilliseconds()
                 let admitted = try await NotifierFunctions.admit(
-                    on: redis, keys: partition, group: endpoint.group, consumer: consumer, count: configuration.batch, now: now)
+                    on: redis, keys: partition, group: endpoint.group, consumer: consumer, count: configuration.batch, now: now,
+                    project: endpoint.project)
                 if admitted.read > 0 { worked = true }
                 let (free, probe) = freeSlots(now: now)
                 guard free > 0 else {

@@ -1,7 +1,8 @@
+import Core
 import Foundation
 
 /// One receiver of Tollgate's webhooks: where to post, the secrets that sign (the first signs; all of them are
-/// listed during a rotation) and, optionally, the event types it wants.
+/// listed during a rotation), the project whose events it gets and, optionally, the event types it wants.
 package struct WebhookEndpoint: Sendable, Hashable {
     /// Letters, digits, `_`, `-`, `.`; part of its consumer group (`webhook:<name>`) and of its Redis keys.
     package var name: String
@@ -11,12 +12,16 @@ package struct WebhookEndpoint: Sendable, Hashable {
     /// The event types delivered (`type` of the event); nil delivers every type. Others advance the endpoint's
     /// cursor without a request.
     package var types: Set<String>?
+    /// The one project whose events it is sent (docs/PROJECTS.md); other projects' events advance its group unsent,
+    /// without touching its cursors, so a user id of two projects never mixes sequences here.
+    package var project: ProjectID
 
-    package init(name: String, url: URL, secrets: [String], types: Set<String>? = nil) {
+    package init(name: String, url: URL, secrets: [String], types: Set<String>? = nil, project: ProjectID = .default) {
         self.name = name
         self.url = url
         self.secrets = secrets
         self.types = types
+        self.project = project
     }
 
     /// The consumer group of this endpoint on every events stream.

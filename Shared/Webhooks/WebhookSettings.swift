@@ -5,10 +5,12 @@ import Foundation
 ///
 /// Keys:
 /// - `TOLLGATE_WEBHOOK_URL` and `TOLLGATE_WEBHOOK_SECRETS` — one endpoint (named `default`): its URL and its secrets,
-///   comma-separated (the first signs; list the old and the new one during a rotation: each gets a `v1=`)
+///   comma-separated (the first signs; list the old and the new one during a rotation: each gets a `v1=`);
+///   `TOLLGATE_WEBHOOK_PROJECT` its project (`default`)
 /// - `TOLLGATE_WEBHOOKS` — instead, the path of a JSON file with several endpoints:
-///   `[{"name": "crm", "url": "https://…", "secrets": ["…"], "types": ["coins"]}, …]` (`types` optional: the event
-///   types sent; others advance that endpoint's cursor unsent)
+///   `[{"name": "crm", "url": "https://…", "secrets": ["…"], "types": ["coins"], "project": "games"}, …]` (`types`
+///   optional: the event types sent; others advance that endpoint's cursor unsent; `project` optional, `default`:
+///   the one project whose events it gets, docs/PROJECTS.md)
 /// - `TOLLGATE_WEBHOOK_ALLOW_HTTP` — `true` allows plain `http://` to any host (`false`: only to loopback)
 /// - `TOLLGATE_WEBHOOK_TIMEOUT` — the whole request's timeout (`10s`)
 package struct WebhookSettings: Sendable {
@@ -40,7 +42,14 @@ package struct WebhookSettings: Sendable {
             guard !secrets.isEmpty else {
                 throw ConfigurationError(variable: "TOLLGATE_WEBHOOK_SECRETS", problem: "is required with TOLLGATE_WEBHOOK_URL")
             }
-            endpoints = [WebhookEndpoint(name: "default", url: parsed, secrets: secrets)]
+            var project = ProjectID.default
+            if let text = reader.optional("TOLLGATE_WEBHOOK_PROJECT") {
+                guard let id = ProjectID(text) else {
+                    throw ConfigurationError(variable: "TOLLGATE_WEBHOOK_PROJECT", problem: "is not a project id (1-32 of a-z, 0-9, '-')")
+                }
+                project = id
+            }
+            endpoints = [WebhookEndpoint(name: "default", url: parsed, secrets: secrets, project: project)]
         case (nil, .some(let path)):
             variable = "TOLLGATE_WEBHOOKS"
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -68,8 +77,8 @@ package struct WebhookSettings: Sendable {
         endpoints.first { $0.name == name }
     }
 
-    /// Reads the endpoints file: an array of `{name, url, secrets, types?}` (`secrets` an array or a comma-separated
-    /// string).
+    /// Reads the endpoints file: an array of `{name, url, secrets, types?, project?}` (`secrets` an array or a
+    /// comma-separated string; `project` a project id, `default` when absent).
     static func endpoints(json: [UInt8]) throws(JSONError) -> [WebhookEndpoint] {
         guard case .array(let items) = try JSONReader.parse(json) else { throw JSONError("the document is not an array") }
         var endpoints: [WebhookEndpoint] = []
@@ -84,7 +93,13 @@ package struct WebhookSettings: Sendable {
                 secrets = try fields.optionalStrings("secrets") ?? []
             }
             let types = try fields.optionalStrings("types").map(Set.init)
-            endpoints.append(WebhookEndpoint(name: try fields.string("name"), url: url, secrets: secrets, types: types))
+            var project = ProjectID.default
+            if let text = try fields.optionalString("project") {
+                guard let id = ProjectID(text) else { throw JSONError("[\(index)].project is not a project id (1-32 of a-z, 0-9, '-')") }
+                project = id
+            }
+            endpoints.append(
+                WebhookEndpoint(name: try fields.string("name"), url: url, secrets: secrets, types: types, project: project))
         }
         return endpoints
     }

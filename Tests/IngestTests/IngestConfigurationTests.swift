@@ -59,6 +59,9 @@ import Testing
         ("TOLLGATE_SERVICE_KEYS", "shop:spend:short-key"), ("TOLLGATE_SERVICE_KEYS", "shop:spnd:0123456789abcdef0123456789abcdef"),
         ("TOLLGATE_SERVICE_KEYS", "shop::0123456789abcdef0123456789abcdef"),
         ("TOLLGATE_SERVICE_KEYS", "a:read:0123456789abcdef0123456789abcdef,a:spend:0123456789abcdef0123456789abcdeX"),
+        // A key bound to a project the deployment does not serve, or to no valid project id (docs/PROJECTS.md).
+        ("TOLLGATE_SERVICE_KEYS", "a@games:read:0123456789abcdef0123456789abcdef"),
+        ("TOLLGATE_SERVICE_KEYS", "a@Games:read:0123456789abcdef0123456789abcdef"),
     ])
     func badValuesNameTheirVariable(variable: String, value: String) {
         do {

@@ -85,6 +85,8 @@ struct Received: Sendable {
     var user: String?
     /// The event's `side` (`sandbox`: the user's sandbox side, its own seq).
     var side: String?
+    /// The event's `project` (absent: the default project).
+    var project: String?
     var seq: Int64
     var signature: String
     var body: Data
@@ -96,6 +98,7 @@ struct Received: Sendable {
         eventID = id
         user = object["userId"]?.string
         side = object["side"]?.string
+        project = object["project"]?.string
         self.seq = seq
         signature = request.headers["tollgate-signature"] ?? ""
         body = request.body
@@ -121,6 +124,8 @@ extension StubHTTPServer {
 }
 
 /// An endpoint posting to `url`, signed with `secrets`.
-func endpoint(_ url: URL, name: String = "crm", secrets: [String] = ["whsec_test"], types: Set<String>? = nil) -> WebhookEndpoint {
-    WebhookEndpoint(name: name, url: url, secrets: secrets, types: types)
+func endpoint(
+    _ url: URL, name: String = "crm", secrets: [String] = ["whsec_test"], types: Set<String>? = nil, project: ProjectID = .default
+) -> WebhookEndpoint {
+    WebhookEndpoint(name: name, url: url, secrets: secrets, types: types, project: project)
 }

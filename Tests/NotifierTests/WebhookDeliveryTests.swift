@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -64,6 +65,45 @@ struct WebhookDeliveryTests {
             #expect(try await rig.cursor("crm", user: "u1") == 4)
             #expect(try await rig.cursor("crm", user: "u1", side: .sandbox) == 3)
             #expect(try await rig.deadCount("crm") == 0)
+        }
+    }
+
+    /// Issue 33: an endpoint serves one project. User "alice" of the default project and "alice" of `games`, one
+    /// endpoint each: each endpoint receives exactly its project's alice, seq 1…n, and moves past the other's events
+    /// unsent (acknowledged, no cursor touched), so the two sequences never mix.
+    @Test func eachEndpointGetsItsOwnProjectsSequenceOfAUserOfTwoProjects() async throws {
+        try await NotifierRig.with(partitions: 2) { rig in
+            let receiver = try await StubHTTPServer.start()
+            defer { Task { await receiver.stop() } }
+            await receiver.respond(to: "/shop") { _ in StubResponse(status: 204) }
+            await receiver.respond(to: "/games") { _ in StubResponse(status: 204) }
+            let games = try #require(ProjectID("games"))
+            var written: [ContractEventWriter.Written] = []
+            var gamesWritten: [ContractEventWriter.Written] = []
+            for round in 0..<5 {
+                gamesWritten.append(try await rig.writer.append(user: "alice", project: games))
+                if round < 3 { written.append(try await rig.writer.append(user: "alice")) }
+            }
+            let shop = rig.replica(endpoint(receiver.url("/shop"), name: "shop"), consumer: "r1")
+            let arcade = rig.replica(endpoint(receiver.url("/games"), name: "arcade", project: games), consumer: "r1")
+            #expect(await eventually { await receiver.received("/shop").count == 3 })
+            #expect(await eventually { await receiver.received("/games").count == 5 })
+            // Nothing more arrives once every entry is acknowledged in both groups.
+            let stream = rig.keys.events(partition: rig.keys.partition(ofUser: "alice")).stream
+            #expect(await eventually { (try? await rig.redis.xpendingSummary(stream, group: "webhook:shop").count) == 0 })
+            #expect(await eventually { (try? await rig.redis.xpendingSummary(stream, group: "webhook:arcade").count) == 0 })
+            try await shop.shutdown()
+            try await arcade.shutdown()
+            let toShop = await receiver.received("/shop")
+            let toGames = await receiver.received("/games")
+            #expect(toShop.map(\.eventID) == written.map(\.eventID))
+            #expect(toShop.map(\.seq) == [1, 2, 3] && toShop.allSatisfy { $0.project == nil })
+            #expect(toGames.map(\.eventID) == gamesWritten.map(\.eventID))
+            #expect(toGames.map(\.seq) == [1, 2, 3, 4, 5] && toGames.allSatisfy { $0.project == "games" })
+            #expect(try await rig.cursor("shop", user: "alice") == 3)
+            #expect(try await rig.cursor("arcade", user: "alice") == 5)
+            #expect(try await rig.deadCount("shop") == 0)
+            #expect(try await rig.deadCount("arcade") == 0)
         }
     }
 

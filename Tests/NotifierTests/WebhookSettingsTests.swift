@@ -32,6 +32,31 @@ import Webhooks
         }
     }
 
+    /// An endpoint names the one project whose events it gets (docs/PROJECTS.md): `default` when absent, a malformed
+    /// id refused naming the variable, in the file and for the one-endpoint variables.
+    @Test func anEndpointNamesItsProject() throws {
+        let one = ["TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/t", "TOLLGATE_WEBHOOK_SECRETS": "s"]
+        #expect(try NotifierConfiguration(environment: one).webhooks.endpoints.first?.project == .default)
+        let games = try NotifierConfiguration(environment: one.merging(["TOLLGATE_WEBHOOK_PROJECT": "games"]) { $1 })
+        #expect(games.webhooks.endpoints.first?.project == ProjectID("games"))
+        do {
+            _ = try NotifierConfiguration(environment: one.merging(["TOLLGATE_WEBHOOK_PROJECT": "Games!"]) { $1 })
+            Issue.record("a malformed project id was accepted")
+        } catch {
+            #expect(error.variable == "TOLLGATE_WEBHOOK_PROJECT")
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let json =
+            #"[{"name":"shop","url":"https://a.example.com/h","secrets":["s"]},"#
+            + #"{"name":"arcade","url":"https://b.example.com/h","secrets":["t"],"project":"games"}]"#
+        try Data(json.utf8).write(to: file)
+        let endpoints = try NotifierConfiguration(environment: ["TOLLGATE_WEBHOOKS": file.path]).webhooks.endpoints
+        #expect(endpoints.map(\.project) == [.default, ProjectID("games")])
+        try Data(#"[{"name":"arcade","url":"https://b.example.com/h","secrets":["t"],"project":"no/such"}]"#.utf8).write(to: file)
+        #expect(throws: ConfigurationError.self) { try NotifierConfiguration(environment: ["TOLLGATE_WEBHOOKS": file.path]) }
+    }
+
     @Test func plainHTTPOnlyToLoopbackUnlessAllowed() throws {
         let remote = ["TOLLGATE_WEBHOOK_URL": "http://hooks.example.com/x", "TOLLGATE_WEBHOOK_SECRETS": "s"]
         #expect(throws: ConfigurationError.self) { try NotifierConfiguration(environment: remote) }

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Pipeline
 import Redis
@@ -29,8 +30,11 @@ package actor ContractEventWriter {
     /// Appends the next event of `user` (nil: an app-level event, in partition 0) of `type`, on the user's ledger `side`
     /// (the sandbox side counts its own seq, and its entries and bodies say `side: sandbox`).
     @discardableResult
-    package func append(user: String?, type: String = "coins", side: LedgerSide = .primary) async throws -> Written {
-        let subject = (user ?? "") + (side == .sandbox ? "~sandbox" : "")
+    package func append(
+        user: String?, type: String = "coins", side: LedgerSide = .primary, project: ProjectID = .default
+    ) async throws -> Written {
+        // Each project's users count their own seq (docs/PROJECTS.md).
+        let subject = (project.label.map { "\($0)/" } ?? "") + (user ?? "") + (side == .sandbox ? "~sandbox" : "")
         let seq = (sequences[subject] ?? 0) + 1
         sequences[subject] = seq
         let eventID = "ev-\(UUID().uuidString.lowercased())"
@@ -39,7 +43,7 @@ package actor ContractEventWriter {
         let at = formatter.string(from: Date())
         let partition = user.map { keys.partition(ofUser: $0) } ?? 0
         let owner = user.map { #""userId":"\#($0)","seq":\#(seq)"# } ?? #""userId":null,"seq":\#(seq),"seqScope":"app.p\#(partition)""#
-        let marker = side == .sandbox ? #","side":"sandbox""# : ""
+        let marker = (side == .sandbox ? #","side":"sandbox""# : "") + (project.label.map { #","project":"\#($0)""# } ?? "")
         let body = #"{"id":"\#(eventID)","type":"\#(type)",\#(owner),"at":"\#(at)","delta":5\#(marker)}"#
         let stream = keys.events(partition: partition).stream
         var fields: [(String, String)] = [
@@ -47,6 +51,7 @@ package actor ContractEventWriter {
         ]
         if let user { fields.append(("user", user)) }
         if let label = side.label { fields.append(("side", label)) }
+        if let label = project.label { fields.append(("project", label)) }
         fields.append(("event", body))
         let arguments: [any RedisArgumentConvertible] = [stream, "*"] + fields.flatMap { [$0.0, $0.1] }
         let reply = try await redis.send(RedisCommand("XADD", arguments: arguments))

@@ -25,13 +25,14 @@ end
 
 -- Writes one grant event (`grant.created`, `grant.revoked`, `grant.expired`) to the events stream and the user's
 -- log, counted in the user's sequence (`events.seq` of the account hash, as every other user event).
--- `change` may carry delta/balance (coins moved), revokedBy.
+-- `change` may carry delta/balance (coins moved), revokedBy. A project other than the default one (req.project,
+-- docs/PROJECTS.md) is named in the event, its entry and its id's scope, as emit_user_event does.
 local function grant_event(keys, req, etype, g, change)
   local seq = redis.call('HINCRBY', keys[1], 'events.seq', 1)
   local id = event_id(side_scope(req.user, nil, req.project), seq, etype .. '/' .. g.grantId)
   local o = json_object()
-  o.add('id', id); o.add('type', etype); o.add('userId', req.user); o.add('seq', seq); o.add('project', req.project)
-  o.add('at', iso8601(req.now)); o.add('source', 'grant'); o.add('grantId', g.grantId)
+  o.add('id', id); o.add('type', etype); o.add('userId', req.user); o.add('seq', seq)
+  o.add('at', iso8601(req.now)); o.add('project', req.project); o.add('source', 'grant'); o.add('grantId', g.grantId)
   o.add('entitlement', g.entitlement); o.add('coins', g.coins)
   o.add('delta', change.delta); o.add('balance', change.balance)
   o.add('until', g['until'] and iso8601(g['until']) or nil)

@@ -20,7 +20,7 @@ local function spend_side(keys, side, account_index, log_index, req)
   -- emit_user_event counts the sequence in KEYS[4] and logs to plan.ulog: this side's account and log.
   local side_keys = { keys[1], key_at(keys, log_index), keys[3], account }
   local plan = { user = req.user, now = req.now, etype = 'coins.spent', ulog = 2, ulogCap = req.cap,
-                 ulogTtl = req.log_ttl, side = side }
+                 ulogTtl = req.log_ttl, side = side, project = req.project }
   return emit_user_event(side_keys, plan, keys[3], {
     'kind', 'coins', 'delta', n2s(-req.amount), 'balance', n2s(balance), 'amount', n2s(req.amount),
     'idempotencyKey', req.key, 'by', req.by, 'reason', req.reason,
@@ -31,7 +31,8 @@ end
 -- user's partition, the account (at index 4, as emit_user_event expects), then the user's sandbox side's account and
 -- event log (LedgerSide.swift; all in the user's slot).
 -- ARGV: user, amount, reason, idempotency key, by (the service key's name), now (ms), the record's TTL (s), the
--- user log's cap and TTL (s).
+-- user log's cap and TTL (s), and the project outside the default one (docs/PROJECTS.md; absent or empty: default),
+-- which the events name.
 -- The coins of both sides count (the user's own app shows both); the sandbox side's are spent first, so that an App
 -- Reviewer's or TestFlight tester's sandbox coins never leave a production balance lower. Each side that pays
 -- writes its own `coins.spent` event, in its own sequence.
@@ -72,7 +73,10 @@ local function spend(keys, argv)
   local balance = primary + sandbox
   if balance < amount then return cjson.encode({ outcome = 'insufficient', balance = n2s(balance) }) end
   local from_sandbox = math.min(sandbox, amount)
-  local req = { user = user, now = now, cap = cap, log_ttl = log_ttl, key = key, by = by, reason = reason }
+  local project = argv[10]
+  if project == '' then project = nil end
+  local req = { user = user, now = now, cap = cap, log_ttl = log_ttl, key = key, by = by, reason = reason,
+                project = project }
   local answer = { outcome = 'spent', amount = n2s(amount), balance = n2s(balance - amount), at = n2s(now) }
   if from_sandbox > 0 then
     req.amount = from_sandbox

@@ -8,14 +8,18 @@
 --   lease     tg:{pN}:webhook:<endpoint>:lease:<subject>  string: the token of the one delivery in flight
 --   dead      tg:{pN}:webhook:<endpoint>:dead      stream: dead letters (the entry's fields and why)
 
--- KEYS: stream, due, cursor   ARGV: group, consumer, count, nowMs
--- Reads up to `count` new entries for the group; a schema-2 entry becomes due now, any other is acknowledged
--- (old format: not this service's). The first entry of a subject the endpoint has no cursor for starts its cursor
--- just below its seq: the group reads in stream order, which is each subject's seq order, so that entry is the
--- subject's earliest this endpoint will see (a new endpoint, or history trimmed away). Returns {read, admitted}.
+-- KEYS: stream, due, cursor   ARGV: group, consumer, count, nowMs, project (the endpoint's; absent or empty: default)
+-- Reads up to `count` new entries for the group; a schema-2 entry of the endpoint's project becomes due now, any other
+-- is acknowledged (old format: not this service's; another project's: another endpoint's, docs/PROJECTS.md) without
+-- touching a cursor, so the endpoint's cursors hold one project's subjects only. The first entry of a subject the
+-- endpoint has no cursor for starts its cursor just below its seq: the group reads in stream order, which is each
+-- subject's seq order, so that entry is the subject's earliest this endpoint will see (a new endpoint, or history
+-- trimmed away). Returns {read, admitted}.
 local function admit(keys, argv)
   local count = count_at(argv, 3, 'count')
   local now = count_at(argv, 4, 'now')
+  local project = argv[5]
+  if project == '' then project = nil end
   local reply = redis.call('XREADGROUP', 'GROUP', argv[1], argv[2], 'COUNT', count, 'STREAMS', keys[1], '>')
   if not reply then return { 0, 0 } end
   local entries = reply[1][2]
@@ -23,9 +27,7 @@ local function admit(keys, argv)
   for _, entry in ipairs(entries) do
     local fields = hash_table(entry[2] or {})
     local seq = tonumber(fields['seq'] or '')
-    -- An event of a project other than the default one (`project`, docs/PROJECTS.md) is not this endpoint's: endpoints
-    -- serve the default project until they name projects, so it is acknowledged unsent rather than mixed in.
-    if fields['event.version'] == '2' and not fields['project'] then
+    if fields['event.version'] == '2' and fields['project'] == project then
       if seq ~= nil and seq >= 1 then
         -- The subject whose sequence the entry counts in (WebhookEvent.subject): the user, the user's sandbox side
         -- (`<user>~sandbox`, its own seq), or the app.
