@@ -1,3 +1,4 @@
+import Core
 import Export
 import Ledger
 import Logging
@@ -9,8 +10,14 @@ import Redis
 import ServiceLifecycle
 
 extension App {
-    /// The consumer group every exporter replica joins on every events stream.
+    /// The consumer group every exporter replica of the default project joins on every events stream.
     static let consumerGroup = "exporter"
+
+    /// The group of the exporters of `project`: ``consumerGroup``, or `exporter:<id>` for another project (each
+    /// project's exporters read the shared events streams at their own pace, docs/PROJECTS.md).
+    static func consumerGroup(of project: ProjectID) -> String {
+        project.isDefault ? consumerGroup : "\(consumerGroup):\(project.rawValue)"
+    }
 
     /// Builds the exporter: the Redis client (export functions loaded), the PostgreSQL client, the schema migrated and
     /// the catalog copied (``Export/ExportSchema``, ``Export/ExportProducts``; PostgreSQL is waited for at start, up to
@@ -25,7 +32,8 @@ extension App {
         startupTimeout: Duration = .seconds(60),
         onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
-        let keys = configuration.shared.keys
+        let keys = configuration.shared.keys.inProject(configuration.project)
+        let consumerGroup = Self.consumerGroup(of: configuration.project)
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
             clientName: "exporter", libraries: [ExportSnapshot.library], logger: logger)
         do {

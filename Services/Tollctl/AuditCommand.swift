@@ -23,12 +23,6 @@ struct AuditCommand: AsyncParsableCommand {
 
     @OptionGroup var project: ProjectOption
 
-    func validate() throws {
-        if export, let id = project.id, id != ProjectID.default.rawValue {
-            throw ValidationError("the export holds the default project only (docs/PROJECTS.md, \"Not yet\")")
-        }
-    }
-
     func run() async throws {
         if export { return try await runExport() }
         // Without --project, every configured project in turn (only `default` without TOLLGATE_APPS's projects).
@@ -59,7 +53,10 @@ struct AuditCommand: AsyncParsableCommand {
     private func runExport() async throws {
         let settings = try ExportDatabase.settings(ProcessInfo.processInfo.environment)
         var differences = 0
+        // One project's export (`--project`, default `default`): each project's exporter writes a database of its own.
+        let exported = try project.resolve()
         try await UserLedgerConnection.with(commandTimeout: .seconds(30)) { redis, keys in
+            let keys = keys.inProject(exported)
             let report = try await settings.withMigratedClient(logger: ExportDatabase.logger) { client in
                 try await ExportAudit(redis: redis, keys: keys, client: client, logger: ExportDatabase.logger).run()
             }

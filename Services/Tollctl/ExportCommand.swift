@@ -7,13 +7,16 @@ import Logging
 
 /// `tollctl export --since DATE`: rebuilds the export's tables from the ledger (``Export/ExportBackfill``) in the
 /// database of `TOLLGATE_POSTGRES_URL` (migrated first), and copies the catalog into `products` when
-/// `TOLLGATE_CATALOG` is set. Prints what it wrote: `events=N users=N transactions=N unreadable=N`.
+/// `TOLLGATE_CATALOG` is set. Prints what it wrote: `events=N users=N transactions=N unreadable=N`. `--project ID`
+/// exports that project's ledger (docs/PROJECTS.md: one database per project).
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Rebuild the PostgreSQL export's tables from the ledger (TOLLGATE_POSTGRES_URL).")
 
     @Option(help: "Export the events from this day on (YYYY-MM-DD, UTC); records and users are always exported whole.")
     var since: String
+
+    @OptionGroup var project: ProjectOption
 
     func validate() throws {
         guard Self.milliseconds(day: since) != nil else { throw ValidationError("--since must be a day, YYYY-MM-DD") }
@@ -28,7 +31,9 @@ struct ExportCommand: AsyncParsableCommand {
         let catalog = try Catalog.configuredIfAny(EnvironmentReader(environment))
         let since = Self.milliseconds(day: since) ?? 0
         let products = catalog
+        let exported = try project.resolve()
         try await UserLedgerConnection.with(commandTimeout: .seconds(30)) { redis, keys in
+            let keys = keys.inProject(exported)
             let report = try await settings.withMigratedClient(logger: ExportDatabase.logger) { client in
                 if let products { try await ExportProducts.replace(with: products, on: client, logger: ExportDatabase.logger) }
                 let writer = ExportWriter(client: client, logger: ExportDatabase.logger)

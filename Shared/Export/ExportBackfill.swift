@@ -37,7 +37,10 @@ package struct ExportBackfill: Sendable {
             var start = "\(max(0, sinceMilliseconds))-0"
             while true {
                 let entries = try await redis.xrange(keys.events(partition: partition).stream, start: start, count: 500)
-                for entry in entries { try await export(entry, since: sinceMilliseconds, into: &report) }
+                // The streams are every project's: only this one's entries (``Keys/project``).
+                for entry in entries where ProjectID(field: entry.string("project")) == keys.project {
+                    try await export(entry, since: sinceMilliseconds, into: &report)
+                }
                 guard entries.count == 500, let last = entries.last.flatMap({ StreamID($0.id) }) else { break }
                 start = "(\(last)"
             }

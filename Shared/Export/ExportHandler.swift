@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Logging
 import Pipeline
@@ -59,9 +60,9 @@ package struct ExportHandler: Sendable {
 
     /// What became of the entry: exported (or nothing to export), dead, or abandoned at shutdown.
     private func outcome(of message: StreamMessage) async -> Outcome {
-        // The export database holds the default project's rows (docs/PROJECTS.md): another project's entries are not
-        // written as if they were its users'.
-        if message.entry.string("project") != nil {
+        // The export database holds one project's rows (``keys``' project, TOLLGATE_EXPORT_PROJECT; docs/PROJECTS.md):
+        // another project's entries are not written as if they were its users'.
+        guard ProjectID(field: message.entry.string("project")) == keys.project else {
             metrics.skipped()
             return .done
         }

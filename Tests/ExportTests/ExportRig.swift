@@ -1,3 +1,4 @@
+import Core
 import Export
 import Foundation
 import Ledger
@@ -31,11 +32,12 @@ struct ExportRig: Sendable {
         }
     }
 
-    /// Starts an exporter replica (``App/build``) on the rig's Redis and database.
-    func exporter(consumer: String, claimMinIdle: Duration = .seconds(3)) async throws -> RunningExporter {
+    /// Starts an exporter replica (``App/build``) of `project` on the rig's Redis and database.
+    func exporter(consumer: String, claimMinIdle: Duration = .seconds(3), project: ProjectID = .default) async throws -> RunningExporter {
         var configuration = ExporterConfiguration(
             shared: SharedConfiguration(redis: ledger.server.configuration(), keys: ledger.keys), postgres: settings,
             catalog: testCatalog)
+        configuration.project = project
         configuration.metricsHost = "127.0.0.1"
         configuration.metricsPort = 0
         configuration.claimMinIdle = claimMinIdle
@@ -89,13 +91,14 @@ struct ExportRig: Sendable {
         return rows
     }
 
-    /// Whether every partition's events stream has been exported (nothing pending or unread in the group).
-    func drained() async throws -> Bool {
+    /// Whether every partition's events stream has been exported (nothing pending or unread in the group of
+    /// `project`'s exporters).
+    func drained(project: ProjectID = .default) async throws -> Bool {
         for partition in ledger.keys.partitions {
             let stream = ledger.keys.events(partition: partition).stream
             // A stream the exporter has not created its group on yet (MKSTREAM) is not drained.
             guard let groups = try? await ledger.redis.xinfoGroups(stream) else { return false }
-            guard let group = groups.first(where: { $0.name == App.consumerGroup }) else { return false }
+            guard let group = groups.first(where: { $0.name == App.consumerGroup(of: project) }) else { return false }
             guard group.pending == 0, group.lag == 0 else { return false }
         }
         return true

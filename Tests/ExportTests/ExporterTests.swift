@@ -1,3 +1,4 @@
+import Core
 import Export
 import Foundation
 import Ledger
@@ -107,6 +108,39 @@ import Testing
             // A hand-edited sandbox row is named with its side.
             try await rig.client.perform("UPDATE sandbox_users SET coins = 7", logger: testLogger)
             #expect(try await rig.audit().differences == ["user alice (sandbox side): coins differ"])
+        }
+    }
+
+    /// Issue 33: each project's exporter writes its own project's rows only (one database per project,
+    /// `TOLLGATE_EXPORT_PROJECT`): alice of `games` is exported by the games exporter, alice of `default` is not, and
+    /// the audit of the games ledger against that database is clean.
+    @Test func aProjectsExporterWritesThatProjectOnly() async throws {
+        try await ExportRig.with(partitions: 2) { rig in
+            let games = try #require(ProjectID("games"))
+            var applier = rig.ledger.applier
+            applier.projectCatalogs = [games: testCatalog]
+            func deliver(_ event: PurchaseEvent) async throws {
+                let id = try await rig.ledger.submit(event)
+                for read in try await rig.ledger.read() where read.id == id {
+                    _ = try await applier.apply(entry: read.entry, partition: read.partition)
+                }
+            }
+            try await deliver(Fixture.client("alice", [Sale.coins("d1", price: 9900)], environment: "Production"))
+            var bought = Fixture.client("alice", [Sale.coins("g1", quantity: 2, price: 4900)], environment: "Production")
+            bought.project = games.rawValue
+            try await deliver(bought)
+
+            let exporter = try await rig.exporter(consumer: "g1", project: games)
+            #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained(project: games) })
+            try await exporter.shutdown()
+            #expect(try await rig.strings("SELECT user_id || ' ' || coins FROM users") == ["alice 200"])
+            #expect(try await rig.strings("SELECT transaction_id FROM transactions") == ["g1"])
+            let report = try await ExportAudit(
+                redis: rig.ledger.redis, keys: rig.ledger.keys.inProject(games), client: rig.client, logger: testLogger
+            ).run()
+            #expect(report.differences.isEmpty && report.users == 1, "\(report)")
+            // The default project's audit of this database names its missing rows: the projects are apart.
+            #expect(!(try await rig.audit().differences.isEmpty))
         }
     }
 
