@@ -40,7 +40,10 @@ extension IngestRoutes {
         guard let status = try await redisRead({ try await readStatus(jobID) }) else {
             throw IngestError.notFound("no job \(jobID)")
         }
-        guard principal.mayRead(user: status.userID) else { throw IngestError.forbidden("this job belongs to another user") }
+        // A job of another project is another user's, whatever its user id (docs/PROJECTS.md).
+        guard principal.mayRead(user: status.userID), ProjectID(field: status.project) == principal.project else {
+            throw IngestError.forbidden("this job belongs to another user")
+        }
         return JobStatusBody.response(.ok, status)
     }
 

@@ -129,7 +129,9 @@ extension IngestRoutes {
             countedBytes: submission.payload.count, dedupeKey: keys.partitionKey(partition, "dedupe", dedupeHash))
         // A client's job is its user's project's; Apple's are placed by the verifier, from the app Apple signed.
         if source == .client { job.project = project }
-        let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
+        var status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
+        // Only the project's own callers read it (``IngestRoutes/job(_:jobID:)``).
+        status.project = job.project.label
         let limits = IngestFunctions.Limits(
             maxJobs: configuration.maxBacklog,
             maxBytes: source == .apple ? configuration.backlogBytesApple : configuration.backlogBytesClient,

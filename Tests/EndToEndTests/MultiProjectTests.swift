@@ -29,6 +29,11 @@ struct MultiProjectTests {
             "com.example.coins100", type: "Consumable", extra: ["bundleId": SystemHarness.gameBundleId])
         let game = try await ingest.submitTransaction(user: user, signedTransaction: inGame.signedTransaction, secret: games)
         #expect(game.status == "fulfilled", "\(game)")
+        // The job is the games user's: the default project's user of the same id cannot read it.
+        let foreign = try await ingest.send(.get, "/v1/jobs/\(game.jobId)", auth: .user(user))
+        #expect(foreign.status == 403, "\(foreign.status) \(foreign.text)")
+        let own = try await ingest.send(.get, "/v1/jobs/\(game.jobId)", auth: .userSigned(user, secret: games))
+        #expect(own.status == 200, "\(own.status) \(own.text)")
         try await system.awaitCoins(user, 2100)
         #expect(try await ingest.entitlements(user: user, secret: games).coins == 100)
 

@@ -43,10 +43,11 @@ import Testing
             }
             let stream = Self.keys.jobs().stream
             let id = try await Self.pendingEntry(redis, stream: stream)
-            let status = JobStatus(
+            var status = JobStatus(
                 jobID: "j1", state: .rejected, kind: .receipt, userID: "alice", source: "client", reason: "receipt_malformed",
                 message: "The receipt is not an App Store receipt.", attempt: 3, nextAttemptAtMilliseconds: 7,
                 updatedAtMilliseconds: 5, verifiedAtMilliseconds: 6, resultJSON: #"{"outcome":"rejected"}"#)
+            status.project = "games"
             let written = Set(status.fields.map(\.0))
             #expect(written == Set(JobStatus.Field.allCases.map(\.rawValue)).subtracting([JobStatus.Field.movedTo.rawValue]))
             let moved = PipelineWrite.status(

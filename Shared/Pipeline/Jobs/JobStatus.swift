@@ -6,7 +6,8 @@ import Redis
 ///
 /// Hash fields (``Field``): `state`, `kind`, `user`, `source`, `reason` (a stable code), `message`, `attempt`,
 /// `next.at` (ms), `updated.at` (ms), `verified.at` (ms), `result` (JSON of the final outcome, e.g. what was
-/// credited), `moved.to` (a partition). Every writer, in Swift or Lua, goes through `Lua/jobs.lua`'s `write_status`,
+/// credited), `moved.to` (a partition), `project` (a client job's project other than `default`, docs/PROJECTS.md: only
+/// that project's callers read it). Every writer, in Swift or Lua, goes through `Lua/jobs.lua`'s `write_status`,
 /// which takes these names only (``write(keys:partition:expireSeconds:)`` hands it a ``PipelineWrite/status``).
 package struct JobStatus: Sendable, Hashable {
     /// The status hash's field names, declared once here for Swift (and in `Lua/jobs.lua`'s `STATUS_FIELDS` for Lua:
@@ -18,6 +19,7 @@ package struct JobStatus: Sendable, Hashable {
         case verifiedAt = "verified.at"
         case result
         case movedTo = "moved.to"
+        case project
     }
 
     package var jobID: String
@@ -34,6 +36,8 @@ package struct JobStatus: Sendable, Hashable {
     /// When the verifier handed the job's event to the fulfiller.
     package var verifiedAtMilliseconds: Int64?
     package var resultJSON: String?
+    /// The submitting user's project when it is not `default` (``Core/ProjectID/label``).
+    package var project: String?
 
     /// How long a job's status is kept after its last change.
     package static let retentionSeconds = 7 * 24 * 3600
@@ -74,6 +78,7 @@ package struct JobStatus: Sendable, Hashable {
         if let nextAttemptAtMilliseconds { fields.append((.nextAt, String(nextAttemptAtMilliseconds))) }
         if let verifiedAtMilliseconds { fields.append((.verifiedAt, String(verifiedAtMilliseconds))) }
         if let resultJSON { fields.append((.result, resultJSON)) }
+        if let project { fields.append((.project, project)) }
         return fields.map { ($0.0.rawValue, $0.1) }
     }
 
@@ -103,5 +108,6 @@ package struct JobStatus: Sendable, Hashable {
         updatedAtMilliseconds = value(.updatedAt).flatMap { Int64($0) } ?? 0
         verifiedAtMilliseconds = value(.verifiedAt).flatMap { Int64($0) }
         resultJSON = value(.result)
+        project = value(.project)
     }
 }

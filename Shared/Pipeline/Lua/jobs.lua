@@ -14,7 +14,7 @@ end
 local STATUS_FIELDS = {
   ['state'] = true, ['kind'] = true, ['user'] = true, ['source'] = true, ['reason'] = true, ['message'] = true,
   ['attempt'] = true, ['next.at'] = true, ['updated.at'] = true, ['verified.at'] = true, ['result'] = true,
-  ['moved.to'] = true,
+  ['moved.to'] = true, ['project'] = true,
 }
 
 -- Fails unless every name of the flat name/value list `fields`, and every name in `clear`, is a status field (and
