@@ -87,7 +87,7 @@ import Testing
             #expect(try await h.redis.send("EXISTS", shop2.transaction(user: "alice", transactionId: "a1")).int == 0)
             #expect(try await h.redis.send("GET", shop2.binding(originalTransactionId: "b1")).string == "alice")
             #expect(try await h.redis.send("EXISTS", h.keys.binding(originalTransactionId: "b1")).int == 0)
-            let entries = try await h.redis.xrange(h.keys.events().stream)
+            let entries = try await h.events("alice")
             let projects = entries.filter { $0.string("user") == "alice" }.map { $0.string("project") }
             #expect(projects == [nil, "shop2"])
             let ids = Set(entries.compactMap { $0.string("event.id") })
