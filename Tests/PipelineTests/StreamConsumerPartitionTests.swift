@@ -177,7 +177,7 @@ func partitionedKeys(_ count: Int) throws -> Keys {
                 return .complete
             }
             let run = RunningServices([consumer])
-            #expect(await eventually { await order.count >= 300 })
+            #expect(await eventually(timeout: .seconds(60)) { await order.count >= 300 })
             try await addEntries(pool, stream: keys.jobs(partition: 1).stream, partition: 1, count: 1, from: 1)
             let before = await order.count
             #expect(try await eventually { try await pool.xlen(keys.jobs(partition: 0).stream) == 0 })
