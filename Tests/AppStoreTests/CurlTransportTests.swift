@@ -132,7 +132,7 @@ import Testing
             for task in tasks {
                 await #expect(throws: CancellationError.self) { _ = try await task.value }
             }
-            let response = try await transport.send(HTTPTransportRequest(method: .get, url: server.url("/ping"), timeout: .seconds(2)))
+            let response = try await transport.send(HTTPTransportRequest(method: .get, url: server.url("/ping"), timeout: .seconds(30)))
             #expect(response.status == 200)
         }
     }

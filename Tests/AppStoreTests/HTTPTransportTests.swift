@@ -51,7 +51,7 @@ import Testing
             let response = try await transport.send(
                 HTTPTransportRequest(
                     method: .put, url: server.url("/echo?a=1"), headers: ["X-Custom": "yes", "Content-Type": "application/json"],
-                    body: Data(#"{"k":"v"}"#.utf8), timeout: .seconds(5)))
+                    body: Data(#"{"k":"v"}"#.utf8), timeout: .seconds(30)))
             #expect(response.status == 503)
             #expect(response.header("x-reason") == "busy")
             #expect(response.header("X-REASON") == "busy")

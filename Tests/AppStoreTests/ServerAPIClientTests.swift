@@ -37,7 +37,7 @@ import Testing
 
     static func withAPI(
         environment: AppStoreEnvironment = .production,
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         _ body: (Harness) async throws -> Void
     ) async throws {
         let server = try await StubHTTPServer.start()

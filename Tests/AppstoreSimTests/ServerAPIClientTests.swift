@@ -16,7 +16,7 @@ struct ServerAPIClientTests {
             configuration: AppStoreServerAPIConfiguration(
                 issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "TESTKEY123", privateKeyPEM: key.pemRepresentation,
                 bundleId: "com.example.app", environment: environment,
-                productionURL: sim.url(""), sandboxURL: sim.url("/sandbox"), timeout: .seconds(5)))
+                productionURL: sim.url(""), sandboxURL: sim.url("/sandbox"), timeout: .seconds(30)))
     }
 
     @Test func everyEndpointAnswersTheClientWithVerifiableData() async throws {
