@@ -2,27 +2,15 @@ import Core
 import Pipeline
 import Redis
 
-/// Typed calls of the `tollgate_notifier_v1` Redis Function library (`Lua/notifier.lua`, where each function's
+/// Typed calls of the `tollgate_notifier_v2` Redis Function library (`Lua/notifier.lua`, where each function's
 /// `KEYS`, `ARGV` and answer are written down). Every call touches one endpoint's keys in one partition
 /// (``WebhookKeys``) and that partition's events stream: one slot.
 package enum NotifierFunctions {
     package static let library = RedisFunctionLibrary(
-        "notifier", version: 1, functions: ["admit", "take", "take_one", "begin", "finish", "retry"],
+        "notifier", version: 2, functions: ["pull", "finish", "retry"],
         parts: [SharedLua.common, PackageResources.notifier_lua])
 
-    /// What ``begin(on:keys:event:token:lease:now:recheck:)`` decided.
-    package enum Gate: String, Sendable {
-        /// The lease is ours: deliver.
-        case go
-        /// Delivered or dead-lettered already.
-        case done
-        /// An earlier seq of the subject is not finished.
-        case blocked
-        /// Another delivery of the subject is in flight.
-        case busy
-    }
-
-    /// How an entry ends (``finish(on:keys:group:event:token:outcome:now:reason:)``).
+    /// How an entry ends (``finish(on:keys:group:entryID:subject:seq:token:outcome:now:reason:next:)``).
     package enum Outcome: String, Sendable {
         /// A 2xx answered.
         case delivered
@@ -34,92 +22,89 @@ package enum NotifierFunctions {
         case done
     }
 
-    /// Reads up to `count` new entries into the endpoint's schedule: those of `project` (the endpoint's); the others
-    /// are acknowledged unsent. Returns how many were read and admitted.
-    package static func admit(
-        on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, consumer: String, count: Int, now: Int64,
-        project: ProjectID = .default
-    ) async throws -> (read: Int, admitted: Int) {
-        let reply = try await library.call(
-            "admit", on: redis, keys: [keys.stream, keys.due, keys.cursor],
-            arguments: [group, consumer, String(count), String(now), project.label ?? ""])
-        guard let parts = reply.array, parts.count == 2, let read = parts[0].int, let admitted = parts[1].int else {
-            throw RedisError.protocolError("notifier admit returned \(reply)")
+    /// An entry ``pull(on:keys:group:consumer:read:take:now:token:lease:recheck:horizon:project:)`` or ``finish(on:keys:group:entryID:subject:seq:token:outcome:now:reason:next:)`` took, and what
+    /// to do with it.
+    package struct Taken: Sendable {
+        package enum State: String, Sendable {
+            /// The subject's lease is ``Taken/token``'s: deliver.
+            case go
+            /// The entry has no readable `seq`: dead-letter it.
+            case unreadable
+            /// An earlier seq is missing and the entry is past the horizon: dead-letter it, so later ones go on.
+            case expired
         }
-        return (Int(read), Int(admitted))
+
+        package var entry: StreamEntry
+        /// Failed attempts so far.
+        package var attempts: Int
+        /// The token the lease (``State/go``) is held under, and the one to finish with.
+        package var token: String
+        package var state: State
     }
 
-    /// Takes up to `count` entries due at `now`, each reserved for `reserve`; with their failed attempts so far.
-    package static func take(
-        on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, now: Int64, count: Int, reserve: Duration
-    ) async throws -> [(entry: StreamEntry, attempts: Int)] {
+    /// One step of the loop in one partition: reads up to `read` new entries into the endpoint's schedule (those of
+    /// `project`, the endpoint's; the others are acknowledged unsent), then takes up to `take` entries due at `now`,
+    /// each through the subject's cursor and lease with the token `<token>/<entry id>` (held for `lease`). Entries
+    /// already finished are acknowledged, and ones whose subject is busy or blocked stay scheduled: only those to
+    /// act on come back. Returns how many were read and admitted, and those.
+    package static func pull(
+        on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, consumer: String, read: Int, take: Int,
+        now: Int64, token: String, lease: Duration, recheck: Duration, horizon: Duration, project: ProjectID = .default
+    ) async throws -> (read: Int, admitted: Int, taken: [Taken]) {
         let reply = try await library.call(
-            "take", on: redis, keys: [keys.due, keys.stream, keys.attempts],
-            arguments: [group, String(now), String(count), String(reserve.milliseconds)])
-        return try items(reply)
-    }
-
-    /// `[[id, fields, attempts], …]` as entries.
-    private static func items(_ reply: RedisReply) throws -> [(entry: StreamEntry, attempts: Int)] {
-        guard let items = reply.array else { throw RedisError.protocolError("notifier take returned \(reply)") }
-        return try items.map { item in
-            guard let parts = item.array, parts.count == 3, let id = parts[0].string, let flat = parts[1].array,
-                flat.count.isMultiple(of: 2), let attempts = parts[2].int
-            else { throw RedisError.protocolError("notifier take returned an item \(item)") }
-            var fields: [String: [UInt8]] = [:]
-            for index in stride(from: 0, to: flat.count, by: 2) {
-                guard let name = flat[index].string, let value = flat[index + 1].bytes else {
-                    throw RedisError.protocolError("notifier take returned a non-string field in \(id)")
-                }
-                fields[name] = value
-            }
-            return (StreamEntry(id: id, fields: fields), Int(attempts))
-        }
-    }
-
-    /// ``take(on:keys:group:now:count:reserve:)`` of the one entry `id`, when it is due at `now`; else nil.
-    package static func takeOne(
-        on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, id: String, now: Int64, reserve: Duration
-    ) async throws -> (entry: StreamEntry, attempts: Int)? {
-        let reply = try await library.call(
-            "take_one", on: redis, keys: [keys.due, keys.stream, keys.attempts],
-            arguments: [group, String(now), id, String(reserve.milliseconds)])
-        guard case .array = reply else { return nil }
-        return try items(.array([reply])).first
-    }
-
-    /// Asks to deliver `event` now, leasing its subject for `lease` under `token`.
-    package static func begin(
-        on redis: any RedisCommandExecutor, keys: WebhookKeys, event: WebhookEvent, token: String, lease: Duration,
-        now: Int64, recheck: Duration
-    ) async throws -> Gate {
-        let reply = try await library.call(
-            "begin", on: redis, keys: [keys.cursor, keys.lease(event.subject), keys.due, keys.waiting],
+            "pull", on: redis, keys: [keys.stream, keys.due, keys.cursor, keys.attempts, keys.waiting],
             arguments: [
-                event.subject, String(event.seq), token, String(lease.milliseconds), String(now), event.entryID,
-                String(recheck.milliseconds),
+                group, consumer, String(read), String(now), project.label ?? "", String(take), token,
+                String(lease.milliseconds), String(recheck.milliseconds), String(horizon.milliseconds), keys.lease(""),
             ])
-        guard let word = reply.array?.first?.string, let gate = Gate(rawValue: word) else {
-            throw RedisError.protocolError("notifier begin returned \(reply)")
-        }
-        return gate
+        guard let parts = reply.array, parts.count == 3, let read = parts[0].int, let admitted = parts[1].int,
+            let items = parts[2].array
+        else { throw RedisError.protocolError("notifier pull returned \(reply)") }
+        return (Int(read), Int(admitted), try items.map { try taken($0, state: nil) })
     }
 
-    /// Ends `entryID` (seq `seq` of `subject`; seq 0 for an unreadable entry) with `outcome`. Returns whether this
-    /// call acknowledged it, and the entry of the subject's next seq it made due, if one was waiting.
+    /// `{id, fields, attempts, token, state}` (state absent: ``Taken/State/go``) as a ``Taken``.
+    private static func taken(_ item: RedisReply, state: Taken.State?) throws -> Taken {
+        guard let parts = item.array, parts.count >= 4, let id = parts[0].string, let flat = parts[1].array,
+            flat.count.isMultiple(of: 2), let attempts = parts[2].int, let token = parts[3].string,
+            let state = state ?? parts.dropFirst(4).first?.string.flatMap(Taken.State.init(rawValue:))
+        else { throw RedisError.protocolError("notifier returned an item \(item)") }
+        var fields: [String: [UInt8]] = [:]
+        fields.reserveCapacity(flat.count / 2)
+        for index in stride(from: 0, to: flat.count, by: 2) {
+            guard let name = flat[index].string, let value = flat[index + 1].bytes else {
+                throw RedisError.protocolError("notifier returned a non-string field in \(id)")
+            }
+            fields[name] = value
+        }
+        return Taken(entry: StreamEntry(id: id, fields: fields), attempts: Int(attempts), token: token, state: state)
+    }
+
+    /// Ends `entryID` (seq `seq` of `subject`; seq 0 for an entry without one) with `outcome`. When the subject's next
+    /// seq was waiting on this one, it is due now, and with `next` (a token and a lease) it is taken at once under that
+    /// token, as ``pull(on:keys:group:consumer:read:take:now:token:lease:recheck:horizon:project:)`` would: the caller
+    /// delivers it next in the same call's answer. Returns whether this call acknowledged the entry, the next seq's
+    /// entry id when it was made due, and the entry itself when it was taken.
     @discardableResult
     package static func finish(
         on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, entryID: String, subject: String, seq: Int64,
-        token: String, outcome: Outcome, now: Int64, reason: String = ""
-    ) async throws -> (acknowledged: Bool, next: String?) {
+        token: String, outcome: Outcome, now: Int64, reason: String = "", next: (token: String, lease: Duration)? = nil
+    ) async throws -> (acknowledged: Bool, next: String?, taken: Taken?) {
         let reply = try await library.call(
             "finish", on: redis,
             keys: [keys.cursor, keys.lease(subject), keys.due, keys.attempts, keys.waiting, keys.stream, keys.dead],
-            arguments: [group, entryID, subject, String(seq), token, outcome.rawValue, String(now), reason])
+            arguments: [
+                group, entryID, subject, String(seq), token, outcome.rawValue, String(now), reason, next?.token ?? "",
+                String(next?.lease.milliseconds ?? 0),
+            ])
         guard let parts = reply.array, parts.count == 2, let acked = parts[0].int else {
             throw RedisError.protocolError("notifier finish returned \(reply)")
         }
-        return (acked == 1, parts[1].string)
+        if case .array = parts[1] {
+            let taken = try taken(parts[1], state: .go)
+            return (acked == 1, taken.entry.id, taken)
+        }
+        return (acked == 1, parts[1].string, nil)
     }
 
     /// Records a failed attempt and makes the entry due at `due` (ms). False when another delivery holds the lease.

@@ -6,12 +6,13 @@ import ServiceLifecycle
 import Synchronization
 
 /// Delivers one endpoint's events from every partition's events stream (consumer group `webhook:<name>`), with any
-/// number of replicas (Services/Notifier/README.md, "How delivery works"). One loop goes round the partitions:
-/// `admit` reads new entries into the endpoint's schedule (`due`), `take` reserves entries that are due, and each
-/// is delivered in its own task — at most `concurrency` at once, one probe while the breaker is half open, none while
-/// it is open. A delivery asks `begin` for its subject's cursor and lease, posts, and ends with `finish` (2xx, or
-/// dead past the horizon) or `retry` (backoff with full jitter, at least `Retry-After`). A Redis or handler fault
-/// is logged and leaves the entry scheduled; it comes back when its reservation or lease ends.
+/// number of replicas (Services/Notifier/README.md, "How delivery works"). One loop goes round the partitions: one
+/// `pull` per partition reads new entries into the endpoint's schedule (`due`) and takes those due, each through its
+/// subject's cursor and lease, and each taken entry is delivered in its own task — at most `concurrency` at once, one
+/// probe while the breaker is half open, none while it is open. A delivery posts and ends with `finish` (2xx, or dead
+/// past the horizon), which also takes the subject's next seq when it waited, or with `retry` (backoff with full
+/// jitter, at least `Retry-After`). A Redis or handler fault is logged and leaves the entry scheduled; it comes back
+/// when its lease ends.
 package final class WebhookDelivery: Service {
     package let endpoint: WebhookEndpoint
     let keys: [WebhookKeys]
@@ -24,6 +25,8 @@ package final class WebhookDelivery: Service {
     let logger: Logger
     private let breaker: Mutex<CircuitBreaker>
     private let inFlight = Mutex(0)
+    /// The last lease token's number (``newToken()``).
+    private let tokens = Mutex(UInt64(0))
     /// Yielded each time a delivery task ends: a loop whose slots are all taken waits for it instead of polling.
     private let slotFreed = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
@@ -90,20 +93,16 @@ package final class WebhookDelivery: Service {
             let partition = keys[(start + offset) % keys.count]
             do {
                 let now = clock.nowMilliseconds()
-                let admitted = try await NotifierFunctions.admit(
-                    on: redis, keys: partition, group: endpoint.group, consumer: consumer, count: configuration.batch, now: now,
-                    project: endpoint.project)
-                if admitted.read > 0 { worked = true }
                 let (free, probe) = freeSlots(now: now)
-                guard free > 0 else {
-                    saturated = !probe && breaker.withLock { $0.allowance(now: now) } == .closed
-                    continue
-                }
-                let taken = try await NotifierFunctions.take(
-                    on: redis, keys: partition, group: endpoint.group, now: now, count: free, reserve: configuration.lease)
-                if probe, !taken.isEmpty { breaker.withLock { $0.beginProbe() } }
-                for item in taken {
-                    worked = true
+                // One call reads new entries and takes (leases) what is due: a step of the loop costs one round trip.
+                let pulled = try await NotifierFunctions.pull(
+                    on: redis, keys: partition, group: endpoint.group, consumer: consumer, read: configuration.batch,
+                    take: free, now: now, token: newToken(), lease: configuration.lease, recheck: configuration.recheck,
+                    horizon: configuration.horizon, project: endpoint.project)
+                if pulled.read > 0 || !pulled.taken.isEmpty { worked = true }
+                if free == 0 { saturated = !probe && breaker.withLock { $0.allowance(now: now) } == .closed }
+                if probe, !pulled.taken.isEmpty { breaker.withLock { $0.beginProbe() } }
+                for item in pulled.taken {
                     inFlight.withLock { $0 += 1 }
                     group.addTask {
                         await self.deliverChain(item, keys: partition, probe: probe)
@@ -129,39 +128,50 @@ package final class WebhookDelivery: Service {
         }
     }
 
-    /// Delivers a taken entry, then — in the same slot — each next seq of its subject that its finish woke, while
-    /// the breaker is closed: a user's backlog goes at the speed of the endpoint, not of the loop's polling.
-    private func deliverChain(_ item: (entry: StreamEntry, attempts: Int), keys partition: WebhookKeys, probe: Bool) async {
-        var next: (entry: StreamEntry, attempts: Int)? = item
+    /// A lease token of this replica: its consumer name and a counter, unique across replicas and calls.
+    private func newToken() -> String {
+        let number = tokens.withLock { count in
+            count &+= 1
+            return count
+        }
+        return "\(consumer):\(number)"
+    }
+
+    /// Delivers a taken entry, then — in the same slot — each next seq of its subject that its finish took, while the
+    /// breaker is closed: a user's backlog goes at the speed of the endpoint, not of the loop's polling.
+    private func deliverChain(_ item: NotifierFunctions.Taken, keys partition: WebhookKeys, probe: Bool) async {
+        var next: NotifierFunctions.Taken? = item
+        var first = true
         while let current = next {
-            next = nil
-            let woken = await deliver(current.entry, attempts: current.attempts, keys: partition)
-            // A probe that made no request (its entry was blocked or busy) lets the next one go; one that did has
-            // closed or reopened the breaker already.
-            if probe { breaker.withLock { $0.endProbe() } }
-            let now = clock.nowMilliseconds()
-            guard let woken, !Self.shouldStop, breaker.withLock({ $0.allowance(now: now) }) == .closed else { return }
-            next = try? await NotifierFunctions.takeOne(
-                on: redis, keys: partition, group: endpoint.group, id: woken, now: now, reserve: configuration.lease)
+            // A probe goes alone: the next seq waits for the breaker's verdict and the loop.
+            let chain = !(probe && first)
+            next = await deliver(current, keys: partition, chain: chain)
+            // A probe that made no request lets the next one go; one that did has closed or reopened the breaker.
+            if probe && first { breaker.withLock { $0.endProbe() } }
+            first = false
         }
     }
 
-    /// Delivers one taken entry, as far as its subject's cursor and lease allow. Returns the entry of the subject's
-    /// next seq when finishing this one made it due.
-    func deliver(_ entry: StreamEntry, attempts: Int, keys partition: WebhookKeys) async -> String? {
+    /// Delivers one taken entry. Returns the subject's next seq when finishing this one took it (only with `chain`,
+    /// while the breaker is closed and the service is not stopping).
+    func deliver(_ item: NotifierFunctions.Taken, keys partition: WebhookKeys, chain: Bool = true) async -> NotifierFunctions.Taken? {
+        let entry = item.entry
         do {
-            guard let event = WebhookEvent(entry: entry) else {
+            guard item.state != .unreadable, let event = WebhookEvent(entry: entry) else {
+                // Dead-lettered with its own seq when it has one (the cursor moves past it, a visible dead letter),
+                // else with seq 0 (nothing to move: the subject's later events go on past the horizon).
+                let seq = entry.string("seq").flatMap(Int64.init).flatMap { $0 > 0 ? $0 : nil } ?? 0
                 try await NotifierFunctions.finish(
                     on: redis, keys: partition, group: endpoint.group, entryID: entry.id,
                     subject: WebhookEvent.subject(
                         user: entry.string("user").flatMap { $0.isEmpty ? nil : $0 },
-                        side: LedgerSide(label: entry.string("side")) ?? .primary), seq: 0,
-                    token: "", outcome: .dead, now: clock.nowMilliseconds(), reason: "malformed: not a schema-2 event")
+                        side: LedgerSide(label: entry.string("side")) ?? .primary), seq: item.state == .unreadable ? 0 : seq,
+                    token: item.token, outcome: .dead, now: clock.nowMilliseconds(), reason: "malformed: not a schema-2 event")
                 metrics.outcome(endpoint.name, "malformed")
                 logger.warning("Malformed event dead-lettered", metadata: ["entry": "\(entry.id)"])
                 return nil
             }
-            return try await deliver(event, attempts: attempts, keys: partition)
+            return try await deliver(event, attempts: item.attempts, token: item.token, state: item.state, keys: partition, chain: chain)
         } catch is CancellationError {
             // Shutting down: the lease ends and the entry is taken again.
         } catch {
@@ -170,40 +180,29 @@ package final class WebhookDelivery: Service {
         return nil
     }
 
-    private func deliver(_ event: WebhookEvent, attempts: Int, keys partition: WebhookKeys) async throws -> String? {
-        let token = "\(consumer):\(UUID().uuidString)"
-        let now = clock.nowMilliseconds()
-        let gate = try await NotifierFunctions.begin(
-            on: redis, keys: partition, event: event, token: token, lease: configuration.lease, now: now,
-            recheck: configuration.recheck)
-        switch gate {
-        case .go:
-            break
-        case .done:
-            return try await finish(event, partition, token: token, .done)
-        case .busy:
-            return nil
-        case .blocked:
-            // The earlier seq is gone (trimmed before it was delivered): once this one is past the horizon too, it
-            // goes to the dead letters and the subject's later events go on.
-            if now - event.writtenAtMilliseconds > configuration.horizon.milliseconds + configuration.lease.milliseconds {
-                metrics.outcome(endpoint.name, "dead")
-                return try await finish(event, partition, token: token, .dead, reason: "predecessor_missing")
-            }
-            return nil
+    private func deliver(
+        _ event: WebhookEvent, attempts: Int, token: String, state: NotifierFunctions.Taken.State, keys partition: WebhookKeys,
+        chain: Bool
+    ) async throws -> NotifierFunctions.Taken? {
+        if state == .expired {
+            // The earlier seq is gone (trimmed before it was delivered) and this one is past the horizon too: it goes
+            // to the dead letters and the subject's later events go on.
+            metrics.outcome(endpoint.name, "dead")
+            return try await finish(event, partition, token: token, .dead, reason: "predecessor_missing", chain: chain)
         }
         guard endpoint.wants(event.type) else {
             metrics.outcome(endpoint.name, "skipped")
-            return try await finish(event, partition, token: token, .skipped)
+            return try await finish(event, partition, token: token, .skipped, chain: chain)
         }
-        let attempt = try await sender.send(body: event.body, eventID: event.eventID, to: endpoint, timestamp: now / 1000)
+        let attempt = try await sender.send(
+            body: event.body, eventID: event.eventID, to: endpoint, timestamp: clock.nowMilliseconds() / 1000)
         let after = clock.nowMilliseconds()
         switch attempt {
         case .delivered:
             breaker.withLock { $0.recordSuccess() }
             metrics.outcome(endpoint.name, "delivered")
             metrics.latency(endpoint.name, milliseconds: after - event.writtenAtMilliseconds)
-            return try await finish(event, partition, token: token, .delivered)
+            return try await finish(event, partition, token: token, .delivered, chain: chain)
         case .failed(let reason, let status, let retryAfter):
             if Self.isEndpointFailure(status: status) {
                 let open = breaker.withLock { breaker in
@@ -220,7 +219,7 @@ package final class WebhookDelivery: Service {
                 logger.warning(
                     "Webhook dead-lettered past the horizon",
                     metadata: ["event.id": "\(event.eventID)", "attempts": "\(attempts + 1)", "reason": "\(reason)"])
-                return try await finish(event, partition, token: token, .dead, reason: "horizon: \(reason)")
+                return try await finish(event, partition, token: token, .dead, reason: "horizon: \(reason)", chain: chain)
             } else {
                 try await NotifierFunctions.retry(on: redis, keys: partition, event: event, token: token, due: due)
                 metrics.outcome(endpoint.name, "failed")
@@ -232,14 +231,18 @@ package final class WebhookDelivery: Service {
         }
     }
 
-    /// Returns the entry of the subject's next seq when this made it due.
+    /// Finishes `event`; with `chain`, while the breaker is closed and the service runs, the same call takes the
+    /// subject's next seq when it waited on this one, and returns it.
     private func finish(
-        _ event: WebhookEvent, _ partition: WebhookKeys, token: String, _ outcome: NotifierFunctions.Outcome, reason: String = ""
-    ) async throws -> String? {
-        try await NotifierFunctions.finish(
+        _ event: WebhookEvent, _ partition: WebhookKeys, token: String, _ outcome: NotifierFunctions.Outcome, reason: String = "",
+        chain: Bool
+    ) async throws -> NotifierFunctions.Taken? {
+        let now = clock.nowMilliseconds()
+        let goOn = chain && !Self.shouldStop && breaker.withLock({ $0.allowance(now: now) }) == .closed
+        return try await NotifierFunctions.finish(
             on: redis, keys: partition, group: endpoint.group, entryID: event.entryID, subject: event.subject, seq: event.seq,
-            token: token, outcome: outcome, now: clock.nowMilliseconds(), reason: reason
-        ).next
+            token: token, outcome: outcome, now: now, reason: reason, next: goOn ? (newToken(), configuration.lease) : nil
+        ).taken
     }
 
     /// Whether a failed attempt says the endpoint (not this event) is in trouble: no response, 408, 429 or 5xx.

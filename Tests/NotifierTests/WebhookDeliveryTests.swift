@@ -236,19 +236,19 @@ struct WebhookDeliveryTests {
             await receiver.respond(to: "/hook", with: [StubResponse(status: 204)])
             let first = try await rig.writer.append(user: "u1")
             let second = try await rig.writer.append(user: "u1")
-            // A replica admits and takes u1's first event, wins its lease (1 s), and dies before it posts.
+            // A replica pulls u1's first event, wins its lease (1 s), and dies before it posts.
             let keys = rig.keys.webhook("crm", partition: rig.keys.partition(ofUser: "u1"))
             _ = try await rig.redis.xgroupCreate(keys.stream, group: "webhook:crm", startID: "0", makeStream: true)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            _ = try await NotifierFunctions.admit(on: rig.redis, keys: keys, group: "webhook:crm", consumer: "dead", count: 10, now: now)
-            let taken = try await NotifierFunctions.take(
-                on: rig.redis, keys: keys, group: "webhook:crm", now: now, count: 1, reserve: .seconds(1))
-            let event = try #require(taken.first.flatMap { WebhookEvent(entry: $0.entry) })
-            #expect(event.eventID == first.eventID)
-            #expect(
-                try await NotifierFunctions.begin(
-                    on: rig.redis, keys: keys, event: event, token: "dead:1", lease: .seconds(1), now: now, recheck: .seconds(1))
-                    == .go)
+            let pulled = try await NotifierFunctions.pull(
+                on: rig.redis, keys: keys, group: "webhook:crm", consumer: "dead", read: 10, take: 1, now: now, token: "dead:1",
+                lease: .seconds(1), recheck: .seconds(1), horizon: .seconds(3600))
+            #expect(pulled.read == 2 && pulled.admitted == 2)
+            let taken = try #require(pulled.taken.first)
+            #expect(pulled.taken.count == 1)
+            #expect(taken.state == .go && taken.token == "dead:1/\(taken.entry.id)")
+            #expect(WebhookEvent(entry: taken.entry)?.eventID == first.eventID)
+            #expect(try await rig.redis.send(RedisCommand("GET", keys.lease("u1"))).string == taken.token)
             let started = ContinuousClock.now
             let replica = rig.replica(endpoint(receiver.url("/hook")), consumer: "r2")
             #expect(try await eventually { try await rig.cursor("crm", user: "u1") == 2 })

@@ -8,7 +8,17 @@
 --   lease     tg:{pN}:webhook:<endpoint>:lease:<subject>  string: the token of the one delivery in flight
 --   dead      tg:{pN}:webhook:<endpoint>:dead      stream: dead letters (the entry's fields and why)
 
--- KEYS: stream, due, cursor   ARGV: group, consumer, count, nowMs, project (the endpoint's; absent or empty: default)
+-- The subject whose sequence an entry's `seq` counts in (WebhookEvent.subject): the user, the user's sandbox side
+-- (`<user>~sandbox`, its own seq), or the app.
+local function subject_of(fields)
+  local user = fields['user']
+  if user == nil or user == '' then return '~app' end
+  if fields['side'] == 'sandbox' then return user .. '~sandbox' end
+  return user
+end
+
+-- `pull`'s first step. KEYS: stream, due, cursor   ARGV: group, consumer, count, nowMs, project (the endpoint's;
+-- absent or empty: default)
 -- Reads up to `count` new entries for the group; a schema-2 entry of the endpoint's project becomes due now, any other
 -- is acknowledged (old format: not this service's; another project's: another endpoint's, docs/PROJECTS.md) without
 -- touching a cursor, so the endpoint's cursors hold one project's subjects only. The first entry of a subject the
@@ -29,12 +39,7 @@ local function admit(keys, argv)
     local seq = tonumber(fields['seq'] or '')
     if fields['event.version'] == '2' and fields['project'] == project then
       if seq ~= nil and seq >= 1 then
-        -- The subject whose sequence the entry counts in (WebhookEvent.subject): the user, the user's sandbox side
-        -- (`<user>~sandbox`, its own seq), or the app.
-        local subject = fields['user']
-        if subject == nil or subject == '' then subject = '~app'
-        elseif fields['side'] == 'sandbox' then subject = subject .. '~sandbox' end
-        redis.call('HSETNX', keys[3], subject, n2s(seq - 1))
+        redis.call('HSETNX', keys[3], subject_of(fields), n2s(seq - 1))
       end
       redis.call('ZADD', keys[2], 'NX', n2s(now), entry[1])
       admitted = admitted + 1
@@ -45,66 +50,117 @@ local function admit(keys, argv)
   return { #entries, admitted }
 end
 
--- KEYS: due, stream, attempts   ARGV: group, nowMs, count, reserveMs
--- Takes up to `count` entries due now, reserving each for `reserveMs` (another replica does not take it meanwhile).
--- Returns {{id, fields, attempts}, …}; an entry no longer in the stream (trimmed) is dropped and acknowledged.
-local function take(keys, argv)
-  local now = count_at(argv, 2, 'now')
-  local count = count_at(argv, 3, 'count')
-  local reserve = count_at(argv, 4, 'reserve')
-  local ids = redis.call('ZRANGE', keys[1], '-inf', n2s(now), 'BYSCORE', 'LIMIT', 0, count)
-  local out = {}
-  for _, id in ipairs(ids) do
-    local found = redis.call('XRANGE', keys[2], id, id)
-    if #found == 0 then
-      redis.call('ZREM', keys[1], id)
-      redis.call('HDEL', keys[3], id)
-      redis.call('XACK', keys[2], argv[1], id)
-    else
-      redis.call('ZADD', keys[1], 'XX', n2s(now + reserve), id)
-      out[#out + 1] = { id, found[1][2], tonumber(redis.call('HGET', keys[3], id) or '0') }
-    end
-  end
-  return out
+-- The milliseconds of a stream entry id (when the ledger wrote it).
+local function written_at(id)
+  return tonumber(string.match(id, '^(%d+)')) or 0
 end
 
--- KEYS: cursor, lease, due, waiting   ARGV: subject, seq, token, leaseMs, nowMs, id, recheckMs
--- Whether the entry (seq `seq` of `subject`) may be delivered now:
---   {'go', cursor}      cursor = seq-1 and the lease is now ours (for leaseMs; the entry due again when it ends)
---   {'done', cursor}    seq is at or below the cursor: delivered or dead already
---   {'blocked', cursor} an earlier seq is not finished: remembered in `waiting`, looked at again after recheckMs
---                       or as soon as seq-1 finishes
---   {'busy', cursor}    another delivery of this subject holds the lease: due again when the lease ends
-local function begin(keys, argv)
-  local seq = count_at(argv, 2, 'seq')
-  local lease = count_at(argv, 4, 'lease')
-  local now = count_at(argv, 5, 'now')
-  local recheck = count_at(argv, 7, 'recheck')
-  local cursor = tonumber(redis.call('HGET', keys[1], argv[1]) or '0')
-  if seq <= cursor then return { 'done', cursor } end
+-- Whether entry `id` (seq `seq` of `subject`) may be delivered now, for `token`:
+--   'go'      cursor = seq-1 and the subject's lease is now `token`'s (for leaseMs; the entry due again when it ends)
+--   'done'    seq is at or below the cursor: delivered or dead already
+--   'blocked' an earlier seq is not finished: remembered in `waiting`, looked at again after recheckMs or as soon as
+--             seq-1 finishes
+--   'busy'    another delivery of this subject holds the lease: due again when the lease ends
+-- `k` holds the keys: cursor, due, waiting, and lease (the subject's: `<base>:lease:<subject>`). The lease key is the
+-- one key a function here builds instead of receiving in KEYS: it is named by the entry the function reads, and it
+-- shares the partition's hash tag with every declared key, so it is in the same slot (Redis refuses only keys of
+-- another slot, docs/CLUSTER.md). Its layout is the one v1 used, so v1 and v2 replicas exclude each other in a rollout.
+local function gate(k, subject, seq, id, token, lease, now, recheck)
+  local cursor = tonumber(redis.call('HGET', k.cursor, subject) or '0')
+  if seq <= cursor then return 'done' end
   if seq > cursor + 1 then
-    redis.call('HSET', keys[4], argv[1] .. '\n' .. n2s(seq), argv[6])
-    redis.call('ZADD', keys[3], 'XX', n2s(now + recheck), argv[6])
-    return { 'blocked', cursor }
+    redis.call('HSET', k.waiting, subject .. '\n' .. n2s(seq), id)
+    redis.call('ZADD', k.due, 'XX', n2s(now + recheck), id)
+    return 'blocked'
   end
-  local holder = redis.call('GET', keys[2])
-  if holder and holder ~= argv[3] then
-    local left = redis.call('PTTL', keys[2])
+  local holder = redis.call('GET', k.lease)
+  if holder and holder ~= token then
+    local left = redis.call('PTTL', k.lease)
     if left < 10 then left = 10 end
-    redis.call('ZADD', keys[3], 'XX', n2s(now + left), argv[6])
-    return { 'busy', cursor }
+    redis.call('ZADD', k.due, 'XX', n2s(now + left), id)
+    return 'busy'
   end
-  redis.call('SET', keys[2], argv[3], 'PX', lease)
-  redis.call('ZADD', keys[3], 'XX', n2s(now + lease), argv[6])
-  return { 'go', cursor }
+  redis.call('SET', k.lease, token, 'PX', lease)
+  redis.call('ZADD', k.due, 'XX', n2s(now + lease), id)
+  return 'go'
+end
+
+-- Ends entry `id` without a request when it was finished already ('done' from `gate`): out of the schedule and
+-- acknowledged; the subject's next seq, when it waits, due now.
+local function drop_done(k, group, id, subject, seq, now)
+  redis.call('ZREM', k.due, id)
+  redis.call('HDEL', k.attempts, id)
+  redis.call('HDEL', k.waiting, subject .. '\n' .. n2s(seq))
+  redis.call('XACK', k.stream, group, id)
+  local next_key = subject .. '\n' .. n2s(seq + 1)
+  local next_id = redis.call('HGET', k.waiting, next_key)
+  if next_id then
+    redis.call('HDEL', k.waiting, next_key)
+    redis.call('ZADD', k.due, 'XX', n2s(now), next_id)
+  end
+end
+
+-- KEYS: stream, due, cursor, attempts, waiting
+-- ARGV: group, consumer, readCount, nowMs, project, takeCount, tokenBase, leaseMs, recheckMs, horizonMs, leasePrefix
+-- One step of the loop for one partition: `admit` (readCount new entries), then takes up to `takeCount` entries due
+-- now and puts each through `gate` with the token `<tokenBase>/<id>`. An entry no longer in the stream (trimmed) is
+-- dropped and acknowledged; a 'done' one is acknowledged (`drop_done`); a 'busy' or 'blocked' one stays scheduled.
+-- Returns {read, admitted, {{id, fields, attempts, token, state}, …}} with state 'go' (the lease is the token's:
+-- deliver), 'unreadable' (no seq: the caller dead-letters it) or 'expired' (blocked, and past horizonMs plus a lease
+-- since it was written: its predecessor is gone, the caller dead-letters it so the subject's later events go on).
+local function pull(keys, argv)
+  local now = count_at(argv, 4, 'now')
+  local take_count = count_at(argv, 6, 'takeCount')
+  local lease = count_at(argv, 8, 'lease')
+  local recheck = count_at(argv, 9, 'recheck')
+  local horizon = count_at(argv, 10, 'horizon')
+  local prefix = argv[11] or ''
+  if prefix == '' then fail('bad lease prefix') end
+  local k = { stream = keys[1], due = keys[2], cursor = keys[3], attempts = keys[4], waiting = keys[5] }
+  local admitted = admit({ keys[1], keys[2], keys[3] }, argv)
+  local out = {}
+  if take_count == 0 then return { admitted[1], admitted[2], out } end
+  local ids = redis.call('ZRANGE', k.due, '-inf', n2s(now), 'BYSCORE', 'LIMIT', 0, take_count)
+  for _, id in ipairs(ids) do
+    local found = redis.call('XRANGE', k.stream, id, id)
+    if #found == 0 then
+      redis.call('ZREM', k.due, id)
+      redis.call('HDEL', k.attempts, id)
+      redis.call('XACK', k.stream, argv[1], id)
+    else
+      local flat = found[1][2]
+      local fields = hash_table(flat)
+      local seq = tonumber(fields['seq'] or '')
+      local attempts = tonumber(redis.call('HGET', k.attempts, id) or '0')
+      local token = argv[7] .. '/' .. id
+      if seq == nil or seq < 1 or seq ~= math.floor(seq) then
+        redis.call('ZADD', k.due, 'XX', n2s(now + lease), id)
+        out[#out + 1] = { id, flat, attempts, token, 'unreadable' }
+      else
+        local subject = subject_of(fields)
+        k.lease = prefix .. subject
+        local state = gate(k, subject, seq, id, token, lease, now, recheck)
+        if state == 'go' then
+          out[#out + 1] = { id, flat, attempts, token, 'go' }
+        elseif state == 'done' then
+          drop_done(k, argv[1], id, subject, seq, now)
+        elseif state == 'blocked' and now - written_at(id) > horizon + lease then
+          out[#out + 1] = { id, flat, attempts, token, 'expired' }
+        end
+      end
+    end
+  end
+  return { admitted[1], admitted[2], out }
 end
 
 -- KEYS: cursor, lease, due, attempts, waiting, stream, dead
--- ARGV: group, id, subject, seq, token, outcome (delivered | skipped | dead | done), nowMs, reason
+-- ARGV: group, id, subject, seq, token, outcome (delivered | skipped | dead | done), nowMs, reason, nextToken, leaseMs
 -- Finishes the entry: the cursor moves up to seq (never down), the lease is let go when it is still ours, the entry
--- leaves `due`/`attempts` and is acknowledged, a `dead` one is copied to the dead letters first, and the subject's
--- next seq, when it waits, is due now. Returns {1 when this call acknowledged the entry (0: it was already), the
--- id of the next seq it made due, or false}: the caller may go on with that one at once (`take_one`).
+-- leaves `due`/`attempts`/`waiting` and is acknowledged, a `dead` one is copied to the dead letters first. When the
+-- subject's next seq waits, it is due now, and with a nextToken it is taken at once: through `gate` with that token,
+-- so the caller goes on with it in the same slot without another call.
+-- Returns {acked (1 when this call acknowledged the entry, 0: it was already), next} where next is false, the next
+-- seq's id (made due, not taken: no nextToken), or {id, fields, attempts, token} (taken: its lease is nextToken's).
 local function finish(keys, argv)
   local seq = count_at(argv, 4, 'seq')
   local now = count_at(argv, 7, 'now')
@@ -112,13 +168,17 @@ local function finish(keys, argv)
   if outcome ~= 'delivered' and outcome ~= 'skipped' and outcome ~= 'dead' and outcome ~= 'done' then
     fail('bad outcome ' .. tostring(outcome))
   end
-  local cursor = tonumber(redis.call('HGET', keys[1], argv[3]) or '0')
-  if outcome ~= 'done' and seq > cursor then redis.call('HSET', keys[1], argv[3], n2s(seq)) end
+  local next_token = argv[9] or ''
+  local lease = 0
+  if next_token ~= '' then lease = count_at(argv, 10, 'lease') end
+  local subject = argv[3]
+  local cursor = tonumber(redis.call('HGET', keys[1], subject) or '0')
+  if outcome ~= 'done' and seq > cursor then redis.call('HSET', keys[1], subject, n2s(seq)) end
   if redis.call('GET', keys[2]) == argv[5] then redis.call('DEL', keys[2]) end
   local attempts = redis.call('HGET', keys[4], argv[2]) or '0'
   redis.call('ZREM', keys[3], argv[2])
   redis.call('HDEL', keys[4], argv[2])
-  redis.call('HDEL', keys[5], argv[3] .. '\n' .. n2s(seq))
+  redis.call('HDEL', keys[5], subject .. '\n' .. n2s(seq))
   if outcome == 'dead' then
     local found = redis.call('XRANGE', keys[6], argv[2], argv[2])
     if #found == 1 and redis.call('XPENDING', keys[6], argv[1], argv[2], argv[2], 1)[1] then
@@ -131,31 +191,27 @@ local function finish(keys, argv)
     end
   end
   local acked = redis.call('XACK', keys[6], argv[1], argv[2])
-  local next_key = argv[3] .. '\n' .. n2s(seq + 1)
+  local next_key = subject .. '\n' .. n2s(seq + 1)
   local next_id = redis.call('HGET', keys[5], next_key)
-  if next_id then
-    redis.call('HDEL', keys[5], next_key)
-    if not redis.call('ZSCORE', keys[3], next_id) then
-      next_id = false
-    else
-      redis.call('ZADD', keys[3], 'XX', n2s(now), next_id)
-    end
+  if not next_id then return { acked, false } end
+  redis.call('HDEL', keys[5], next_key)
+  if not redis.call('ZSCORE', keys[3], next_id) then return { acked, false } end
+  redis.call('ZADD', keys[3], 'XX', n2s(now), next_id)
+  if next_token == '' then return { acked, next_id } end
+  local found = redis.call('XRANGE', keys[6], next_id, next_id)
+  if #found == 0 then
+    redis.call('ZREM', keys[3], next_id)
+    redis.call('HDEL', keys[4], next_id)
+    redis.call('XACK', keys[6], argv[1], next_id)
+    return { acked, false }
   end
-  return { acked, next_id or false }
-end
-
--- KEYS: due, stream, attempts   ARGV: group, nowMs, id, reserveMs
--- `take` of one entry by id: when it is due now, reserves it and returns {id, fields, attempts}; otherwise (another
--- replica or the loop took it meanwhile, or it is finished) returns false.
-local function take_one(keys, argv)
-  local now = count_at(argv, 2, 'now')
-  local reserve = count_at(argv, 4, 'reserve')
-  local score = redis.call('ZSCORE', keys[1], argv[3])
-  if not score or tonumber(score) > now then return false end
-  local found = redis.call('XRANGE', keys[2], argv[3], argv[3])
-  if #found == 0 then return false end
-  redis.call('ZADD', keys[1], 'XX', n2s(now + reserve), argv[3])
-  return { argv[3], found[1][2], tonumber(redis.call('HGET', keys[3], argv[3]) or '0') }
+  local k = {
+    cursor = keys[1], lease = keys[2], due = keys[3], attempts = keys[4], waiting = keys[5], stream = keys[6],
+  }
+  local state = gate(k, subject, seq + 1, next_id, next_token, lease, now, lease)
+  if state == 'done' then drop_done(k, argv[1], next_id, subject, seq + 1, now) end
+  if state ~= 'go' then return { acked, false } end
+  return { acked, { next_id, found[1][2], tonumber(redis.call('HGET', keys[4], next_id) or '0'), next_token } }
 end
 
 -- KEYS: lease, due, attempts   ARGV: id, token, dueMs
@@ -171,9 +227,6 @@ local function retry(keys, argv)
   return 1
 end
 
-register('admit', admit)
-register('take', take)
-register('begin', begin)
+register('pull', pull)
 register('finish', finish)
 register('retry', retry)
-register('take_one', take_one)
