@@ -10,7 +10,7 @@ import Testing
 struct NotificationDeliveryTests {
     /// Polls `/sim/notifications/{uuid}` until `done` holds or 10 s pass.
     static func waitFor(_ sim: SimHarness, _ uuid: String, _ done: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let (_, body) = try await sim.get("/sim/notifications/\(uuid)")
             if done(body) { return body }

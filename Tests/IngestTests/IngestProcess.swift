@@ -55,12 +55,17 @@ struct IngestProcess {
         try await body(running)
     }
 
+    /// Until `/readyz` answers 200 on `readiness`, and the main port answers at all (with `TOLLGATE_OPS_PORT` the two
+    /// listeners start apart: a loaded machine has had the operators' one ready first).
     private func waitUntilReady(on readiness: IngestProcess) async throws {
         for _ in 0..<300 {
             if let response = try? await http.send(
                 HTTPTransportRequest(
                     method: .get, url: try #require(URL(string: readiness.base + "/readyz")), timeout: .seconds(2))),
-                response.status == 200
+                response.status == 200,
+                (try? await http.send(
+                    HTTPTransportRequest(method: .get, url: try #require(URL(string: base + "/readyz")), timeout: .seconds(2))))
+                    != nil
             {
                 return
             }

@@ -28,8 +28,10 @@ struct NotifierRig {
         }
     }
 
-    /// Delivery settings with test-sized times.
-    static func fastDelivery(lease: Duration = .seconds(2), horizon: Duration = .seconds(60)) -> WebhookDeliveryConfiguration {
+    /// Delivery settings with test-sized times. The lease stays well above the sender's 5 s timeout: a full parallel
+    /// test run has kept a loopback answer past 1 s, and a request that times out is sent again (a duplicate the
+    /// receiver sees).
+    static func fastDelivery(lease: Duration = .seconds(10), horizon: Duration = .seconds(60)) -> WebhookDeliveryConfiguration {
         var configuration = WebhookDeliveryConfiguration()
         configuration.pollInterval = .milliseconds(10)
         configuration.lease = lease
@@ -47,7 +49,7 @@ struct NotifierRig {
     ) -> RunningDelivery {
         let delivery = WebhookDelivery(
             endpoint: endpoint, keys: keys.partitions.map { keys.webhook(endpoint.name, partition: $0) }, redis: redis,
-            sender: WebhookSender(transport: WebhookSender.makeTransport(connectionsPerHost: 8), timeout: .seconds(1)),
+            sender: WebhookSender(transport: WebhookSender.makeTransport(connectionsPerHost: 8), timeout: .seconds(5)),
             configuration: configuration, consumer: consumer, logger: testLogger)
         let group = ServiceGroup(configuration: .init(services: [delivery], logger: testLogger))
         return RunningDelivery(group: group, task: Task { try await group.run() })

@@ -196,7 +196,10 @@ struct WebhookDeliveryTests {
             try await replica.shutdown()
             // u-bad's first event is retried and its later ones wait behind it; they are never sent out of order.
             #expect(received.filter { $0.user == "u-bad" }.allSatisfy { $0.seq == 1 })
-            #expect(received.filter { $0.user == "u-good" }.map(\.seq) == [1, 2, 3])
+            // At least once: a request the loaded machine timed out may come twice; the first arrivals are in order.
+            var seen = Set<String>()
+            let firstArrivals = received.filter { $0.user == "u-good" && seen.insert($0.eventID).inserted }
+            #expect(firstArrivals.map(\.seq) == [1, 2, 3])
             #expect(try await rig.cursor("crm", user: "u-bad") == 0)
         }
     }
@@ -220,7 +223,7 @@ struct WebhookDeliveryTests {
 
             let redrive = try await WebhookDeadLetters(redis: rig.redis, keys: rig.keys).redrive(
                 target, partitions: Array(rig.keys.partitions),
-                sender: WebhookSender(transport: WebhookSender.makeTransport(connectionsPerHost: 1), timeout: .seconds(1)),
+                sender: WebhookSender(transport: WebhookSender.makeTransport(connectionsPerHost: 1), timeout: .seconds(5)),
                 now: { Int64(Date().timeIntervalSince1970 * 1000) }, limit: 100)
             #expect(redrive == WebhookDeadLetters.Redrive(delivered: 3, failed: 0, unreadable: 0))
             #expect(try await rig.deadCount("crm") == 0)

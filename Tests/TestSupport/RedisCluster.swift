@@ -176,7 +176,7 @@ package final class RedisCluster: Sendable {
     }
 
     private func waitForPing(_ node: Node) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if node.process.runningPID() == nil {
                 throw StartError(description: "redis-server exited at start; see \(node.directory.path)/redis.log")
@@ -184,7 +184,7 @@ package final class RedisCluster: Sendable {
             if RedisServer.answersPing(port: node.port) { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw StartError(description: "node \(node.port) did not answer PING within 10 s")
+        throw StartError(description: "node \(node.port) did not answer PING within 30 s")
     }
 
     private func create(cli: URL) async throws {

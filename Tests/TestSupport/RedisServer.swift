@@ -109,7 +109,7 @@ package final class RedisServer: Sendable {
             "--logfile", directory.appendingPathComponent("redis.log").path,
         ]
         try process.run(executable: executable, arguments: arguments)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if process.runningPID() == nil {
                 let log = directory.appendingPathComponent("redis.log").path
@@ -118,7 +118,7 @@ package final class RedisServer: Sendable {
             if Self.answersPing(port: port) { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw StartError(description: "redis-server on port \(port) did not answer PING within 10 s")
+        throw StartError(description: "redis-server on port \(port) did not answer PING within 30 s")
     }
 
     private static func findExecutable() throws -> URL {
