@@ -15,7 +15,7 @@ package struct RedisCommand: Sendable, Hashable {
     }
 
     /// The command name for logs (never the arguments, which may hold secrets or payloads).
-    var name: String {
+    package var name: String {
         arguments.first.map { String(decoding: $0, as: UTF8.self).uppercased() } ?? ""
     }
 

@@ -45,15 +45,12 @@ extension RedisClusterClient {
     /// The primary for `route` by the current map (read first if there is none yet). A slot no primary serves
     /// goes to any primary, whose `MOVED` or `CLUSTERDOWN` is then handled like any other.
     func primary(for route: ClusterRoute) async throws -> Endpoint {
-        var map = state.withLock { $0.map }
-        if map.isEmpty { map = try await refresh() }
-        if case .slot(let slot) = route, let primary = map.primaries[slot] { return primary }
-        let primaries = map.allPrimaries
-        guard !primaries.isEmpty else { throw RedisError.connectionFailed("the cluster has no primary serving slots") }
-        return state.withLock { state in
-            state.nextPrimary += 1
-            return primaries[state.nextPrimary % primaries.count]
+        if let primary = state.withLock({ $0.router.primary(for: route) }) { return primary }
+        _ = try await refresh()
+        guard let primary = state.withLock({ $0.router.primary(for: route) }) else {
+            throw RedisError.connectionFailed("the cluster has no primary serving slots")
         }
+        return primary
     }
 
     /// Reads `CLUSTER SLOTS` from the first node that answers (reachable known nodes, then the seeds, then
@@ -83,12 +80,7 @@ extension RedisClusterClient {
     }
 
     private func readSlotMap() async throws -> ClusterSlotMap {
-        let (known, unreachable) = state.withLock { ($0.map.allNodes, $0.unreachable) }
-        var candidates: [Endpoint] = []
-        for node in known + configuration.seeds where !candidates.contains(node) && !unreachable.contains(node) {
-            candidates.append(node)
-        }
-        candidates += (known + configuration.seeds).filter { unreachable.contains($0) && !candidates.contains($0) }
+        let candidates = state.withLock { $0.router.refreshCandidates(seeds: configuration.seeds) }
         var lastError: any Error = RedisError.connectionFailed("no cluster node to ask")
         for node in candidates {
             do {
@@ -96,11 +88,9 @@ extension RedisClusterClient {
                 let map = try ClusterSlotMap(clusterSlots: reply, fallbackHost: node.host)
                 guard !map.isEmpty else { throw RedisError.protocolError("CLUSTER SLOTS from \(node) lists no slots") }
                 state.withLock { state in
-                    state.map = map
-                    state.unreachable.remove(node)
+                    state.router.install(map, from: node)
                     state.refreshing = nil
                     state.lastRefresh = .now
-                    state.counters.refreshes += 1
                 }
                 return map
             } catch RedisError.closed {
@@ -108,7 +98,7 @@ extension RedisClusterClient {
                 break
             } catch {
                 lastError = error
-                if case RedisError.connectionFailed = error { state.withLock { _ = $0.unreachable.insert(node) } }
+                if case RedisError.connectionFailed = error { state.withLock { $0.router.markUnreachable(node) } }
             }
         }
         state.withLock { $0.refreshing = nil }
