@@ -53,8 +53,8 @@ extension RedisClusterClient {
         return primary
     }
 
-    /// Reads `CLUSTER SLOTS` from the first node that answers (reachable known nodes, then the seeds, then
-    /// nodes that recently failed) and installs it; concurrent callers share one read.
+    /// Reads the slot map (``readSlotMap(from:)``) from the first node that answers (reachable known nodes, then the
+    /// seeds, then nodes that recently failed) and installs it; concurrent callers share one read.
     @discardableResult
     func refresh() async throws -> ClusterSlotMap {
         let task: Task<ClusterSlotMap, any Error> = try state.withLock { state in
@@ -84,9 +84,8 @@ extension RedisClusterClient {
         var lastError: any Error = RedisError.connectionFailed("no cluster node to ask")
         for node in candidates {
             do {
-                let reply = try await connection(to: node).send("CLUSTER", "SLOTS")
-                let map = try ClusterSlotMap(clusterSlots: reply, fallbackHost: node.host)
-                guard !map.isEmpty else { throw RedisError.protocolError("CLUSTER SLOTS from \(node) lists no slots") }
+                let map = try await readSlotMap(from: node)
+                guard !map.isEmpty else { throw RedisError.protocolError("the slot map from \(node) lists no slots") }
                 state.withLock { state in
                     state.router.install(map, from: node)
                     state.refreshing = nil
@@ -103,5 +102,25 @@ extension RedisClusterClient {
         }
         state.withLock { $0.refreshing = nil }
         throw lastError
+    }
+
+    /// `CLUSTER SHARDS` from `node`; `CLUSTER SLOTS` when `node` answers that with an error reply. `CLUSTER SLOTS` is
+    /// deprecated since Redis 7.0, which added `CLUSTER SHARDS`; a server before 7.0 (or a proxy that lacks it)
+    /// answers `ERR unknown subcommand`, and is then asked with `CLUSTER SLOTS` — from then on directly, without
+    /// asking for `SHARDS` at each refresh. Only an error reply falls back: an I/O failure is the node's, not the
+    /// command's, and is handled like any other by the caller.
+    private func readSlotMap(from node: Endpoint) async throws -> ClusterSlotMap {
+        let connection = try connection(to: node)
+        if !state.withLock({ $0.slotsOnly }) {
+            do {
+                return try ClusterSlotMap(clusterShards: try await connection.send("CLUSTER", "SHARDS"), fallbackHost: node.host)
+            } catch RedisError.server(let code, _) {
+                logger.info(
+                    "redis cluster node refused CLUSTER SHARDS; reading CLUSTER SLOTS",
+                    metadata: ["redis.node": "\(node)", "redis.error": "\(code)"])
+                state.withLock { $0.slotsOnly = true }
+            }
+        }
+        return try ClusterSlotMap(clusterSlots: try await connection.send("CLUSTER", "SLOTS"), fallbackHost: node.host)
     }
 }

@@ -3,7 +3,7 @@ import ServiceLifecycle
 
 /// A Redis Cluster client: the ``RedisCommandExecutor`` the services use, over one multiplexed
 /// ``RedisConnection`` per node (created when first needed), routing each command to the primary of its keys'
-/// slot (``ClusterRoute``) by a slot map read with `CLUSTER SLOTS`.
+/// slot (``ClusterRoute``) by a slot map read with `CLUSTER SHARDS` (`CLUSTER SLOTS` from a server before Redis 7.0).
 ///
 /// Redirections and retries, and why each is safe:
 /// - `MOVED` and `ASK` replies mean the node did **not** execute the command (it checks the slot before
@@ -38,7 +38,7 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
         package var clusterDown = 0
         /// Commands that found their node unreachable (`connectionFailed`) and were sent again.
         package var unreachable = 0
-        /// Slot maps read with `CLUSTER SLOTS`.
+        /// Slot maps read (`CLUSTER SHARDS`, or `CLUSTER SLOTS` from a server before Redis 7.0).
         package var refreshes = 0
         /// Nodes that were given the remembered libraries again after `Function not found`.
         package var functionReloads = 0
@@ -52,6 +52,8 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
         var connections: [Endpoint: RedisConnection] = [:]
         var refreshing: Task<ClusterSlotMap, any Error>?
         var lastRefresh: ContinuousClock.Instant?
+        /// A node refused `CLUSTER SHARDS` (a server before Redis 7.0): maps are read with `CLUSTER SLOTS` from now on.
+        var slotsOnly = false
         /// Library name → source, from every `FUNCTION LOAD` sent through this client.
         var libraries: [String: String] = [:]
         var closed = false
