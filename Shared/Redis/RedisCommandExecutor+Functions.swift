@@ -1,7 +1,7 @@
 extension RedisCommandExecutor {
     /// `FUNCTION LOAD REPLACE <source>`; returns the library name.
     package func functionLoad(_ source: String) async throws -> String {
-        let reply = try await send(RedisCommand("FUNCTION", "LOAD", "REPLACE", source))
+        let reply = try await send(RedisCommand("FUNCTION", arguments: ["LOAD", "REPLACE", source], keysAt: []))
         guard let name = reply.string else {
             throw RedisError.protocolError("FUNCTION LOAD returned \(reply)")
         }
@@ -14,6 +14,6 @@ extension RedisCommandExecutor {
         keys: [any RedisArgumentConvertible],
         arguments: [any RedisArgumentConvertible]
     ) async throws -> RedisReply {
-        try await send(RedisCommand("FCALL", arguments: [function, keys.count] + keys + arguments))
+        try await send(RedisCommand("FCALL", arguments: [function, keys.count] + keys + arguments, keysAt: 2..<(2 + keys.count)))
     }
 }

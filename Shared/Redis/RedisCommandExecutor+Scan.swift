@@ -17,7 +17,7 @@ extension RedisCommandExecutor {
     ) async throws {
         var cursor = "0"
         repeat {
-            let reply = try await redis.send(RedisCommand("SCAN", cursor, "MATCH", pattern, "COUNT", count))
+            let reply = try await redis.send(RedisCommand("SCAN", arguments: [cursor, "MATCH", pattern, "COUNT", count], keysAt: []))
             guard let parts = reply.array, parts.count == 2, let next = parts[0].string, let found = parts[1].array else {
                 throw RedisError.protocolError("SCAN returned \(reply)")
             }

@@ -11,7 +11,7 @@ extension RedisCommandExecutor {
             arguments.append(name)
             arguments.append(value)
         }
-        let reply = try await send(RedisCommand("XADD", arguments: arguments))
+        let reply = try await send(RedisCommand("XADD", arguments: arguments, keysAt: [0]))
         if reply.isNull { return nil }
         guard let entryID = reply.string else { throw RedisError.protocolError("XADD returned \(reply)") }
         return entryID
@@ -24,7 +24,7 @@ extension RedisCommandExecutor {
         var arguments: [any RedisArgumentConvertible] = ["CREATE", stream, group, startID]
         if makeStream { arguments.append("MKSTREAM") }
         do {
-            _ = try await send(RedisCommand("XGROUP", arguments: arguments))
+            _ = try await send(RedisCommand("XGROUP", arguments: arguments, keysAt: [1]))
             return true
         } catch RedisError.server(code: "BUSYGROUP", _) {
             return false
@@ -44,7 +44,8 @@ extension RedisCommandExecutor {
             timeout = block == .zero ? .zero : block + commandTimeout
         }
         arguments += ["STREAMS", stream, id]
-        let reply = try await send(RedisCommand("XREADGROUP", arguments: arguments), timeout: timeout)
+        let command = RedisCommand("XREADGROUP", arguments: arguments, keysAt: [arguments.count - 2])
+        let reply = try await send(command, timeout: timeout)
         if reply.isNull { return [] }
         guard let streams = reply.array else { throw RedisError.protocolError("XREADGROUP returned \(reply)") }
         var entries: [StreamEntry] = []
@@ -60,7 +61,7 @@ extension RedisCommandExecutor {
     /// `XACK stream group id…`; returns how many were acknowledged (0 without sending if `ids` is empty).
     package func xack(_ stream: String, group: String, ids: [String]) async throws -> Int {
         if ids.isEmpty { return 0 }
-        return try await integer(RedisCommand("XACK", arguments: [stream, group] + ids))
+        return try await integer(RedisCommand("XACK", arguments: [stream, group] + ids, keysAt: [0]))
     }
 
     /// `XAUTOCLAIM stream group consumer min-idle start COUNT n` (Redis 7 three-element reply).
@@ -68,8 +69,7 @@ extension RedisCommandExecutor {
         _ stream: String, group: String, consumer: String, minIdle: Duration, start: String = "0-0", count: Int
     ) async throws -> AutoClaimResult {
         let reply = try await send(
-            RedisCommand(
-                "XAUTOCLAIM", stream, group, consumer, minIdle.milliseconds, start, "COUNT", count))
+            RedisCommand("XAUTOCLAIM", key: stream, group, consumer, minIdle.milliseconds, start, "COUNT", count))
         guard let parts = reply.array, parts.count >= 2, let next = parts[0].string else {
             throw RedisError.protocolError("XAUTOCLAIM returned \(reply)")
         }
@@ -81,7 +81,7 @@ extension RedisCommandExecutor {
 
     /// The summary form `XPENDING stream group`.
     package func xpendingSummary(_ stream: String, group: String) async throws -> PendingSummary {
-        let reply = try await send(RedisCommand("XPENDING", stream, group))
+        let reply = try await send(RedisCommand("XPENDING", key: stream, group))
         guard let parts = reply.array, parts.count == 4, let count = parts[0].int else {
             throw RedisError.protocolError("XPENDING summary returned \(reply)")
         }
@@ -106,7 +106,7 @@ extension RedisCommandExecutor {
         if let minIdle { arguments += ["IDLE", minIdle.milliseconds] }
         arguments += [start, end, count]
         if let consumer { arguments.append(consumer) }
-        let reply = try await send(RedisCommand("XPENDING", arguments: arguments))
+        let reply = try await send(RedisCommand("XPENDING", arguments: arguments, keysAt: [0]))
         guard let rows = reply.array else { throw RedisError.protocolError("XPENDING returned \(reply)") }
         return try rows.map { row in
             guard let fields = row.array, fields.count == 4, let id = fields[0].string,
@@ -120,14 +120,14 @@ extension RedisCommandExecutor {
 
     /// `XINFO GROUPS stream`.
     package func xinfoGroups(_ stream: String) async throws -> [StreamGroupInfo] {
-        let reply = try await send(RedisCommand("XINFO", "GROUPS", stream))
+        let reply = try await send(RedisCommand("XINFO", arguments: ["GROUPS", stream], keysAt: [1]))
         guard let groups = reply.array else { throw RedisError.protocolError("XINFO GROUPS returned \(reply)") }
         return try groups.map(StreamGroupInfo.init(reply:))
     }
 
     /// `XTRIM stream MINID [~] minID`; returns how many entries were removed.
     package func xtrimMinID(_ stream: String, minID: String, approximate: Bool = false) async throws -> Int {
-        try await integer(RedisCommand("XTRIM", stream, "MINID", approximate ? "~" : "=", minID))
+        try await integer(RedisCommand("XTRIM", key: stream, "MINID", approximate ? "~" : "=", minID))
     }
 
     /// `XRANGE stream start end [COUNT n]`.
@@ -136,12 +136,12 @@ extension RedisCommandExecutor {
     ) async throws -> [StreamEntry] {
         var arguments: [any RedisArgumentConvertible] = [stream, start, end]
         if let count { arguments += ["COUNT", count] }
-        return try StreamEntry.list(try await send(RedisCommand("XRANGE", arguments: arguments)))
+        return try StreamEntry.list(try await send(RedisCommand("XRANGE", arguments: arguments, keysAt: [0])))
     }
 
     /// `XLEN stream`.
     package func xlen(_ stream: String) async throws -> Int {
-        try await integer(RedisCommand("XLEN", stream))
+        try await integer(RedisCommand("XLEN", key: stream))
     }
 
     private func integer(_ command: RedisCommand) async throws -> Int {

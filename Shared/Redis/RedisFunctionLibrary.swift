@@ -84,7 +84,9 @@ package struct RedisFunctionLibrary: Sendable {
         _ calls: [RedisCommand], on redis: any RedisCommandExecutor, durability: RedisDurability
     ) async throws -> (replies: [RedisReply], replicas: Int?) {
         var commands = calls
-        if durability.replicas > 0 { commands.append(RedisCommand("WAIT", durability.replicas, durability.timeoutMilliseconds)) }
+        if durability.replicas > 0 {
+            commands.append(RedisCommand("WAIT", arguments: [durability.replicas, durability.timeoutMilliseconds], keysAt: []))
+        }
         let replies = try await redis.pipeline(commands)
         guard replies.count == commands.count else {
             throw RedisError.protocolError("\(name): \(commands.count) commands pipelined, \(replies.count) replies")
@@ -98,7 +100,9 @@ package struct RedisFunctionLibrary: Sendable {
 
     /// The `FCALL` of one of ``functions`` as a command, for pipelines (see ``isMissingFunction(_:)``).
     package func command(_ short: String, keys: [[UInt8]], arguments: [[UInt8]]) -> RedisCommand {
-        RedisCommand(arguments: [Array("FCALL".utf8), Array(function(short).utf8), Array(String(keys.count).utf8)] + keys + arguments)
+        RedisCommand(
+            arguments: [Array("FCALL".utf8), Array(function(short).utf8), Array(String(keys.count).utf8)] + keys + arguments,
+            keyIndices: 3..<(3 + keys.count))
     }
 
     /// Whether an error says the called function (so its library) is not loaded.

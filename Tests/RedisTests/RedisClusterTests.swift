@@ -39,6 +39,12 @@ struct RedisClusterTests {
             defer { client.close() }
             let map = client.slotMap
             #expect(map.allPrimaries.count == 3)
+            // The client reads CLUSTER SHARDS; the same cluster's CLUSTER SLOTS names the same primaries and replicas.
+            let shards = try await cluster.send(to: cluster.nodes[0].port, "CLUSTER", "SHARDS")
+            let slots = try await cluster.slotMap()
+            #expect(try ClusterSlotMap(clusterShards: shards, fallbackHost: "127.0.0.1") == slots)
+            #expect(map == slots)
+            #expect(slots.allNodes.count == 6)
             for primary in map.allPrimaries {
                 let keys = (0..<5).map { Self.key(on: primary, in: map, $0) }
                 for key in keys { _ = try await client.send("SET", key, "v-\(key)") }

@@ -1,10 +1,11 @@
-/// Where a cluster client sends one command, from the command's keys (a small table of the commands Tollgate
-/// sends; see `Shared/Redis/README.md`, "Cluster").
+/// Where a cluster client sends one command, from the command's keys: the keys it declares
+/// (``RedisCommand/keyIndices``, set by the helpers that build it), else a table of the commands Tollgate sends
+/// (see `Shared/Redis/README.md`, "Cluster").
 package enum ClusterRoute: Sendable, Hashable {
     /// Every key is in this slot: the slot's primary.
     case slot(Int)
-    /// No keys (`PING`, `INFO`, `PUBLISH`, …), or a command the table does not know: any primary (a command
-    /// with keys that the table does not know is then redirected by the node's `MOVED`).
+    /// No keys (`PING`, `INFO`, `PUBLISH`, …), or an undeclared command the table does not know: any primary (a
+    /// command with keys that the table does not know is then redirected by the node's `MOVED`).
     case anyPrimary
     /// Per-node state every primary must have (`FUNCTION LOAD`, `FUNCTION DELETE`, `FUNCTION FLUSH`,
     /// `SCRIPT LOAD`, `FLUSHALL`): sent to every primary.
@@ -26,8 +27,21 @@ package enum ClusterRoute: Sendable, Hashable {
         return .slot(slot)
     }
 
-    /// The keys of `command` by the table; empty for commands without keys or not in the table.
+    /// The keys of `command`: those it declares, else those the table finds; empty for commands without keys or
+    /// neither declared nor in the table.
     package static func keys(of command: RedisCommand) -> [[UInt8]] {
+        command.declaredKeys ?? tableKeys(of: command) ?? []
+    }
+
+    /// The keys of `command` by the table of command names, nil for a command the table does not know.
+    ///
+    /// Kept as the fallback for commands built without declared keys: the `RedisCommandExecutor` helpers
+    /// (`RedisCommandExecutor+*.swift`) and `RedisFunctionLibrary`'s `FCALL`s declare theirs, but about a hundred
+    /// other call sites in the services, `tollctl` and the tests build commands by name (`send("HSET", …)`,
+    /// `RedisCommand("ZADD", …)`, `MULTI` blocks), and a command routed by no keys would go to any primary and cost
+    /// a `MOVED` round trip — or, inside a `MULTI … EXEC` block, lose the block's slot. `SlotCheckedExecutor` (the
+    /// single-server tests) checks that declared keys agree with this table wherever the table knows the command.
+    package static func tableKeys(of command: RedisCommand) -> [[UInt8]]? {
         let arguments = command.arguments
         let name = command.name
         switch name {
@@ -50,7 +64,8 @@ package enum ClusterRoute: Sendable, Hashable {
             else { return [] }
             return Array(arguments[3..<(3 + count)])
         default:
-            return firstKey.contains(name) && arguments.count > 1 ? [arguments[1]] : []
+            guard firstKey.contains(name) else { return nil }
+            return arguments.count > 1 ? [arguments[1]] : []
         }
     }
 

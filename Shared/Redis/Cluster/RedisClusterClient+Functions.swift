@@ -4,7 +4,7 @@ extension RedisClusterClient {
     /// idempotent, so the caller may simply load again). `FUNCTION LOAD` is remembered (and
     /// `FUNCTION DELETE`/`FLUSH` forgotten), so a node that lost its libraries gets them again.
     func sendToEveryPrimary(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
-        var map = state.withLock { $0.map }
+        var map = state.withLock { $0.router.map }
         if map.isEmpty { map = try await refresh() }
         var first: RedisReply?
         for primary in map.allPrimaries {
@@ -26,7 +26,7 @@ extension RedisClusterClient {
             let reply = try await connection(to: node).send(RedisCommand("FUNCTION", "LOAD", "REPLACE", source))
             guard reply.string != nil else { throw RedisError.protocolError("FUNCTION LOAD returned \(reply)") }
         }
-        state.withLock { $0.counters.functionReloads += 1 }
+        state.withLock { $0.router.countFunctionReload() }
         return true
     }
 

@@ -45,19 +45,16 @@ extension RedisClusterClient {
     /// The primary for `route` by the current map (read first if there is none yet). A slot no primary serves
     /// goes to any primary, whose `MOVED` or `CLUSTERDOWN` is then handled like any other.
     func primary(for route: ClusterRoute) async throws -> Endpoint {
-        var map = state.withLock { $0.map }
-        if map.isEmpty { map = try await refresh() }
-        if case .slot(let slot) = route, let primary = map.primaries[slot] { return primary }
-        let primaries = map.allPrimaries
-        guard !primaries.isEmpty else { throw RedisError.connectionFailed("the cluster has no primary serving slots") }
-        return state.withLock { state in
-            state.nextPrimary += 1
-            return primaries[state.nextPrimary % primaries.count]
+        if let primary = state.withLock({ $0.router.primary(for: route) }) { return primary }
+        _ = try await refresh()
+        guard let primary = state.withLock({ $0.router.primary(for: route) }) else {
+            throw RedisError.connectionFailed("the cluster has no primary serving slots")
         }
+        return primary
     }
 
-    /// Reads `CLUSTER SLOTS` from the first node that answers (reachable known nodes, then the seeds, then
-    /// nodes that recently failed) and installs it; concurrent callers share one read.
+    /// Reads the slot map (``readSlotMap(from:)``) from the first node that answers (reachable known nodes, then the
+    /// seeds, then nodes that recently failed) and installs it; concurrent callers share one read.
     @discardableResult
     func refresh() async throws -> ClusterSlotMap {
         let task: Task<ClusterSlotMap, any Error> = try state.withLock { state in
@@ -83,24 +80,16 @@ extension RedisClusterClient {
     }
 
     private func readSlotMap() async throws -> ClusterSlotMap {
-        let (known, unreachable) = state.withLock { ($0.map.allNodes, $0.unreachable) }
-        var candidates: [Endpoint] = []
-        for node in known + configuration.seeds where !candidates.contains(node) && !unreachable.contains(node) {
-            candidates.append(node)
-        }
-        candidates += (known + configuration.seeds).filter { unreachable.contains($0) && !candidates.contains($0) }
+        let candidates = state.withLock { $0.router.refreshCandidates(seeds: configuration.seeds) }
         var lastError: any Error = RedisError.connectionFailed("no cluster node to ask")
         for node in candidates {
             do {
-                let reply = try await connection(to: node).send("CLUSTER", "SLOTS")
-                let map = try ClusterSlotMap(clusterSlots: reply, fallbackHost: node.host)
-                guard !map.isEmpty else { throw RedisError.protocolError("CLUSTER SLOTS from \(node) lists no slots") }
+                let map = try await readSlotMap(from: node)
+                guard !map.isEmpty else { throw RedisError.protocolError("the slot map from \(node) lists no slots") }
                 state.withLock { state in
-                    state.map = map
-                    state.unreachable.remove(node)
+                    state.router.install(map, from: node)
                     state.refreshing = nil
                     state.lastRefresh = .now
-                    state.counters.refreshes += 1
                 }
                 return map
             } catch RedisError.closed {
@@ -108,10 +97,30 @@ extension RedisClusterClient {
                 break
             } catch {
                 lastError = error
-                if case RedisError.connectionFailed = error { state.withLock { _ = $0.unreachable.insert(node) } }
+                if case RedisError.connectionFailed = error { state.withLock { $0.router.markUnreachable(node) } }
             }
         }
         state.withLock { $0.refreshing = nil }
         throw lastError
+    }
+
+    /// `CLUSTER SHARDS` from `node`; `CLUSTER SLOTS` when `node` answers that with an error reply. `CLUSTER SLOTS` is
+    /// deprecated since Redis 7.0, which added `CLUSTER SHARDS`; a server before 7.0 (or a proxy that lacks it)
+    /// answers `ERR unknown subcommand`, and is then asked with `CLUSTER SLOTS` — from then on directly, without
+    /// asking for `SHARDS` at each refresh. Only an error reply falls back: an I/O failure is the node's, not the
+    /// command's, and is handled like any other by the caller.
+    private func readSlotMap(from node: Endpoint) async throws -> ClusterSlotMap {
+        let connection = try connection(to: node)
+        if !state.withLock({ $0.slotsOnly }) {
+            do {
+                return try ClusterSlotMap(clusterShards: try await connection.send("CLUSTER", "SHARDS"), fallbackHost: node.host)
+            } catch RedisError.server(let code, _) {
+                logger.info(
+                    "redis cluster node refused CLUSTER SHARDS; reading CLUSTER SLOTS",
+                    metadata: ["redis.node": "\(node)", "redis.error": "\(code)"])
+                state.withLock { $0.slotsOnly = true }
+            }
+        }
+        return try ClusterSlotMap(clusterSlots: try await connection.send("CLUSTER", "SLOTS"), fallbackHost: node.host)
     }
 }

@@ -3,7 +3,7 @@ import ServiceLifecycle
 
 /// A Redis Cluster client: the ``RedisCommandExecutor`` the services use, over one multiplexed
 /// ``RedisConnection`` per node (created when first needed), routing each command to the primary of its keys'
-/// slot (``ClusterRoute``) by a slot map read with `CLUSTER SLOTS`.
+/// slot (``ClusterRoute``) by a slot map read with `CLUSTER SHARDS` (`CLUSTER SLOTS` from a server before Redis 7.0).
 ///
 /// Redirections and retries, and why each is safe:
 /// - `MOVED` and `ASK` replies mean the node did **not** execute the command (it checks the slot before
@@ -18,6 +18,10 @@ import ServiceLifecycle
 /// - ``RedisError/unknownOutcome(_:)`` (the connection died or timed out with the command in flight) is never
 ///   retried here, exactly as with one server: the command may have run. A refresh is scheduled for the next
 ///   command.
+///
+/// Every such decision (where a command or a pipeline's part goes, what an answer means, where a trailing `WAIT`
+/// goes) is made without I/O by the value types ``ClusterRouter``, ``ClusterRequest`` and ``ClusterPipeline``, held
+/// under this client's lock and unit tested without a server; this class only sends, sleeps and reads the map.
 ///
 /// A command whose keys hash to different slots is refused before it is sent (``RedisError/crossSlot(_:)``).
 /// `FUNCTION LOAD` goes to every primary, and the client remembers the library: a node that answers
@@ -34,7 +38,7 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
         package var clusterDown = 0
         /// Commands that found their node unreachable (`connectionFailed`) and were sent again.
         package var unreachable = 0
-        /// Slot maps read with `CLUSTER SLOTS`.
+        /// Slot maps read (`CLUSTER SHARDS`, or `CLUSTER SLOTS` from a server before Redis 7.0).
         package var refreshes = 0
         /// Nodes that were given the remembered libraries again after `Function not found`.
         package var functionReloads = 0
@@ -43,15 +47,15 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
     }
 
     struct State {
-        var map = ClusterSlotMap()
+        /// The slot map, the nodes that recently failed, the counters, and every routing decision.
+        var router: ClusterRouter
         var connections: [Endpoint: RedisConnection] = [:]
-        var unreachable: Set<Endpoint> = []
         var refreshing: Task<ClusterSlotMap, any Error>?
         var lastRefresh: ContinuousClock.Instant?
+        /// A node refused `CLUSTER SHARDS` (a server before Redis 7.0): maps are read with `CLUSTER SLOTS` from now on.
+        var slotsOnly = false
         /// Library name → source, from every `FUNCTION LOAD` sent through this client.
         var libraries: [String: String] = [:]
-        var counters = Counters()
-        var nextPrimary = 0
         var closed = false
     }
 
@@ -60,7 +64,7 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
     package let maxRedirections: Int
     /// How long `TRYAGAIN`, `CLUSTERDOWN` and an unreachable node are retried for one command.
     package let retryWindow: Duration
-    let state = LockedState(State())
+    let state: LockedState<State>
     let logger: Logger
 
     /// - Parameters:
@@ -77,15 +81,16 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
         self.maxRedirections = max(maxRedirections, 1)
         self.retryWindow = retryWindow
         self.logger = logger
+        state = LockedState(State(router: ClusterRouter(maxRedirections: maxRedirections)))
     }
 
     package var commandTimeout: Duration { configuration.commandTimeout }
 
     /// A snapshot of the counters.
-    package var counters: Counters { state.withLock { $0.counters } }
+    package var counters: Counters { state.withLock { $0.router.counters } }
 
     /// The current slot map (empty until the first command or ``connect()``).
-    package var slotMap: ClusterSlotMap { state.withLock { $0.map } }
+    package var slotMap: ClusterSlotMap { state.withLock { $0.router.map } }
 
     package func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
         guard !command.arguments.isEmpty else { throw RedisError.protocolError("empty command") }
@@ -95,11 +100,7 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
     }
 
     /// Where ``execute(_:route:timeout:start:)`` sends a command first.
-    enum Start {
-        case route
-        case node(Endpoint)
-        case asking(Endpoint)
-    }
+    typealias Start = ClusterRequest.Start
 
     /// Sends `command` and follows redirections and retryable refusals (see the type's comment).
     func execute(_ command: RedisCommand, route: ClusterRoute, timeout: Duration?, start: Start) async throws -> RedisReply {
@@ -108,78 +109,53 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
     }
 
     /// ``execute(_:route:timeout:start:)``, setting `landedOn` to the node whose answer (a reply, a server error, or
-    /// none: ``RedisError/unknownOutcome(_:)``) is the outcome, so a pipeline's `WAIT` can cover it.
+    /// none: ``RedisError/unknownOutcome(_:)``) is the outcome, so a pipeline's `WAIT` can cover it. The decisions
+    /// are ``ClusterRouter``'s; this only sends, sleeps and refreshes where it says.
     func execute(
         _ command: RedisCommand, route: ClusterRoute, timeout: Duration?, start: Start, landedOn: inout Endpoint?
     ) async throws -> RedisReply {
-        let deadline = ContinuousClock.now + retryWindow
-        var next = start
-        var redirections = 0
-        var reloaded = false
-        var backoff = ReconnectBackoff()
-        backoff.base = .milliseconds(10)
-        backoff.cap = .milliseconds(200)
+        var request = ClusterRequest(command, route: route, start: start, deadline: .now + retryWindow)
+        defer { landedOn = request.landedOn }
         while true {
-            let node: Endpoint
-            var asking = false
-            switch next {
-            case .route: node = try await primary(for: route)
-            case .node(let endpoint): node = endpoint
-            case .asking(let endpoint):
-                node = endpoint
-                asking = true
-            }
-            next = .route
+            let (node, asking) = try await destination(of: &request)
             do {
                 let reply = try await attempt(command, on: node, asking: asking, timeout: timeout)
-                state.withLock { _ = $0.unreachable.remove(node) }
-                landedOn = node
+                state.withLock { $0.router.answered(by: node, request: &request) }
                 return reply
             } catch let error as RedisError {
-                switch error {
-                case .server(let code, _):
-                    landedOn = node
-                    if let redirect = ClusterRedirect(error, from: node) {
-                        redirections += 1
-                        guard redirections <= maxRedirections else { throw error }
-                        next = follow(redirect)
-                        continue
-                    }
-                    if code == "TRYAGAIN" || code == "CLUSTERDOWN" {
-                        countRefusal(code)
-                        if code == "CLUSTERDOWN" { _ = try? await refresh() }
-                        try await pause(&backoff, until: deadline, else: error)
-                        redirections = 0
-                        continue
-                    }
-                    if !reloaded, Self.isFunctionCall(command), RedisFunctionLibrary.isMissingFunction(error),
-                        try await reloadLibraries(on: node)
-                    {
-                        reloaded = true
-                        next = .node(node)
-                        continue
-                    }
-                    throw error
-                case .connectionFailed:
-                    // Never sent: safe to send again once the map names a reachable primary.
-                    state.withLock {
-                        $0.counters.unreachable += 1
-                        $0.unreachable.insert(node)
-                    }
+                let decision = state.withLock { $0.router.failed(error, on: node, request: &request) }
+                if case .connectionFailed = error {
                     logger.debug("redis cluster node unreachable", metadata: ["redis.node": "\(node)"])
-                    _ = try? await refresh()
-                    try await pause(&backoff, until: deadline, else: error)
+                }
+                switch decision.refresh {
+                case .none: break
+                case .inBackground(let force): scheduleRefresh(force: force)
+                case .beforeNext: _ = try? await refresh()
+                }
+                switch decision.next {
+                case .send:
                     continue
-                case .unknownOutcome:
-                    landedOn = node
-                    // May have run: never sent again here. The node may be gone; the next command finds out.
-                    scheduleRefresh(force: true)
-                    throw error
-                default:
+                case .backOff:
+                    guard let delay = request.backOff(now: .now) else { throw error }
+                    try await Task.sleep(for: delay)
+                case .reloadLibraries:
+                    guard try await reloadLibraries(on: node) else { throw error }
+                    request.librariesReloaded(on: node)
+                case .fail:
                     throw error
                 }
             }
         }
+    }
+
+    /// Where `request` goes now, reading the slot map first when there is none yet.
+    private func destination(of request: inout ClusterRequest) async throws -> (node: Endpoint, asking: Bool) {
+        if let destination = state.withLock({ $0.router.destination(of: &request) }) { return destination }
+        _ = try await refresh()
+        guard let destination = state.withLock({ $0.router.destination(of: &request) }) else {
+            throw RedisError.connectionFailed("the cluster has no primary serving slots")
+        }
+        return destination
     }
 
     /// One try on one node; `ASKING` first (pipelined with the command) after an `ASK` redirection. A call
@@ -202,39 +178,17 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
         return replies[1]
     }
 
-    /// Records a redirection and says where to send next: `MOVED` patches the map.
+    /// Records a redirection (``ClusterRouter/follow(_:)``) and says where to send next; after `MOVED` a refresh is
+    /// scheduled.
     func follow(_ redirect: ClusterRedirect) -> Start {
-        switch redirect.kind {
-        case .moved:
-            state.withLock {
-                $0.counters.moved += 1
-                $0.map.move(slot: redirect.slot, to: redirect.endpoint)
-            }
-            scheduleRefresh(force: false)
-            return .node(redirect.endpoint)
-        case .ask:
-            state.withLock { $0.counters.ask += 1 }
-            return .asking(redirect.endpoint)
-        }
-    }
-
-    /// Sleeps the next backoff delay, or throws `error` when that would pass `deadline`.
-    private func pause(_ backoff: inout ReconnectBackoff, until deadline: ContinuousClock.Instant, else error: RedisError) async throws {
-        backoff.recordFailure()
-        let delay = backoff.delay()
-        guard ContinuousClock.now + delay < deadline else { throw error }
-        try await Task.sleep(for: delay)
+        let next = state.withLock { $0.router.follow(redirect) }
+        if redirect.kind == .moved { scheduleRefresh(force: false) }
+        return next
     }
 
     /// Counts a `TRYAGAIN` or `CLUSTERDOWN`.
     func countRefusal(_ code: String) {
-        state.withLock { state in
-            if code == "TRYAGAIN" { state.counters.tryAgain += 1 } else { state.counters.clusterDown += 1 }
-        }
-    }
-
-    static func isFunctionCall(_ command: RedisCommand) -> Bool {
-        command.name == "FCALL" || command.name == "FCALL_RO"
+        state.withLock { $0.router.countRefusal(code) }
     }
 
     /// Closes every node connection; later calls throw ``RedisError/closed``.
