@@ -19,7 +19,6 @@ enum Product {
     static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
     static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
-    static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
     static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
     static let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
     static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
@@ -164,7 +163,7 @@ let package = Package(
             "appstore-sim", folder: "AppstoreSim",
             [
                 "Core", "AppStore", "AppStoreTesting", Product.hummingbird, Product.serviceLifecycle, Product.logging,
-                Product.argumentParser, Product.crypto, Product.nioCore, Product.nioConcurrencyHelpers,
+                Product.argumentParser, Product.crypto, Product.nioCore,
             ]),
         service("bench-http", folder: "BenchHTTP", ["AppStore"]),
 
