@@ -103,7 +103,7 @@ struct NotificationReconciler: Sendable {
                 (token, restarted) = (nil, true)
                 continue
             } catch let error as AppStoreAPIError {
-                throw ReconcileError("apple_unavailable", "Get Notification History (\(environment)): \(error)")
+                throw VerificationError("apple_unavailable", "Get Notification History (\(environment)): \(error)")
             }
             for item in page.notificationHistory ?? [] {
                 try await handle(item, environment: environment, now: now, report: &report)
@@ -120,7 +120,7 @@ struct NotificationReconciler: Sendable {
                 return
             }
         }
-        throw ReconcileError("apple_unavailable", "Get Notification History (\(environment)) kept saying hasMore")
+        throw VerificationError("apple_unavailable", "Get Notification History (\(environment)) kept saying hasMore")
     }
 
     /// Decides about one history item and enqueues it when the ledger lacks it.
@@ -196,7 +196,7 @@ struct NotificationReconciler: Sendable {
         guard
             try await ReconcileFunctions.write(
                 on: context.redis, lease: context.keys.reconcileLease, token: lease, hash: key, fields: fields, removing: removing)
-        else { throw ReconcileError.leaseLost }
+        else { throw VerificationError.leaseLost }
     }
 }
 

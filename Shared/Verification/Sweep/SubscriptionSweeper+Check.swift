@@ -69,7 +69,7 @@ extension SubscriptionSweeper {
                     metadata: [
                         "transaction.id": "\(transactionId)", "error": "\(error.code.rawValue)",
                     ])
-                if error.isRetryable { throw ReconcileError("apple_unavailable", "Get All Subscription Statuses: \(error)") }
+                if error.isRetryable { throw VerificationError("apple_unavailable", "Get All Subscription Statuses: \(error)") }
                 try await postpone(due)
                 return
             }
