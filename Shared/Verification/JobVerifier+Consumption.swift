@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Logging
 import Pipeline
 
 extension JobVerifier {

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension RedisClusterClient {
     /// Consecutive commands that go to one node together: one command, or a whole `MULTI … EXEC` block.
     struct PipelineUnit {

@@ -1,5 +1,7 @@
 import AppStore
 import Foundation
+import Ledger
+import Logging
 import Pipeline
 import Redis
 
