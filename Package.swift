@@ -1,10 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// One set of settings for every target: Swift 6 language mode, strict concurrency.
+/// One set of settings for every target: Swift 6 language mode, strict concurrency. `MemberImportVisibility`
+/// (SE-0444): a file uses members of the modules it imports itself, not of those another file of the target imports.
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 /// The products of other packages the targets use, each named once.
@@ -19,11 +21,11 @@ enum Product {
     static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
     static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
-    static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
     static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
     static let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
     static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
     static let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    static let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
     static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
 }
 
@@ -96,7 +98,7 @@ let package = Package(
         library("Core", [Product.logging]),
         library("Redis", ["CHiredis", "Core", Product.logging, Product.serviceLifecycle]),
         library(
-            "Pipeline", ["Core", "Redis", Product.logging, Product.metrics, Product.serviceLifecycle],
+            "Pipeline", ["Core", "Redis", Product.logging, Product.metrics, Product.serviceLifecycle, Product.unixSignals],
             lua: ["common", "jobs", "pipeline", "ratelimit", "deadletter"]),
         library("Operations", ["Core", "Redis", Product.hummingbird, Product.logging, Product.nioCore, Product.serviceLifecycle]),
         library(
@@ -135,7 +137,8 @@ let package = Package(
             ],
             lua: ["ingest", "offers"], embed: ["openapi.yaml"]),
         service(
-            "verifier", folder: "Verifier", ["Core", "Pipeline", "Verification", Product.logging, Product.metrics, Product.prometheus]),
+            "verifier", folder: "Verifier",
+            ["Core", "Pipeline", "Verification", Product.logging, Product.metrics, Product.prometheus, Product.serviceLifecycle]),
         service(
             "fulfiller", folder: "Fulfiller",
             [
@@ -164,7 +167,7 @@ let package = Package(
             "appstore-sim", folder: "AppstoreSim",
             [
                 "Core", "AppStore", "AppStoreTesting", Product.hummingbird, Product.serviceLifecycle, Product.logging,
-                Product.argumentParser, Product.crypto, Product.nioCore, Product.nioConcurrencyHelpers,
+                Product.argumentParser, Product.crypto, Product.httpTypes, Product.nioCore, Product.unixSignals,
             ]),
         service("bench-http", folder: "BenchHTTP", ["AppStore"]),
 
@@ -206,7 +209,12 @@ let package = Package(
         tests(
             "EndToEndTests", ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
         tests("FunctionLibraryTests", ["ingest", "Core", "Pipeline", "Ledger", "Verification", "Webhooks", "Redis", "TestSupport"]),
-        tests("CoreTests", ["Core", "Verification", "ingest", "fulfiller", "notifier", "appstore-sim", "TestSupport", Product.logging]),
+        tests(
+            "CoreTests",
+            [
+                "Core", "Pipeline", "Verification", "Webhooks", "ingest", "fulfiller", "notifier", "appstore-sim", "TestSupport",
+                Product.logging,
+            ]),
         tests(
             "OperationsTests",
             ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
@@ -217,11 +225,14 @@ let package = Package(
                 Product.serviceLifecycle,
             ]),
         tests("LedgerTests", ["Core", "Ledger", "Pipeline", "Redis", "TestSupport"]),
-        tests("TollctlTests", ["ingest", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
+        tests("TollctlTests", ["ingest", "AppStore", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
         tests(
             "PipelineTests",
-            ["Core", "Pipeline", "Redis", "TestSupport", Product.logging, Product.metrics, Product.serviceLifecycle, Product.prometheus]),
+            [
+                "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.logging, Product.metrics, Product.serviceLifecycle,
+                Product.prometheus,
+            ]),
         tests("AppStoreTests", ["AppStore", "AppStoreTesting", "Core", "TestSupport", Product.crypto, Product.x509, Product.asn1]),
         tests(
             "AppstoreSimTests",

@@ -6,6 +6,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// `appstore-sim`: a local App Store for development, tests and load runs. Flags here; the `SIM_*`
 /// environment variables are listed on ``SimConfiguration``.

@@ -1,6 +1,6 @@
 import AppStore
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// The active faults, and counters of the calls each part of the simulator answered. One lock, taken once
 /// per call, so that the `verifyReceipt` path stays cheap.
@@ -11,27 +11,27 @@ final class FaultInjector: Sendable {
         var requests: [String: Int] = [:]
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     func add(_ request: FaultRequest) throws(SimError) -> FaultRule {
-        let id = state.withLockedValue { state in
+        let id = state.withLock { state in
             defer { state.nextId += 1 }
             return state.nextId
         }
         let rule = try FaultRule(id: id, request: request)
-        state.withLockedValue { $0.rules.append(rule) }
+        state.withLock { $0.rules.append(rule) }
         return rule
     }
 
     /// Removes every fault (counters stay).
     func clear() {
-        state.withLockedValue { $0.rules.removeAll() }
+        state.withLock { $0.rules.removeAll() }
     }
 
     /// Counts a call under `counter` and returns the fault that applies to it, if any (consuming one of
     /// its `times`).
     func decide(_ target: FaultTarget, environment: AppStoreEnvironment?, counter: String) -> FaultDecision? {
-        state.withLockedValue { state in
+        state.withLock { state in
             state.requests[counter, default: 0] += 1
             guard !state.rules.isEmpty else { return nil }
             for index in state.rules.indices {
@@ -51,6 +51,6 @@ final class FaultInjector: Sendable {
 
     /// The faults (exhausted ones included until cleared) and the call counters.
     func snapshot() -> (rules: [FaultRule], requests: [String: Int]) {
-        state.withLockedValue { ($0.rules, $0.requests) }
+        state.withLock { ($0.rules, $0.requests) }
     }
 }

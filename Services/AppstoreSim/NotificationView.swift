@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 
 /// A notification as `/sim/notifications` shows it.

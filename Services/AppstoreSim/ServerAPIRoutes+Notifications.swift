@@ -23,22 +23,20 @@ extension ServerAPIRoutes {
             var hasMore: Bool
             var paginationToken: String?
         }
-        guard let body, let request = try? JSONDecoder().decode(NotificationHistoryRequest.self, from: Data(body.readableBytesView)) else {
-            throw .badRequest
-        }
-        guard let start = request.startDate else { throw .invalidStartDate }
-        guard let end = request.endDate else { throw .invalidEndDate }
+        let request = try Self.historyRequest(body)
+        let start = Self.millis(request.startDate)
+        let end = Self.millis(request.endDate)
         guard start <= end else { throw .startAfterEnd }
         let now = store.nowMillis
         guard start >= now - 180 * 86_400_000 else { throw .startTooFarInPast }
         if request.notificationType != nil && request.transactionId != nil {
             throw APIErrorBody(errorCode: 4_000_019, errorMessage: "Multiple filters supplied.", status: .badRequest)
         }
-        let type = request.notificationType.map(NotificationTypeV2.init(rawValue:))
+        let type = request.notificationType
         if case .unknown? = type {
             throw APIErrorBody(errorCode: 4_000_018, errorMessage: "Invalid notification type.", status: .badRequest)
         }
-        let subtype = request.notificationSubtype.map(NotificationSubtype.init(rawValue:))
+        let subtype = request.notificationSubtype
         var offset = 0
         if let paginationToken, !paginationToken.isEmpty {
             guard let value = PageToken.decode(paginationToken, kind: "n") else { throw .invalidPaginationToken }
@@ -91,6 +89,32 @@ extension ServerAPIRoutes {
         }
         dispatcher.enqueue(notification.notificationUUID)
         return JSONBody.response(["testNotificationToken": notification.testNotificationToken ?? ""])
+    }
+
+    /// The body of Get Notification History, in the shared model; a missing (or null) `startDate` or `endDate` is
+    /// Apple's `4000015` or `4000016`, any other body it cannot read `4000000`.
+    private static func historyRequest(_ body: ByteBuffer?) throws(APIErrorBody) -> NotificationHistoryRequest {
+        guard let body else { throw .badRequest }
+        do {
+            return try JSONDecoder().decode(NotificationHistoryRequest.self, from: Data(body.readableBytesView))
+        } catch {
+            let missing: (any CodingKey)? =
+                switch error {
+                case DecodingError.keyNotFound(let key, _): key
+                case DecodingError.valueNotFound(_, let context): context.codingPath.last
+                default: nil
+                }
+            switch missing.flatMap({ NotificationHistoryRequest.CodingKeys(stringValue: $0.stringValue) }) {
+            case .startDate?: throw .invalidStartDate
+            case .endDate?: throw .invalidEndDate
+            default: throw .badRequest
+            }
+        }
+    }
+
+    /// Milliseconds since 1970, as the request carried them.
+    private static func millis(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     /// Get Test Notification Status: `{"signedPayload", "sendAttempts"}`.

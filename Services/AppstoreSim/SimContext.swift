@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreTesting
 import Foundation
+import HTTPTypes
 
 /// What a change to the ledger needs besides the ledger: the signers, the settings and the time.
 struct SimContext: Sendable {

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPTypes
 
 extension SimLedger {
     /// Applies an App Store event to the transaction it names and records Apple's notification.

@@ -1,5 +1,7 @@
 import AppStore
+import AppStoreTesting
 import Foundation
+import HTTPTypes
 
 extension SimLedger {
     /// Makes, signs and records the V2 notification Apple would send about `transaction` (its

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPTypes
 
 extension SimLedger {
     static let defaultPeriodMillis: Int64 = 30 * 24 * 3_600_000

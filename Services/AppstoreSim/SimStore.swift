@@ -1,7 +1,7 @@
 import AppStore
 import AppStoreTesting
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// The simulator's state, shared by every handler and the notification dispatcher. One lock guards the
 /// ``SimLedger``; changes and signing happen under it, and successful `verifyReceipt` answers are cached
@@ -15,8 +15,8 @@ final class SimStore: Sendable {
     let receiptVerifier: ReceiptSignatureVerifier
     /// App receipts whose signature was proven, so that the `verifyReceipt` hot path stays a lookup (bounded: emptied
     /// when full).
-    private let provenReceipts = NIOLockedValueBox(Set<[UInt8]>())
-    private let ledger: NIOLockedValueBox<SimLedger>
+    private let provenReceipts = Mutex(Set<[UInt8]>())
+    private let ledger: Mutex<SimLedger>
     private let clock: @Sendable () -> Date
 
     init(
@@ -27,14 +27,14 @@ final class SimStore: Sendable {
         receiptSigner = authority.receiptSigner()
         receiptVerifier = ReceiptSignatureVerifier(roots: [authority.root], intermediates: [authority.intermediate])
         self.clock = clock
-        self.ledger = NIOLockedValueBox(SimLedger(now: clock()))
+        self.ledger = Mutex(SimLedger(now: clock()))
     }
 
     /// Whether `bytes` is an app receipt this simulator signed (``receiptVerifier``, remembered once proven).
     func isSignedReceipt(_ bytes: [UInt8]) async -> Bool {
-        if provenReceipts.withLockedValue({ $0.contains(bytes) }) { return true }
+        if provenReceipts.withLock({ $0.contains(bytes) }) { return true }
         guard case .success = await receiptVerifier.verify(bytes) else { return false }
-        provenReceipts.withLockedValue { proven in
+        provenReceipts.withLock { proven in
             if proven.count >= 10_000 { proven.removeAll(keepingCapacity: true) }
             proven.insert(bytes)
         }
@@ -51,7 +51,7 @@ final class SimStore: Sendable {
     /// Runs `body` on the ledger under the lock.
     func withLedger<T>(_ body: (inout SimLedger, SimContext) throws(SimError) -> T) throws(SimError) -> T {
         let context = context()
-        let result: Result<T, SimError> = ledger.withLockedValue { ledger in
+        let result: Result<T, SimError> = ledger.withLock { ledger in
             do throws(SimError) {
                 return .success(try body(&ledger, context))
             } catch {
@@ -63,7 +63,7 @@ final class SimStore: Sendable {
 
     /// Reads the ledger under the lock.
     func read<T>(_ body: (SimLedger) -> T) -> T {
-        ledger.withLockedValue { body($0) }
+        ledger.withLock { body($0) }
     }
 
     func purchase(_ request: PurchaseRequest) throws(SimError) -> PurchaseOutcome {
@@ -76,7 +76,7 @@ final class SimStore: Sendable {
 
     /// Records one delivery attempt and the resulting delivery state.
     func record(attempt: SimSendAttempt, for uuid: String, delivery: SimNotification.Delivery) {
-        ledger.withLockedValue { ledger in
+        ledger.withLock { ledger in
             ledger.update(notification: uuid) {
                 $0.attempts.append(attempt)
                 $0.delivery = delivery

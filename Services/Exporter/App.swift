@@ -2,7 +2,9 @@ import Core
 import Foundation
 import Logging
 import Metrics
+import Pipeline
 import Prometheus
+import ServiceLifecycle
 
 /// Entry point of `exporter`: reads the configuration, builds the service group and runs it until SIGTERM or SIGINT;
 /// a bad setting, an unreachable Redis or a database it cannot migrate ends it as ``Core/Fatal`` says.

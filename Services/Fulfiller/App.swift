@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import Pipeline
 import Prometheus
+import ServiceLifecycle
 
 /// Entry point of `fulfiller`: reads the configuration, builds the service group and runs it until SIGTERM or
 /// SIGINT; a bad setting or an unreachable Redis ends it as ``Core/Fatal`` says.

@@ -1,6 +1,8 @@
+import Core
 import Ledger
 import Logging
 import Pipeline
+import Redis
 
 /// Handles one verified-stream entry: applies it through the ledger function, which acks the entry itself
 /// (so the runtime's outcome is `.acknowledged`: nothing left for it to do). Unreadable events are dead-lettered

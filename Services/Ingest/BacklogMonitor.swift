@@ -1,8 +1,10 @@
+import CoreMetrics
 import Foundation
 import Logging
 import Pipeline
 import Redis
 import ServiceLifecycle
+import Synchronization
 
 /// Samples the jobs streams' backlog periodically (not per request), for metrics and operators: per partition, the
 /// most entries any consumer group (`XINFO GROUPS`) has not been delivered yet, or `XLEN` when there is no group
@@ -83,14 +85,11 @@ final class BacklogMonitor: Service, Sendable {
 }
 
 /// An integer shared between the sampler and request handlers.
-///
-/// `@unchecked Sendable` is safe: `stored` is only read or written while holding `lock`.
-private final class LatestValue: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = 0
+private final class LatestValue: Sendable {
+    private let stored = Mutex(0)
 
     var value: Int {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }

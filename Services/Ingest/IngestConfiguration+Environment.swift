@@ -3,6 +3,7 @@ import Core
 import Foundation
 import Ledger
 import Pipeline
+import Redis
 
 extension IngestConfiguration {
     /// Reads and validates every key (see ``IngestConfiguration``) by ``Core/EnvironmentReader``'s rules; throws

@@ -1,3 +1,4 @@
+import Core
 import CoreMetrics
 import Pipeline
 import Prometheus

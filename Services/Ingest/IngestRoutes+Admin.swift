@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Hummingbird
+import Logging
 import Pipeline
 
 /// Operators' calls of Apple's API over HTTP (issue 31 item 6; a service key with `admin`, or `read` for a look-up):

@@ -1,6 +1,8 @@
+import Core
 import Foundation
 import Hummingbird
 import Ledger
+import Logging
 import Pipeline
 import Redis
 

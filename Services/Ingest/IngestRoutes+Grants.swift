@@ -2,6 +2,7 @@ import Core
 import Foundation
 import Hummingbird
 import Ledger
+import Logging
 import Pipeline
 
 extension IngestRoutes {

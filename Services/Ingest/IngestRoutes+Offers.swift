@@ -1,7 +1,9 @@
+import AppStore
 import Core
 import Foundation
 import Hummingbird
 import Ledger
+import Logging
 import Pipeline
 
 extension IngestRoutes {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Ledger
+import Logging
 import Pipeline
 import Redis
 

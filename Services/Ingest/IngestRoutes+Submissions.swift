@@ -3,6 +3,7 @@ import Core
 import Crypto
 import Foundation
 import Hummingbird
+import Logging
 import Pipeline
 
 extension IngestRoutes {

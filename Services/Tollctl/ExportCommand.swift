@@ -4,6 +4,7 @@ import Export
 import Foundation
 import Ledger
 import Logging
+import Pipeline
 
 /// `tollctl export --since DATE`: rebuilds the export's tables from the ledger (``Export/ExportBackfill``) in the
 /// database of `TOLLGATE_POSTGRES_URL` (migrated first), and copies the catalog into `products` when

@@ -1,6 +1,8 @@
 import AppStore
 import ArgumentParser
 import Foundation
+import Logging
+import Pipeline
 import Verification
 
 /// Options every Apple extension command shares.

@@ -4,6 +4,7 @@ import Core
 import Foundation
 import Ledger
 import Logging
+import Pipeline
 import Verification
 
 /// `tollctl lookup ORDER_ID`: the order ID from a customer's receipt email → Apple's transactions, each verified

@@ -1,5 +1,8 @@
+import AppStore
 import ArgumentParser
 import Foundation
+import Logging
+import Pipeline
 import Verification
 
 /// `tollctl apple test-notification [--wait SECONDS]`: asks Apple to send a TEST notification to the app's App

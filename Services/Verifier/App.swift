@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import Pipeline
 import Prometheus
+import ServiceLifecycle
 import Verification
 
 /// `verifier`: Apple's rules for every job (the `Verification` library). Settings are environment variables,

@@ -1,6 +1,7 @@
 import AppStore
 @preconcurrency import Crypto
 import Foundation
+import SwiftASN1
 import X509
 
 /// Broken chains a stranger can build around a genuine one (Apple's, or a test authority's): what the notification

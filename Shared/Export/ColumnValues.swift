@@ -1,3 +1,4 @@
+import Foundation
 import Ledger
 import PostgresNIO
 

@@ -1,5 +1,6 @@
 import Ledger
 import Logging
+import Pipeline
 import PostgresNIO
 
 /// Writes the export's rows into PostgreSQL (docs/EXPORT.md): everything one event changes in **one statement**

@@ -1,3 +1,4 @@
+import Foundation
 import Pipeline
 
 /// The fulfiller's own ledger keys, next to the shared contract in `Keys+Ledger.swift`.

@@ -1,4 +1,5 @@
 import Metrics
+import Redis
 
 /// The runtime's metrics, with the stream (and outcome) as dimensions.
 ///

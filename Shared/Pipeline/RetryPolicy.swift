@@ -1,3 +1,5 @@
+import Redis
+
 /// Exponential backoff with full jitter: the delay after failed attempt `n` (1-based) is uniformly random
 /// in `[0, min(cap, base · 2^(n-1))]`. After `maxAttempts` failed attempts the entry is dead-lettered.
 package struct RetryPolicy: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import Redis
+
 /// When the runtime scheduled a retry: handed to ``HandlerOutcome/retry(reason:notBefore:writes:)``'s writes so
 /// that a status they record (a job's `attempt` and `next.at`) is the schedule itself, not a guess at it.
 package struct RetrySchedule: Sendable, Hashable {

@@ -2,6 +2,7 @@ import Core
 import Logging
 import Redis
 import ServiceLifecycle
+import UnixSignals
 
 /// The settings every Tollgate service shares, read from the environment and validated at startup.
 ///

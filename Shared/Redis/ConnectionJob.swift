@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One caller's unit of work for a connection, with the continuation its result goes to (resumed exactly once).
 struct ConnectionJob: Sendable {
     enum Work: Sendable {
@@ -47,7 +49,7 @@ struct ConnectionJob: Sendable {
         return nil
     }
 
-    private static let lastID = LockedState<UInt64>(0)
+    private static let lastID = Mutex<UInt64>(0)
 
     /// A process-wide unique id, so a pool and its connections can name the same job.
     static func makeID() -> UInt64 {

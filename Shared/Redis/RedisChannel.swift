@@ -1,5 +1,6 @@
 import CHiredis
 import Logging
+import Synchronization
 
 /// One Redis connection as a state machine run by a ``RedisEventLoop``: callers' jobs queue in `pending`, are
 /// written together whenever the loop turns, and wait in `inFlight` for their replies, which arrive in order.
@@ -11,7 +12,7 @@ import Logging
 /// the next attempt waits a capped, jittered backoff; a job that holds the connection (a blocking read) is
 /// sent last, and nothing follows it until its reply is in.
 ///
-/// `@unchecked Sendable` is safe: `isClosed` is guarded by the loop's lock, everything else is read and
+/// `@unchecked Sendable` is safe: `isClosed` is guarded by the loop's inbox lock, everything else is read and
 /// written on the loop's thread only.
 final class RedisChannel: @unchecked Sendable {
     enum State {
@@ -32,13 +33,13 @@ final class RedisChannel: @unchecked Sendable {
         var names: String = ""
     }
 
-    private static let lastID = LockedState<UInt64>(0)
+    private static let lastID = Mutex<UInt64>(0)
 
     let id: UInt64
     let configuration: RedisConfiguration
     let logger: Logger
     let endpoint: String
-    /// Guarded by the loop's lock.
+    /// Guarded by the loop's inbox lock (``RedisEventLoop``).
     var isClosed = false
 
     // Loop thread only.

@@ -1,3 +1,5 @@
+import Foundation
+
 extension RedisConfiguration {
     /// Parses `redis://[[user]:password@]host[:port][,host[:port]…][/db]`.
     ///

@@ -1,6 +1,7 @@
 import CHiredis
 import Core
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -9,14 +10,14 @@ import Glibc
 /// One dedicated thread that drives many non-blocking Redis connections through epoll.
 ///
 /// Callers on any thread hand work over through ``submit(_:to:)``, ``cancel(id:on:)`` and ``close(_:)``: a
-/// message is queued under `lock` and the thread is woken through an eventfd only when it is not already
+/// message is queued under `inbox`'s lock and the thread is woken through an eventfd only when it is not already
 /// awake, so a burst of commands costs one wake-up. Everything a ``RedisChannel`` holds (its socket, hiredis
 /// reader, buffers and queues) is touched on this thread only, so every command that reaches a channel
 /// between two turns of the loop goes out in one `send` (auto-pipelining), and replies complete their
 /// callers' continuations in order.
 ///
-/// `@unchecked Sendable` is safe: `inbox`, `notified` and every channel's `isClosed` are only read or written
-/// while holding `lock`; `channels` and the channels' own state only on the loop thread.
+/// `@unchecked Sendable` is safe: the queued messages and whether the loop was woken live in `inbox` (a `Mutex`),
+/// and every channel's `isClosed` is only read or written while holding `inbox`'s lock; `channels` and the channels' own state only on the loop thread.
 final class RedisEventLoop: @unchecked Sendable {
     enum Message {
         case submit(RedisChannel, ConnectionJob)
@@ -32,7 +33,7 @@ final class RedisEventLoop: @unchecked Sendable {
         return (0..<count).map { RedisEventLoop(index: $0) }
     }()
 
-    private static let roundRobin = LockedState(0)
+    private static let roundRobin = Mutex(0)
 
     /// The next loop of the group, round robin: connections are spread over the loops.
     static func next() -> RedisEventLoop {
@@ -43,9 +44,21 @@ final class RedisEventLoop: @unchecked Sendable {
         return group[index % group.count]
     }
 
-    private let lock = NSLock()
-    private var inbox: [Message] = []
-    private var notified = false
+    /// Messages for the loop thread, and whether it has been woken since it last took them.
+    private struct Inbox {
+        var messages: [Message] = []
+        var notified = false
+
+        /// Appends `message`; true when the loop must be woken (it was not already).
+        mutating func post(_ message: Message) -> Bool {
+            messages.append(message)
+            if notified { return false }
+            notified = true
+            return true
+        }
+    }
+
+    private let inbox = Mutex(Inbox())
     private let epoll: Int32
     private let wakeup: Int32
     /// Loop thread only.
@@ -69,11 +82,11 @@ final class RedisEventLoop: @unchecked Sendable {
     /// `CancellationError` when the calling task is already cancelled (checked only when the caller submits
     /// its own job, not when a pool hands over a waiting caller's).
     func submit(_ job: ConnectionJob, to channel: RedisChannel, checkingCancellation: Bool = true) {
-        lock.lock()
-        let cancelled = checkingCancellation && Task.isCancelled
-        let refusal: (any Error)? = channel.isClosed ? RedisError.closed : (cancelled ? CancellationError() : nil)
-        let wake = refusal == nil && post(.submit(channel, job))
-        lock.unlock()
+        let (refusal, wake) = inbox.withLock { inbox -> ((any Error)?, Bool) in
+            let cancelled = checkingCancellation && Task.isCancelled
+            let refusal: (any Error)? = channel.isClosed ? RedisError.closed : (cancelled ? CancellationError() : nil)
+            return (refusal, refusal == nil && inbox.post(.submit(channel, job)))
+        }
         if let refusal { job.continuation.resume(throwing: refusal) }
         if wake { signal() }
     }
@@ -81,15 +94,15 @@ final class RedisEventLoop: @unchecked Sendable {
     /// The caller of job `id` was cancelled: a job not yet handed to the loop fails with `CancellationError`
     /// here; otherwise the loop removes it if unsent, or interrupts it if it is a blocking call in flight.
     func cancel(id: UInt64, on channel: RedisChannel) {
-        lock.lock()
-        var removed: ConnectionJob?
-        if let index = inbox.firstIndex(where: { if case .submit(_, let job) = $0 { job.id == id } else { false } }),
-            case .submit(_, let job) = inbox.remove(at: index)
-        {
-            removed = job
+        let (removed, wake) = inbox.withLock { inbox -> (ConnectionJob?, Bool) in
+            var removed: ConnectionJob?
+            if let index = inbox.messages.firstIndex(where: { if case .submit(_, let job) = $0 { job.id == id } else { false } }),
+                case .submit(_, let job) = inbox.messages.remove(at: index)
+            {
+                removed = job
+            }
+            return (removed, removed == nil && inbox.post(.cancel(channel, id)))
         }
-        let wake = removed == nil && post(.cancel(channel, id))
-        lock.unlock()
         removed?.continuation.resume(throwing: CancellationError())
         if wake { signal() }
     }
@@ -97,30 +110,19 @@ final class RedisEventLoop: @unchecked Sendable {
     /// Refuses the channel's later jobs, fails those not yet handed over with `.closed`, and lets the loop
     /// close its socket (commands in flight fail with an unknown outcome).
     func close(_ channel: RedisChannel) {
-        lock.lock()
-        if channel.isClosed {
-            lock.unlock()
-            return
+        let (refused, wake) = inbox.withLock { inbox -> ([ConnectionJob], Bool) in
+            if channel.isClosed { return ([], false) }
+            channel.isClosed = true
+            var refused: [ConnectionJob] = []
+            inbox.messages.removeAll { message in
+                guard case .submit(let owner, let job) = message, owner === channel else { return false }
+                refused.append(job)
+                return true
+            }
+            return (refused, inbox.post(.close(channel)))
         }
-        channel.isClosed = true
-        var refused: [ConnectionJob] = []
-        inbox.removeAll { message in
-            guard case .submit(let owner, let job) = message, owner === channel else { return false }
-            refused.append(job)
-            return true
-        }
-        let wake = post(.close(channel))
-        lock.unlock()
         for job in refused { job.continuation.resume(throwing: RedisError.closed) }
         if wake { signal() }
-    }
-
-    /// Appends under `lock`; true when the loop must be woken (it was not already).
-    private func post(_ message: Message) -> Bool {
-        inbox.append(message)
-        if notified { return false }
-        notified = true
-        return true
     }
 
     private func signal() {
@@ -150,11 +152,13 @@ final class RedisEventLoop: @unchecked Sendable {
                     touched.append(channel)
                 }
             }
-            lock.lock()
-            let messages = inbox
-            inbox.removeAll(keepingCapacity: true)
-            notified = false
-            lock.unlock()
+            let messages = inbox.withLock { inbox in
+                defer {
+                    inbox.messages.removeAll(keepingCapacity: true)
+                    inbox.notified = false
+                }
+                return inbox.messages
+            }
             for message in messages {
                 switch message {
                 case .submit(let channel, let job):

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// A few multiplexed ``RedisConnection``s shared by any number of callers.
 ///
@@ -48,7 +49,7 @@ package final class RedisPool: RedisCommandExecutor, Service {
     package let size: Int
     private let maxWaiters: Int
     private let connections: [RedisConnection]
-    private let state: LockedState<State>
+    private let state: Mutex<State>
     let logger: Logger
 
     package init(configuration: RedisConfiguration, size: Int, maxWaiters: Int = 10_000, logger: Logger) {
@@ -57,7 +58,7 @@ package final class RedisPool: RedisCommandExecutor, Service {
         self.maxWaiters = max(maxWaiters, 0)
         self.logger = logger
         connections = (0..<self.size).map { _ in RedisConnection(configuration: configuration, logger: logger) }
-        state = LockedState(State(held: Array(repeating: false, count: self.size)))
+        state = Mutex(State(held: Array(repeating: false, count: self.size)))
     }
 
     package var commandTimeout: Duration { configuration.commandTimeout }

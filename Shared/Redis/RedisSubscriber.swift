@@ -2,6 +2,7 @@ import CHiredis
 import Core
 import Foundation
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +33,7 @@ package final class RedisSubscriber: Sendable {
     /// The subscription's events, in order; finishes after ``close()``.
     package let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
-    private let closed = LockedState(false)
+    private let closed = Mutex(false)
     private let configuration: RedisConfiguration
     private let channels: [String]
     private let logger: Logger

@@ -1,4 +1,5 @@
 import AppStore
+import Foundation
 
 /// An ``HTTPTransport`` that records each call to Apple in ``VerifierMetrics`` (latency, HTTP status or
 /// transport error) and passes it to the real transport. Logs nothing: bodies hold receipts and tokens.

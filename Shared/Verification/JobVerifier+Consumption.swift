@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Logging
 import Pipeline
 
 extension JobVerifier {
@@ -57,7 +58,7 @@ extension JobVerifier {
             let answer = await callAPI(.consumption, bundleId: verified.payload.declaredBundleId, environment: environment) {
                 try await $0.sendConsumptionInformation(transactionId: transactionId, request)
             }
-            if case .failure(let failure) = answer { return failure.outcome }
+            if case .unanswered(let outcome) = answer { return outcome }
             return .recorded(
                 result: #"{"recorded":"consumption_request","sent":true,"api":"v1","deliveryStatus":"#
                     + "\(request.deliveryStatus ?? 0)}")
@@ -66,7 +67,7 @@ extension JobVerifier {
         let answer = await callAPI(.consumption, bundleId: verified.payload.declaredBundleId, environment: environment) {
             try await $0.sendConsumptionInformation(transactionId: transactionId, request)
         }
-        if case .failure(let failure) = answer { return failure.outcome }
+        if case .unanswered(let outcome) = answer { return outcome }
         return .recorded(
             result: #"{"recorded":"consumption_request","sent":true,"api":"v2","deliveryStatus":""#
                 + request.deliveryStatus.rawValue + #""}"#)

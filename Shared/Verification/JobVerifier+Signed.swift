@@ -20,8 +20,8 @@ extension JobVerifier {
                     try await $0.getTransactionInfo(transactionId: id)
                 }
                 switch answer {
-                case .failure(let failure): return failure.outcome
-                case .success(let response):
+                case .unanswered(let outcome): return outcome
+                case .answered(let response):
                     switch await signedData.verifyTransaction(response.signedTransactionInfo) {
                     case .verified(let confirmed) where confirmed.bundleId != payload.bundleId:
                         return .rejected(VerificationFailure(.wrongBundleID, "Apple's confirmation is of another app"))

@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Logging
 import Pipeline
@@ -101,36 +102,33 @@ final class JobVerifier: Sendable {
     func callAPI<Value: Sendable>(
         _ endpoint: AppStoreEndpointClass, bundleId: String?, environment: AppStoreEnvironment,
         _ body: (AppStoreServerAPIClient) async throws -> Value
-    ) async -> Result<Value, APICallFailure> {
+    ) async -> APIAnswer<Value, VerificationOutcome> {
         let app = bundleId ?? configuration.bundleId
         guard let client = apiClients.client(app, environment) else {
-            return .failure(
-                APICallFailure(
-                    outcome: .rejected(
-                        VerificationFailure(
-                            "api_not_configured", "no App Store Server API key is configured for \(app) in \(environment)"))))
+            return .unanswered(
+                .rejected(
+                    VerificationFailure(
+                        "api_not_configured", "no App Store Server API key is configured for \(app) in \(environment)")))
         }
         let bucket = endpoint.bucket(
             prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale,
             bundleId: app)
         do {
             try await limiter.acquire(bucket)
-            return .success(try await body(client))
+            return .answered(try await body(client))
         } catch let error as AppStoreAPIError {
             switch error.verificationResult(as: Bool.self) {
-            case .rejected(let failure): return .failure(APICallFailure(outcome: .rejected(failure)))
-            default: return .failure(APICallFailure(outcome: .retryable(error.verificationFailure, retryAfter: error.retryAfter)))
+            case .rejected(let failure): return .unanswered(.rejected(failure))
+            default: return .unanswered(.retryable(error.verificationFailure, retryAfter: error.retryAfter))
             }
         } catch let error as RateLimitError {
-            return .failure(
-                APICallFailure(
-                    outcome: .retryable(
-                        VerificationFailure(.appleRateLimited, error.description), retryAfter: error.retryAfter)))
+            return .unanswered(
+                .retryable(
+                    VerificationFailure(.appleRateLimited, error.description), retryAfter: error.retryAfter))
         } catch {
-            return .failure(
-                APICallFailure(
-                    outcome: .retryable(
-                        VerificationFailure(.appleUnreachable, "App Store Server API call failed: \(error)"), retryAfter: nil)))
+            return .unanswered(
+                .retryable(
+                    VerificationFailure(.appleUnreachable, "App Store Server API call failed: \(error)"), retryAfter: nil))
         }
     }
 }

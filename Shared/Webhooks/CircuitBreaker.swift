@@ -1,3 +1,5 @@
+import Redis
+
 /// The circuit breaker of one endpoint (per replica): after `threshold` failed attempts in a row it opens, and while
 /// it is open nothing is taken for the endpoint (a down endpoint costs no requests and no Redis work); when the
 /// cooldown ends one probe goes (half open): its success closes the breaker, its failure opens it again for twice

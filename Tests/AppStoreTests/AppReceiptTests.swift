@@ -2,6 +2,7 @@ import AppStore
 import AppStoreTesting
 @preconcurrency import Crypto
 import Foundation
+import SwiftASN1
 import TestSupport
 import Testing
 import X509

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreTesting
 import Foundation
 import Testing
+import X509
 
 /// The chain cache: proven chains are reused, but validity is still checked per JWS, and the cache
 /// stays bounded.

@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreTesting
 import Core
 import Foundation
+import TestSupport
 import Testing
 
 /// Every V2 part Apple sends (`data`, `summary`, `externalPurchaseToken`, `appData`) is checked against the

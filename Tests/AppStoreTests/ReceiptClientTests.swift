@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -127,13 +128,11 @@ import Testing
     }
 
     /// Passes handed out by a gate in tests.
-    final class Counter: @unchecked Sendable {
-        // @unchecked Sendable: `left` is only touched under `lock`.
-        private let lock = NSLock()
-        private var left: Int
-        init(_ passes: Int) { left = passes }
+    final class Counter: Sendable {
+        private let left: Mutex<Int>
+        init(_ passes: Int) { left = Mutex(passes) }
         func take() -> Bool {
-            lock.withLock {
+            left.withLock { left in
                 guard left > 0 else { return false }
                 left -= 1
                 return true

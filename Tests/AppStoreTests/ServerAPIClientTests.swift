@@ -1,6 +1,7 @@
 import Core
 import Crypto
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -14,18 +15,9 @@ import Testing
 
     /// A settable clock for token-expiry tests.
     final class TestClock: Sendable {
-        private let state = LockedDate(Date(timeIntervalSince1970: 1_800_000_000))
-        var now: Date { state.get() }
-        func advance(_ seconds: TimeInterval) { state.update { $0 += seconds } }
-    }
-
-    /// `@unchecked Sendable` is safe: `value` is only touched while `lock` is held.
-    final class LockedDate: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Date
-        init(_ value: Date) { self.value = value }
-        func get() -> Date { lock.withLock { value } }
-        func update(_ change: (inout Date) -> Void) { lock.withLock { change(&value) } }
+        private let state = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        var now: Date { state.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { state.withLock { $0 += seconds } }
     }
 
     struct Harness {

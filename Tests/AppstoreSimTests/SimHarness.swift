@@ -56,15 +56,7 @@ final class SimHarness: Sendable {
     static func with<T>(
         _ configure: (inout SimConfiguration) -> Void = { _ in }, _ body: (SimHarness) async throws -> T
     ) async throws -> T {
-        let sim = try await start(configure)
-        do {
-            let result = try await body(sim)
-            await sim.stop()
-            return result
-        } catch {
-            await sim.stop()
-            throw error
-        }
+        try await withStarted(try await start(configure), stop: { await $0.stop() }, body)
     }
 
     func url(_ path: String) -> URL {

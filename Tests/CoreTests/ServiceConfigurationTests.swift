@@ -1,8 +1,10 @@
 import Core
 import Foundation
 import Logging
+import Pipeline
 import TestSupport
 import Testing
+import Webhooks
 
 @testable import Verification
 @testable import appstore_sim

@@ -1,4 +1,6 @@
+import AppStore
 import Foundation
+import Ledger
 import TestSupport
 import Testing
 

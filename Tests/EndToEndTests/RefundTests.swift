@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Redis
 import TestSupport
 import Testing

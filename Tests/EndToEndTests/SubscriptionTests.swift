@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import Testing
 
 extension TollgateSystemTests {

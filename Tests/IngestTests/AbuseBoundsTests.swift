@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Core
 import Foundation
 import Hummingbird
 import HummingbirdTesting

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreTesting
 import Foundation
 import Pipeline
 import Redis

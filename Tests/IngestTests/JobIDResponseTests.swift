@@ -2,6 +2,7 @@ import Core
 import Foundation
 import Hummingbird
 import Pipeline
+import TestSupport
 import Testing
 
 @testable import ingest

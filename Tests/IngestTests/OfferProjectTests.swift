@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Ledger
 import Pipeline
+import Redis
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Crypto
 import Foundation
 import HTTPTypes

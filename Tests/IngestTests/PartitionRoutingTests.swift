@@ -4,6 +4,7 @@ import Core
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Ledger
 import Pipeline
 import Redis
 import TestSupport

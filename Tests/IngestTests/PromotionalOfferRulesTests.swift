@@ -1,3 +1,4 @@
+import Core
 import Crypto
 import Foundation
 import HTTPTypes

@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Pipeline
 import Redis
+import Synchronization
 import TestSupport
 import Testing
 
@@ -371,8 +372,7 @@ import Testing
 private class AfterFunction: RedisCommandExecutor, @unchecked Sendable {
     let base: any RedisCommandExecutor
     let function: String
-    private let lock = NSLock()
-    private var happened = false
+    private let happened = Mutex(false)
 
     init(base: any RedisCommandExecutor, function: String) {
         self.base = base
@@ -403,7 +403,7 @@ private class AfterFunction: RedisCommandExecutor, @unchecked Sendable {
                 && String(decoding: command.arguments[1], as: UTF8.self) == function
         }
         return isTarget
-            && lock.withLock {
+            && happened.withLock { happened in
                 defer { happened = true }
                 return !happened
             }

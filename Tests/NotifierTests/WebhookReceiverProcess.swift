@@ -30,6 +30,16 @@ struct WebhookReceiverProcess {
         throw ChildProcess.Failure(description: "webhook-receiver did not listen on \(port)")
     }
 
+    /// Runs `body` with a receiver started as ``start(port:secrets:log:extra:)`` does, and stops it (awaited)
+    /// afterwards, even when `body` throws.
+    @discardableResult
+    static func with<T>(
+        port: Int, secrets: [String], log: URL, extra: [String] = [], _ body: (WebhookReceiverProcess) async throws -> T
+    ) async throws -> T {
+        try await withStarted(
+            try await start(port: port, secrets: secrets, log: log, extra: extra), stop: { await $0.stop() }, body)
+    }
+
     func stop() async {
         kill(process.processIdentifier, SIGTERM)
         _ = await process.waitForExit(timeout: .seconds(30))

@@ -29,16 +29,16 @@ struct WebhookSignatureTests {
         try await NotifierRig.with(partitions: 1) { rig in
             let port = try ChildProcess.freePort()
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).jsonl")
-            let receiver = try await WebhookReceiverProcess.start(port: port, secrets: ["whsec_old"], log: log)
-            defer { Task { await receiver.stop() } }
-            let event = try await rig.writer.append(user: "u1")
-            let target = endpoint(
-                URL(string: "http://127.0.0.1:\(port)/hook")!, secrets: ["whsec_new", "whsec_old"])
-            let replica = rig.replica(target, consumer: "r1")
-            #expect(try await eventually { try await rig.cursor("crm", user: "u1") == 1 })
-            try await replica.shutdown()
-            let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
-            #expect(lines.compactMap { WebhookReceiverProcess.eventID(of: $0) } == [event.eventID])
+            try await WebhookReceiverProcess.with(port: port, secrets: ["whsec_old"], log: log) { receiver in
+                let event = try await rig.writer.append(user: "u1")
+                let target = endpoint(
+                    URL(string: "http://127.0.0.1:\(port)/hook")!, secrets: ["whsec_new", "whsec_old"])
+                let replica = rig.replica(target, consumer: "r1")
+                #expect(try await eventually { try await rig.cursor("crm", user: "u1") == 1 })
+                try await replica.shutdown()
+                let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+                #expect(lines.compactMap { WebhookReceiverProcess.eventID(of: $0) } == [event.eventID])
+            }
         }
     }
 
@@ -46,19 +46,19 @@ struct WebhookSignatureTests {
         try await NotifierRig.with(partitions: 1) { rig in
             let port = try ChildProcess.freePort()
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).jsonl")
-            let receiver = try await WebhookReceiverProcess.start(port: port, secrets: ["whsec_right"], log: log)
-            defer { Task { await receiver.stop() } }
-            try await rig.writer.append(user: "u1")
-            let replica = rig.replica(endpoint(URL(string: "http://127.0.0.1:\(port)/hook")!, secrets: ["whsec_wrong"]), consumer: "r1")
-            // Until the receiver has refused an attempt (a fixed 500 ms was too short on a loaded CI machine).
-            let out = log.appendingPathExtension("out")
-            let refused = await eventually(timeout: .seconds(20)) {
-                ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("401 bad signature")
+            try await WebhookReceiverProcess.with(port: port, secrets: ["whsec_right"], log: log) { receiver in
+                try await rig.writer.append(user: "u1")
+                let replica = rig.replica(endpoint(URL(string: "http://127.0.0.1:\(port)/hook")!, secrets: ["whsec_wrong"]), consumer: "r1")
+                // Until the receiver has refused an attempt (a fixed 500 ms was too short on a loaded CI machine).
+                let out = log.appendingPathExtension("out")
+                let refused = await eventually(timeout: .seconds(20)) {
+                    ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("401 bad signature")
+                }
+                try await replica.shutdown()
+                #expect(refused, "\((try? String(contentsOf: out, encoding: .utf8)) ?? "")")
+                #expect(try await rig.cursor("crm", user: "u1") == 0)
+                #expect(((try? String(contentsOf: log, encoding: .utf8)) ?? "").isEmpty)
             }
-            try await replica.shutdown()
-            #expect(refused, "\((try? String(contentsOf: out, encoding: .utf8)) ?? "")")
-            #expect(try await rig.cursor("crm", user: "u1") == 0)
-            #expect(((try? String(contentsOf: log, encoding: .utf8)) ?? "").isEmpty)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Ledger
 import Pipeline
 import Redis
 import TestSupport

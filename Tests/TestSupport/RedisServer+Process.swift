@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,20 +9,17 @@ import Darwin
 
 /// The current `redis-server` child process of a ``RedisServer`` (spawned by ``SpawnedProcess``: an empty
 /// signal mask, default handlers, standard streams on `/dev/null`).
-///
-/// `@unchecked Sendable` is safe: `child` is only read or written while holding `lock`.
-final class ServerProcess: @unchecked Sendable {
-    private let lock = NSLock()
-    private var child: SpawnedProcess?
+final class ServerProcess: Sendable {
+    private let child = Mutex<SpawnedProcess?>(nil)
 
     func run(executable: URL, arguments: [String]) throws {
         let spawned = try SpawnedProcess.spawn(executable, arguments: arguments, environment: ProcessInfo.processInfo.environment)
-        lock.withLock { child = spawned }
+        child.withLock { $0 = spawned }
     }
 
     /// The child's PID while it runs (reaps it once it has exited).
     func runningPID() -> pid_t? {
-        lock.withLock {
+        child.withLock { child in
             guard let current = child, current.isRunning else {
                 child = nil
                 return nil
@@ -32,7 +30,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Polls until the child has exited; false on timeout.
     func waitForExit(timeout: Duration) async -> Bool {
-        guard let current = lock.withLock({ child }) else { return true }
+        guard let current = child.withLock({ $0 }) else { return true }
         return await current.waitForExit(timeout: timeout)
     }
 }

@@ -112,13 +112,5 @@ package final class SimProcess: Sendable {
 /// Runs `body` with the real `appstore-sim` started on a free loopback port, and always stops it (and removes its
 /// directory) afterwards, even when `body` throws. `environment` adds simulator settings.
 package func withSim<T>(environment: [String: String] = [:], _ body: (SimProcess) async throws -> T) async throws -> T {
-    let sim = try await SimProcess.start(environment: environment)
-    do {
-        let result = try await body(sim)
-        sim.stop()
-        return result
-    } catch {
-        sim.stop()
-        throw error
-    }
+    try await withStarted(try await SimProcess.start(environment: environment), stop: { $0.stop() }, body)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -15,9 +16,8 @@ import Darwin
 /// runner's threads may block SIGTERM, which a child would inherit), every descriptor above 2 closed, and its
 /// standard streams from files, never pipes, so no output can fill a pipe and stall it.
 ///
-/// `@unchecked Sendable` is safe: `pid` never changes, and `exitStatus` is only read or written while holding
-/// `lock`; the child is reaped with `waitpid` on its own PID under that lock, so exactly once.
-package final class SpawnedProcess: @unchecked Sendable {
+/// The child is reaped with `waitpid` on its own PID under `exitStatus`'s lock, so exactly once.
+package final class SpawnedProcess: Sendable {
     /// Where one of the child's standard streams goes.
     package enum Stream: Sendable {
         case null
@@ -30,8 +30,7 @@ package final class SpawnedProcess: @unchecked Sendable {
     }
 
     package let processIdentifier: pid_t
-    private let lock = NSLock()
-    private var exitStatus: Int32?
+    private let exitStatus = Mutex<Int32?>(nil)
 
     private init(pid: pid_t) {
         processIdentifier = pid
@@ -91,7 +90,7 @@ package final class SpawnedProcess: @unchecked Sendable {
 
     /// True until the child has exited (reaping it then).
     package var isRunning: Bool {
-        lock.withLock {
+        exitStatus.withLock { exitStatus in
             guard exitStatus == nil else { return false }
             var status: Int32 = 0
             let result = waitpid(processIdentifier, &status, WNOHANG)
@@ -113,7 +112,7 @@ package final class SpawnedProcess: @unchecked Sendable {
 
     /// Blocks this thread until the child has exited.
     package func waitUntilExit() {
-        lock.withLock {
+        exitStatus.withLock { exitStatus in
             guard exitStatus == nil else { return }
             var status: Int32 = 0
             var result: pid_t
@@ -133,14 +132,14 @@ package final class SpawnedProcess: @unchecked Sendable {
     /// The exit code, or the signal number when a signal ended the child (like Foundation's `Process`);
     /// -1 while it runs.
     package var terminationStatus: Int32 {
-        guard !isRunning, let status = lock.withLock({ exitStatus }) else { return -1 }
+        guard !isRunning, let status = exitStatus.withLock({ $0 }) else { return -1 }
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : signal
     }
 
     /// True when a signal ended the child.
     package var terminatedBySignal: Bool {
-        guard !isRunning, let status = lock.withLock({ exitStatus }) else { return false }
+        guard !isRunning, let status = exitStatus.withLock({ $0 }) else { return false }
         let signal = status & 0x7f
         return signal != 0 && signal != 0x7f
     }

@@ -9,9 +9,10 @@ import ServiceLifecycle
 /// every request it receives. Unscripted paths answer `404`.
 ///
 /// ```swift
-/// let server = try await StubHTTPServer.start()
-/// defer { Task { await server.stop() } }
-/// await server.respond(to: "/verifyReceipt", with: [.json(#"{"status": 0}"#)])
+/// try await withStubServer { server in
+///     await server.respond(to: "/verifyReceipt", with: [.json(#"{"status": 0}"#)])
+///     …
+/// }
 /// ```
 package final class StubHTTPServer: Sendable {
     /// The port the server listens on.

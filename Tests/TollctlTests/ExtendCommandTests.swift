@@ -1,3 +1,4 @@
+import AppStore
 import Core
 import Foundation
 import TestSupport

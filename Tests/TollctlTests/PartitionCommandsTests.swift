@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import Ledger
 import Pipeline
 import Redis
 import TestSupport

@@ -8,47 +8,47 @@ import Testing
 struct WebhooksCommandTests {
     @Test func testSendsASignedEventListDeadAndRedriveWork() async throws {
         try await withRedisServer { server in
-            let receiver = try await StubHTTPServer.start()
-            defer { Task { await receiver.stop() } }
-            await receiver.respond(to: "/hook", with: [StubResponse(status: 204)])
-            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
-            try await redis.connect()
-            defer { redis.close() }
-            let environment = [
-                "TOLLGATE_REDIS_URL": server.url, "TOLLGATE_WEBHOOK_URL": receiver.url("/hook").absoluteString,
-                "TOLLGATE_WEBHOOK_SECRETS": "whsec_new,whsec_old",
-            ]
+            try await withStubServer { receiver in
+                await receiver.respond(to: "/hook", with: [StubResponse(status: 204)])
+                let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
+                try await redis.connect()
+                defer { redis.close() }
+                let environment = [
+                    "TOLLGATE_REDIS_URL": server.url, "TOLLGATE_WEBHOOK_URL": receiver.url("/hook").absoluteString,
+                    "TOLLGATE_WEBHOOK_SECRETS": "whsec_new,whsec_old",
+                ]
 
-            let test = try await ChildProcess.run("tollctl", arguments: ["webhooks", "test"], environment: environment)
-            #expect(test.status == 0, "\(test.output)")
-            #expect(test.output.contains("HTTP 204"))
-            let sent = try #require(await receiver.requests(to: "/hook").first)
-            #expect(sent.headers["tollgate-event-id"]?.hasPrefix("test-") == true)
-            // One v1= per secret: a rotation.
-            #expect(sent.headers["tollgate-signature"]?.components(separatedBy: "v1=").count == 3)
-            #expect(sent.headers["content-type"] == "application/json")
+                let test = try await ChildProcess.run("tollctl", arguments: ["webhooks", "test"], environment: environment)
+                #expect(test.status == 0, "\(test.output)")
+                #expect(test.output.contains("HTTP 204"))
+                let sent = try #require(await receiver.requests(to: "/hook").first)
+                #expect(sent.headers["tollgate-event-id"]?.hasPrefix("test-") == true)
+                // One v1= per secret: a rotation.
+                #expect(sent.headers["tollgate-signature"]?.components(separatedBy: "v1=").count == 3)
+                #expect(sent.headers["content-type"] == "application/json")
 
-            // A dead letter as the notifier writes it.
-            let dead = "tg:{p0}:webhook:default:dead"
-            let body = #"{"id":"evt_1","type":"purchase","userId":"alice","seq":1}"#
-            _ = try await redis.send(
-                RedisCommand(
-                    "XADD", dead, "*", "event.version", "2", "event.id", "evt_1", "seq", "1", "user", "alice", "event", body,
-                    "source.id", "1700000000000-0", "reason", "horizon: status_500", "attempts", "12", "dead.at", "1700000100000"))
-            let listed = try await ChildProcess.run("tollctl", arguments: ["webhooks", "list"], environment: environment)
-            #expect(listed.output.contains("secrets=2  types=*"), "\(listed.output)")
-            #expect(listed.output.contains("dead=1"))
-            #expect(!listed.output.contains("whsec_"))
-            let letters = try await ChildProcess.run("tollctl", arguments: ["webhooks", "dead"], environment: environment)
-            #expect(letters.output.contains("event=evt_1  user=alice  seq=1  attempts=12"), "\(letters.output)")
+                // A dead letter as the notifier writes it.
+                let dead = "tg:{p0}:webhook:default:dead"
+                let body = #"{"id":"evt_1","type":"purchase","userId":"alice","seq":1}"#
+                _ = try await redis.send(
+                    RedisCommand(
+                        "XADD", dead, "*", "event.version", "2", "event.id", "evt_1", "seq", "1", "user", "alice", "event", body,
+                        "source.id", "1700000000000-0", "reason", "horizon: status_500", "attempts", "12", "dead.at", "1700000100000"))
+                let listed = try await ChildProcess.run("tollctl", arguments: ["webhooks", "list"], environment: environment)
+                #expect(listed.output.contains("secrets=2  types=*"), "\(listed.output)")
+                #expect(listed.output.contains("dead=1"))
+                #expect(!listed.output.contains("whsec_"))
+                let letters = try await ChildProcess.run("tollctl", arguments: ["webhooks", "dead"], environment: environment)
+                #expect(letters.output.contains("event=evt_1  user=alice  seq=1  attempts=12"), "\(letters.output)")
 
-            let redrive = try await ChildProcess.run("tollctl", arguments: ["webhooks", "redrive"], environment: environment)
-            #expect(redrive.status == 0, "\(redrive.output)")
-            #expect(redrive.output.contains("delivered=1  failed=0  unreadable=0"))
-            #expect(try await redis.xlen(dead) == 0)
-            let redriven = await receiver.requests(to: "/hook").last
-            #expect(redriven.map { String(decoding: $0.body, as: UTF8.self) } == body)
-            #expect(redriven?.headers["tollgate-event-id"] == "evt_1")
+                let redrive = try await ChildProcess.run("tollctl", arguments: ["webhooks", "redrive"], environment: environment)
+                #expect(redrive.status == 0, "\(redrive.output)")
+                #expect(redrive.output.contains("delivered=1  failed=0  unreadable=0"))
+                #expect(try await redis.xlen(dead) == 0)
+                let redriven = await receiver.requests(to: "/hook").last
+                #expect(redriven.map { String(decoding: $0.body, as: UTF8.self) } == body)
+                #expect(redriven?.headers["tollgate-event-id"] == "evt_1")
+            }
         }
     }
 }

@@ -20,7 +20,7 @@ struct ReconcileCheckpointTests {
             let cursor = harness.keys.reconcileCursor(environment: "Production")
 
             try await harness.sim.post("/sim/faults", ["target": "api", "status": 503, "times": 1000])
-            await #expect(throws: ReconcileError.self) {
+            await #expect(throws: VerificationError.self) {
                 try await ReconcileOnce.run(configuration: configuration, arguments: .init(), logger: harness.logger)
             }
             let failed = try await Support.hash(harness, cursor)

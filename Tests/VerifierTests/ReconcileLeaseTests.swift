@@ -53,7 +53,7 @@ struct ReconcileLeaseTests {
 
     @Test func aSecondHolderIsRefusedAndALostLeaseCancelsTheWork() async throws {
         try await withHolder(ttl: .seconds(6)) { redis, lease, holder in
-            await #expect(throws: ReconcileError.self) {
+            await #expect(throws: VerificationError.self) {
                 try await lease.withLease { _ in "second" }
             }
             // Someone else takes over the key (as after an expiry): the holder's next renewal cancels its work.
@@ -61,7 +61,7 @@ struct ReconcileLeaseTests {
             let result = await holder.result
             switch result {
             case .success(let value): Issue.record("the work finished (\(value)) although the lease was lost")
-            case .failure(let error): #expect((error as? ReconcileError)?.code == "lease_lost")
+            case .failure(let error): #expect((error as? VerificationError)?.code == "lease_lost")
             }
             #expect(try await redis.send("GET", Keys().reconcileLease).string == "intruder")
         }

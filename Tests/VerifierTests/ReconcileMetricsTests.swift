@@ -2,6 +2,7 @@ import AppStore
 import Core
 import Foundation
 import Pipeline
+import Redis
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Ledger
 import Pipeline
 import Redis
 import TestSupport

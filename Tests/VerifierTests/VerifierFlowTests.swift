@@ -4,6 +4,7 @@ import Core
 import Foundation
 import Pipeline
 import Redis
+import TestSupport
 import Testing
 
 @testable import Verification

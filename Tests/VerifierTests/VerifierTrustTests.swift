@@ -3,6 +3,7 @@ import AppStoreTesting
 import Foundation
 import Pipeline
 import Redis
+import TestSupport
 import Testing
 
 @testable import Verification

@@ -1,12 +1,13 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// One request on libcurl: its configured easy handle, the response as it arrives, and the continuation waiting
 /// for it. Whichever comes first — the transfer's end, the deadline, or cancellation — resumes the continuation,
 /// exactly once.
 ///
-/// `@unchecked Sendable` is safe: `continuation`, `cancelled` and `finished` are read and written only while
-/// `lock` is held, and the continuation is taken out under the lock before it is resumed. The response
+/// `@unchecked Sendable` is safe: the continuation and whether the caller cancelled or has its answer live in
+/// `waiter` (a `Mutex`), and the continuation is taken out under its lock before it is resumed. The response
 /// (`status`, `headers`, `body`, `received`, `tooLarge`) is written by libcurl's callbacks and read by
 /// ``complete(_:)``, all on the loop's thread. The handle, header list and error buffer are set in `init` and
 /// freed in `deinit`, which runs only once the loop has let go of the exchange (the loop holds it while the
@@ -24,10 +25,13 @@ final class CurlExchange: @unchecked Sendable {
     private var received = 0
     private var tooLarge = false
 
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<HTTPTransportResponse, any Error>?
-    private var cancelled = false
-    private var finished = false
+    private struct Waiter {
+        var continuation: CheckedContinuation<HTTPTransportResponse, any Error>?
+        var cancelled = false
+        var finished = false
+    }
+
+    private let waiter = Mutex(Waiter())
 
     init(request: HTTPTransportRequest, maximumResponseSize: Int) throws {
         let headerList = try Self.headerList(request.headers)
@@ -53,35 +57,33 @@ final class CurlExchange: @unchecked Sendable {
 
     /// Whether the caller has had its answer (or was cancelled).
     var isFinished: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return finished
+        waiter.withLock { $0.finished }
     }
 
     /// Keeps the continuation; `false` (and the continuation resumed with `CancellationError`) when the task
     /// was cancelled first.
     func start(_ continuation: CheckedContinuation<HTTPTransportResponse, any Error>) -> Bool {
-        lock.lock()
-        guard !cancelled else {
-            finished = true
-            lock.unlock()
-            continuation.resume(throwing: CancellationError())
-            return false
+        let started = waiter.withLock { waiter in
+            guard !waiter.cancelled else {
+                waiter.finished = true
+                return false
+            }
+            waiter.continuation = continuation
+            return true
         }
-        self.continuation = continuation
-        lock.unlock()
-        return true
+        if !started { continuation.resume(throwing: CancellationError()) }
+        return started
     }
 
     /// The calling task was cancelled: resumes the caller with `CancellationError` now. `true` when the transfer
     /// had started and the loop must drop it.
     func cancel() -> Bool {
-        lock.lock()
-        cancelled = true
-        let waiting = continuation
-        continuation = nil
-        finished = true
-        lock.unlock()
+        let waiting = waiter.withLock { waiter in
+            waiter.cancelled = true
+            waiter.finished = true
+            defer { waiter.continuation = nil }
+            return waiter.continuation
+        }
         guard let waiting else { return false }
         waiting.resume(throwing: CancellationError())
         return true
@@ -89,11 +91,11 @@ final class CurlExchange: @unchecked Sendable {
 
     /// Resumes the caller, unless it already has its answer.
     func finish(_ outcome: Result<HTTPTransportResponse, any Error>) {
-        lock.lock()
-        let waiting = continuation
-        continuation = nil
-        finished = true
-        lock.unlock()
+        let waiting = waiter.withLock { waiter in
+            waiter.finished = true
+            defer { waiter.continuation = nil }
+            return waiter.continuation
+        }
         waiting?.resume(with: outcome)
     }
 

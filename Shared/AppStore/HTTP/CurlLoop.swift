@@ -1,13 +1,14 @@
 import CCurl
 import Core
 import Foundation
+import Synchronization
 
 /// One libcurl multi handle and the thread that drives it: requests arrive through a locked queue, and the
 /// thread adds and removes easy handles, runs the transfers (`curl_multi_perform`), waits in `curl_multi_poll`
 /// (woken by `curl_multi_wakeup` when the queue changes) and completes each exchange when its transfer ends or
 /// its deadline passes.
 ///
-/// `@unchecked Sendable` is safe: `commands` and `stopping` are read and written only while `lock` is held;
+/// `@unchecked Sendable` is safe: the queued commands and the stop request live in `queue` (a `Mutex`);
 /// `active` and every call on `multi` but `curl_multi_wakeup` (which libcurl allows from any thread) happen on
 /// the loop's thread only; `multi` is freed by that thread after it has stopped taking commands, and ``add(_:)``
 /// and ``remove(_:)`` are only called while the owning ``CurlTransport`` is alive, before ``shutDown()``.
@@ -18,9 +19,8 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let lock = NSLock()
-    private var commands: [Command] = []
-    private var stopping = false
+    /// Commands not yet taken by the loop thread, and whether it is to stop.
+    private let queue = Mutex((commands: [Command](), stopping: false))
     /// The transfers in the multi handle, by easy handle. Loop thread only.
     private var active: [UnsafeMutableRawPointer: CurlExchange] = [:]
 
@@ -50,25 +50,21 @@ final class CurlLoop: @unchecked Sendable {
 
     /// Stops the thread; transfers still running (there are none while a caller holds the transport) fail.
     func shutDown() {
-        lock.lock()
-        stopping = true
-        lock.unlock()
+        queue.withLock { $0.stopping = true }
         curl_multi_wakeup(multi)
     }
 
     private func enqueue(_ command: Command) {
-        lock.lock()
-        commands.append(command)
-        lock.unlock()
+        queue.withLock { $0.commands.append(command) }
         curl_multi_wakeup(multi)
     }
 
     private func takeCommands() -> ([Command], stop: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        let taken = commands
-        commands.removeAll(keepingCapacity: true)
-        return (taken, stopping)
+        queue.withLock { queue in
+            let taken = queue.commands
+            queue.commands.removeAll(keepingCapacity: true)
+            return (taken, queue.stopping)
+        }
     }
 
     private func run() {

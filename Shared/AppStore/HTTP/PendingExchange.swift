@@ -1,38 +1,40 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// One in-flight `URLSessionTask` and the continuation waiting for it. Whichever comes first — the
-/// task's completion, the deadline, or cancellation — resumes the continuation, exactly once.
-///
-/// `@unchecked Sendable` is safe: every stored property is read and written only while `lock` is held,
-/// and the continuation is taken out (set to `nil`) under the lock before it is resumed, so it can be
-/// resumed at most once.
-final class PendingExchange: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: URLSessionTask?
-    private var continuation: CheckedContinuation<HTTPTransportResponse, any Error>?
-    private var cancelled = false
-    private var deadline: Task<Void, Never>?
+/// task's completion, the deadline, or cancellation — resumes the continuation, exactly once: it is taken out
+/// (set to `nil`) under the lock before it is resumed.
+final class PendingExchange: Sendable {
+    private struct State {
+        var task: URLSessionTask?
+        var continuation: CheckedContinuation<HTTPTransportResponse, any Error>?
+        var cancelled = false
+        var deadline: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
 
     func start(_ task: URLSessionTask, timeout: Duration, continuation: CheckedContinuation<HTTPTransportResponse, any Error>) {
-        lock.lock()
-        if cancelled {
-            lock.unlock()
+        let started = state.withLock { state in
+            if state.cancelled { return false }
+            state.task = task
+            state.continuation = continuation
+            state.deadline = Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled else { return }
+                self?.expire(after: timeout)
+            }
+            return true
+        }
+        guard started else {
             task.cancel()
             continuation.resume(throwing: CancellationError())
             return
         }
-        self.task = task
-        self.continuation = continuation
-        self.deadline = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            self?.expire(after: timeout)
-        }
-        lock.unlock()
         task.resume()
     }
 
@@ -44,9 +46,7 @@ final class PendingExchange: @unchecked Sendable {
 
     /// The surrounding Swift task was cancelled.
     func cancel() {
-        lock.lock()
-        cancelled = true
-        lock.unlock()
+        state.withLock { $0.cancelled = true }
         guard let waiting = take() else { return }
         waiting.resume(throwing: CancellationError())
     }
@@ -58,14 +58,14 @@ final class PendingExchange: @unchecked Sendable {
 
     /// Takes the continuation out (once), cancels the URL task and the deadline.
     private func take() -> CheckedContinuation<HTTPTransportResponse, any Error>? {
-        lock.lock()
-        let waiting = continuation
-        continuation = nil
-        let task = self.task
-        self.task = nil
-        let deadline = self.deadline
-        self.deadline = nil
-        lock.unlock()
+        let (waiting, task, deadline) = state.withLock { state in
+            defer {
+                state.continuation = nil
+                state.task = nil
+                state.deadline = nil
+            }
+            return (state.continuation, state.task, state.deadline)
+        }
         guard let waiting else { return nil }
         deadline?.cancel()
         if let task, task.state == .running { task.cancel() }

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftASN1
+import Synchronization
 import X509
 
 /// Proves that Apple signed an app receipt, offline: the PKCS#7 `SignedData` has exactly one signer, without
@@ -212,8 +213,7 @@ package struct ReceiptSignatureVerifier: Sendable {
 /// Receipt signing chains proven before, keyed by the SHA-256 of the receipt's certificates and its signer's
 /// identity; an entry keeps the signing certificate and the window in which every certificate of the chain is valid.
 /// Inserted only after a receipt the chain carried verified. Bounded (64): when full, it starts again.
-final class ProvenReceiptChains: @unchecked Sendable {
-    // @unchecked Sendable: `proofs` is only touched while `lock` is held; the entries are immutable values.
+final class ProvenReceiptChains: Sendable {
 
     struct Key: Hashable {
         let certificates: ChainCache.Key
@@ -233,15 +233,14 @@ final class ProvenReceiptChains: @unchecked Sendable {
     }
 
     static let capacity = 64
-    private let lock = NSLock()
-    private var proofs: [Key: Proof] = [:]
+    private let proofs = Mutex<[Key: Proof]>([:])
 
     func proof(for key: Key) -> Proof? {
-        lock.withLock { proofs[key] }
+        proofs.withLock { $0[key] }
     }
 
     func remember(_ proof: Proof, for key: Key) {
-        lock.withLock {
+        proofs.withLock { proofs in
             if proofs.count >= Self.capacity { proofs.removeAll(keepingCapacity: true) }
             proofs[key] = proof
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import X509
 
 /// Certificate chains already proven to lead from an App Store leaf to a trusted root, keyed by the SHA-256 of
@@ -21,9 +22,7 @@ import X509
 /// intermediate checked against the trusted roots, proven or refused (``intermediate(_:)``), so that a chain naming
 /// a known intermediate skips that check and one naming a refused intermediate is refused at once. Both bounded; when
 /// full they start again (proven intermediates are kept).
-package final class ChainCache: @unchecked Sendable {
-    // @unchecked Sendable: all mutable state (`entries`, `tick`, counters) is only touched while `lock`
-    // is held; the stored entries themselves are immutable Sendable values.
+package final class ChainCache: Sendable {
 
     /// What a proven chain leaves behind.
     package struct Entry: Sendable {
@@ -93,18 +92,36 @@ package final class ChainCache: @unchecked Sendable {
 
     /// How many chains are kept at most; 0 disables caching.
     package let capacity: Int
-    private let lock = NSLock()
-    private var slots: [Key: Slot] = [:]
-    /// Chains proven valid only under JWS whose signatures failed (never evicting `slots`).
-    private var provenOnly: [Key: Slot] = [:]
-    /// Header segments (base64url bytes) of verified JWS, and the chain each carried, by ``headerHash(_:)``.
-    private var headers: [Int: (header: [UInt8], key: Key)] = [:]
-    /// Chains refused, with the reason (``refusal(_:)``).
-    private var refused: [Key: VerificationFailure] = [:]
-    /// Intermediates checked against the trusted roots, by their DER.
-    private var intermediates: [[UInt8]: IntermediateVerdict] = [:]
-    private var tick: UInt64 = 0
-    private var stats = Statistics()
+    private let state = Mutex(State())
+
+    /// Everything the cache changes, behind `state`'s lock.
+    private struct State {
+        var slots: [Key: Slot] = [:]
+        /// Chains proven valid only under JWS whose signatures failed (never evicting `slots`).
+        var provenOnly: [Key: Slot] = [:]
+        /// Header segments (base64url bytes) of verified JWS, and the chain each carried, by ``headerHash(_:)``.
+        var headers: [Int: (header: [UInt8], key: Key)] = [:]
+        /// Chains refused, with the reason (``refusal(_:)``).
+        var refused: [Key: VerificationFailure] = [:]
+        /// Intermediates checked against the trusted roots, by their DER.
+        var intermediates: [[UInt8]: IntermediateVerdict] = [:]
+        var tick: UInt64 = 0
+        var stats = Statistics()
+
+        /// Marks `key` used now in `tier` and returns its entry, if it is there.
+        static func use(_ key: Key, in tier: inout [Key: Slot], tick: inout UInt64) -> Entry? {
+            guard var slot = tier[key] else { return nil }
+            tick &+= 1
+            slot.lastUse = tick
+            tier[key] = slot
+            return slot.entry
+        }
+
+        mutating func remember(header: ArraySlice<UInt8>, key: Key, capacity: Int) {
+            if headers.count >= 4 * capacity { headers.removeAll(keepingCapacity: true) }
+            headers[ChainCache.headerHash(header)] = (Array(header), key)
+        }
+    }
 
     package init(capacity: Int = 64) {
         self.capacity = max(0, capacity)
@@ -113,91 +130,80 @@ package final class ChainCache: @unchecked Sendable {
     /// The entry for a chain, if it was proven before.
     func lookup(_ key: Key) -> Entry? {
         guard capacity > 0 else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        if let entry = Self.use(key, in: &slots, tick: &tick) ?? Self.use(key, in: &provenOnly, tick: &tick) {
-            stats.hits += 1
-            return entry
+        return state.withLock { state in
+            if let entry = State.use(key, in: &state.slots, tick: &state.tick)
+                ?? State.use(key, in: &state.provenOnly, tick: &state.tick)
+            {
+                state.stats.hits += 1
+                return entry
+            }
+            state.stats.misses += 1
+            return nil
         }
-        stats.misses += 1
-        return nil
-    }
-
-    /// Marks `key` used now in `tier` and returns its entry, if it is there.
-    private static func use(_ key: Key, in tier: inout [Key: Slot], tick: inout UInt64) -> Entry? {
-        guard var slot = tier[key] else { return nil }
-        tick &+= 1
-        slot.lastUse = tick
-        tier[key] = slot
-        return slot.entry
     }
 
     /// Remembers a chain that proved valid although the JWS that carried it had a bad signature, in the tier of
     /// its own (a chain's validity does not depend on any JWS; only confirmed chains may evict confirmed ones).
     func rememberProven(_ key: Key, entry: Entry) {
         guard capacity > 0 else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if provenOnly[key] == nil, provenOnly.count >= capacity,
-            let oldest = provenOnly.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
-        {
-            provenOnly.removeValue(forKey: oldest)
+        state.withLock { state in
+            if state.provenOnly[key] == nil, state.provenOnly.count >= capacity,
+                let oldest = state.provenOnly.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+            {
+                state.provenOnly.removeValue(forKey: oldest)
+            }
+            state.tick &+= 1
+            state.provenOnly[key] = Slot(entry: entry, lastUse: state.tick)
         }
-        tick &+= 1
-        provenOnly[key] = Slot(entry: entry, lastUse: tick)
     }
 
     /// The chain a header segment carried in a JWS that verified before, if it is still cached.
     func lookup(header: ArraySlice<UInt8>) -> (key: Key, entry: Entry)? {
         guard capacity > 0 else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        guard let found = headers[Self.headerHash(header)], Self.equal(found.header, header),
-            let entry = Self.use(found.key, in: &slots, tick: &tick)
-        else { return nil }
-        stats.hits += 1
-        return (found.key, entry)
+        return state.withLock { state in
+            guard let found = state.headers[Self.headerHash(header)], Self.equal(found.header, header),
+                let entry = State.use(found.key, in: &state.slots, tick: &state.tick)
+            else { return nil }
+            state.stats.hits += 1
+            return (found.key, entry)
+        }
     }
 
     /// Remembers a proven chain whose leaf signed a JWS that verified (and the header that carried it), evicting
     /// the least recently used entry when full.
     func insert(_ key: Key, entry: Entry, header: ArraySlice<UInt8>) {
         guard capacity > 0 else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if slots[key] == nil, slots.count >= capacity,
-            let oldest = slots.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
-        {
-            slots.removeValue(forKey: oldest)
-            headers = headers.filter { $0.value.key != oldest }
-            stats.evictions += 1
+        state.withLock { state in
+            if state.slots[key] == nil, state.slots.count >= capacity,
+                let oldest = state.slots.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+            {
+                state.slots.removeValue(forKey: oldest)
+                state.headers = state.headers.filter { $0.value.key != oldest }
+                state.stats.evictions += 1
+            }
+            state.tick &+= 1
+            state.slots[key] = Slot(entry: entry, lastUse: state.tick)
+            state.provenOnly.removeValue(forKey: key)
+            state.remember(header: header, key: key, capacity: capacity)
+            state.stats.count = state.slots.count
         }
-        tick &+= 1
-        slots[key] = Slot(entry: entry, lastUse: tick)
-        provenOnly.removeValue(forKey: key)
-        rememberLocked(header: header, key: key)
-        stats.count = slots.count
     }
 
     /// A JWS carried by `header` verified with the cached chain `key`: remembers the header, and confirms the chain
     /// when it was only proven.
     func confirm(_ key: Key, header: ArraySlice<UInt8>) {
         guard capacity > 0 else { return }
-        lock.lock()
-        let proven = slots[key] == nil ? provenOnly[key] : nil
-        if slots[key] != nil { rememberLocked(header: header, key: key) }
-        lock.unlock()
+        let proven: Slot? = state.withLock { state in
+            let proven = state.slots[key] == nil ? state.provenOnly[key] : nil
+            if state.slots[key] != nil { state.remember(header: header, key: key, capacity: capacity) }
+            return proven
+        }
         if let proven { insert(key, entry: proven.entry, header: header) }
-    }
-
-    private func rememberLocked(header: ArraySlice<UInt8>, key: Key) {
-        if headers.count >= 4 * capacity { headers.removeAll(keepingCapacity: true) }
-        headers[Self.headerHash(header)] = (Array(header), key)
     }
 
     /// Hashes a header's length, first 512 and last 64 bytes (the leaf certificate's serial number and key sit
     /// near the start): cheap on the hot path; equality is always confirmed on the whole header.
-    private static func headerHash(_ header: ArraySlice<UInt8>) -> Int {
+    fileprivate static func headerHash(_ header: ArraySlice<UInt8>) -> Int {
         var hasher = Hasher()
         hasher.combine(header.count)
         header.withUnsafeBytes { bytes in
@@ -220,65 +226,65 @@ package final class ChainCache: @unchecked Sendable {
     /// Why `key` was refused before, if it was.
     func refusal(_ key: Key) -> VerificationFailure? {
         guard capacity > 0 else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        guard let failure = refused[key] else { return nil }
-        stats.refusals += 1
-        return failure
+        return state.withLock { state in
+            guard let failure = state.refused[key] else { return nil }
+            state.stats.refusals += 1
+            return failure
+        }
     }
 
     /// Remembers that `key` is no chain to a trusted root, and why (at most 16 × capacity chains; then it starts again).
     func refuse(_ key: Key, _ failure: VerificationFailure) {
         guard capacity > 0 else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if refused.count >= 16 * capacity { refused.removeAll(keepingCapacity: true) }
-        refused[key] = failure
+        state.withLock { state in
+            if state.refused.count >= 16 * capacity { state.refused.removeAll(keepingCapacity: true) }
+            state.refused[key] = failure
+        }
     }
 
     /// The verdict on an intermediate checked before (by its DER), if any; a refused one counts as a refusal.
     func intermediate(_ der: [UInt8]) -> IntermediateVerdict? {
         guard capacity > 0 else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        let verdict = intermediates[der]
-        if case .refused? = verdict { stats.refusals += 1 }
-        return verdict
+        return state.withLock { state in
+            let verdict = state.intermediates[der]
+            if case .refused? = verdict { state.stats.refusals += 1 }
+            return verdict
+        }
     }
 
     /// Remembers the verdict on an intermediate (at most 16 × capacity; when full, only proven ones are kept).
     func remember(intermediate der: [UInt8], _ verdict: IntermediateVerdict) {
         guard capacity > 0 else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        if intermediates.count >= 16 * capacity {
-            intermediates = intermediates.filter {
-                if case .proven = $0.value { return true }
-                return false
+        state.withLock { state in
+            if state.intermediates.count >= 16 * capacity {
+                state.intermediates = state.intermediates.filter {
+                    if case .proven = $0.value { return true }
+                    return false
+                }
+                if state.intermediates.count >= capacity { state.intermediates.removeAll(keepingCapacity: true) }
             }
-            if intermediates.count >= capacity { intermediates.removeAll(keepingCapacity: true) }
+            state.intermediates[der] = verdict
         }
-        intermediates[der] = verdict
     }
 
     /// Counts work done outside the cache.
     func count(_ work: Work) {
-        lock.lock()
-        defer { lock.unlock() }
-        switch work {
-        case .intermediateCheck: stats.intermediateChecks += 1
-        case .leafCheck: stats.leafChecks += 1
-        case .validation: stats.validations += 1
-        case .deferred: stats.deferred += 1
+        state.withLock { state in
+            switch work {
+            case .intermediateCheck: state.stats.intermediateChecks += 1
+            case .leafCheck: state.stats.leafChecks += 1
+            case .validation: state.stats.validations += 1
+            case .deferred: state.stats.deferred += 1
+            }
         }
     }
 
     /// Current counters.
     package var statistics: Statistics {
-        lock.lock()
-        defer { lock.unlock() }
-        var copy = stats
-        copy.count = slots.count
-        return copy
+        state.withLock { state in
+            var copy = state.stats
+            copy.count = state.slots.count
+            return copy
+        }
     }
 }

@@ -1,5 +1,6 @@
 @preconcurrency import Crypto
 import Foundation
+import SwiftASN1
 import X509
 
 /// Verifies App Store signed data (JWS) the way Apple's rules require: compact form with three

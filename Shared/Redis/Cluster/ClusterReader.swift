@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 /// A dedicated connection to the primary of one key's slot, for a consumer's blocking reads of one stream
 /// partition on a Redis Cluster: it keeps one ``RedisConnection`` to that primary (no connection per read) and
@@ -24,7 +25,7 @@ package final class ClusterReader: RedisDedicatedConnection {
     package let slot: Int
     let client: RedisClusterClient
     let clientName: String
-    private let state = LockedState(State())
+    private let state = Mutex(State())
     private let logger: Logger
 
     init(client: RedisClusterClient, key: String, clientName: String, logger: Logger) {

@@ -1,3 +1,6 @@
+import Logging
+import Synchronization
+
 extension RedisClusterClient {
     /// Sends a command every primary must run (``ClusterRoute/everyPrimary``) to each primary in turn and
     /// returns the first primary's reply; the first error is thrown (nothing is retried: loading a library is

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension RedisClusterClient {
     /// Splits the pipeline per node (order kept per node, a `MULTI … EXEC` block kept together and refused when
     /// its keys span slots), sends the parts concurrently, and merges the replies back in order. A reply that is

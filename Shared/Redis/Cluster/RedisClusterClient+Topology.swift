@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 extension RedisClusterClient {
     /// Reads the slot map and connects to every primary now, to fail fast at startup.

@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// A Redis Cluster client: the ``RedisCommandExecutor`` the services use, over one multiplexed
 /// ``RedisConnection`` per node (created when first needed), routing each command to the primary of its keys'
@@ -64,7 +65,7 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
     package let maxRedirections: Int
     /// How long `TRYAGAIN`, `CLUSTERDOWN` and an unreachable node are retried for one command.
     package let retryWindow: Duration
-    let state: LockedState<State>
+    let state: Mutex<State>
     let logger: Logger
 
     /// - Parameters:
@@ -81,7 +82,7 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
         self.maxRedirections = max(maxRedirections, 1)
         self.retryWindow = retryWindow
         self.logger = logger
-        state = LockedState(State(router: ClusterRouter(maxRedirections: maxRedirections)))
+        state = Mutex(State(router: ClusterRouter(maxRedirections: maxRedirections)))
     }
 
     package var commandTimeout: Duration { configuration.commandTimeout }

@@ -52,7 +52,7 @@ package enum AccountTokenAssignment {
     }
 
     /// Runs the checks, then Set App Account Token.
-    /// - Throws: ``OperatorError`` (`invalid_user`, `api_not_configured`, `environment_not_accepted`,
+    /// - Throws: ``VerificationError`` (`invalid_user`, `api_not_configured`, `environment_not_accepted`,
     ///   `transaction_not_verified`, `not_original_transaction_id`, `owned_by_another_user`, `binding_changed`), the
     ///   API client's ``AppStoreAPIError`` (Apple's refusals, each with its stable code), Redis errors.
     package static func run(
@@ -60,33 +60,33 @@ package enum AccountTokenAssignment {
         environment: AppStoreEnvironment? = nil, logger: Logger
     ) async throws -> Report {
         guard UserID.isValid(user) else {
-            throw OperatorError("invalid_user", "the user ID must be 1-128 ASCII letters, digits, '-', '_', '.' or '@'")
+            throw VerificationError("invalid_user", "the user ID must be 1-128 ASCII letters, digits, '-', '_', '.' or '@'")
         }
         let (signedData, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        var clients = OperatorError.orderedClients(apiClients)
-        guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
+        var clients = OperatorClients.ordered(apiClients)
+        guard !clients.isEmpty else { throw VerificationError.apiNotConfigured }
         if let environment {
             clients = clients.filter { $0.0 == environment }
             guard !clients.isEmpty else {
-                throw OperatorError(
+                throw VerificationError(
                     "environment_not_accepted", "this deployment does not use Apple's \(environment.rawValue) environment")
             }
         }
-        let (found, client, info) = try await OperatorError.firstFound(clients) { client in
+        let (found, client, info) = try await OperatorClients.firstFound(clients) { client in
             try await client.getTransactionInfo(transactionId: originalTransactionId)
         }
         let transaction: JWSTransactionDecodedPayload
         switch await signedData.verifyTransaction(info.signedTransactionInfo) {
         case .verified(let value): transaction = value
         case .rejected(let failure), .retryable(let failure):
-            throw OperatorError("transaction_not_verified", "\(failure.code.rawValue): \(failure.message)")
+            throw VerificationError("transaction_not_verified", "\(failure.code.rawValue): \(failure.message)")
         }
         guard transaction.transactionId == originalTransactionId else {
-            throw OperatorError(
+            throw VerificationError(
                 "transaction_not_verified", "Apple answered with transaction \(transaction.transactionId ?? "-")")
         }
         guard transaction.originalTransactionId == originalTransactionId else {
-            throw OperatorError(
+            throw VerificationError(
                 "not_original_transaction_id",
                 "\(originalTransactionId) is not an original transaction ID: its purchase's original transaction is "
                     + "\(transaction.originalTransactionId ?? "unknown"); nothing was changed")
@@ -99,7 +99,7 @@ package enum AccountTokenAssignment {
         let bindingKey = keys.binding(originalTransactionId: originalTransactionId)
         let boundTo = try await redis.send(RedisCommand("GET", bindingKey)).string
         if let boundTo, !UserID.same(boundTo, user) {
-            throw OperatorError(
+            throw VerificationError(
                 "owned_by_another_user",
                 "the ledger binds purchase \(originalTransactionId) to user \(boundTo), not \(user); nothing was changed")
         }
@@ -122,7 +122,7 @@ package enum AccountTokenAssignment {
             // someone else's it carries, and gets the user's own.
             if boundTo == nil {
                 let order = owner.orderNo.map { " (order \($0))" } ?? ""
-                throw OperatorError(
+                throw VerificationError(
                     "owned_by_another_user",
                     "purchase \(originalTransactionId) carries appAccountToken \(previous), which maps to user "
                         + "\(owner.user)\(order), not \(user); nothing was changed")
@@ -141,7 +141,7 @@ package enum AccountTokenAssignment {
             metadata: ["transaction.original": "\(originalTransactionId)", "user": "\(user)", "environment": "\(found.rawValue)"])
 
         if let now = try await redis.send(RedisCommand("GET", bindingKey)).string, !UserID.same(now, user) {
-            throw OperatorError(
+            throw VerificationError(
                 "binding_changed",
                 "Apple now has user \(user)'s appAccountToken on purchase \(originalTransactionId), but meanwhile the "
                     + "ledger bound the purchase to user \(now); give it back with 'tollctl apple set-account-token "
@@ -168,13 +168,13 @@ package enum AccountTokenAssignment {
         switch await signedData.verifyTransaction(info.signedTransactionInfo) {
         case .verified(let payload):
             guard payload.appAccountToken?.lowercased() == token, let converted = PurchaseEventTransaction(signed: payload) else {
-                throw OperatorError(
+                throw VerificationError(
                     "transaction_not_verified",
                     "Apple's copy of \(originalTransactionId) does not carry the token yet; run the command again to hand it over")
             }
             transaction = converted
         case .rejected(let failure), .retryable(let failure):
-            throw OperatorError("transaction_not_verified", "\(failure.code.rawValue): \(failure.message)")
+            throw VerificationError("transaction_not_verified", "\(failure.code.rawValue): \(failure.message)")
         }
         try await ReconcileFunctions.library.load(on: redis)
         let now = PipelineClock.system.nowMilliseconds()

@@ -23,7 +23,7 @@ extension JobVerifier {
         } catch let error as AppStoreAPIError {
             let failure = error.verificationFailure
             return error.isRetryable ? .retryable(failure, retryAfter: error.retryAfter) : .rejected(failure)
-        } catch let error as OperatorError {
+        } catch let error as VerificationError {
             return .rejected(VerificationFailure(FailureCode(rawValue: error.code), error.message))
         } catch {
             return .retryable(VerificationFailure(.operatorCallFailed, "\(error)"), retryAfter: nil)
@@ -56,7 +56,7 @@ extension JobVerifier {
             let (environment, answer) = try await SubscriptionExtensions.extend(
                 configuration: configuration, originalTransactionId: otid, request: request)
             guard answer.success == true else {
-                throw OperatorError("extension_refused", "Apple did not extend \(otid) (ineligible, or two extensions this year)")
+                throw VerificationError("extension_refused", "Apple did not extend \(otid) (ineligible, or two extensions this year)")
             }
             writer.member("op", "extend")
             writer.member("environment", environment.rawValue.lowercased())

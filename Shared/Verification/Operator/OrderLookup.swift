@@ -33,12 +33,12 @@ package enum OrderLookup {
     }
 
     /// Asks each environment the deployment accepts (production first) until one knows the order.
-    /// Throws ``OperatorError`` `api_not_configured` without an API key, `invalid_order_id` when Apple answers
+    /// Throws ``VerificationError`` `api_not_configured` without an API key, `invalid_order_id` when Apple answers
     /// status 1 in every environment; the API client's errors otherwise.
     package static func run(configuration: VerifierConfiguration, orderId: String, logger: Logger) async throws -> Report {
         let (signedData, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        let clients = OperatorError.orderedClients(apiClients)
-        guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
+        let clients = OperatorClients.ordered(apiClients)
+        guard !clients.isEmpty else { throw VerificationError.apiNotConfigured }
         var found: (AppStoreEnvironment, [String])?
         for (environment, client) in clients {
             let response = try await client.lookUpOrderId(orderId)
@@ -48,7 +48,7 @@ package enum OrderLookup {
             }
         }
         guard let (environment, signed) = found else {
-            throw OperatorError(
+            throw VerificationError(
                 "invalid_order_id",
                 "Apple does not know order ID \(orderId) (Look Up Order ID answered status 1 in \(clients.map { $0.0.rawValue }.joined(separator: ", ")))"
             )

@@ -46,7 +46,7 @@ package enum SubscriptionExtensions {
         switch await signedData.verifyAppTransaction(response.signedAppTransactionInfo) {
         case .verified(let app): return (environment, app)
         case .rejected(let failure), .retryable(let failure):
-            throw OperatorError("app_transaction_not_verified", "\(failure.code.rawValue): \(failure.message)")
+            throw VerificationError("app_transaction_not_verified", "\(failure.code.rawValue): \(failure.message)")
         }
     }
 
@@ -55,9 +55,9 @@ package enum SubscriptionExtensions {
     private static func client(_ configuration: VerifierConfiguration, _ environment: AppStoreEnvironment) throws -> AppStoreServerAPIClient
     {
         let (_, _, clients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        guard !clients.isEmpty else { throw OperatorError.apiNotConfigured }
+        guard !clients.isEmpty else { throw VerificationError.apiNotConfigured }
         guard let client = clients.client(configuration.bundleId, environment) else {
-            throw OperatorError("environment_not_accepted", "this deployment does not use Apple's \(environment.rawValue) environment")
+            throw VerificationError("environment_not_accepted", "this deployment does not use Apple's \(environment.rawValue) environment")
         }
         return client
     }
@@ -65,7 +65,7 @@ package enum SubscriptionExtensions {
     private static func firstFound<T>(
         _ apiClients: AppleAPIClients, _ call: (AppStoreServerAPIClient) async throws -> T
     ) async throws -> (AppStoreEnvironment, T) {
-        let (environment, _, answer) = try await OperatorError.firstFound(OperatorError.orderedClients(apiClients), call)
+        let (environment, _, answer) = try await OperatorClients.firstFound(OperatorClients.ordered(apiClients), call)
         return (environment, answer)
     }
 }

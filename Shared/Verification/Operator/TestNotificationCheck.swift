@@ -25,7 +25,7 @@ package enum TestNotificationCheck {
         clock: ContinuousClock = ContinuousClock(), onToken: (String) -> Void = { _ in }
     ) async throws -> Report {
         let (_, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        guard let (environment, client) = OperatorError.orderedClients(apiClients).first else { throw OperatorError.apiNotConfigured }
+        guard let (environment, client) = OperatorClients.ordered(apiClients).first else { throw VerificationError.apiNotConfigured }
         let token = try await client.requestTestNotification().testNotificationToken
         onToken(token)
         var report = Report(environment: environment, token: token)

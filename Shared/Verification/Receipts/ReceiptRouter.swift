@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Pipeline
 
@@ -144,8 +145,8 @@ struct ReceiptRouter: Sendable {
         if receipt.purchases.count == 1, receipt.purchases[0].expiresDate == nil, let id = receipt.purchases[0].transactionId {
             // One purchase that is no subscription: Get Transaction Info is the whole answer, under its own bucket.
             switch await call(.transactionInfo, environment, app, gate, { try await client.getTransactionInfo(transactionId: id) }) {
-            case .success(let info): signedTransactions = [info.signedTransactionInfo]
-            case .failure(let failure): return failure.validation
+            case .answered(let info): signedTransactions = [info.signedTransactionInfo]
+            case .unanswered(let validation): return validation
             }
         } else {
             // Each page is its own call to Apple: its own token of the bucket and of the user's budget.
@@ -156,8 +157,8 @@ struct ReceiptRouter: Sendable {
                 }
             }
             switch history {
-            case .success(let pages): signedTransactions = pages
-            case .failure(let failure): return failure.validation
+            case .answered(let pages): signedTransactions = pages
+            case .unanswered(let validation): return validation
             }
         }
         var transactions: [PurchaseEventTransaction] = []
@@ -183,7 +184,7 @@ struct ReceiptRouter: Sendable {
             switch await call(
                 .subscriptionStatus, environment, app, gate, { try await client.getAllSubscriptionStatuses(transactionId: original) })
             {
-            case .success(let status):
+            case .answered(let status):
                 for item in status.data?.flatMap({ $0.lastTransactions ?? [] }) ?? [] {
                     guard let id = item.originalTransactionId, subscriptions.contains(id), let jws = item.signedRenewalInfo else {
                         continue
@@ -197,7 +198,7 @@ struct ReceiptRouter: Sendable {
                     case .retryable(let failure): return ReceiptValidation(.retryable(failure))
                     }
                 }
-            case .failure(let failure): return failure.validation
+            case .unanswered(let validation): return validation
             }
         }
         transactions.sort { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
@@ -211,25 +212,25 @@ struct ReceiptRouter: Sendable {
     func call<Value: Sendable>(
         _ endpoint: AppStoreEndpointClass, _ environment: AppStoreEnvironment, _ bundleId: String, _ gate: AppleCallGate?,
         tokensPerPage: Bool = false, _ body: () async throws -> Value
-    ) async -> Result<Value, ReceiptAPIFailure> {
+    ) async -> APIAnswer<Value, ReceiptValidation> {
         do {
             if !tokensPerPage { try await take(endpoint, environment, bundleId, gate) }
-            return .success(try await body())
+            return .answered(try await body())
         } catch let refusal as AppleCallRefusal {
-            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.retryable(refusal.failure), retryAfter: refusal.retryAfter)))
+            return .unanswered(ReceiptValidation(.retryable(refusal.failure), retryAfter: refusal.retryAfter))
         } catch let limit as PageLimitExceeded {
             let failure = VerificationFailure(
                 .receiptHistoryTooLong,
                 "the customer's transaction history has more than \(limit.pages) pages (TOLLGATE_RECEIPT_MAX_HISTORY_PAGES)")
-            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.rejected(failure))))
+            return .unanswered(ReceiptValidation(.rejected(failure)))
         } catch let error as AppStoreAPIError {
-            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(error.verificationResult(), retryAfter: error.retryAfter)))
+            return .unanswered(ReceiptValidation(error.verificationResult(), retryAfter: error.retryAfter))
         } catch let error as RateLimitError {
             let failure = VerificationFailure(.appleRateLimited, error.description)
-            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.retryable(failure), retryAfter: error.retryAfter)))
+            return .unanswered(ReceiptValidation(.retryable(failure), retryAfter: error.retryAfter))
         } catch {
             let failure = VerificationFailure(.appleUnreachable, "App Store Server API call failed: \(error)")
-            return .failure(ReceiptAPIFailure(validation: ReceiptValidation(.retryable(failure))))
+            return .unanswered(ReceiptValidation(.retryable(failure)))
         }
     }
 }
@@ -246,11 +247,6 @@ extension ReceiptRouter {
                 prefix: configuration.shared.keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale,
                 bundleId: bundleId))
     }
-}
-
-/// An API call that gave no answer, as the receipt's validation.
-struct ReceiptAPIFailure: Error, Sendable {
-    var validation: ReceiptValidation
 }
 
 /// The parts of receipt validation that need no Redis: `verifyReceipt`'s client and the offline signature check.

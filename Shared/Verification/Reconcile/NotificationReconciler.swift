@@ -1,5 +1,7 @@
 import AppStore
 import Foundation
+import Ledger
+import Logging
 import Pipeline
 import Redis
 
@@ -103,7 +105,7 @@ struct NotificationReconciler: Sendable {
                 (token, restarted) = (nil, true)
                 continue
             } catch let error as AppStoreAPIError {
-                throw ReconcileError("apple_unavailable", "Get Notification History (\(environment)): \(error)")
+                throw VerificationError("apple_unavailable", "Get Notification History (\(environment)): \(error)")
             }
             for item in page.notificationHistory ?? [] {
                 try await handle(item, environment: environment, now: now, report: &report)
@@ -120,7 +122,7 @@ struct NotificationReconciler: Sendable {
                 return
             }
         }
-        throw ReconcileError("apple_unavailable", "Get Notification History (\(environment)) kept saying hasMore")
+        throw VerificationError("apple_unavailable", "Get Notification History (\(environment)) kept saying hasMore")
     }
 
     /// Decides about one history item and enqueues it when the ledger lacks it.
@@ -196,7 +198,7 @@ struct NotificationReconciler: Sendable {
         guard
             try await ReconcileFunctions.write(
                 on: context.redis, lease: context.keys.reconcileLease, token: lease, hash: key, fields: fields, removing: removing)
-        else { throw ReconcileError.leaseLost }
+        else { throw VerificationError.leaseLost }
     }
 }
 

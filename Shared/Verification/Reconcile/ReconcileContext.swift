@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Logging
 import Pipeline
@@ -54,21 +55,21 @@ struct ReconcileContext: Sendable {
 
     /// One App Store Server API call about the app `bundleId`, with its client, under its fleet-wide bucket of
     /// `endpoint` (a dry run paces itself).
-    /// - Throws: ``ReconcileError`` `api_not_configured`; Apple's ``AppStoreAPIError`` (callers decide per
+    /// - Throws: ``VerificationError`` `api_not_configured`; Apple's ``AppStoreAPIError`` (callers decide per
     ///   item); `apple_unavailable` when no rate-limit token came.
     func callAPI<Value: Sendable>(
         _ endpoint: AppStoreEndpointClass, bundleId: String, environment: AppStoreEnvironment,
         _ body: (AppStoreServerAPIClient) async throws -> Value
     ) async throws -> Value {
         guard let client = apiClients.client(bundleId, environment) else {
-            throw ReconcileError("api_not_configured", "no App Store Server API key is configured for \(bundleId) in \(environment)")
+            throw VerificationError("api_not_configured", "no App Store Server API key is configured for \(bundleId) in \(environment)")
         }
         let bucket = endpoint.bucket(
             prefix: keys.prefix, sandbox: environment == .sandbox, rateScale: configuration.apiRateScale, bundleId: bundleId)
         do {
             try await acquire(bucket)
         } catch let error as RateLimitError {
-            throw ReconcileError("apple_unavailable", error.description)
+            throw VerificationError("apple_unavailable", error.description)
         }
         return try await body(client)
     }

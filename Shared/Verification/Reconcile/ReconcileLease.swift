@@ -17,12 +17,12 @@ struct ReconcileLease: Sendable {
     }
 
     /// Runs `body` with the lease's token while holding the lease.
-    /// - Throws: ``ReconcileError/leaseHeld`` when another holder has it; ``ReconcileError/leaseLost`` when it
+    /// - Throws: ``VerificationError/leaseHeld`` when another holder has it; ``VerificationError/leaseLost`` when it
     ///   was lost mid-way (the body is cancelled); whatever `body` throws.
     func withLease<Value: Sendable>(_ body: @escaping @Sendable (String) async throws -> Value) async throws -> Value {
         let token = Job.newID()
         guard try await ReconcileFunctions.acquire(on: redis, lease: key, token: token, ttl: ttl) else {
-            throw ReconcileError.leaseHeld
+            throw VerificationError.leaseHeld
         }
         do {
             let value = try await withThrowingTaskGroup(of: Step<Value>.self) { group in
@@ -35,7 +35,7 @@ struct ReconcileLease: Sendable {
                 while let step = try await group.next() {
                     if case .finished(let value) = step { return value }
                 }
-                throw ReconcileError.leaseLost
+                throw VerificationError.leaseLost
             }
             await release(token)
             return value
@@ -57,7 +57,7 @@ struct ReconcileLease: Sendable {
         }.value
     }
 
-    /// Renews every third of the lease until cancelled; throws ``ReconcileError/leaseLost`` when the lease is
+    /// Renews every third of the lease until cancelled; throws ``VerificationError/leaseLost`` when the lease is
     /// no longer this token's. A Redis error is retried until the lease would have run out.
     private func renew(_ token: String) async throws {
         var lastRenewal = ContinuousClock.now
@@ -65,15 +65,15 @@ struct ReconcileLease: Sendable {
             try await Task.sleep(for: ttl / 3)
             do {
                 guard try await ReconcileFunctions.acquire(on: redis, lease: key, token: token, ttl: ttl) else {
-                    throw ReconcileError.leaseLost
+                    throw VerificationError.leaseLost
                 }
                 lastRenewal = ContinuousClock.now
-            } catch let error as ReconcileError {
+            } catch let error as VerificationError {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                if ContinuousClock.now - lastRenewal >= ttl { throw ReconcileError.leaseLost }
+                if ContinuousClock.now - lastRenewal >= ttl { throw VerificationError.leaseLost }
             }
         }
     }

@@ -5,7 +5,7 @@ import Redis
 
 /// One reconcile pass now (what `tollctl reconcile` runs), with the verifier's own settings: Apple's Notification
 /// History from the checkpoint (or `since`, without moving the checkpoint), then the subscription sweep. It takes
-/// the fleet's lease like a scheduled pass (``ReconcileError`` `lease_held` when a pass is running). A dry run sends
+/// the fleet's lease like a scheduled pass (``VerificationError`` `lease_held` when a pass is running). A dry run sends
 /// Redis only reads: no lease, no function load, no rate-limit bucket, nothing enqueued.
 package enum ReconcileOnce {
     package struct Arguments: Sendable {
@@ -23,7 +23,7 @@ package enum ReconcileOnce {
         let metrics = VerifierMetrics()
         let (signedData, receipts, apiClients) = try VerifierServices.appleClients(configuration, metrics: metrics)
         guard !apiClients.isEmpty || configuration.hasSharedSecret else {
-            throw ReconcileError(
+            throw VerificationError(
                 "api_not_configured",
                 """
                 reconciling needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, \

@@ -59,7 +59,7 @@ final class Reconciler: Service {
                     ])
             }
             return settings.interval + jitter
-        } catch let error as ReconcileError where error.code == ReconcileError.leaseHeld.code {
+        } catch let error as VerificationError where error.code == VerificationError.leaseHeld.code {
             return min(settings.interval, settings.lease / 2) + jitter
         } catch is CancellationError {
             return .zero
@@ -100,7 +100,7 @@ final class Reconciler: Service {
                         ("pass.at", String(now)), ("pass.found", String(report.found)),
                         ("pass.enqueued", String(report.enqueued)), ("pass.corrected", String(report.corrected)),
                     ])
-            else { throw ReconcileError.leaseLost }
+            else { throw VerificationError.leaseLost }
             context.metrics.reconcilePass(succeeded: true, atMilliseconds: now)
         }
         return report

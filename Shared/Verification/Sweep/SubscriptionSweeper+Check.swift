@@ -1,5 +1,8 @@
 import AppStore
+import Core
 import Foundation
+import Ledger
+import Logging
 import Pipeline
 import Redis
 
@@ -69,7 +72,7 @@ extension SubscriptionSweeper {
                     metadata: [
                         "transaction.id": "\(transactionId)", "error": "\(error.code.rawValue)",
                     ])
-                if error.isRetryable { throw ReconcileError("apple_unavailable", "Get All Subscription Statuses: \(error)") }
+                if error.isRetryable { throw VerificationError("apple_unavailable", "Get All Subscription Statuses: \(error)") }
                 try await postpone(due)
                 return
             }

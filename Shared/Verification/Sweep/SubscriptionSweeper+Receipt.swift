@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Logging
 import Pipeline
 import Redis
 
@@ -33,7 +34,7 @@ extension SubscriptionSweeper {
             return
         case .retryable(let failure):
             report.failed += 1
-            throw ReconcileError("apple_unavailable", "verifyReceipt: \(failure)")
+            throw VerificationError("apple_unavailable", "verifyReceipt: \(failure)")
         }
         guard context.configuration.accepts(receipt.environment) else {
             report.failed += 1

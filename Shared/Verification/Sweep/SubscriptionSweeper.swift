@@ -1,6 +1,8 @@
 import AppStore
 import Core
 import Foundation
+import Ledger
+import Logging
 import Pipeline
 import Redis
 

@@ -30,7 +30,7 @@ struct SweepIndexBackfill: Sendable {
             try await ReconcileFunctions.write(
                 on: context.redis, lease: keys.reconcileLease, token: lease, hash: keys.reconcileStatus,
                 fields: [(Self.markerField, String(context.clock.nowMilliseconds()))])
-        else { throw ReconcileError.leaseLost }
+        else { throw VerificationError.leaseLost }
         return added
     }
 

@@ -1,4 +1,5 @@
 import AppStore
+import SwiftASN1
 import X509
 
 extension FuzzTarget {

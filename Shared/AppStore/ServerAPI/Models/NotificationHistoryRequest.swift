@@ -1,8 +1,9 @@
 import Foundation
 
 /// The body of Get Notification History: Apple's `NotificationHistoryRequest`. Apple keeps 180 days of
-/// history; `startDate` must be before `endDate`.
-package struct NotificationHistoryRequest: Sendable, Hashable, Encodable {
+/// history; `startDate` must be before `endDate`. Dates travel as milliseconds since 1970. The client encodes it;
+/// the simulator (appstore-sim) decodes it.
+package struct NotificationHistoryRequest: Sendable, Hashable, Codable {
     package var startDate: Date
     package var endDate: Date
     /// Only notifications of this type (Apple's `notificationType`).
@@ -25,8 +26,18 @@ package struct NotificationHistoryRequest: Sendable, Hashable, Encodable {
         self.transactionId = transactionId
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case startDate, endDate, notificationType, notificationSubtype, onlyFailures, transactionId
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        startDate = Date(timeIntervalSince1970: Double(try container.decode(Int64.self, forKey: .startDate)) / 1000)
+        endDate = Date(timeIntervalSince1970: Double(try container.decode(Int64.self, forKey: .endDate)) / 1000)
+        notificationType = try container.decodeIfPresent(NotificationTypeV2.self, forKey: .notificationType)
+        notificationSubtype = try container.decodeIfPresent(NotificationSubtype.self, forKey: .notificationSubtype)
+        onlyFailures = try container.decodeIfPresent(Bool.self, forKey: .onlyFailures)
+        transactionId = try container.decodeIfPresent(String.self, forKey: .transactionId)
     }
 
     package func encode(to encoder: any Encoder) throws {

@@ -1,27 +1,13 @@
 import AppStore
-import Core
 
-/// An error of the operators' Apple-facing commands (``OrderLookup``, ``TestNotificationCheck``,
-/// ``AccountTokenAssignment``…): a stable `code` and a message, reported as `tollctl: error: <code>: <message>`.
-package struct OperatorError: TollgateError, Sendable {
-    package var code: String
-    package var message: String
-
-    package init(_ code: String, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    static let apiNotConfigured = OperatorError(
-        "api_not_configured",
-        "asking Apple needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH)")
-
+/// The API clients an operator's command asks Apple with: a command names a transaction or an order, not an app.
+enum OperatorClients {
     /// The first environment's answer that is not a 404 (in the order of `clients`), with the client that gave it;
     /// the last 404 when all are.
     static func firstFound<T>(
         _ clients: [(AppStoreEnvironment, AppStoreServerAPIClient)], _ call: (AppStoreServerAPIClient) async throws -> T
     ) async throws -> (AppStoreEnvironment, AppStoreServerAPIClient, T) {
-        guard !clients.isEmpty else { throw apiNotConfigured }
+        guard !clients.isEmpty else { throw VerificationError.apiNotConfigured }
         var notFound: (any Error)?
         for (environment, client) in clients {
             do {
@@ -30,13 +16,13 @@ package struct OperatorError: TollgateError, Sendable {
                 notFound = error
             }
         }
-        throw notFound ?? apiNotConfigured
+        throw notFound ?? VerificationError.apiNotConfigured
     }
 
     /// The API clients by environment, production first, and within one the apps in configuration order (the default
     /// first): an operator's command names a transaction, not an app, so each app's client is asked in turn, and Apple
     /// answers 404 for another app's transaction.
-    static func orderedClients(_ clients: AppleAPIClients) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {
+    static func ordered(_ clients: AppleAPIClients) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {
         clients.environments.flatMap { environment in clients.clients(in: environment).map { (environment, $0.client) } }
     }
 }
