@@ -155,10 +155,10 @@ extension IngestRoutes {
     /// `signedPayload`'s `signedTransactionInfo` or a V1 body (only a locality hint; the verifier checks everything),
     /// else by its `notificationUUID` (``Keys/partition(ofNotification:uuid:)``), else by its dedupe hash. Always 0
     /// with one partition (nothing is decoded then).
-    func partition(of submission: Submission, source: Job.Source, userID: String?, dedupeHash: String) -> Int {
-        guard !keys.layout.isSingle else { return 0 }
+    func partition(of submission: Submission, source: Job.Source, userID: String?, dedupeHash: String) -> Partition {
+        guard !keys.layout.isSingle else { return .first }
         if source == .client, let userID { return keys.partition(ofUser: userID) }
-        var hinted: Int?
+        var hinted: Partition?
         switch submission.kind {
         case .notificationV2:
             if let signed = submission.signed, let peek = NotificationPeek(signedPayload: signed) {

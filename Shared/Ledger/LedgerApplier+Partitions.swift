@@ -34,7 +34,7 @@ extension LedgerApplier {
     /// The claim moves parked events before the claimant's own apply call; without this wait Apple's notification
     /// could be credited first and the buyer's submission would answer `duplicate` for the purchase it just made.
     /// Nothing depends on the wait for correctness: a job that is gone or never finishes only delays the event.
-    func awaitClaimant(_ entry: StreamEntry, of delivery: LedgerDelivery, partition: Int) async throws {
+    func awaitClaimant(_ entry: StreamEntry, of delivery: LedgerDelivery, partition: Partition) async throws {
         guard let claimant = entry.string(LedgerDelivery.Field.after), claimant != delivery.event.jobId else { return }
         let key = keys.job(claimant, partition: partition)
         let deadline = ContinuousClock.now + claimantWait
@@ -53,17 +53,17 @@ extension LedgerApplier {
 
     /// The partitions of the event's purchase chains, in first-seen order: its transactions' (else its renewals'
     /// first one); nil when it names none. Always `[0]` with one partition.
-    func chainPartitions(_ event: PurchaseEvent) -> [Int]? {
+    func chainPartitions(_ event: PurchaseEvent) -> [Partition]? {
         let otids =
             event.transactions.isEmpty
             ? Array(event.renewals.prefix(1).map(\.originalTransactionId)) : event.transactions.map(\.originalTransactionId)
         guard !otids.isEmpty else { return nil }
-        var seen: Set<Int> = []
+        var seen: Set<Partition> = []
         return otids.map { keys.partition(ofOriginalTransaction: $0) }.filter { seen.insert($0).inserted }
     }
 
     /// One part per partition: the transactions whose chains live there.
-    func splitByChain(_ event: PurchaseEvent, _ partitions: [Int]) -> [(Int, [String]?)] {
+    func splitByChain(_ event: PurchaseEvent, _ partitions: [Partition]) -> [(Partition, [String]?)] {
         partitions.map { partition in
             (
                 partition,
@@ -80,7 +80,7 @@ extension LedgerApplier {
     /// Crash between the two steps: the entry is delivered again, the markers stop a second copy, and the
     /// acknowledgement follows. Two consumers on the same entry: the same, and one of them gets `acked_elsewhere`.
     func handOver(
-        _ delivery: LedgerDelivery, entry: StreamEntry, from source: Int, parts: [(Int, [String]?)]
+        _ delivery: LedgerDelivery, entry: StreamEntry, from source: Partition, parts: [(Partition, [String]?)]
     ) async throws -> LedgerOutcome {
         let moves = (entry.string(LedgerDelivery.Field.moves).flatMap { Int($0) } ?? 0) + 1
         guard moves <= LedgerDelivery.maximumMoves else {
@@ -92,7 +92,7 @@ extension LedgerApplier {
         for (target, only) in parts {
             var fields = kept
             fields[LedgerDelivery.Field.moves] = Array(String(moves).utf8)
-            fields[LedgerDelivery.Field.from] = Array(String(source).utf8)
+            fields[LedgerDelivery.Field.from] = Array(source.description.utf8)
             if let only {
                 fields[LedgerDelivery.Field.only] = Array(try JSONEncoder().encode(only))
                 fields[LedgerDelivery.Field.hops] = Array(String(delivery.hops + 1).utf8)
@@ -104,7 +104,7 @@ extension LedgerApplier {
             }
             _ = try await durably(
                 "hand_over",
-                keys: [keys.verified(partition: target).stream, keys.partitionKey(target, "fwd", String(source), entry.id)],
+                keys: [keys.verified(partition: target).stream, keys.partitionKey(target, "fwd", source.description, entry.id)],
                 arguments: arguments)
         }
         struct Plan: Encodable {
@@ -118,7 +118,7 @@ extension LedgerApplier {
         let plan = Plan(
             jobId: event.jobId, kind: event.kind.rawValue, channel: keys.jobResultsChannel, now: now(),
             retention: JobStatus.retentionSeconds, forwarded: delivery.isForwarded,
-            to: parts.count == 1 && parts[0].1 == nil ? parts[0].0 : nil)
+            to: parts.count == 1 && parts[0].1 == nil ? parts[0].0.index : nil)
         return try await LedgerFunctions.call(
             "handed_over", on: redis,
             keys: [keys.verified(partition: source).stream, keys.job(event.jobId, partition: source)],

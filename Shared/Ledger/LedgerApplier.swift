@@ -58,7 +58,7 @@ package struct LedgerApplier: Sendable {
     /// partition is handed over to it (``handOver(_:entry:from:parts:)``); one whose owner is unknown is parked in
     /// its purchase chain's partition (handed there first when it is not this one); and the owner's chains in other
     /// partitions are claimed (``claim(_:for:)``) before the apply call in the owner's partition.
-    package func apply(entry: StreamEntry, partition: Int = 0) async throws -> LedgerOutcome {
+    package func apply(entry: StreamEntry, partition: Partition = .first) async throws -> LedgerOutcome {
         let delivery = try LedgerDelivery(entry: entry)
         // Every key of the call, and the catalog, are the event's project's (placed by the verifier from the app Apple
         // signed): one project's purchase never touches another's ledger.
@@ -75,7 +75,7 @@ package struct LedgerApplier: Sendable {
         return try await apply(delivery, entry: entry, partition: partition)
     }
 
-    private func apply(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Int) async throws -> LedgerOutcome {
+    private func apply(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Partition) async throws -> LedgerOutcome {
         var claimAll = false
         for _ in 0..<4 {
             let resolution = try await resolveOwner(delivery.event)
@@ -203,7 +203,7 @@ package struct LedgerApplier: Sendable {
     /// reach, see ``chainPartitions(_:)``): token mappings live in other slots, so with several partitions they are
     /// not checked inside the call (a token's owner was read by ``resolveOwner(_:)`` just before; a mapping written
     /// since is an order the app's own submission will pay and claim, which moves the parked event on).
-    private func park(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Int) async throws -> LedgerOutcome {
+    private func park(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Partition) async throws -> LedgerOutcome {
         struct Note: Encodable {
             var type: String
             var subtype, uuid, app: String?

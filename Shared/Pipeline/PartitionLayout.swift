@@ -38,15 +38,26 @@ package struct PartitionLayout: Sendable, Hashable, CustomStringConvertible {
         tags = (0..<count).map { Self.tag(partition: $0, of: count) }
     }
 
+    /// Every partition, in order.
+    package var partitions: [Partition] { (0..<count).map { Partition($0) } }
+
+    /// The partition of index `index`; nil when this layout has no such partition (an index read from outside).
+    package func partition(_ index: Int) -> Partition? { (0..<count).contains(index) ? Partition(index) : nil }
+
+    /// The hash tag of `partition`, with braces; `{p<k>}` for one the layout does not have.
+    package func tag(of partition: Partition) -> String {
+        tags.indices.contains(partition.index) ? tags[partition.index] : "{p\(partition.index)}"
+    }
+
     /// The partition of a user's ledger.
-    package func partition(ofUser userID: String) -> Int { bucket(userID) }
+    package func partition(ofUser userID: String) -> Partition { bucket(userID) }
 
     /// The partition of a purchase chain (its binding, parked events and notifications' jobs).
-    package func partition(ofOriginalTransaction originalTransactionId: String) -> Int { bucket(originalTransactionId) }
+    package func partition(ofOriginalTransaction originalTransactionId: String) -> Partition { bucket(originalTransactionId) }
 
     /// The partition an arbitrary id hashes to (CRC16/XMODEM modulo N, as for users and purchase chains): the
     /// fallback placement of what has neither (a notification without an `originalTransactionId`).
-    package func partition(hashing id: String) -> Int { bucket(id) }
+    package func partition(hashing id: String) -> Partition { bucket(id) }
 
     /// The slot range partition `k` aims for.
     package static func slotRange(partition k: Int, of count: Int) -> Range<Int> {
@@ -55,8 +66,8 @@ package struct PartitionLayout: Sendable, Hashable, CustomStringConvertible {
 
     package var description: String { "\(count) partition\(count == 1 ? "" : "s") (layout \(version))" }
 
-    private func bucket(_ id: String) -> Int {
-        count == 1 ? 0 : Int(ClusterKeySlot.crc16(id.utf8)) % count
+    private func bucket(_ id: String) -> Partition {
+        count == 1 ? .first : Partition(Int(ClusterKeySlot.crc16(id.utf8)) % count)
     }
 
     /// `{p<k>}`, or the first `{p<k>.<i>}` whose slot is in partition k's range (one partition: `{p0}`).

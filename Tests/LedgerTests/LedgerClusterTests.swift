@@ -14,8 +14,8 @@ struct LedgerClusterTests {
             try await LedgerHarness.on(cluster, prefix: "c1") { h in
                 let keys = h.keys
                 // Eight users and eight purchases whose chains spread over the partitions, hence over the primaries.
-                let users = (0..<8).map { LedgerPartitionTests.user(in: $0 * 2, keys, "buyer") }
-                let otids = (0..<8).map { LedgerPartitionTests.chain(notIn: $0 * 2, keys, from: 5_000_000 + 1000 * $0) }
+                let users = (0..<8).map { LedgerPartitionTests.user(in: Partition($0 * 2), keys, "buyer") }
+                let otids = (0..<8).map { LedgerPartitionTests.chain(notIn: Partition($0 * 2), keys, from: 5_000_000 + 1000 * $0) }
                 for (user, otid) in zip(users, otids) {
                     let bought = try await h.deliver(Fixture.client(user, [Fixture.transaction(otid, product: "coins100")]))
                     #expect(bought.outcome == "fulfilled", "\(bought)")

@@ -12,12 +12,12 @@ import Testing
     static let partitions = 16
 
     /// A user id whose ledger lives in `partition`.
-    static func user(in partition: Int, _ keys: Keys, _ name: String = "user") -> String {
+    static func user(in partition: Partition, _ keys: Keys, _ name: String = "user") -> String {
         (0...).lazy.map { "\(name)-\($0)" }.first { keys.partition(ofUser: $0) == partition } ?? name
     }
 
     /// An originalTransactionId whose chain lives outside `partition` (and, with `in`, in that one).
-    static func chain(notIn partition: Int, in wanted: Int? = nil, _ keys: Keys, from start: Int = 2_000_000) -> String {
+    static func chain(notIn partition: Partition, in wanted: Partition? = nil, _ keys: Keys, from start: Int = 2_000_000) -> String {
         (start...).lazy.map { String($0) }.first {
             let p = keys.partition(ofOriginalTransaction: $0)
             return p != partition && (wanted == nil || p == wanted)
@@ -25,7 +25,7 @@ import Testing
     }
 
     /// The entries of a partition's verified stream.
-    static func entries(_ h: LedgerHarness, partition: Int) async throws -> [StreamEntry] {
+    static func entries(_ h: LedgerHarness, partition: Partition) async throws -> [StreamEntry] {
         try await h.redis.xrange(h.keys.verified(partition: partition).stream)
     }
 
@@ -41,7 +41,7 @@ import Testing
     /// submission of it (job `jobBuy`, its hash `verifying` as ingest and the verifier leave it), read from the
     /// buyer's partition `buyerIn`, which is not the chain's.
     static func purchaseAfterAParkedNotification(
-        _ h: LedgerHarness, buyerIn partition: Int
+        _ h: LedgerHarness, buyerIn partition: Partition
     ) async throws -> (buyer: String, otid: String, purchase: LedgerHarness.Read) {
         let buyer = user(in: partition, h.keys)
         let otid = chain(notIn: partition, h.keys)
@@ -88,7 +88,7 @@ import Testing
             #expect(try await h.apply(read).outcome == "acked_elsewhere")
             let handedOver = try await Self.entries(h, partition: 3).filter { $0.string(LedgerDelivery.Field.from) != nil }
             #expect(handedOver.count == 1)
-            #expect(handedOver.first?.string(LedgerDelivery.Field.from) == String(chainPartition))
+            #expect(handedOver.first?.string(LedgerDelivery.Field.from) == chainPartition.description)
             #expect(
                 try await h.hash(h.keys.job("jobRefund", partition: chainPartition))["moved.to"] == nil,
                 "a job ingest never wrote keeps no hash")

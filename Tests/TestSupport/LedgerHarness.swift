@@ -54,7 +54,7 @@ package struct LedgerHarness: Sendable {
     /// One verified-stream entry and the partition it was read from.
     package struct Read: Sendable {
         package var entry: StreamEntry
-        package var partition: Int
+        package var partition: Partition
         package var id: String { entry.id }
     }
 
@@ -117,7 +117,7 @@ package struct LedgerHarness: Sendable {
     }
 
     /// The partition ingest starts the event's job in: the submitter's, else its first purchase chain's.
-    package func partition(of event: PurchaseEvent) -> Int {
+    package func partition(of event: PurchaseEvent) -> Partition {
         if let user = event.userId { return keys.partition(ofUser: user) }
         let otid = event.transactions.first?.originalTransactionId ?? event.renewals.first?.originalTransactionId
         return otid.map { keys.partition(ofOriginalTransaction: $0) } ?? 0
