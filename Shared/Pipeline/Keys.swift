@@ -42,9 +42,9 @@ package struct Keys: Sendable, Hashable {
     package var layoutRecord: String { controlKey("layout") }
 
     /// The hash tag every key of one user carries: `{u:<id>}` with one partition, else `{<partition tag>}:u:<id>`
-    /// (the tag of ``PartitionLayout/partition(ofUser:)``), so `tg:{p3}:u:42:account`.
+    /// (the tag of ``PartitionRouter/partition(ofUser:)``), so `tg:{p3}:u:42:account`.
     package func userTag(_ userID: String) -> String {
-        layout.isSingle ? "{u:\(userID)}" : "\(tag(partition: layout.partition(ofUser: userID))):u:\(userID)"
+        layout.isSingle ? "{u:\(userID)}" : "\(tag(partition: partition(ofUser: userID))):u:\(userID)"
     }
 
     /// These keys with the user-ledger keys of `side`.
@@ -75,12 +75,15 @@ package struct Keys: Sendable, Hashable {
         ([projectPrefix, tag(partition: partition)] + parts).joined(separator: ":")
     }
 
-    /// The partition of a user's ledger.
-    package func partition(ofUser userID: String) -> Partition { layout.partition(ofUser: userID) }
+    /// Who answers "which partition" for this layout.
+    package var router: PartitionRouter { PartitionRouter(layout: layout) }
 
-    /// The partition of a purchase chain.
+    /// The partition of a user's ledger (``PartitionRouter/partition(ofUser:)``).
+    package func partition(ofUser userID: String) -> Partition { router.partition(ofUser: userID) }
+
+    /// The partition of a purchase chain (``PartitionRouter/partition(ofOriginalTransaction:)``).
     package func partition(ofOriginalTransaction otid: String) -> Partition {
-        layout.partition(ofOriginalTransaction: otid)
+        router.partition(ofOriginalTransaction: otid)
     }
 
     /// The tag of a purchase chain's keys: `{otx:<id>}` with one partition, else `{<partition tag>}:otx:<id>`.

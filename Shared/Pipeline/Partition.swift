@@ -1,6 +1,6 @@
 /// One partition of the layout (docs/CLUSTER.md §2): its index `k` in `0..<N`. Its hash tag, `{p<k>}` or the first
 /// range-aligned `{p<k>.<i>}`, depends on N and is the layout's to name (``PartitionLayout/tag(of:)``,
-/// ``Keys/tag(partition:)``); which partition an id lives in is CRC16/XMODEM of it modulo N (docs/CLUSTER.md §3).
+/// ``Keys/tag(partition:)``); which partition an id lives in is ``PartitionRouter``'s to say.
 ///
 /// A literal is a partition (`keys.jobs(partition: 0)`), so tests and defaults read as before; an index read from
 /// outside (a job hash's `moved.to`, a command line) goes through ``PartitionLayout/partition(_:)``, which refuses

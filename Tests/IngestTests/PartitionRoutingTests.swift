@@ -99,7 +99,7 @@ import Testing
         let partition = keys.partition(ofOriginalTransaction: otid)
         let uuid = "routing-v2-with-otid"
         // Not where the UUID alone would put it: the otid decides.
-        #expect(keys.layout.partition(hashing: uuid) != partition)
+        #expect(keys.router.partition(hashing: uuid) != partition)
         try await withRedisServer { server in
             try await IngestHarness.withApp(server, configure: Self.sixteen) { client in
                 let response = try await client.execute(
@@ -118,8 +118,8 @@ import Testing
 
     @Test func aV2NotificationWithoutATransactionStartsInItsUUIDsPartition() async throws {
         let keys = try Self.keys()
-        let uuid = try #require((0..<100).map { "routing-no-otid-\($0)" }.first { keys.layout.partition(hashing: $0) != 0 })
-        let partition = keys.layout.partition(hashing: uuid)
+        let uuid = try #require((0..<100).map { "routing-no-otid-\($0)" }.first { keys.router.partition(hashing: $0) != 0 })
+        let partition = keys.router.partition(hashing: uuid)
         #expect(keys.partition(ofNotification: nil, uuid: uuid) == partition)
         try await withRedisServer { server in
             try await IngestHarness.withApp(server, configure: Self.sixteen) { client in

@@ -45,8 +45,8 @@ import Testing
     @Test func aNotificationStartsInItsChainsPartitionElseItsUUIDs() throws {
         let keys = try Self.sixteen()
         #expect(keys.partition(ofNotification: "1000000123", uuid: "u-1") == keys.partition(ofOriginalTransaction: "1000000123"))
-        #expect(keys.partition(ofNotification: nil, uuid: "ABC-def") == keys.layout.partition(hashing: "abc-def"))
-        #expect(keys.partition(ofNotification: "", uuid: "abc-def") == keys.layout.partition(hashing: "abc-def"))
+        #expect(keys.partition(ofNotification: nil, uuid: "ABC-def") == keys.router.partition(hashing: "abc-def"))
+        #expect(keys.partition(ofNotification: "", uuid: "abc-def") == keys.router.partition(hashing: "abc-def"))
         #expect(keys.partition(ofNotification: nil, uuid: nil) == nil)
         #expect(Keys().partition(ofNotification: "1000000123", uuid: nil) == 0)
     }
