@@ -104,7 +104,7 @@ package struct LedgerApplier: Sendable {
             } else {
                 outcome = try await park(delivery, entry: entry, partition: partition)
             }
-            if outcome.outcome != "reresolve" { return outcome }
+            if outcome.outcome != .reresolve { return outcome }
             claimAll = claimAll || outcome.claim == true
         }
         throw LedgerError.unexpectedReply("the owner kept changing while applying entry \(entry.id)")
