@@ -26,7 +26,7 @@ struct FulfillerHandler: Sendable {
             return .deadLetter(reason: reason, writes: deadLetterWrites(message, reason))
         }
         metrics.record(outcome, duration: ContinuousClock.now - started)
-        if outcome.outcome == "rejected" {
+        if outcome.outcome == .rejected {
             logger.info(
                 "Event rejected",
                 metadata: [
@@ -34,7 +34,7 @@ struct FulfillerHandler: Sendable {
                     "reason": "\(outcome.reason ?? "")",
                 ])
         }
-        return .acknowledged(duplicate: outcome.outcome == "acked_elsewhere")
+        return .acknowledged(duplicate: outcome.outcome == .ackedElsewhere)
     }
 
     /// The job status `dead` (when the entry names its job), written when the entry is dead-lettered: in the job hash

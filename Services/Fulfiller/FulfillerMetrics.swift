@@ -13,7 +13,7 @@ import Pipeline
 /// - `tollgate_ledger_apply_duration_seconds` — resolve + function call per event
 struct FulfillerMetrics: Sendable {
     func record(_ outcome: LedgerOutcome, duration: Duration) {
-        MetricHandles.shared.counter("tollgate_ledger_events_total", [("outcome", outcome.outcome)]).increment()
+        MetricHandles.shared.counter("tollgate_ledger_events_total", [("outcome", outcome.outcome.rawValue)]).increment()
         let side = outcome.side ?? LedgerSide.primary.rawValue
         for transaction in outcome.transactions ?? [] {
             MetricHandles.shared.counter("tollgate_ledger_transactions_total", [("result", transaction.result), ("side", side)])

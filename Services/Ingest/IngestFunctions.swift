@@ -65,7 +65,7 @@ enum IngestFunctions {
     /// `queued` status into `partition`: every key (jobs stream, job hash, dedupe key, backlog, the user's in-flight
     /// set, and the job hashes the in-flight check reads) is in that partition's slot.
     static func enqueueCommand(
-        job: Job, status: JobStatus, partition: Int, keys: Keys, limits: Limits, nowMilliseconds: Int64
+        job: Job, status: JobStatus, partition: Partition, keys: Keys, limits: Limits, nowMilliseconds: Int64
     ) -> RedisCommand {
         var redisKeys = [
             keys.jobs(partition: partition).stream, keys.job(job.id, partition: partition),
@@ -141,7 +141,7 @@ enum IngestFunctions {
     }
 
     /// Resets a partition's backlog counters when nothing in it is unfinished; true when it did.
-    static func settleBacklog(keys: Keys, partition: Int = 0, on redis: any RedisCommandExecutor) async throws -> Bool {
+    static func settleBacklog(keys: Keys, partition: Partition = .first, on redis: any RedisCommandExecutor) async throws -> Bool {
         let jobs = keys.jobs(partition: partition)
         let reply = try await library.call(
             "settle_backlog", on: redis, keys: [jobs.stream, jobs.retry, keys.backlog(partition: partition)], arguments: [])

@@ -16,19 +16,19 @@ extension IngestRoutes {
         let caller = try await authenticator.service(request, scope: .read)
         let project = caller.project.label
         let limit = Int(try Self.queryInteger(request, "limit", default: 100, range: 1...Int64(Self.maxEventsPage)))
-        let partitions = Array(keys.partitions)
+        let partitions = keys.partitions
         var positions = try Self.cursorPositions(request.uri.queryParameters.get("cursor"), partitions: partitions.count)
         let replies = try await redisRead {
             try await redis.pipeline(
                 partitions.map { partition in
-                    let start = positions[partition].map { "(\($0)" } ?? "-"
+                    let start = positions[partition.index].map { "(\($0)" } ?? "-"
                     return RedisCommand("XRANGE", keys.events(partition: partition).stream, start, "+", "COUNT", limit)
                 })
         }
         guard replies.count == partitions.count else {
             throw RedisError.protocolError("the events read returned \(replies.count) replies")
         }
-        var candidates: [(id: StreamID, partition: Int, entry: StreamEntry)] = []
+        var candidates: [(id: StreamID, partition: Partition, entry: StreamEntry)] = []
         var anyFull = false
         for (partition, reply) in zip(partitions, replies) {
             let entries = try StreamEntry.list(reply)
@@ -39,7 +39,7 @@ extension IngestRoutes {
         }
         candidates.sort { ($0.id, $0.partition) < ($1.id, $1.partition) }
         let page = candidates.prefix(limit)
-        for taken in page { positions[taken.partition] = taken.id.description }
+        for taken in page { positions[taken.partition.index] = taken.id.description }
         let cursor = Base64URL.encode(Array(positions.map { $0 ?? "-" }.joined(separator: ",").utf8))
         return jsonResponse(.ok) { writer in
             writer.key("events")

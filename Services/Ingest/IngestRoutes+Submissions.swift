@@ -150,27 +150,30 @@ extension IngestRoutes {
         return outcome
     }
 
-    /// The partition J a job starts in (docs/CLUSTER.md §3 "Who decides the partition"): a user's submission in the
-    /// user's partition Pu (the user owns what they submit, so their jobs never move, and the in-flight cap lives
-    /// there); a notification in its purchase chain's Po(`originalTransactionId`), read unverified from a V2
-    /// `signedPayload`'s `signedTransactionInfo` or a V1 body (only a locality hint; the verifier checks everything),
-    /// else by its `notificationUUID` (``Keys/partition(ofNotification:uuid:)``), else by its dedupe hash. Always 0
-    /// with one partition (nothing is decoded then).
-    func partition(of submission: Submission, source: Job.Source, userID: String?, dedupeHash: String) -> Int {
-        guard !keys.layout.isSingle else { return 0 }
-        if source == .client, let userID { return keys.partition(ofUser: userID) }
-        var hinted: Int?
+    /// The partition J a job starts in, as ``PartitionRouter/partition(ofSubmissionBy:notification:dedupeHash:)``
+    /// decides it (docs/CLUSTER.md §3 "Who decides the partition"): a user's submission in the user's partition Pu; a
+    /// notification by the ids it names, read unverified here from a V2 `signedPayload` (`signedTransactionInfo`'s
+    /// `originalTransactionId`, the `notificationUUID`) or a V1 body (only a locality hint; the verifier checks
+    /// everything); anything else by its dedupe hash. Nothing is decoded with one partition or for a client's
+    /// submission, whose user decides alone.
+    func partition(of submission: Submission, source: Job.Source, userID: String?, dedupeHash: String) -> Partition {
+        let router = keys.router
+        let submitter = source == .client ? userID : nil
+        guard !keys.layout.isSingle, submitter == nil else {
+            return router.partition(ofSubmissionBy: submitter, notification: nil, dedupeHash: dedupeHash)
+        }
+        var notification: (originalTransactionId: String?, uuid: String?)?
         switch submission.kind {
         case .notificationV2:
             if let signed = submission.signed, let peek = NotificationPeek(signedPayload: signed) {
-                hinted = keys.partition(ofNotification: peek.originalTransactionId, uuid: peek.notificationUUID)
+                notification = (peek.originalTransactionId, peek.notificationUUID)
             }
         case .notificationV1:
-            hinted = keys.partition(ofNotification: submission.originalTransactionId, uuid: nil)
+            notification = (submission.originalTransactionId, nil)
         case .receipt, .transaction, .operatorCall:
             break
         }
-        return hinted ?? keys.layout.partition(hashing: dedupeHash)
+        return router.partition(ofSubmissionBy: nil, notification: notification, dedupeHash: dedupeHash)
     }
 
     /// `sha256(source, user, kind, order, payload)` in hex: the dedupe key's name, `<prefix>:{J}:dedupe:<hash>` in

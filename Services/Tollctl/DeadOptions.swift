@@ -23,7 +23,7 @@ struct DeadOptions: ParsableArguments {
 
     /// Runs `body` with a connection, the keys (`TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX`, `TOLLGATE_PARTITIONS`) and
     /// the partitions chosen; a setting or Redis error ends the command (`tollctl: error: <code>: <message>`).
-    func withRedis(_ body: (any RedisCommandExecutor, Keys, [Int]) async throws -> Void) async throws {
+    func withRedis(_ body: (any RedisCommandExecutor, Keys, [Partition]) async throws -> Void) async throws {
         try await UserLedgerConnection.with(commandTimeout: .seconds(5)) { redis, keys in
             try await body(redis, keys, try UserLedgerConnection.partitions(partition, of: keys))
         }

@@ -27,7 +27,7 @@ struct DeadRedriveCommand: AsyncParsableCommand {
     func run() async throws {
         try await options.withRedis { redis, keys, partitions in
             try await DeadLetterFunctions.library.load(on: redis)
-            var chosen: [(partition: Int, entries: [StreamEntry])] = []
+            var chosen: [(partition: Partition, entries: [StreamEntry])] = []
             for partition in partitions {
                 let deadLetter = keys.stream(options.stream, partition: partition).deadLetter
                 let entries: [StreamEntry]
@@ -47,7 +47,7 @@ struct DeadRedriveCommand: AsyncParsableCommand {
                 guard chosen.count == 1 else {
                     throw ToolError(
                         "ambiguous",
-                        "dead-letter entry \(id) exists in partitions \(chosen.map { String($0.partition) }.joined(separator: ", ")); "
+                        "dead-letter entry \(id) exists in partitions \(chosen.map { $0.partition.description }.joined(separator: ", ")); "
                             + "pick one with --partition")
                 }
             }
@@ -72,7 +72,7 @@ struct DeadRedriveCommand: AsyncParsableCommand {
         }
     }
 
-    private static func describe(_ partitions: [Int]) -> String {
+    private static func describe(_ partitions: [Partition]) -> String {
         partitions.count == 1 ? "partition \(partitions[0])" : "any of the \(partitions.count) partitions"
     }
 }

@@ -26,7 +26,7 @@ struct JobCommand: AsyncParsableCommand {
         try await UserLedgerConnection.with { redis, keys in
             let location: JobLocation?
             if let partition {
-                let key = keys.job(jobID, partition: partition)
+                let key = keys.job(jobID, partition: Partition(partition))
                 location = JobLocation(key: key, hash: try await UserLedgerConnection.hash(redis, key), movedFrom: nil)
             } else {
                 location = try await keys.locateJob(jobID, on: redis)

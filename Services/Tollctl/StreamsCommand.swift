@@ -42,7 +42,7 @@ struct StreamsCommand: AsyncParsableCommand {
     }
 
     static func describe(
-        name: String, partition: Int, keys: StreamKeys, on redis: any RedisCommandExecutor
+        name: String, partition: Partition, keys: StreamKeys, on redis: any RedisCommandExecutor
     ) async throws -> StreamsReport.Stream {
         let length = try await redis.xlen(keys.stream)
         let retries = try await redis.send("ZCARD", keys.retry).int ?? 0
@@ -55,7 +55,7 @@ struct StreamsCommand: AsyncParsableCommand {
         }
         let lastEntry = groups.isEmpty ? nil : try await redis.lastEntryID(of: keys.stream)
         return StreamsReport.Stream(
-            name: name, partition: partition, stream: keys.stream, length: length, retrying: retries, deadLetters: dead,
+            name: name, partition: partition.index, stream: keys.stream, length: length, retrying: retries, deadLetters: dead,
             deadLetterStream: keys.deadLetter,
             groups: groups.map { group in
                 // Not Redis' raw `lag`, which Redis 7.0 overstates for good after a restart (see `undelivered`).

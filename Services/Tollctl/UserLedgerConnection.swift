@@ -28,13 +28,13 @@ enum UserLedgerConnection {
 
     /// The partitions a command covers: `only` when given (`invalid_partition` unless the layout has it), else
     /// every partition of the layout.
-    static func partitions(_ only: Int?, of keys: Keys) throws -> [Int] {
-        guard let only else { return Array(keys.partitions) }
-        guard keys.partitions.contains(only) else {
+    static func partitions(_ only: Int?, of keys: Keys) throws -> [Partition] {
+        guard let only else { return keys.partitions }
+        guard let partition = keys.layout.partition(only) else {
             throw ToolError(
                 "invalid_partition", "partition \(only) is not one of the \(keys.layout.count) (TOLLGATE_PARTITIONS) of this layout")
         }
-        return [only]
+        return [partition]
     }
 
     /// `HGETALL` as a dictionary.

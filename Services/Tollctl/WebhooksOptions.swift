@@ -37,7 +37,7 @@ struct WebhooksOptions: ParsableArguments {
     }
 
     /// Runs `body` with a Redis connection, the keys and the partitions chosen.
-    func withRedis(_ body: (any RedisCommandExecutor, Keys, [Int]) async throws -> Void) async throws {
+    func withRedis(_ body: (any RedisCommandExecutor, Keys, [Partition]) async throws -> Void) async throws {
         try await UserLedgerConnection.with(commandTimeout: .seconds(15)) { redis, keys in
             try await body(redis, keys, try UserLedgerConnection.partitions(partition, of: keys))
         }

@@ -94,5 +94,5 @@ extension Keys {
     /// The grants of a partition's users by when they end: `tg:{p0}:grants:due` (zset, member `["<userId>",
     /// "<grantId>"]`, score = `until` ms), in the partition of the users it lists (so a user's grants hash and the
     /// index are in one slot on a Redis Cluster, as the subscriptions' `subs:due`), swept by the fulfiller.
-    package func grantsDue(partition: Int = 0) -> String { projectPartitionKey(partition, "grants", "due") }
+    package func grantsDue(partition: Partition = .first) -> String { projectPartitionKey(partition, "grants", "due") }
 }

@@ -37,7 +37,7 @@ extension Keys {
     package func userEvents(user userID: String) -> String { "\(sidedUser(userID)):events" }
 
     /// A partition's sequence of app-level events (hash, `seq`), `tg:{p0}:events.app`, in its events stream's slot.
-    package func appEventSequence(partition: Int) -> String { projectPartitionKey(partition, "events.app") }
+    package func appEventSequence(partition: Partition) -> String { projectPartitionKey(partition, "events.app") }
 
     package func notifications(user userID: String) -> String { "\(sidedUser(userID)):notifications" }
 
@@ -55,16 +55,16 @@ extension Keys {
 
     /// Who owns a transaction's record: `tg:{p0}:txo:<transactionId>` (string, the user id), in the owner's partition,
     /// written by the apply call with the record. A reader that knows only the transaction asks every partition.
-    package func transactionOwner(partition: Int, transactionId: String) -> String {
+    package func transactionOwner(partition: Partition, transactionId: String) -> String {
         projectPartitionKey(partition, "txo", transactionId)
     }
 
     /// The sweep index of a partition: auto-renewable subscriptions by when to ask Apple about them,
     /// `tg:{p0}:subs:due`, in the partition of the users it lists.
-    package func subscriptionsDue(partition: Int = 0) -> String { projectPartitionKey(partition, "subs", "due") }
+    package func subscriptionsDue(partition: Partition = .first) -> String { projectPartitionKey(partition, "subs", "due") }
 
     /// The latest transactionId per sweep-index member, `tg:{p0}:subs:ref`.
-    package func subscriptionsDueReference(partition: Int = 0) -> String { projectPartitionKey(partition, "subs", "ref") }
+    package func subscriptionsDueReference(partition: Partition = .first) -> String { projectPartitionKey(partition, "subs", "ref") }
 
     /// `SCAN MATCH` pattern of every account hash, of either side (``account(ofKey:)`` tells them apart).
     package var accountPattern: String {

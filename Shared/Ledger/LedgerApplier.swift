@@ -54,11 +54,10 @@ package struct LedgerApplier: Sendable {
     /// Applies the event in `entry`, read from the verified stream of `partition` by this group. Re-resolves the
     /// owner when a binding appeared between the lookup and the call.
     ///
-    /// With several partitions (``Keys/layout``) every call touches one slot: an event whose owner lives in another
-    /// partition is handed over to it (``handOver(_:entry:from:parts:)``); one whose owner is unknown is parked in
-    /// its purchase chain's partition (handed there first when it is not this one); and the owner's chains in other
-    /// partitions are claimed (``claim(_:for:)``) before the apply call in the owner's partition.
-    package func apply(entry: StreamEntry, partition: Int = 0) async throws -> LedgerOutcome {
+    /// With several partitions (``Keys/layout``) every call touches one slot, and ``route(_:entry:resolution:in:answered:)``
+    /// takes every step across partitions: it hands the event over to the partition of its owner or of its purchase
+    /// chains, or claims the owner's chains of other partitions before the apply call here.
+    package func apply(entry: StreamEntry, partition: Partition = .first) async throws -> LedgerOutcome {
         let delivery = try LedgerDelivery(entry: entry)
         // Every key of the call, and the catalog, are the event's project's (placed by the verifier from the app Apple
         // signed): one project's purchase never touches another's ledger.
@@ -75,88 +74,31 @@ package struct LedgerApplier: Sendable {
         return try await apply(delivery, entry: entry, partition: partition)
     }
 
-    private func apply(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Int) async throws -> LedgerOutcome {
-        var claimAll = false
+    private func apply(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Partition) async throws -> LedgerOutcome {
+        var answered: [LedgerOutcome] = []
         for _ in 0..<4 {
             let resolution = try await resolveOwner(delivery.event)
             let outcome: LedgerOutcome
-            if let owner = resolution.user {
-                let home = keys.partition(ofUser: owner)
-                if home != partition {
-                    outcome = try await handOver(delivery, entry: entry, from: partition, parts: [(home, nil)])
-                } else {
-                    try await awaitClaimant(entry, of: delivery, partition: partition)
-                    let remote = try await remoteFacts(delivery, owner: owner, claimAll: claimAll)
-                    let plan = LedgerPlan(
-                        delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
-                        keys: keys, remote: remote, clamp: clampRefunds, repeatFreeTrial: repeatFreeTrial,
-                        userEventLog: userEventLog, now: now())
-                    outcome = try await LedgerFunctions.call(
-                        "apply", on: redis, keys: plan.keys, group: group, id: entry.id, plan: try plan.json())
-                    if let token = outcome.persist {
-                        _ = try await redis.send(RedisCommand("PERSIST", keys.appAccountToken(token)))
-                    }
+            switch try await route(delivery, entry: entry, resolution: resolution, in: partition, answered: answered) {
+            case .apply(let owner, let remote):
+                let plan = LedgerPlan(
+                    delivery: delivery, owner: owner, resolution: resolution, catalog: catalog,
+                    keys: keys, remote: remote, clamp: clampRefunds, repeatFreeTrial: repeatFreeTrial,
+                    userEventLog: userEventLog, now: now())
+                outcome = try await LedgerFunctions.call(
+                    "apply", on: redis, keys: plan.keys, group: group, id: entry.id, plan: try plan.json())
+                if let token = outcome.persist {
+                    _ = try await redis.send(RedisCommand("PERSIST", keys.appAccountToken(token)))
                 }
-            } else if let parts = chainPartitions(delivery.event), parts != [partition] {
-                outcome = try await handOver(
-                    delivery, entry: entry, from: partition,
-                    parts: parts.count == 1 ? [(parts[0], nil)] : splitByChain(delivery.event, parts))
-            } else {
+            case .park:
                 outcome = try await park(delivery, entry: entry, partition: partition)
+            case .handOver(let parts):
+                outcome = try await handOver(delivery, entry: entry, from: partition, parts: parts)
             }
-            if outcome.outcome != "reresolve" { return outcome }
-            claimAll = claimAll || outcome.claim == true
+            if outcome.outcome != .reresolve { return outcome }
+            answered.append(outcome)
         }
         throw LedgerError.unexpectedReply("the owner kept changing while applying entry \(entry.id)")
-    }
-
-    /// What the apply call in the owner's partition needs to know about other slots: each of its transactions'
-    /// purchase chains in another partition claimed for `owner` (``claim(_:for:)``: first owner wins), the owners
-    /// of its renewals' chains, and its tokens' mappings.
-    ///
-    /// A client's claim naming an order that cannot be paid by it (unknown, or of another product) is rejected by
-    /// the apply call, which then binds nothing: its chains are not claimed either, unless `claimAll` (the call
-    /// answered that it would credit after all). A transaction bought with another user's token is that user's:
-    /// it is forwarded to them, never claimed here. With one partition only the token mappings of promotional offer
-    /// redemptions are read (their order records ingest's signature, ``LedgerPlan/Tx/osig``).
-    private func remoteFacts(_ delivery: LedgerDelivery, owner: String, claimAll: Bool) async throws -> RemoteFacts {
-        let home = keys.partition(ofUser: owner)
-        var facts = RemoteFacts(partition: home, keys: keys)
-        let event = delivery.event
-        // Any layout: a promotional redemption is matched to its signature through its token's order.
-        let tokens = event.transactions.filter { keys.layout.isSingle ? $0.offerType == 2 : true }
-        for token in Set(tokens.compactMap { $0.appAccountToken?.lowercased() }) {
-            if let found = try await tokenOwner(token) { facts.tokens[token] = found }
-        }
-        guard !keys.layout.isSingle else { return facts }
-        var claims = claimAll
-        if !claims { claims = try await !orderRefusesClaim(delivery, owner: owner) }
-        for tx in event.transactions where !facts.isLocal(tx.originalTransactionId) {
-            let otid = tx.originalTransactionId
-            guard facts.owners[otid] == nil else { continue }
-            if let bound = try await binding(of: otid) {
-                facts.owners[otid] = bound
-            } else if claims, tx.appAccountToken.flatMap({ facts.tokens[$0.lowercased()] }).map({ UserID.same($0.user, owner) }) ?? true {
-                let claimed = try await claim(otid, for: owner, job: event.jobId)
-                facts.owners[otid] = claimed.owner
-                facts.unparked += claimed.unparked
-            }
-        }
-        for renewal in event.renewals where !facts.isLocal(renewal.originalTransactionId) {
-            let otid = renewal.originalTransactionId
-            if facts.owners[otid] == nil, let bound = try await binding(of: otid) { facts.owners[otid] = bound }
-        }
-        return facts
-    }
-
-    /// Whether the apply call will reject a client's claim because of its order (the order rules of
-    /// docs/ARCHITECTURE.md, invariant 3, that need no binding: the named order does not exist, or no transaction is of
-    /// its product).
-    private func orderRefusesClaim(_ delivery: LedgerDelivery, owner: String) async throws -> Bool {
-        guard delivery.isClientClaim, let orderNo = delivery.event.orderNo else { return false }
-        let reply = try await redis.send(RedisCommand("HGET", keys.order(user: owner, orderNo: orderNo), Order.Field.product))
-        guard let product = reply.string else { return true }
-        return !delivery.event.transactions.contains { $0.productId == product }
     }
 
     /// The owner: for a client's submission the authenticated submitter (with the token's order when it is
@@ -189,7 +131,7 @@ package struct LedgerApplier: Sendable {
         return .unknown
     }
 
-    private func tokenOwner(_ token: String) async throws -> (user: String, orderNo: String?)? {
+    func tokenOwner(_ token: String) async throws -> (user: String, orderNo: String?)? {
         try await AccountToken.owner(of: token, keys: keys, on: redis)
     }
 
@@ -203,7 +145,7 @@ package struct LedgerApplier: Sendable {
     /// reach, see ``chainPartitions(_:)``): token mappings live in other slots, so with several partitions they are
     /// not checked inside the call (a token's owner was read by ``resolveOwner(_:)`` just before; a mapping written
     /// since is an order the app's own submission will pay and claim, which moves the parked event on).
-    private func park(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Int) async throws -> LedgerOutcome {
+    private func park(_ delivery: LedgerDelivery, entry: StreamEntry, partition: Partition) async throws -> LedgerOutcome {
         struct Note: Encodable {
             var type: String
             var subtype, uuid, app: String?

@@ -215,7 +215,7 @@ package enum LedgerGrants {
     /// Expires the grants of `partition` whose `until` is at or before `now` (at most `limit`), each with its
     /// `grant.expired` event; returns how many expired. The fulfiller's sweeper calls it every few seconds.
     package static func expireDue(
-        partition: Int, now: Int64, keys: Keys, userEventLog: UserEventLog = UserEventLog(), limit: Int = 100,
+        partition: Partition, now: Int64, keys: Keys, userEventLog: UserEventLog = UserEventLog(), limit: Int = 100,
         on redis: any RedisCommandExecutor
     ) async throws -> Int {
         let due = try await redis.send(

@@ -16,7 +16,7 @@ extension LedgerOutcome {
             }
         }
         self.init(
-            outcome: try fields.string("outcome"), reason: try fields.optionalString("reason"),
+            outcome: try Self.kind(fields.string("outcome")), reason: try fields.optionalString("reason"),
             coins: try fields.optionalInt64("coins"), unparked: try fields.optionalInt("unparked"),
             forwarded: try fields.optionalInt("forwarded"), transactions: transactions,
             emitted: try fields.optionalString("emitted"))
@@ -29,5 +29,11 @@ extension LedgerOutcome {
                 return signal
             }
         }
+    }
+
+    /// The one place the function's `outcome` word becomes a ``Kind``: a word this code does not know is refused.
+    private static func kind(_ word: String) throws(JSONError) -> Kind {
+        guard let kind = Kind(rawValue: word) else { throw JSONError("outcome \"\(word)\" is not one the ledger answers") }
+        return kind
     }
 }

@@ -9,11 +9,8 @@ package struct LedgerOutcome: Sendable, Hashable, Codable {
         package var result: String
     }
 
-    /// `fulfilled`, `rejected`, `duplicate` (notification already applied), `parked` (owner unknown),
-    /// `forwarded` (N partitions: handed to the partition of its owner or of its purchase chains),
-    /// `acked_elsewhere` (another consumer completed the entry first: nothing written) or `reresolve`
-    /// (the owner changed since it was looked up: nothing written, look up again).
-    package var outcome: String
+    /// What the call did (``Kind``).
+    package var outcome: Kind
     /// The rejection reason: `product_mismatch`, `owned_by_another_user`, `unknown_product`, `unknown_order`,
     /// `wrong_order` (the transaction was bought with another of the user's orders' token),
     /// `transaction_already_used` (the transaction already paid another order).
@@ -38,7 +35,7 @@ package struct LedgerOutcome: Sendable, Hashable, Codable {
     package var side: String?
 
     package init(
-        outcome: String, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,
+        outcome: Kind, reason: String? = nil, coins: Int64? = nil, unparked: Int? = nil,
         forwarded: Int? = nil, transactions: [TransactionResult]? = nil, emitted: String? = nil
     ) {
         self.outcome = outcome

@@ -186,7 +186,7 @@ struct LedgerPlan {
 /// (a binding with `SET NX`, a mapping with its order), so what was read still holds when the call runs.
 struct RemoteFacts {
     /// The owner's partition, the slot of the call.
-    var partition: Int
+    var partition: Partition
     var keys: Keys
     /// Owners of chains outside `partition`, by originalTransactionId.
     var owners: [String: String] = [:]

@@ -27,12 +27,10 @@ package struct Keys: Sendable, Hashable {
     }
 
     /// The hash tag of a partition, e.g. `{p0}` (one partition) or `{p1.42}` (sixteen).
-    package func tag(partition: Int) -> String {
-        layout.tags.indices.contains(partition) ? layout.tags[partition] : "{p\(partition)}"
-    }
+    package func tag(partition: Partition) -> String { layout.tag(of: partition) }
 
-    /// Every partition's index.
-    package var partitions: Range<Int> { 0..<layout.count }
+    /// Every partition, in order.
+    package var partitions: [Partition] { layout.partitions }
 
     /// A key in the control slot `{p0}`, which the whole deployment shares whatever its partitions: the layout
     /// record, the reconciler's lease, cursors and status.
@@ -44,9 +42,9 @@ package struct Keys: Sendable, Hashable {
     package var layoutRecord: String { controlKey("layout") }
 
     /// The hash tag every key of one user carries: `{u:<id>}` with one partition, else `{<partition tag>}:u:<id>`
-    /// (the tag of ``PartitionLayout/partition(ofUser:)``), so `tg:{p3}:u:42:account`.
+    /// (the tag of ``PartitionRouter/partition(ofUser:)``), so `tg:{p3}:u:42:account`.
     package func userTag(_ userID: String) -> String {
-        layout.isSingle ? "{u:\(userID)}" : "\(tag(partition: layout.partition(ofUser: userID))):u:\(userID)"
+        layout.isSingle ? "{u:\(userID)}" : "\(tag(partition: partition(ofUser: userID))):u:\(userID)"
     }
 
     /// These keys with the user-ledger keys of `side`.
@@ -73,16 +71,19 @@ package struct Keys: Sendable, Hashable {
 
     /// A key of ``project`` in a partition's slot: `tg:{p0}:<parts>` in the default project, `tg:shop2:{p0}:<parts>` in
     /// another (the same slot).
-    package func projectPartitionKey(_ partition: Int, _ parts: String...) -> String {
+    package func projectPartitionKey(_ partition: Partition, _ parts: String...) -> String {
         ([projectPrefix, tag(partition: partition)] + parts).joined(separator: ":")
     }
 
-    /// The partition of a user's ledger.
-    package func partition(ofUser userID: String) -> Int { layout.partition(ofUser: userID) }
+    /// Who answers "which partition" for this layout.
+    package var router: PartitionRouter { PartitionRouter(layout: layout) }
 
-    /// The partition of a purchase chain.
-    package func partition(ofOriginalTransaction otid: String) -> Int {
-        layout.partition(ofOriginalTransaction: otid)
+    /// The partition of a user's ledger (``PartitionRouter/partition(ofUser:)``).
+    package func partition(ofUser userID: String) -> Partition { router.partition(ofUser: userID) }
+
+    /// The partition of a purchase chain (``PartitionRouter/partition(ofOriginalTransaction:)``).
+    package func partition(ofOriginalTransaction otid: String) -> Partition {
+        router.partition(ofOriginalTransaction: otid)
     }
 
     /// The tag of a purchase chain's keys: `{otx:<id>}` with one partition, else `{<partition tag>}:otx:<id>`.
@@ -93,29 +94,29 @@ package struct Keys: Sendable, Hashable {
     }
 
     /// A key in a partition's slot: `tg:{p0}:<parts joined by ':'>`.
-    package func partitionKey(_ partition: Int, _ parts: String...) -> String {
+    package func partitionKey(_ partition: Partition, _ parts: String...) -> String {
         ([prefix, tag(partition: partition)] + parts).joined(separator: ":")
     }
 
     /// The keys of the stream `name` in `partition`.
-    package func stream(_ name: String, partition: Int = 0) -> StreamKeys {
+    package func stream(_ name: String, partition: Partition = .first) -> StreamKeys {
         StreamKeys(stream: partitionKey(partition, name))
     }
 
     /// The job stream of a partition (`tg:{p0}:jobs`), consumed by the verifier.
-    package func jobs(partition: Int = 0) -> StreamKeys { stream("jobs", partition: partition) }
+    package func jobs(partition: Partition = .first) -> StreamKeys { stream("jobs", partition: partition) }
 
     /// The verified-events stream of a partition (`tg:{p0}:verified`), consumed by the fulfiller.
-    package func verified(partition: Int = 0) -> StreamKeys { stream("verified", partition: partition) }
+    package func verified(partition: Partition = .first) -> StreamKeys { stream("verified", partition: partition) }
 
     /// What each source's unfinished jobs hold in a partition, `tg:{p0}:backlog` (hash: `<source>.jobs`,
     /// `<source>.bytes`): raised by ingest's enqueue, lowered when the verifier finishes a job (completed or
     /// dead-lettered, atomically with its acknowledgement), checked against each source's budget.
-    package func backlog(partition: Int = 0) -> String { partitionKey(partition, "backlog") }
+    package func backlog(partition: Partition = .first) -> String { partitionKey(partition, "backlog") }
 
     /// A user's unfinished client jobs (per project), `tg:{p0}:inflight:<userId>` (zset: jobId scored by enqueue time, ms), in
     /// the jobs stream's slot: ingest's enqueue caps it.
-    package func inFlight(user userID: String, partition: Int = 0) -> String {
+    package func inFlight(user userID: String, partition: Partition = .first) -> String {
         projectPartitionKey(partition, "inflight", userID)
     }
 
@@ -124,5 +125,5 @@ package struct Keys: Sendable, Hashable {
     package func submissionBucket(user userID: String) -> String { "\(projectPrefix):\(userTag(userID)):submit.rate" }
 
     /// The entitlement-change events stream of a partition (`tg:{p0}:events`), for the app's backend.
-    package func events(partition: Int = 0) -> StreamKeys { stream("events", partition: partition) }
+    package func events(partition: Partition = .first) -> StreamKeys { stream("events", partition: partition) }
 }

@@ -7,10 +7,9 @@ import Redis
 ///   `{u:<id>}` for a user's ledger, `{otx:<id>}` for a purchase chain's binding.
 /// - **N partitions** (layout 2): partition k's tag is the first of `p<k>`, `p<k>.1`, `p<k>.2`… whose slot lies in
 ///   the k-th N-th of the slot space, so N partitions land evenly on the contiguous slot ranges
-///   `redis-cli --cluster create` hands out (plain `{p0}`…`{p15}` put 4/5/7 of 16 on three primaries). A user's
-///   whole ledger lives in the partition ``partition(ofUser:)`` and a purchase chain's binding and parked
-///   events in ``partition(ofOriginalTransaction:)``; both are CRC16/XMODEM of the id modulo N, which any
-///   language (the app's backend too) can reproduce.
+///   `redis-cli --cluster create` hands out (plain `{p0}`…`{p15}` put 4/5/7 of 16 on three primaries).
+///
+/// Which partition a user, a purchase chain, a job or a submission lives in is ``PartitionRouter``'s to say.
 package struct PartitionLayout: Sendable, Hashable, CustomStringConvertible {
     /// The most partitions a deployment may have.
     package static let maximum = 1024
@@ -38,15 +37,16 @@ package struct PartitionLayout: Sendable, Hashable, CustomStringConvertible {
         tags = (0..<count).map { Self.tag(partition: $0, of: count) }
     }
 
-    /// The partition of a user's ledger.
-    package func partition(ofUser userID: String) -> Int { bucket(userID) }
+    /// Every partition, in order.
+    package var partitions: [Partition] { (0..<count).map { Partition($0) } }
 
-    /// The partition of a purchase chain (its binding, parked events and notifications' jobs).
-    package func partition(ofOriginalTransaction originalTransactionId: String) -> Int { bucket(originalTransactionId) }
+    /// The partition of index `index`; nil when this layout has no such partition (an index read from outside).
+    package func partition(_ index: Int) -> Partition? { (0..<count).contains(index) ? Partition(index) : nil }
 
-    /// The partition an arbitrary id hashes to (CRC16/XMODEM modulo N, as for users and purchase chains): the
-    /// fallback placement of what has neither (a notification without an `originalTransactionId`).
-    package func partition(hashing id: String) -> Int { bucket(id) }
+    /// The hash tag of `partition`, with braces; `{p<k>}` for one the layout does not have.
+    package func tag(of partition: Partition) -> String {
+        tags.indices.contains(partition.index) ? tags[partition.index] : "{p\(partition.index)}"
+    }
 
     /// The slot range partition `k` aims for.
     package static func slotRange(partition k: Int, of count: Int) -> Range<Int> {
@@ -54,10 +54,6 @@ package struct PartitionLayout: Sendable, Hashable, CustomStringConvertible {
     }
 
     package var description: String { "\(count) partition\(count == 1 ? "" : "s") (layout \(version))" }
-
-    private func bucket(_ id: String) -> Int {
-        count == 1 ? 0 : Int(ClusterKeySlot.crc16(id.utf8)) % count
-    }
 
     /// `{p<k>}`, or the first `{p<k>.<i>}` whose slot is in partition k's range (one partition: `{p0}`).
     private static func tag(partition k: Int, of count: Int) -> String {

@@ -114,7 +114,7 @@ package final class StreamConsumer: Service {
         logger.info(
             "Consumer started",
             metadata: [
-                "group": "\(configuration.group)", "partitions": "\(streams.map { String($0.partition) }.joined(separator: ","))",
+                "group": "\(configuration.group)", "partitions": "\(streams.map { $0.partition.description }.joined(separator: ","))",
             ])
         let slots = HandlerSlots(capacity: configuration.concurrency)
         // Entries whose handlers still run. A reclaim of one of them (a slow handler passed the min-idle) is

@@ -37,7 +37,7 @@ package struct StreamConsumerConfiguration: Sendable {
     /// One stream, partition `partition` (0: the single partition of layout 1).
     package init(
         stream: StreamKeys,
-        partition: Int = 0,
+        partition: Partition = .first,
         group: String,
         consumer: String = ConsumerName.unique(),
         concurrency: Int = 16,

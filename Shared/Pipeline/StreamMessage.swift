@@ -5,7 +5,7 @@ package struct StreamMessage: Sendable {
     /// The stream the entry was read from.
     package var stream: String
     /// The partition of that stream (``Keys/partitions``); 0 with one partition.
-    package var partition: Int
+    package var partition: Partition
     /// The entry (id and fields; the runtime's `pipeline.*` fields included).
     package var entry: StreamEntry
     /// The attempt number, 1 for the first; grows with each scheduled retry.
@@ -18,7 +18,7 @@ package struct StreamMessage: Sendable {
     package var isLastAttempt: Bool
 
     package init(
-        stream: String, partition: Int = 0, entry: StreamEntry, attempt: Int, deliveryCount: Int, lastError: String?,
+        stream: String, partition: Partition = .first, entry: StreamEntry, attempt: Int, deliveryCount: Int, lastError: String?,
         isLastAttempt: Bool
     ) {
         self.stream = stream

@@ -162,7 +162,7 @@ final class JobHandler: Sendable {
     /// Remembers the job that verified a V2 notification, with that job's acknowledgement: in the partition of the
     /// stream it is acknowledged on (the slot of the ack), which is the partition its id names and the one every copy
     /// of the notification starts in (``Keys/partition(ofNotification:uuid:)``).
-    func seen(_ uuid: String?, _ job: Job, partition: Int) -> [PipelineWrite] {
+    func seen(_ uuid: String?, _ job: Job, partition: Partition) -> [PipelineWrite] {
         guard let uuid, !uuid.isEmpty, job.kind == .notificationV2 else { return [] }
         return [
             .hset(
@@ -173,7 +173,7 @@ final class JobHandler: Sendable {
 
     /// A final status that leaves nothing of Apple's to keep — a rejection, a replayed notification — kept an
     /// hour, with its dedupe key.
-    func brief(_ status: JobStatus, _ job: Job, partition: Int) -> [PipelineWrite] {
+    func brief(_ status: JobStatus, _ job: Job, partition: Partition) -> [PipelineWrite] {
         let brief = JobStatus.rejectionRetentionSeconds
         var writes = [status.write(keys: keys, partition: partition, expireSeconds: brief)]
         if let dedupeKey = job.dedupeKey { writes.append(.shortenExpiry(key: dedupeKey, seconds: brief)) }

@@ -58,7 +58,8 @@ extension JobVerifier {
         return await VerificationOutcome.from(await signedData.verifyNotification(signedPayload)) { verified in
             let payload = verified.payload
             let uuid = payload.notificationUUID?.lowercased()
-            if let uuid, let first = await firstJob(verifying: uuid, partition: configuration.shared.keys.partition(ofJob: job.id) ?? 0),
+            if let uuid,
+                let first = await firstJob(verifying: uuid, partition: configuration.shared.keys.partition(ofJob: job.id) ?? .first),
                 first != job.id
             {
                 return .duplicate(firstJobID: first)
@@ -100,7 +101,7 @@ extension JobVerifier {
     /// The job that verified the notification `uuid` first, when it was not this one; nil when none did (or Redis
     /// cannot say: then the job is verified again, and the ledger's own per-user dedupe still holds). Read in the
     /// partition of the job at hand: every copy of one notification starts in the same partition, its marker's.
-    func firstJob(verifying uuid: String, partition: Int) async -> String? {
+    func firstJob(verifying uuid: String, partition: Partition) async -> String? {
         try? await redis.send(
             RedisCommand("HGET", configuration.shared.keys.verifiedNotification(uuid: uuid, partition: partition), "job")
         ).string

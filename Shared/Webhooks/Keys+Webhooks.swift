@@ -7,7 +7,7 @@ package struct WebhookKeys: Sendable, Hashable {
     package let stream: String
     /// `tg:{p0}:webhook:<endpoint>`, the start of the others.
     package let base: String
-    package let partition: Int
+    package let partition: Partition
 
     package var due: String { base + ":due" }
     package var attempts: String { base + ":attempts" }
@@ -22,7 +22,7 @@ package struct WebhookKeys: Sendable, Hashable {
 
 extension Keys {
     /// The keys of `endpoint` (a ``WebhookEndpoint/name``) in `partition`.
-    package func webhook(_ endpoint: String, partition: Int) -> WebhookKeys {
+    package func webhook(_ endpoint: String, partition: Partition) -> WebhookKeys {
         WebhookKeys(
             stream: events(partition: partition).stream, base: partitionKey(partition, "webhook", endpoint), partition: partition)
     }

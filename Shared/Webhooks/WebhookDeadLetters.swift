@@ -29,7 +29,7 @@ package struct WebhookDeadLetters: Sendable {
 
     /// Up to `count` dead letters of `endpoint` in each of `partitions`, oldest first, with each partition's total.
     package func list(
-        _ endpoint: String, partitions: [Int], count: Int
+        _ endpoint: String, partitions: [Partition], count: Int
     ) async throws -> [(keys: WebhookKeys, total: Int, entries: [StreamEntry])] {
         var result: [(keys: WebhookKeys, total: Int, entries: [StreamEntry])] = []
         for partition in partitions {
@@ -45,7 +45,7 @@ package struct WebhookDeadLetters: Sendable {
     /// so a redriven event arrives after the user's later ones: receivers deduplicate by `Tollgate-Event-Id` and
     /// take it as late.
     package func redrive(
-        _ endpoint: WebhookEndpoint, partitions: [Int], sender: WebhookSender, now: @Sendable () -> Int64, limit: Int,
+        _ endpoint: WebhookEndpoint, partitions: [Partition], sender: WebhookSender, now: @Sendable () -> Int64, limit: Int,
         id: String? = nil
     ) async throws -> Redrive {
         var outcome = Redrive()

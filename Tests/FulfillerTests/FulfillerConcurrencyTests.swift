@@ -37,7 +37,7 @@ import Testing
             #expect(claimed.array?.count == 1)
             async let first = h.apply(entry)
             async let second = h.apply(entry)
-            let outcomes = try await [first, second].map(\.outcome).sorted()
+            let outcomes = try await [first, second].map(\.outcome.rawValue).sorted()
             #expect(outcomes == ["acked_elsewhere", "fulfilled"])
             #expect(try await h.coins("alice") == 100)
         }

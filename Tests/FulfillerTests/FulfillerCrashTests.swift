@@ -18,7 +18,7 @@ import Testing
             #expect(try await h.coins("alice") == 100)
             #expect(try await h.pendingCount() == 0)
             // The ghost comes back and finishes its stale work: refused by the XACK gate.
-            #expect(try await h.apply(held).outcome == "acked_elsewhere")
+            #expect(try await h.apply(held).outcome == .ackedElsewhere)
             #expect(try await h.coins("alice") == 100)
             #expect(try await h.audit().differences.isEmpty)
         }

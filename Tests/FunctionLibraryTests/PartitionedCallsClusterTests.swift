@@ -24,7 +24,7 @@ struct PartitionedCallsClusterTests {
     @Test func ingestEnqueuesOneSlotPerJobInItsPartition() async throws {
         let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: 16))
         // A user in every partition, so the jobs spread over all three primaries.
-        var users: [Int: String] = [:]
+        var users: [Partition: String] = [:]
         for index in 0..<5000 where users.count < 16 {
             let user = "cluster-user-\(index)"
             if users[keys.partition(ofUser: user)] == nil { users[keys.partition(ofUser: user)] = user }

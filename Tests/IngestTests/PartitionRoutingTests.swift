@@ -42,7 +42,7 @@ import Testing
     }
 
     /// The only job of partition `partition`'s stream, checking that no other partition holds one.
-    static func onlyJob(in partition: Int, keys: Keys, _ redis: RedisConnection) async throws -> Job {
+    static func onlyJob(in partition: Partition, keys: Keys, _ redis: RedisConnection) async throws -> Job {
         for other in keys.partitions where other != partition {
             #expect(try await redis.xlen(keys.jobs(partition: other).stream) == 0, "partition \(other)")
         }
@@ -52,8 +52,8 @@ import Testing
     }
 
     /// Checks the job lives in `partition`: id prefix, status hash, dedupe key; returns it.
-    static func checkPlacement(_ job: Job, partition: Int, keys: Keys, _ redis: RedisConnection) async throws {
-        #expect(job.id.prefix(4) == String(format: "%04x", partition))
+    static func checkPlacement(_ job: Job, partition: Partition, keys: Keys, _ redis: RedisConnection) async throws {
+        #expect(job.id.prefix(4) == String(format: "%04x", partition.index))
         #expect(keys.partition(ofJob: job.id) == partition)
         #expect(try await redis.send("HGET", keys.job(job.id, partition: partition), "state").string == "queued")
         let dedupe = try #require(job.dedupeKey)
@@ -100,7 +100,7 @@ import Testing
         let partition = keys.partition(ofOriginalTransaction: otid)
         let uuid = "routing-v2-with-otid"
         // Not where the UUID alone would put it: the otid decides.
-        #expect(keys.layout.partition(hashing: uuid) != partition)
+        #expect(keys.router.partition(hashing: uuid) != partition)
         try await withRedisServer { server in
             try await IngestHarness.withApp(server, configure: Self.sixteen) { client in
                 let response = try await client.execute(
@@ -119,8 +119,8 @@ import Testing
 
     @Test func aV2NotificationWithoutATransactionStartsInItsUUIDsPartition() async throws {
         let keys = try Self.keys()
-        let uuid = try #require((0..<100).map { "routing-no-otid-\($0)" }.first { keys.layout.partition(hashing: $0) != 0 })
-        let partition = keys.layout.partition(hashing: uuid)
+        let uuid = try #require((0..<100).map { "routing-no-otid-\($0)" }.first { keys.router.partition(hashing: $0) != 0 })
+        let partition = keys.router.partition(hashing: uuid)
         #expect(keys.partition(ofNotification: nil, uuid: uuid) == partition)
         try await withRedisServer { server in
             try await IngestHarness.withApp(server, configure: Self.sixteen) { client in
@@ -192,8 +192,8 @@ import Testing
                 let first = try await client.execute(uri: "/v1/receipts", method: .post, headers: headers, body: body)
                 let submitted = try #require(IngestHarness.json(first)["jobId"]?.string)
                 let home = try #require(keys.partition(ofJob: submitted))
-                let owner = (home + 1) % 16
-                _ = try await redis.send("HSET", keys.job(submitted, partition: home), "moved.to", String(owner))
+                let owner = Partition((home.index + 1) % 16)
+                _ = try await redis.send("HSET", keys.job(submitted, partition: home), "moved.to", owner.description)
                 _ = try await redis.send("HSET", keys.job(submitted, partition: owner), "state", "fulfilled", "user", user)
                 let waited = try await client.execute(uri: "/v1/receipts?wait=2", method: .post, headers: headers, body: body)
                 #expect(waited.status == .ok)

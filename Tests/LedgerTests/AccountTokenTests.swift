@@ -44,22 +44,22 @@ import Testing
         try await LedgerHarness.with { h in
             let before = Fixture.transaction("1001", product: "coins100")
             let parked = try await h.deliver(Fixture.notification("ONE_TIME_CHARGE", [before]))
-            #expect(parked.outcome == "parked", "\(parked)")
+            #expect(parked.outcome == .parked, "\(parked)")
 
             let token = try await AccountToken.getOrCreate(user: "bob", keys: h.keys, on: h.redis).token
             let tagged = Fixture.transaction("1001", product: "coins100", token: token)
             let applied = try await h.deliver(Fixture.notification("CONSUMPTION_REQUEST", [tagged]))
-            #expect(applied.outcome == "fulfilled", "\(applied)")
+            #expect(applied.outcome == .fulfilled, "\(applied)")
             #expect(applied.unparked == 1, "\(applied)")
             _ = try await h.drain()
             #expect(try await h.coins("bob") == 100)
             #expect(try await h.redis.send("GET", h.keys.binding(originalTransactionId: "1001")).string == "bob")
 
             let claimed = try await h.deliver(Fixture.client("eve", [tagged]))
-            #expect(claimed.outcome == "rejected" && claimed.reason == "owned_by_another_user", "\(claimed)")
+            #expect(claimed.outcome == .rejected && claimed.reason == "owned_by_another_user", "\(claimed)")
             let fresh = Fixture.transaction("1002", product: "coins100", token: token)
             let stolen = try await h.deliver(Fixture.client("eve", [fresh]))
-            #expect(stolen.outcome == "rejected" && stolen.reason == "owned_by_another_user", "\(stolen)")
+            #expect(stolen.outcome == .rejected && stolen.reason == "owned_by_another_user", "\(stolen)")
             #expect(try await h.coins("eve") == 0)
             #expect(try await h.coins("bob") == 100)
         }

@@ -27,7 +27,7 @@ import Testing
             let entries = try await h.read()
             #expect(entries.map(\.id) == [id])
             let outcome = try await h.apply(try #require(entries.first))
-            #expect(outcome.outcome == "fulfilled")
+            #expect(outcome.outcome == .fulfilled)
             #expect(outcome.emitted == "notification")
             let status = try #require(try await h.job("jobRC"))
             #expect(status.state == .fulfilled)
@@ -44,7 +44,7 @@ import Testing
             #expect(entry.string("at") == String(testNow))
 
             // The same entry delivered again (a crash before the ack reached us, another replica) adds nothing.
-            #expect(try await h.apply(entries[0]).outcome == "acked_elsewhere")
+            #expect(try await h.apply(entries[0]).outcome == .ackedElsewhere)
             #expect(try await Self.appEntries(h).count == 1)
             #expect(try await h.pendingCount() == 0)
             // Nothing owned, nothing credited, nothing parked.
@@ -65,14 +65,14 @@ import Testing
             // Apple's word about a purchase waits for its owner instead.
             let refund = Fixture.notification("REFUND", [Fixture.transaction("c9", product: "coins100", revoked: testNow)])
             let parked = try await h.deliver(refund)
-            #expect(parked.outcome == "parked")
+            #expect(parked.outcome == .parked)
             #expect(parked.emitted == nil)
             // A V1 body's type proves nothing: no app-level entry for it.
             let v1 = PurchaseEvent(
                 jobId: "jobV1", kind: .notificationV1, source: .apple, environment: "Production", verifiedAt: testNow,
                 transactions: [], notification: PurchaseEventNotification(type: "CONSUMPTION_REQUEST", version: 1))
             let v1Outcome = try await h.deliver(v1)
-            #expect(v1Outcome.outcome == "fulfilled")
+            #expect(v1Outcome.outcome == .fulfilled)
             #expect(v1Outcome.emitted == nil)
             #expect(try await Self.appEntries(h).count == 1)
         }

@@ -14,11 +14,11 @@ struct LedgerClusterTests {
             try await LedgerHarness.on(cluster, prefix: "c1") { h in
                 let keys = h.keys
                 // Eight users and eight purchases whose chains spread over the partitions, hence over the primaries.
-                let users = (0..<8).map { LedgerPartitionTests.user(in: $0 * 2, keys, "buyer") }
-                let otids = (0..<8).map { LedgerPartitionTests.chain(notIn: $0 * 2, keys, from: 5_000_000 + 1000 * $0) }
+                let users = (0..<8).map { LedgerPartitionTests.user(in: Partition($0 * 2), keys, "buyer") }
+                let otids = (0..<8).map { LedgerPartitionTests.chain(notIn: Partition($0 * 2), keys, from: 5_000_000 + 1000 * $0) }
                 for (user, otid) in zip(users, otids) {
                     let bought = try await h.deliver(Fixture.client(user, [Fixture.transaction(otid, product: "coins100")]))
-                    #expect(bought.outcome == "fulfilled", "\(bought)")
+                    #expect(bought.outcome == .fulfilled, "\(bought)")
                 }
                 // Apple's refunds start in the chains' partitions and are handed to their owners'.
                 for otid in otids.prefix(4) {
@@ -36,12 +36,12 @@ struct LedgerClusterTests {
                 let renew = Fixture.notification(
                     "DID_RENEW",
                     [Fixture.transaction("\(chain)-2", product: "vip.month", otid: chain, purchase: testNow, expires: testNow + 30 * day)])
-                #expect(try await h.deliver(renew).outcome == "parked")
+                #expect(try await h.deliver(renew).outcome == .parked)
                 let claimed = try await h.deliver(
                     Fixture.client(
                         owner, [Fixture.transaction(chain, product: "vip.month", purchase: testNow - 30 * day, expires: testNow)]))
-                #expect(claimed.outcome == "fulfilled" && claimed.unparked == 1, "\(claimed)")
-                #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
+                #expect(claimed.outcome == .fulfilled && claimed.unparked == 1, "\(claimed)")
+                #expect(try await h.drain().map(\.outcome) == [.fulfilled])
                 #expect(try await h.entitlement(owner, "vip")?.state == "active")
 
                 // With a replica required for each cross-partition step (every primary has one): credited as before.
@@ -51,7 +51,7 @@ struct LedgerClusterTests {
                 let durableChain = LedgerPartitionTests.chain(notIn: 12, keys, from: 6_500_000)
                 try await h.submit(Fixture.client(durableBuyer, [Fixture.transaction(durableChain, product: "coins100")]))
                 for read in try await h.read() {
-                    #expect(try await waiting.apply(entry: read.entry, partition: read.partition).outcome == "fulfilled")
+                    #expect(try await waiting.apply(entry: read.entry, partition: read.partition).outcome == .fulfilled)
                 }
                 #expect(try await h.coins(durableBuyer) == 100)
 
@@ -64,7 +64,7 @@ struct LedgerClusterTests {
                     try await h.submit(Fixture.client(eve, [Fixture.transaction(otid, product: "coins100")]))
                 }
                 let outcomes = try await LedgerPartitionTests.applyConcurrently(try await h.read(), h)
-                #expect(outcomes.filter { $0.outcome == "fulfilled" }.count == contested.count)
+                #expect(outcomes.filter { $0.outcome == .fulfilled }.count == contested.count)
                 _ = try await h.drain()
                 let alices = try await h.coins(alice)
                 let eves = try await h.coins(eve)

@@ -135,8 +135,8 @@ import Testing
         try await LedgerHarness.with { h in
             try await h.submit(Fixture.client("alice", [Fixture.transaction("c1", product: "coins100")]))
             let read = try #require(try await h.read().first)
-            #expect(try await h.apply(read).outcome == "fulfilled")
-            #expect(try await h.apply(read).outcome == "acked_elsewhere")
+            #expect(try await h.apply(read).outcome == .fulfilled)
+            #expect(try await h.apply(read).outcome == .ackedElsewhere)
             _ = try await h.deliver(Fixture.client("alice", [Fixture.transaction("c1", product: "coins100")]))
             _ = try await h.deliver(Fixture.client("alice", [Fixture.transaction("c2", product: "coins100")]))
             #expect(try await Self.userEvents(h, "alice").map(\.seq) == [1, 2], "a duplicate changes nothing")

@@ -35,7 +35,7 @@ import Testing
             let order = try await order(h, "alice", signed: "winback50")
             let outcome = try await h.deliver(
                 Fixture.client("alice", [redemption("p1", token: order.appAccountToken, offer: "winback50")]))
-            #expect(outcome.outcome == "fulfilled" && outcome.signals == nil)
+            #expect(outcome.outcome == .fulfilled && outcome.signals == nil)
             let record = try await h.hash(h.keys.transaction(user: "alice", transactionId: "p1"))
             #expect(record["offer"] == "winback50" && record["offer.signed"] == "1")
             #expect(try await fraudCount(h, "alice") == nil)
@@ -46,7 +46,7 @@ import Testing
                 Fixture.notification(
                     "DID_RENEW",
                     [redemption("p2", otid: "p1", token: order.appAccountToken.uppercased(), offer: "winback50", purchase: testNow)]))
-            #expect(renewal.outcome == "fulfilled" && renewal.signals == nil)
+            #expect(renewal.outcome == .fulfilled && renewal.signals == nil)
             #expect(try await h.hash(h.keys.transaction(user: "alice", transactionId: "p2"))["offer.signed"] == "1")
             #expect(try await fraudCount(h, "alice") == nil)
         }
@@ -66,7 +66,7 @@ import Testing
             ]
             for (index, (tid, token, offer)) in cases.enumerated() {
                 let outcome = try await h.deliver(Fixture.client("alice", [redemption(tid, token: token, offer: offer)]))
-                #expect(outcome.outcome == "fulfilled", "\(tid)")
+                #expect(outcome.outcome == .fulfilled, "\(tid)")
                 #expect(outcome.signals == ["offer_unsigned"], "\(tid)")
                 #expect(outcome.transactions?.first?.result == "applied", "\(tid)")
                 let record = try await h.hash(h.keys.transaction(user: "alice", transactionId: tid))
@@ -99,7 +99,7 @@ import Testing
             // Apple's notification finds its owner through the order's token.
             let outcome = try await h.deliver(
                 Fixture.notification("SUBSCRIBED", [redemption("n1", token: order.appAccountToken, offer: "winback50")]))
-            #expect(outcome.outcome == "fulfilled")
+            #expect(outcome.outcome == .fulfilled)
             #expect(outcome.signals == ["offer_unsigned"])
             #expect(try await fraudCount(h, "alice") == "1")
             #expect(try await h.entitlement("alice", "vip")?.state == "active")

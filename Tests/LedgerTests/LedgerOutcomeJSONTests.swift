@@ -27,7 +27,7 @@ struct LedgerOutcomeJSONTests {
             #"{"coins":1}"#, #"{"outcome":1}"#, #"{"outcome":"fulfilled","coins":"1"}"#, #"{"outcome":"fulfilled","coins":1.5}"#,
             #"{"outcome":"fulfilled","transactions":{}}"#, #"{"outcome":"fulfilled","transactions":[{"transactionId":"t"}]}"#,
             #"{"outcome":"fulfilled","claim":1}"#, #"{"outcome":"fulfilled","signals":[1]}"#,
-            #"{"outcome":"fulfilled","signals":"offer_unsigned"}"#, "[]", "",
+            #"{"outcome":"fulfilled","signals":"offer_unsigned"}"#, #"{"outcome":"exploded"}"#, #"{"outcome":""}"#, "[]", "",
         ]
         for answer in refused {
             let bytes = Array(answer.utf8)

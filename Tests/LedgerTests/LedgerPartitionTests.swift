@@ -13,12 +13,12 @@ import Testing
     static let partitions = 16
 
     /// A user id whose ledger lives in `partition`.
-    static func user(in partition: Int, _ keys: Keys, _ name: String = "user") -> String {
+    static func user(in partition: Partition, _ keys: Keys, _ name: String = "user") -> String {
         (0...).lazy.map { "\(name)-\($0)" }.first { keys.partition(ofUser: $0) == partition } ?? name
     }
 
     /// An originalTransactionId whose chain lives outside `partition` (and, with `in`, in that one).
-    static func chain(notIn partition: Int, in wanted: Int? = nil, _ keys: Keys, from start: Int = 2_000_000) -> String {
+    static func chain(notIn partition: Partition, in wanted: Partition? = nil, _ keys: Keys, from start: Int = 2_000_000) -> String {
         (start...).lazy.map { String($0) }.first {
             let p = keys.partition(ofOriginalTransaction: $0)
             return p != partition && (wanted == nil || p == wanted)
@@ -26,7 +26,7 @@ import Testing
     }
 
     /// The entries of a partition's verified stream.
-    static func entries(_ h: LedgerHarness, partition: Int) async throws -> [StreamEntry] {
+    static func entries(_ h: LedgerHarness, partition: Partition) async throws -> [StreamEntry] {
         try await h.redis.xrange(h.keys.verified(partition: partition).stream)
     }
 
@@ -42,12 +42,12 @@ import Testing
     /// submission of it (job `jobBuy`, its hash `verifying` as ingest and the verifier leave it), read from the
     /// buyer's partition `buyerIn`, which is not the chain's.
     static func purchaseAfterAParkedNotification(
-        _ h: LedgerHarness, buyerIn partition: Int
+        _ h: LedgerHarness, buyerIn partition: Partition
     ) async throws -> (buyer: String, otid: String, purchase: LedgerHarness.Read) {
         let buyer = user(in: partition, h.keys)
         let otid = chain(notIn: partition, h.keys)
         let note = Fixture.notification("ONE_TIME_CHARGE", [Fixture.transaction(otid, product: "coins100")], job: "jobNote")
-        #expect(try await h.deliver(note).outcome == "parked")
+        #expect(try await h.deliver(note).outcome == .parked)
         _ = try await h.redis.send("HSET", h.keys.job("jobBuy", partition: partition), "state", "verifying")
         try await h.submit(Fixture.client(buyer, [Fixture.transaction(otid, product: "coins100")], job: "jobBuy"))
         return (buyer, otid, try #require(try await h.read().first))
@@ -69,7 +69,7 @@ import Testing
             let otid = Self.chain(notIn: 3, h.keys)
             let chainPartition = h.keys.partition(ofOriginalTransaction: otid)
             let bought = try await h.deliver(Fixture.client(alice, [Fixture.transaction(otid, product: "coins100")]))
-            #expect(bought.outcome == "fulfilled")
+            #expect(bought.outcome == .fulfilled)
             #expect(try await h.coins(alice) == 100)
 
             // Apple's refund starts in the chain's partition; its owner's ledger is in partition 3.
@@ -85,17 +85,17 @@ import Testing
             #expect(try await h.coins(alice) == 100, "nothing is applied before the owner's partition handles it")
 
             // Delivered again: the marker stops a second copy, and the acknowledgement follows.
-            #expect(try await h.apply(read).outcome == "forwarded")
-            #expect(try await h.apply(read).outcome == "acked_elsewhere")
+            #expect(try await h.apply(read).outcome == .forwarded)
+            #expect(try await h.apply(read).outcome == .ackedElsewhere)
             let handedOver = try await Self.entries(h, partition: 3).filter { $0.string(LedgerDelivery.Field.from) != nil }
             #expect(handedOver.count == 1)
-            #expect(handedOver.first?.string(LedgerDelivery.Field.from) == String(chainPartition))
+            #expect(handedOver.first?.string(LedgerDelivery.Field.from) == chainPartition.description)
             #expect(
                 try await h.hash(h.keys.job("jobRefund", partition: chainPartition))["moved.to"] == nil,
                 "a job ingest never wrote keeps no hash")
 
             let outcomes = try await h.drain()
-            #expect(outcomes.map(\.outcome) == ["fulfilled"])
+            #expect(outcomes.map(\.outcome) == [.fulfilled])
             #expect(outcomes.first?.transactions?.map(\.result) == ["refunded"])
             #expect(try await h.coins(alice) == 0)
             #expect(try await h.job("jobRefund")?.state == .fulfilled)
@@ -117,7 +117,7 @@ import Testing
                 [Fixture.transaction("\(otid)-2", product: "vip.month", otid: otid, purchase: testNow, expires: testNow + 31 * day)],
                 job: "jobRenew")
             let outcome = try await h.deliver(renew)
-            #expect(outcome.outcome == "fulfilled")
+            #expect(outcome.outcome == .fulfilled)
             #expect(try await h.hash(h.keys.job("jobRenew", partition: chainPartition))["moved.to"] == "5")
             #expect(try await h.hash(h.keys.job("jobRenew", partition: 5))["state"] == "fulfilled")
             #expect(try await h.hash(h.keys.account(user: alice))["ent:vip:expires"] == String(testNow + 31 * day))
@@ -139,10 +139,10 @@ import Testing
             // Another user's claim of the same purchase now loses, crash or no crash.
             let eve = Self.user(in: 7, h.keys, "eve")
             let stolen = try await h.deliver(Fixture.client(eve, [Fixture.transaction(otid, product: "coins100")]))
-            #expect(stolen.outcome == "rejected" && stolen.reason == "owned_by_another_user", "\(stolen)")
+            #expect(stolen.outcome == .rejected && stolen.reason == "owned_by_another_user", "\(stolen)")
 
-            #expect(try await h.apply(read).outcome == "fulfilled")
-            #expect(try await h.apply(read).outcome == "acked_elsewhere")
+            #expect(try await h.apply(read).outcome == .fulfilled)
+            #expect(try await h.apply(read).outcome == .ackedElsewhere)
             #expect(try await h.coins(alice) == 100)
             #expect(try await h.coins(eve) == 0)
             _ = try await h.drain()
@@ -188,7 +188,7 @@ import Testing
                 try await Self.crashing(after: "apply", h).apply(entry: read.entry, partition: read.partition)
             }
             #expect(try await h.coins(alice) == 4000)
-            #expect(try await h.apply(read).outcome == "acked_elsewhere")
+            #expect(try await h.apply(read).outcome == .ackedElsewhere)
             #expect(try await h.coins(alice) == 4000)
             #expect(try await h.pendingCount() == 0)
         }
@@ -208,7 +208,7 @@ import Testing
             let reads = try await h.read()
             #expect(reads.count == 2 * otids.count)
             let outcomes = try await Self.applyConcurrently(reads, h)
-            #expect(outcomes.filter { $0.outcome == "fulfilled" }.count == otids.count)
+            #expect(outcomes.filter { $0.outcome == .fulfilled }.count == otids.count)
             #expect(outcomes.filter { $0.reason == "owned_by_another_user" }.count == otids.count)
             var bound: [String: Int] = [:]
             for otid in otids {
@@ -239,8 +239,8 @@ import Testing
             try await h.submit(event)
             var outcomes: [LedgerOutcome] = []
             for read in try await h.read() { outcomes.append(try await h.apply(read)) }
-            #expect(outcomes.map(\.outcome) == ["forwarded"])
-            #expect(try await h.drain().map(\.outcome) == ["parked", "parked"])
+            #expect(outcomes.map(\.outcome) == [.forwarded])
+            #expect(try await h.drain().map(\.outcome) == [.parked, .parked])
             #expect(try await h.redis.send("LLEN", h.keys.parked(originalTransactionId: first)).int == 1)
             #expect(try await h.redis.send("LLEN", h.keys.parked(originalTransactionId: second)).int == 1)
             #expect(try await h.hash(h.keys.job("jobBoth", partition: 4))["result"]?.contains("forwarded") == true)
@@ -248,11 +248,11 @@ import Testing
             let alice = Self.user(in: 8, h.keys)
             let bought = try await h.deliver(
                 Fixture.client(alice, [Fixture.transaction(first, product: "coins100"), Fixture.transaction(second, product: "coins100")]))
-            #expect(bought.outcome == "fulfilled")
+            #expect(bought.outcome == .fulfilled)
             #expect(bought.unparked == 2)
             #expect(try await h.coins(alice) == 200)
             let refunds = try await h.drain()
-            #expect(refunds.map(\.outcome) == ["fulfilled", "fulfilled"])
+            #expect(refunds.map(\.outcome) == [.fulfilled, .fulfilled])
             #expect(refunds.compactMap { $0.transactions?.first?.result }.sorted() == ["refunded", "refunded"])
             #expect(try await h.coins(alice) == 0)
             #expect(try await h.drain().isEmpty)
@@ -276,7 +276,7 @@ import Testing
             let unparked = try await h.read()
             #expect(unparked.map(\.partition) == [chainPartition])
             #expect(unparked.first?.entry.string(LedgerDelivery.Field.after) == "jobBuy")
-            for read in unparked { #expect(try await h.apply(read).outcome == "forwarded") }
+            for read in unparked { #expect(try await h.apply(read).outcome == .forwarded) }
             let handedOver = try #require(try await h.read().first)
             #expect(handedOver.partition == 3)
             let noting = Task { try await h.apply(handedOver) }
@@ -308,7 +308,7 @@ import Testing
             var waiting = h.applier
             waiting.claimantWait = .milliseconds(300)
             for read in try await h.read() {
-                #expect(try await waiting.apply(entry: read.entry, partition: read.partition).outcome == "forwarded")
+                #expect(try await waiting.apply(entry: read.entry, partition: read.partition).outcome == .forwarded)
             }
             let handedOver = try #require(try await h.read().first)
             let started = ContinuousClock.now
@@ -337,7 +337,7 @@ import Testing
             await #expect(throws: LedgerError.self) { try await waiting.apply(entry: purchase.entry, partition: purchase.partition) }
             #expect(try await h.coins(alice) == 0, "nothing credited on the strength of an unreplicated claim")
             #expect(try await h.pendingCount() == 1)
-            #expect(try await h.apply(purchase).outcome == "fulfilled")
+            #expect(try await h.apply(purchase).outcome == .fulfilled)
             #expect(try await h.coins(alice) == 100)
 
             let refund = Fixture.notification("REFUND", [Fixture.transaction(otid, product: "coins100", revoked: testNow)])
@@ -345,9 +345,9 @@ import Testing
             let note = try #require(try await h.read().first)
             await #expect(throws: LedgerError.self) { try await waiting.apply(entry: note.entry, partition: note.partition) }
             #expect(try await h.pendingCount() == 1, "the source entry is not acknowledged after an unreplicated hand-over")
-            #expect(try await h.apply(note).outcome == "forwarded")
+            #expect(try await h.apply(note).outcome == .forwarded)
             #expect(try await Self.entries(h, partition: 4).filter { $0.string(LedgerDelivery.Field.from) != nil }.count == 1)
-            #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
+            #expect(try await h.drain().map(\.outcome) == [.fulfilled])
             #expect(try await h.coins(alice) == 0)
         }
     }

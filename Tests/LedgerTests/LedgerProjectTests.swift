@@ -61,10 +61,11 @@ import Testing
         var applier = h.applier
         applier.projectCatalogs = [Self.shop2: testCatalog]
         let id = try await h.submit(event)
-        var outcome = LedgerOutcome(outcome: "none")
+        var outcome: LedgerOutcome?
         for read in try await h.read() where read.id == id {
             outcome = try await applier.apply(entry: read.entry, partition: read.partition)
         }
+        guard let outcome else { throw LedgerError.unexpectedReply("no entry of job \(event.jobId) was applied") }
         return outcome
     }
 
@@ -73,11 +74,11 @@ import Testing
     @Test func twoProjectsUsersOfOneIdAreTwoLedgers() async throws {
         try await LedgerHarness.with { h in
             let first = try await Self.deliver(Fixture.client("alice", [Fixture.transaction("a1", product: "coins100")]), h)
-            #expect(first.outcome == "fulfilled", "\(first)")
+            #expect(first.outcome == .fulfilled, "\(first)")
             var event = Fixture.client("alice", [Fixture.transaction("b1", product: "coins100")])
             event.project = "shop2"
             let second = try await Self.deliver(event, h)
-            #expect(second.outcome == "fulfilled", "\(second)")
+            #expect(second.outcome == .fulfilled, "\(second)")
             let shop2 = h.keys.inProject(Self.shop2)
             #expect(try await h.hash(h.keys.account(user: "alice"))["coins"] == "100")
             #expect(try await h.hash(shop2.account(user: "alice"))["coins"] == "100")

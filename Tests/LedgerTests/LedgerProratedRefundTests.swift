@@ -30,7 +30,7 @@ import Testing
             #expect(try await h.deliver(refund).transactions?.first?.result == "refunded")
             #expect(try await h.coins("alice") == 201)
             // Apple's retry (same notification) and the same revocation in a new delivery change nothing.
-            #expect(try await h.deliver(refund).outcome == "duplicate")
+            #expect(try await h.deliver(refund).outcome == .duplicate)
             try await h.deliver(Self.refund("p1", quantity: 3, percentage: 33_333))
             try await h.deliver(
                 Fixture.client(
@@ -118,13 +118,13 @@ import Testing
     @Test func aProratedRefundBeforeThePurchaseIsParkedThenAppliedOnce() async throws {
         try await LedgerHarness.with { h in
             let refund = Self.refund("p6", product: "coins2000", percentage: 50_001)
-            #expect(try await h.deliver(refund).outcome == "parked")
+            #expect(try await h.deliver(refund).outcome == .parked)
             let submitted = try await h.deliver(Fixture.client("alice", [Fixture.transaction("p6", product: "coins2000")]))
             #expect(submitted.unparked == 1)
-            #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
+            #expect(try await h.drain().map(\.outcome) == [.fulfilled])
             // floor(2000 × 50.001 %) = 1000.02 → 1000 taken back.
             #expect(try await h.coins("alice") == 1000)
-            #expect(try await h.deliver(refund).outcome == "duplicate")
+            #expect(try await h.deliver(refund).outcome == .duplicate)
             try await h.deliver(Fixture.client("alice", [Fixture.transaction("p6", product: "coins2000")]))
             #expect(try await h.coins("alice") == 1000)
             #expect(try await h.audit().differences.isEmpty)

@@ -14,7 +14,7 @@ import Testing
             try await h.deliver(refund)
             #expect(try await h.coins("alice") == 2000)
             let replay = try await h.deliver(refund)  // Apple's retry of the same notification
-            #expect(replay.outcome == "duplicate")
+            #expect(replay.outcome == .duplicate)
             #expect(try await h.coins("alice") == 2000)
             let reversal = Fixture.notification("REFUND_REVERSED", [Fixture.transaction("r1", product: "coins100")])
             try await h.deliver(reversal)

@@ -42,7 +42,7 @@ import Testing
                 PurchaseEventRenewal(originalTransactionId: "b1", productId: "vip.month", autoRenewStatus: 1, signedDate: testNow - day)
             ]
             let outcome = try await h.deliver(second)
-            #expect(outcome.outcome == "fulfilled")
+            #expect(outcome.outcome == .fulfilled)
             #expect(outcome.transactions?.first?.result == "trial_withheld")
             let record = try await h.hash(h.keys.transaction(user: "alice", transactionId: "b1"))
             #expect(record["state"] == "applied" && record["withheld"] == "1")

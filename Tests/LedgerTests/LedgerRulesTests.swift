@@ -9,7 +9,7 @@ import Testing
         try await LedgerHarness.with { h in
             let tx = Fixture.transaction("c1", product: "coins100", quantity: 3)
             let first = try await h.deliver(Fixture.client("alice", [tx], job: "job1"))
-            #expect(first.outcome == "fulfilled")
+            #expect(first.outcome == .fulfilled)
             #expect(first.transactions?.first?.result == "applied")
             #expect(try await h.coins("alice") == 300)
             let second = try await h.deliver(Fixture.client("alice", [tx], job: "job2"))
@@ -46,7 +46,7 @@ import Testing
     @Test func unknownProductIsRecordedAndReportedButNotCredited() async throws {
         try await LedgerHarness.with { h in
             let outcome = try await h.deliver(Fixture.client("alice", [Fixture.transaction("u1", product: "mystery")], job: "jobU"))
-            #expect(outcome.outcome == "rejected" && outcome.reason == "unknown_product")
+            #expect(outcome.outcome == .rejected && outcome.reason == "unknown_product")
             #expect(try await h.job("jobU")?.reason == "unknown_product")
             #expect(try await h.job("jobU")?.state == .rejected)
             #expect(try await h.coins("alice") == 0)
@@ -85,7 +85,7 @@ import Testing
                 Fixture.client(
                     "alice", [Fixture.transaction("cheap", product: "coins1", token: order.appAccountToken)],
                     order: order.orderNo, job: "jobF"))
-            #expect(fraud.outcome == "rejected" && fraud.reason == "product_mismatch")
+            #expect(fraud.outcome == .rejected && fraud.reason == "product_mismatch")
             #expect(try await h.job("jobF")?.reason == "product_mismatch")
             #expect(try await h.coins("alice") == 0)
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))["state"] == "pending")
@@ -95,7 +95,7 @@ import Testing
                 Fixture.client(
                     "alice", [Fixture.transaction("real", product: "coins2000", token: order.appAccountToken)],
                     order: order.orderNo))
-            #expect(paid.outcome == "fulfilled")
+            #expect(paid.outcome == .fulfilled)
             #expect(try await h.coins("alice") == 2000)
             let stored = try #require(Order(hash: try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))))
             #expect(stored.state == .paid && stored.transactionId == "real" && stored.paidAtMilliseconds == testNow)
@@ -105,7 +105,7 @@ import Testing
             let reused = try await h.deliver(
                 Fixture.client(
                     "alice", [Fixture.transaction("real", product: "coins2000")], order: second.orderNo))
-            #expect(reused.outcome == "rejected" && reused.reason == "transaction_already_used")
+            #expect(reused.outcome == .rejected && reused.reason == "transaction_already_used")
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: second.orderNo))["state"] == "pending")
             #expect(try await h.coins("alice") == 2000)
         }
@@ -116,7 +116,7 @@ import Testing
             let tx = Fixture.transaction("t1", product: "coins100")
             try await h.deliver(Fixture.client("alice", [tx]))
             let replay = try await h.deliver(Fixture.client("bob", [tx], job: "jobB"))
-            #expect(replay.outcome == "rejected" && replay.reason == "owned_by_another_user")
+            #expect(replay.outcome == .rejected && replay.reason == "owned_by_another_user")
             #expect(try await h.job("jobB")?.reason == "owned_by_another_user")
             #expect(try await h.coins("alice") == 100)
             #expect(try await h.coins("bob") == 0)
@@ -131,7 +131,7 @@ import Testing
             let outcome = try await h.deliver(
                 Fixture.notification(
                     "ONE_TIME_CHARGE", [Fixture.transaction("a1", product: "coins100", token: order.appAccountToken.uppercased())]))
-            #expect(outcome.outcome == "fulfilled")
+            #expect(outcome.outcome == .fulfilled)
             #expect(try await h.coins("alice") == 100)
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))["transaction"] == "a1")
         }
@@ -143,7 +143,7 @@ import Testing
             let stolen = try await h.deliver(
                 Fixture.client(
                     "mallory", [Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)]))
-            #expect(stolen.outcome == "rejected" && stolen.reason == "owned_by_another_user")
+            #expect(stolen.outcome == .rejected && stolen.reason == "owned_by_another_user")
             #expect(try await h.coins("mallory") == 0)
             // Apple's notification of it still reaches alice through the token.
             try await h.deliver(

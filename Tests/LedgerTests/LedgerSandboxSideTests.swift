@@ -52,7 +52,7 @@ import Testing
     @Test func aSandboxPurchaseNeverTouchesTheProductionSide() async throws {
         try await LedgerHarness.with { h in
             let outcome = try await h.deliver(Self.purchase("alice", "s1", environment: "Sandbox"))
-            #expect(outcome.outcome == "fulfilled" && outcome.transactions?.first?.result == "applied", "\(outcome)")
+            #expect(outcome.outcome == .fulfilled && outcome.transactions?.first?.result == "applied", "\(outcome)")
             let sandbox = h.keys.on(.sandbox)
             #expect(try await h.coins("alice") == 0)
             #expect(try await h.hash(sandbox.account(user: "alice"))["coins"] == "100")
@@ -108,7 +108,7 @@ import Testing
             var event = Fixture.client(
                 "alice", [Fixture.transaction("s1", product: "coins100", token: review.appAccountToken)], order: review.orderNo)
             event.placeSide(deploymentIsProduction: true)
-            #expect(try await h.deliver(event).outcome == "fulfilled")
+            #expect(try await h.deliver(event).outcome == .fulfilled)
             let paid = try #require(Order(hash: try await h.hash(h.keys.order(user: "alice", orderNo: review.orderNo))))
             #expect(paid.state == .paid && paid.transactionId == "s1" && paid.paidBySide == "sandbox")
 
@@ -116,7 +116,7 @@ import Testing
             let bought = Fixture.client(
                 "alice", [Fixture.transaction("p1", product: "coins100", token: sale.appAccountToken)], order: sale.orderNo,
                 environment: "Production")
-            #expect(try await h.deliver(bought).outcome == "fulfilled")
+            #expect(try await h.deliver(bought).outcome == .fulfilled)
             let production = try #require(Order(hash: try await h.hash(h.keys.order(user: "alice", orderNo: sale.orderNo))))
             #expect(production.state == .paid && production.paidBySide == nil)
         }

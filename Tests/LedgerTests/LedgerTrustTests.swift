@@ -18,21 +18,21 @@ import Testing
 
             for (other, reason) in [(o2, "wrong_order"), (o3, "product_mismatch")] {
                 let wrong = try await h.deliver(Fixture.client("alice", [bought], order: other.orderNo))
-                #expect(wrong.outcome == "rejected", "\(wrong)")
+                #expect(wrong.outcome == .rejected, "\(wrong)")
                 #expect(wrong.reason == reason, "\(wrong)")
             }
             #expect(try await h.coins("alice") == 0)
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: o2.orderNo))["state"] == "pending")
 
             let paid = try await h.deliver(Fixture.client("alice", [bought], order: o1.orderNo))
-            #expect(paid.outcome == "fulfilled", "\(paid)")
+            #expect(paid.outcome == .fulfilled, "\(paid)")
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: o1.orderNo))["state"] == "paid")
             #expect(try await h.coins("alice") == 100)
 
             let refund = try await h.deliver(
                 Fixture.notification(
                     "REFUND", [Fixture.transaction("t1", product: "coins100", revoked: testNow, token: o1.appAccountToken)]))
-            #expect(refund.outcome == "fulfilled", "\(refund)")
+            #expect(refund.outcome == .fulfilled, "\(refund)")
             #expect(try await h.coins("alice") == 0)
             #expect(try await h.audit().differences.isEmpty)
         }
@@ -76,7 +76,7 @@ import Testing
                             "s2", product: "vip.month", otid: "s1", purchase: testNow,
                             expires: testNow + 30 * day, token: v1.appAccountToken)
                     ]))
-            #expect(renewal.outcome == "fulfilled", "\(renewal)")
+            #expect(renewal.outcome == .fulfilled, "\(renewal)")
             let vip = try await h.entitlement("alice", "vip")
             #expect(vip?.expiresAt == "2026-01-31T00:00:00.000Z", "\(String(describing: vip))")
             // None of these counted as fraud.
@@ -93,7 +93,7 @@ import Testing
             let outcome = try await h.deliver(
                 Fixture.notification(
                     "ONE_TIME_CHARGE", [Fixture.transaction("m1", product: "coins100", token: order.appAccountToken)]))
-            #expect(outcome.outcome == "fulfilled", "\(outcome)")
+            #expect(outcome.outcome == .fulfilled, "\(outcome)")
             #expect(try await h.coins("alice") == 100)
             #expect(try await h.hash(h.keys.order(user: "alice", orderNo: order.orderNo))["state"] == "pending")
         }
@@ -116,9 +116,9 @@ import Testing
                     Fixture.transaction("b1", product: "coins2000", revoked: testNow),
                 ])
             let first = try await h.deliver(receipt)
-            #expect(first.outcome == "fulfilled", "\(first)")
+            #expect(first.outcome == .fulfilled, "\(first)")
             let forwarded = try await h.drain()
-            #expect(forwarded.map(\.outcome) == ["fulfilled"], "\(forwarded)")
+            #expect(forwarded.map(\.outcome) == [.fulfilled], "\(forwarded)")
             #expect(try await h.coins("bob") == 0)
             #expect(try await h.coins("alice") == 100)
 
@@ -136,7 +136,7 @@ import Testing
                 ])
             let mixed = try await h.deliver(presented)
             #expect(mixed.transactions?.map(\.result) == ["duplicate", "owned_by_another_user"], "\(mixed)")
-            #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
+            #expect(try await h.drain().map(\.outcome) == [.fulfilled])
             #expect(try await h.coins("bob") == 0)
             #expect(try await h.coins("carol") == 100)
             // The forwarded part never writes the job status of the submitter's job.
@@ -173,14 +173,14 @@ import Testing
                         isInBillingRetryPeriod: false, signedDate: testNow)
                 ])
             let outcome = try await h.deliver(receipt)
-            #expect(outcome.outcome == "fulfilled", "\(outcome)")
+            #expect(outcome.outcome == .fulfilled, "\(outcome)")
             #expect(try await h.coins("mallory") == 100)
             let meta = try await h.hash(h.keys.ledgerMeta(user: "mallory"))
             #expect(!meta.keys.contains { $0.hasPrefix("r:vip:") }, "\(meta)")
             #expect(try await h.entitlement("mallory", "vip") == nil)
             #expect(try await h.entitlement("bob", "vip")?.autoRenew == true)
             // Apple's word (auto-renew off) reaches bob through the forwarded part.
-            #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
+            #expect(try await h.drain().map(\.outcome) == [.fulfilled])
             #expect(try await h.entitlement("bob", "vip")?.autoRenew == false)
         }
     }

@@ -15,15 +15,15 @@ import Testing
             // owns yet, an unpaid order.
             let order = try await LedgerHarness.on(server, partitions: 1) { h in
                 #expect(
-                    try await h.deliver(Fixture.client("alice", [Fixture.transaction("a1", product: "coins100")])).outcome == "fulfilled")
+                    try await h.deliver(Fixture.client("alice", [Fixture.transaction("a1", product: "coins100")])).outcome == .fulfilled)
                 let vip = Fixture.transaction("s1", product: "vip.month", expires: testNow + 20 * day)
-                #expect(try await h.deliver(Fixture.client("bob", [vip])).outcome == "fulfilled")
+                #expect(try await h.deliver(Fixture.client("bob", [vip])).outcome == .fulfilled)
                 let parked = Fixture.notification("REFUND", [Fixture.transaction("x1", product: "coins100", revoked: testNow)])
-                #expect(try await h.deliver(parked).outcome == "parked")
+                #expect(try await h.deliver(parked).outcome == .parked)
                 // A tester's sandbox purchase, on erin's sandbox side (`…:sbx:…` keys move with her tag).
                 var review = Fixture.client("erin", [Fixture.transaction("e1", product: "coins100")])
                 review.placeSide(deploymentIsProduction: true)
-                #expect(try await h.deliver(review).outcome == "fulfilled")
+                #expect(try await h.deliver(review).outcome == .fulfilled)
                 try await h.keys.checkLayout(on: h.redis)
                 return try await Fixture.order(h, user: "carol", product: "coins100")
             }
@@ -70,9 +70,9 @@ import Testing
                 // The parked refund waits for x1's owner, who pays carol's migrated order with it.
                 let bought = try await h.deliver(
                     Fixture.client("carol", [Fixture.transaction("x1", product: "coins100", token: order.appAccountToken)]))
-                #expect(bought.outcome == "fulfilled" && bought.unparked == 1, "\(bought)")
+                #expect(bought.outcome == .fulfilled && bought.unparked == 1, "\(bought)")
                 #expect(try await h.hash(h.keys.order(user: "carol", orderNo: order.orderNo))["state"] == "paid")
-                #expect(try await h.drain().map(\.outcome) == ["fulfilled"])
+                #expect(try await h.drain().map(\.outcome) == [.fulfilled])
                 #expect(try await h.coins("carol") == 0)
                 #expect(try await h.audit().differences.isEmpty)
             }
@@ -86,13 +86,13 @@ import Testing
         try await withRedisServer { server in
             try await LedgerHarness.on(server, partitions: 1) { h in
                 #expect(
-                    try await h.deliver(Fixture.client("alice", [Fixture.transaction("a1", product: "coins100")])).outcome == "fulfilled")
+                    try await h.deliver(Fixture.client("alice", [Fixture.transaction("a1", product: "coins100")])).outcome == .fulfilled)
                 var coins = Fixture.client("alice", [Fixture.transaction("g1", product: "coins100")])
                 coins.project = "shop2"
-                #expect(try await LedgerProjectTests.deliver(coins, h).outcome == "fulfilled")
+                #expect(try await LedgerProjectTests.deliver(coins, h).outcome == .fulfilled)
                 var vip = Fixture.client("bob", [Fixture.transaction("gs1", product: "vip.month", expires: testNow + 20 * day)])
                 vip.project = "shop2"
-                #expect(try await LedgerProjectTests.deliver(vip, h).outcome == "fulfilled")
+                #expect(try await LedgerProjectTests.deliver(vip, h).outcome == .fulfilled)
                 _ = try await LedgerGrants.grant(
                     LedgerGrants.Request(user: "carol", entitlement: "vip", until: testNow + day, reason: "beta", by: "ops", now: testNow),
                     keys: h.keys.inProject(LedgerProjectTests.shop2), on: h.redis)

@@ -29,7 +29,7 @@ import Testing
         for partition in keys.partitions {
             let id = keys.newJobID(partition: partition)
             #expect(Keys.isJobIDShaped(id))
-            #expect(id.hasPrefix(String(format: "%04x", partition)))
+            #expect(id.hasPrefix(String(format: "%04x", partition.index)))
             #expect(keys.partition(ofJob: id) == partition)
             #expect(keys.job(id) == keys.job(id, partition: partition))
             #expect(keys.job(id).hasPrefix("tg:\(keys.tag(partition: partition)):job:"))
@@ -38,15 +38,15 @@ import Testing
         #expect(keys.partition(ofJob: "0010" + String(repeating: "a", count: 28)) == nil)
         #expect(keys.partition(ofJob: "ffff" + String(repeating: "a", count: 28)) == nil)
         let widest = Keys(layout: try PartitionLayout(count: PartitionLayout.maximum))
-        let last = widest.newJobID(partition: PartitionLayout.maximum - 1)
-        #expect(last.hasPrefix("03ff") && widest.partition(ofJob: last) == PartitionLayout.maximum - 1)
+        let last = widest.newJobID(partition: Partition(PartitionLayout.maximum - 1))
+        #expect(last.hasPrefix("03ff") && widest.partition(ofJob: last) == Partition(PartitionLayout.maximum - 1))
     }
 
     @Test func aNotificationStartsInItsChainsPartitionElseItsUUIDs() throws {
         let keys = try Self.sixteen()
         #expect(keys.partition(ofNotification: "1000000123", uuid: "u-1") == keys.partition(ofOriginalTransaction: "1000000123"))
-        #expect(keys.partition(ofNotification: nil, uuid: "ABC-def") == keys.layout.partition(hashing: "abc-def"))
-        #expect(keys.partition(ofNotification: "", uuid: "abc-def") == keys.layout.partition(hashing: "abc-def"))
+        #expect(keys.partition(ofNotification: nil, uuid: "ABC-def") == keys.router.partition(hashing: "abc-def"))
+        #expect(keys.partition(ofNotification: "", uuid: "abc-def") == keys.router.partition(hashing: "abc-def"))
         #expect(keys.partition(ofNotification: nil, uuid: nil) == nil)
         #expect(Keys().partition(ofNotification: "1000000123", uuid: nil) == 0)
     }
@@ -110,9 +110,9 @@ import Testing
             let long = keys.newJobID(partition: 0)
             for hop in 0...JobStatus.maximumMoveHops + 2 {
                 _ = try await redis.send(
-                    "HSET", keys.job(long, partition: hop), "state", "verifying", JobStatus.movedToField, String(hop + 1))
+                    "HSET", keys.job(long, partition: Partition(hop)), "state", "verifying", JobStatus.movedToField, String(hop + 1))
             }
-            #expect(try await keys.locateJob(long, on: redis)?.key == keys.job(long, partition: JobStatus.maximumMoveHops))
+            #expect(try await keys.locateJob(long, on: redis)?.key == keys.job(long, partition: Partition(JobStatus.maximumMoveHops)))
             // A moved.to outside the layout is ignored.
             let odd = keys.newJobID(partition: 4)
             _ = try await redis.send("HSET", keys.job(odd, partition: 4), "state", "queued", JobStatus.movedToField, "99")

@@ -32,7 +32,7 @@ import Testing
         #expect(one.userTag("42") == "{u:42}" && one.chainTag("1000") == "{otx:1000}")
         #expect(one.user(ofAccountKey: "tg:{u:42}:account") == "42")
         let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: 16))
-        let partition = Int(ClusterKeySlot.crc16("42".utf8)) % 16
+        let partition = Partition(Int(ClusterKeySlot.crc16("42".utf8)) % 16)
         #expect(keys.partition(ofUser: "42") == partition)
         #expect(keys.userTag("42") == "\(keys.tag(partition: partition)):u:42")
         let account = "tg:\(keys.userTag("a:b}c")):account"

@@ -16,9 +16,9 @@ struct StreamConsumerClusterTests {
             for partition in keys.partitions {
                 let stream = keys.jobs(partition: partition).stream
                 _ = try await client.pipeline(
-                    (0..<5).map { RedisCommand("XADD", stream, "*", "p", String(partition), "n", String($0)) })
+                    (0..<5).map { RedisCommand("XADD", stream, "*", "p", partition.description, "n", String($0)) })
             }
-            let seen = Recorder<(partition: Int, stream: String, field: String)>()
+            let seen = Recorder<(partition: Partition, stream: String, field: String)>()
             let gate = Gate()
             let consumer = StreamConsumer(
                 configuration: StreamConsumerConfiguration(
@@ -56,7 +56,7 @@ struct StreamConsumerClusterTests {
             try await run.shutdown()
 
             for item in await seen.values {
-                #expect(String(item.partition) == item.field)
+                #expect(item.partition.description == item.field)
                 #expect(item.stream == keys.jobs(partition: item.partition).stream)
             }
             for partition in keys.partitions {
@@ -64,7 +64,7 @@ struct StreamConsumerClusterTests {
                 #expect(try await client.xpendingSummary(jobs, group: "workers").count == 0, "partition \(partition)")
                 #expect(try await client.xlen(jobs) == 0)
                 let verified = try await client.xrange(keys.verified(partition: partition).stream)
-                #expect(verified.map { $0["p"] } == Array(repeating: String(partition), count: partition == 15 ? 6 : 5))
+                #expect(verified.map { $0["p"] } == Array(repeating: partition.description, count: partition == 15 ? 6 : 5))
             }
         }
     }
@@ -79,7 +79,7 @@ extension StreamConsumerClusterTests {
             defer { client.close() }
             try await PipelineFunctions.library.load(on: client)
             let keys = try partitionedKeys(16)
-            let handled = Recorder<Int>()
+            let handled = Recorder<Partition>()
             let consumer = StreamConsumer(
                 configuration: StreamConsumerConfiguration(
                     streams: keys.partitionStreams("jobs"), group: "workers", consumer: "F", concurrency: 8,

@@ -21,10 +21,10 @@ func partitionConsumer(
 }
 
 /// Adds `count` entries `p=<partition>`, `n=<i>` to `stream`, pipelined.
-func addEntries(_ pool: RedisPool, stream: String, partition: Int, count: Int, from start: Int = 0) async throws {
+func addEntries(_ pool: RedisPool, stream: String, partition: Partition, count: Int, from start: Int = 0) async throws {
     for chunk in stride(from: start, to: start + count, by: 500) {
         let commands = (chunk..<min(chunk + 500, start + count)).map {
-            RedisCommand("XADD", stream, "*", "p", String(partition), "n", String($0))
+            RedisCommand("XADD", stream, "*", "p", partition.description, "n", String($0))
         }
         _ = try await pool.pipeline(commands)
     }
@@ -44,7 +44,7 @@ func partitionedKeys(_ count: Int) throws -> Keys {
             for partition in keys.partitions {
                 try await addEntries(pool, stream: keys.jobs(partition: partition).stream, partition: partition, count: 5)
             }
-            let seen = Recorder<(partition: Int, stream: String, field: String)>()
+            let seen = Recorder<(partition: Partition, stream: String, field: String)>()
             let consumer = partitionConsumer(server, pool, streams: keys.partitionStreams("jobs")) { message in
                 await seen.append((message.partition, message.stream, message.entry["p"]))
                 let output = keys.verified(partition: message.partition).stream
@@ -55,7 +55,7 @@ func partitionedKeys(_ count: Int) throws -> Keys {
             try await run.shutdown()
 
             for item in await seen.values {
-                #expect(String(item.partition) == item.field)
+                #expect(item.partition.description == item.field)
                 #expect(item.stream == keys.jobs(partition: item.partition).stream)
             }
             for partition in keys.partitions {
@@ -64,7 +64,7 @@ func partitionedKeys(_ count: Int) throws -> Keys {
                 #expect(try await pool.xpendingSummary(jobs, group: "workers").count == 0)
                 #expect(try await pool.xlen(jobs) == 0)
                 let verified = try await pool.xrange(keys.verified(partition: partition).stream)
-                #expect(verified.map { $0["p"] } == Array(repeating: String(partition), count: 5))
+                #expect(verified.map { $0["p"] } == Array(repeating: partition.description, count: 5))
             }
         }
     }
@@ -80,7 +80,7 @@ func partitionedKeys(_ count: Int) throws -> Keys {
             for partition in keys.partitions {
                 try await addEntries(pool, stream: keys.jobs(partition: partition).stream, partition: partition, count: 1)
             }
-            let attempts = Recorder<(partition: Int, attempt: Int)>()
+            let attempts = Recorder<(partition: Partition, attempt: Int)>()
             // 0 completes; 1 fails until its retries run out; 2 gives up at once; 3 "crashes" until it is poison.
             let consumer = partitionConsumer(
                 server, pool, streams: streams, claimMinIdle: .milliseconds(150), maxDeliveries: 2,
@@ -98,23 +98,23 @@ func partitionedKeys(_ count: Int) throws -> Keys {
             let run = RunningServices([consumer])
             // The failed attempt waits in partition 1's retry set, and the promoter brings it back there.
             #expect(try await eventually { try await pool.send("ZCARD", keys.jobs(partition: 1).retry).int == 1 })
-            for partition in [0, 2, 3] {
+            for partition: Partition in [0, 2, 3] {
                 #expect(try await pool.send("ZCARD", keys.jobs(partition: partition).retry).int == 0)
             }
             let moved = try await promoter.promoteDueEventually(keys.jobs(partition: 1).stream)
             #expect(moved == 1)
-            for partition in 1...3 {
+            for partition in (1...3).map({ Partition($0) }) {
                 #expect(try await eventually { try await pool.xlen(keys.jobs(partition: partition).deadLetter) == 1 })
             }
             try await run.shutdown()
 
             #expect(try await pool.xlen(keys.jobs(partition: 0).deadLetter) == 0)
             let reasons = ["", "retries exhausted", "malformed", "poison"]
-            for partition in 1...3 {
+            for partition in (1...3).map({ Partition($0) }) {
                 let dead = try #require(try await pool.xrange(keys.jobs(partition: partition).deadLetter).first)
-                #expect(dead["p"] == String(partition))
+                #expect(dead["p"] == partition.description)
                 #expect(dead["source.stream"] == keys.jobs(partition: partition).stream)
-                #expect(dead["reason"].contains(reasons[partition]))
+                #expect(dead["reason"].contains(reasons[partition.index]))
             }
             let history = await attempts.values
             #expect(history.filter { $0.partition == 1 }.map(\.attempt) == [1, 2])
@@ -134,13 +134,13 @@ func partitionedKeys(_ count: Int) throws -> Keys {
             defer { pool.close() }
             let keys = try partitionedKeys(4)
             // A previous run of "C" took one entry in partitions 1 and 3 and died.
-            for partition in [1, 3] {
+            for partition: Partition in [1, 3] {
                 let stream = keys.jobs(partition: partition).stream
                 _ = try await pool.xgroupCreate(stream, group: "workers", startID: "0", makeStream: true)
                 try await addEntries(pool, stream: stream, partition: partition, count: 1)
                 _ = try await pool.xreadgroup(group: "workers", consumer: "C", stream: stream, count: 1, block: nil)
             }
-            let seen = Recorder<(partition: Int, deliveries: Int)>()
+            let seen = Recorder<(partition: Partition, deliveries: Int)>()
             let consumer = partitionConsumer(server, pool, streams: keys.partitionStreams("jobs")) { message in
                 await seen.append((message.partition, message.deliveryCount))
                 return .complete
@@ -150,7 +150,7 @@ func partitionedKeys(_ count: Int) throws -> Keys {
             try await run.shutdown()
             #expect(await seen.values.map(\.partition).sorted() == [1, 3])
             #expect(await seen.values.allSatisfy { $0.deliveries == 2 })
-            for partition in [1, 3] {
+            for partition: Partition in [1, 3] {
                 #expect(try await pool.xpendingSummary(keys.jobs(partition: partition).stream, group: "workers").count == 0)
             }
         }

@@ -54,7 +54,7 @@ package struct LedgerHarness: Sendable {
     /// One verified-stream entry and the partition it was read from.
     package struct Read: Sendable {
         package var entry: StreamEntry
-        package var partition: Int
+        package var partition: Partition
         package var id: String { entry.id }
     }
 
@@ -117,7 +117,7 @@ package struct LedgerHarness: Sendable {
     }
 
     /// The partition ingest starts the event's job in: the submitter's, else its first purchase chain's.
-    package func partition(of event: PurchaseEvent) -> Int {
+    package func partition(of event: PurchaseEvent) -> Partition {
         if let user = event.userId { return keys.partition(ofUser: user) }
         let otid = event.transactions.first?.originalTransactionId ?? event.renewals.first?.originalTransactionId
         return otid.map { keys.partition(ofOriginalTransaction: $0) } ?? 0
@@ -157,7 +157,7 @@ package struct LedgerHarness: Sendable {
     package func deliver(_ event: PurchaseEvent) async throws -> LedgerOutcome {
         let id = try await submit(event)
         let home = partition(of: event)
-        var outcome = LedgerOutcome(outcome: "none")
+        var outcome: LedgerOutcome?
         for round in 0..<16 {
             let batch = try await read()
             for read in batch {
@@ -170,10 +170,11 @@ package struct LedgerHarness: Sendable {
                     continue
                 }
                 let applied = try await apply(read)
-                if ours, outcome.outcome == "none" || outcome.outcome == "forwarded" { outcome = applied }
+                if ours, outcome == nil || outcome?.outcome == .forwarded { outcome = applied }
             }
-            if batch.isEmpty || keys.layout.isSingle || outcome.outcome != "forwarded" { break }
+            if batch.isEmpty || keys.layout.isSingle || outcome?.outcome != .forwarded { break }
         }
+        guard let outcome else { throw LedgerError.unexpectedReply("no entry of job \(event.jobId) was applied") }
         return outcome
     }
 
@@ -192,7 +193,7 @@ package struct LedgerHarness: Sendable {
             for read in batch { outcomes.append(try await apply(read)) }
             if batch.isEmpty || keys.layout.isSingle { break }
         }
-        return outcomes.filter { $0.outcome != "forwarded" }
+        return outcomes.filter { $0.outcome != .forwarded }
     }
 
     package func account(_ user: String) async throws -> EntitlementsView {

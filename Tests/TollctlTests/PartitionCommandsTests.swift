@@ -64,8 +64,8 @@ import Testing
     @Test func deadLettersOfEveryPartitionAreListedAndRedrivenInTheirOwn() async throws {
         let keys = try Self.keys()
         try await Self.withRedis { redis, environment in
-            var ids: [Int: (job: String, dead: String)] = [:]
-            for partition in [3, 11] {
+            var ids: [Partition: (job: String, dead: String)] = [:]
+            for partition: Partition in [3, 11] {
                 let job = keys.newJobID(partition: partition)
                 let stream = keys.jobs(partition: partition)
                 // The same entry id in both partitions: stream ids are per stream.
@@ -78,7 +78,7 @@ import Testing
             }
             let list = try await ChildProcess.run("tollctl", arguments: ["dead", "list"], environment: environment)
             #expect(list.status == 0, "\(list.output)")
-            for partition in [3, 11] {
+            for partition: Partition in [3, 11] {
                 #expect(list.output.contains("\(keys.jobs(partition: partition).deadLetter)  dead-letters=1"))
                 #expect(list.output.contains("job=\(try #require(ids[partition]).job)"))
             }

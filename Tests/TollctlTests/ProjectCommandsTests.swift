@@ -17,12 +17,12 @@ import Testing
         try await LedgerHarness.with(partitions: 1) { h in
             var applier = h.applier
             applier.projectCatalogs = [Self.games: testCatalog]
-            #expect(try await h.deliver(Fixture.client("alice", [Fixture.transaction("d1", product: "coins100")])).outcome == "fulfilled")
+            #expect(try await h.deliver(Fixture.client("alice", [Fixture.transaction("d1", product: "coins100")])).outcome == .fulfilled)
             var purchase = Fixture.client("alice", [Fixture.transaction("g1", product: "coins2000")])
             purchase.project = Self.games.rawValue
             let id = try await h.submit(purchase)
             for read in try await h.read() where read.id == id {
-                #expect(try await applier.apply(entry: read.entry, partition: read.partition).outcome == "fulfilled")
+                #expect(try await applier.apply(entry: read.entry, partition: read.partition).outcome == .fulfilled)
             }
             _ = try await LedgerGrants.grant(
                 LedgerGrants.Request(user: "alice", coins: 5, reason: "goodwill", by: "ops", now: testNow),

@@ -44,7 +44,7 @@ import Testing
             let handler = JobHandler(
                 verifier: verifier, redis: harness.redis, keys: keys, group: "verifiers", consumer: "c1",
                 heartbeatInterval: .seconds(5), clock: .system, metrics: metrics, logger: harness.logger)
-            for partition in [5, 11] {
+            for partition: Partition in [5, 11] {
                 let job = Job(
                     id: keys.newJobID(partition: partition), kind: .notificationV2, payload: Array("{}".utf8), source: .apple,
                     receivedAtMilliseconds: 1, countedBytes: 2, dedupeKey: keys.partitionKey(partition, "dedupe", "d"))

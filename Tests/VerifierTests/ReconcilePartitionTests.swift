@@ -25,7 +25,7 @@ struct ReconcilePartitionTests {
             let report = try await ReconcileOnce.run(configuration: configuration, arguments: .init(), logger: harness.logger)
             #expect(report.enqueued == 4)
 
-            var used: Set<Int> = []
+            var used: Set<Partition> = []
             for purchase in purchases {
                 let signedPayload = try #require(purchase["signedPayload"] as? String)
                 let peek = try #require(NotificationPeek(signedPayload: signedPayload))

@@ -38,8 +38,8 @@ struct VerifierClusterTests {
                 var iterator = ports.makeAsyncIterator()
                 let port = try #require(await iterator.next())
 
-                var jobs: [Int: String] = [:]
-                for partition in [0, 7, 15] {
+                var jobs: [Partition: String] = [:]
+                for partition: Partition in [0, 7, 15] {
                     let receipt = try #require(try await sim.purchase()["receipt"] as? String)
                     let job = Job(
                         id: Job.newID(), kind: .receipt, payload: Array(receipt.utf8), source: .client, userID: "user-\(partition)",

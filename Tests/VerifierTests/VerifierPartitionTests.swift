@@ -14,8 +14,8 @@ struct VerifierPartitionTests {
     @Test func eachJobIsVerifiedIntoTheVerifiedStreamOfItsOwnPartition() async throws {
         try await VerifierHarness.with { harness in
             let keys = Keys(layout: try PartitionLayout(count: 4))
-            var jobs: [Int: String] = [:]
-            for partition in [1, 3] {
+            var jobs: [Partition: String] = [:]
+            for partition: Partition in [1, 3] {
                 let receipt = try #require(try await harness.sim.purchase()["receipt"] as? String)
                 let job = Job(
                     id: Job.newID(), kind: .receipt, payload: Array(receipt.utf8), source: .client, userID: "user-\(partition)",
@@ -42,7 +42,7 @@ struct VerifierPartitionTests {
                         keys.jobs(partition: partition).stream, group: VerifierServices.consumerGroup)
                     #expect(pending.count == 0)
                 }
-                for partition in [0, 2] {
+                for partition: Partition in [0, 2] {
                     #expect(try await harness.redis.xlen(keys.verified(partition: partition).stream) == 0)
                 }
                 #expect(try await harness.redis.send("EXISTS", keys.job(jobs[1] ?? "", partition: 0)).int == 0)

@@ -124,11 +124,11 @@ package struct Job: Sendable, Hashable {
     /// Applied with the job's final acknowledgement (completion or dead letter), never with a retry, so each
     /// counted job is taken off exactly once.
     /// `partition`: the jobs stream's partition the entry was read from, when known (the same as its id's).
-    package static func backlogRelease(of entry: StreamEntry, keys: Keys, partition: Int? = nil) -> [PipelineWrite] {
+    package static func backlogRelease(of entry: StreamEntry, keys: Keys, partition: Partition? = nil) -> [PipelineWrite] {
         guard let bytes = entry.string(Field.bytes).flatMap({ Int64($0) }), let source = entry.string(Field.source) else {
             return []
         }
-        let backlog = keys.backlog(partition: partition ?? entry.string(Field.id).flatMap { keys.partition(ofJob: $0) } ?? 0)
+        let backlog = keys.backlog(partition: partition ?? entry.string(Field.id).flatMap { keys.partition(ofJob: $0) } ?? .first)
         return [
             .hincrby(key: backlog, field: source + ".jobs", delta: -1),
             .hincrby(key: backlog, field: source + ".bytes", delta: -bytes),

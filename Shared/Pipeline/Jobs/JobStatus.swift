@@ -86,7 +86,7 @@ package struct JobStatus: Sendable, Hashable {
     /// in the job's home partition (the one its id names, ``Keys/job(_:)``), or in `partition` when given (the
     /// owner's partition K of a job whose event was moved there, whose home hash says ``Field/movedTo`` = K). A final
     /// state is announced on the job-results channel by the writer itself, with the whole hash.
-    package func write(keys: Keys, partition: Int? = nil, expireSeconds: Int = JobStatus.retentionSeconds) -> PipelineWrite {
+    package func write(keys: Keys, partition: Partition? = nil, expireSeconds: Int = JobStatus.retentionSeconds) -> PipelineWrite {
         .status(
             key: partition.map { keys.job(jobID, partition: $0) } ?? keys.job(jobID), jobID: jobID, fields: fields, clear: [],
             expireSeconds: expireSeconds, channel: keys.jobResultsChannel)

@@ -11,11 +11,11 @@ import Foundation
 extension Keys {
     /// A new random job id in partition `partition` (see the extension's comment); with one partition a plain
     /// random UUID's 32 hex digits.
-    package func newJobID(partition: Int) -> String {
+    package func newJobID(partition: Partition) -> String {
         var bytes = Self.randomUUIDBytes()
         if !layout.isSingle {
-            bytes[0] = UInt8(truncatingIfNeeded: partition >> 8)
-            bytes[1] = UInt8(truncatingIfNeeded: partition)
+            bytes[0] = UInt8(truncatingIfNeeded: partition.index >> 8)
+            bytes[1] = UInt8(truncatingIfNeeded: partition.index)
         }
         return Hex.lowercase(bytes)
     }
@@ -36,25 +36,18 @@ extension Keys {
             && jobID.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    /// The home partition a job id names: 0 with one partition, else its first 4 hex digits. Nil when `jobID` is
-    /// not 32 lowercase hex digits or names a partition this layout does not have.
-    package func partition(ofJob jobID: String) -> Int? {
-        guard Self.isJobIDShaped(jobID) else { return nil }
-        if layout.isSingle { return 0 }
-        guard let partition = Int(jobID.prefix(4), radix: 16), partition < layout.count else { return nil }
-        return partition
-    }
+    /// The home partition a job id names (``PartitionRouter/partition(ofJob:)``): 0 with one partition, else its
+    /// first 4 hex digits. Nil when `jobID` is not 32 lowercase hex digits or names a partition this layout does not
+    /// have.
+    package func partition(ofJob jobID: String) -> Partition? { router.partition(ofJob: jobID) }
 
     /// Where a notification's job starts (docs/CLUSTER.md §3 "Who decides the partition"): the partition of its
     /// purchase chain, Po(`originalTransactionId`), so that the chain's binding, parked events and job share a slot;
     /// without one, the partition its `notificationUUID` hashes to, so that every copy of one notification (Apple's
     /// retries, the reconciler's recovery) lands in the same partition with its markers. Nil when it has neither: the
-    /// caller places it by its dedupe hash. Both ids are read unverified: only a locality hint.
-    package func partition(ofNotification originalTransactionId: String?, uuid: String?) -> Int? {
-        if let originalTransactionId, !originalTransactionId.isEmpty {
-            return partition(ofOriginalTransaction: originalTransactionId)
-        }
-        if let uuid, !uuid.isEmpty { return layout.partition(hashing: uuid.lowercased()) }
-        return nil
+    /// caller places it by its dedupe hash. Both ids are read unverified: only a locality hint
+    /// (``PartitionRouter/partition(ofNotification:uuid:)``).
+    package func partition(ofNotification originalTransactionId: String?, uuid: String?) -> Partition? {
+        router.partition(ofNotification: originalTransactionId, uuid: uuid)
     }
 }

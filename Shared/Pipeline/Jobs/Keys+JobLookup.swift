@@ -60,7 +60,7 @@ extension Keys {
         var current = home
         var visited: Set<String> = [home.key]
         for _ in 0..<JobStatus.maximumMoveHops {
-            guard let moved = current.hash[JobStatus.movedToField].flatMap({ Int($0) }), partitions.contains(moved)
+            guard let moved = current.hash[JobStatus.movedToField].flatMap({ Int($0) }).flatMap({ layout.partition($0) })
             else { break }
             let movedKey = job(jobID, partition: moved)
             guard visited.insert(movedKey).inserted else { break }

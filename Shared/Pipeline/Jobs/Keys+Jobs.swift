@@ -4,12 +4,12 @@ extension Keys {
     /// `tg:{p0}:job:<id>`. An id that names no partition of this layout maps to partition 0; readers check
     /// ``partition(ofJob:)`` first (``readJobStatus(_:on:)``).
     package func job(_ jobID: String) -> String {
-        job(jobID, partition: partition(ofJob: jobID) ?? 0)
+        job(jobID, partition: partition(ofJob: jobID) ?? .first)
     }
 
     /// The status hash of a job in `partition` (`tg:{P}:job:<id>`): its home partition, or the partition its event
     /// was moved to (``JobStatus/movedToField``).
-    package func job(_ jobID: String, partition: Int) -> String {
+    package func job(_ jobID: String, partition: Partition) -> String {
         partitionKey(partition, "job", jobID)
     }
 

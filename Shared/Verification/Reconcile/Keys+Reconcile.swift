@@ -18,7 +18,7 @@ extension Keys {
     /// `partition` the job's id names, which is the notification's J): a later job carrying the same
     /// `notificationUUID` is a replay, finished without an Apple call, an event or a park. Every copy of one
     /// notification starts in the same J, so a replay finds the mark.
-    func verifiedNotification(uuid: String, partition: Int) -> String {
+    func verifiedNotification(uuid: String, partition: Partition) -> String {
         partitionKey(partition, "notification", uuid.lowercased())
     }
 
@@ -38,7 +38,7 @@ extension Keys {
     var reconcileStatus: String { controlKey("reconcile", "status") }
 
     /// Marks a notification the reconciler already enqueued, in the partition its job is enqueued in.
-    func reconcileSeen(notificationUUID: String, partition: Int) -> String {
+    func reconcileSeen(notificationUUID: String, partition: Partition) -> String {
         partitionKey(partition, "reconcile", "seen", notificationUUID.lowercased())
     }
 }

@@ -151,7 +151,7 @@ struct NotificationReconciler: Sendable {
             return
         }
         // J: where Apple's own copy of this notification starts too (ingest), with its markers.
-        let partition = keys.partition(ofNotification: peek.originalTransactionId, uuid: peek.notificationUUID) ?? 0
+        let partition = keys.partition(ofNotification: peek.originalTransactionId, uuid: peek.notificationUUID) ?? .first
         let seenKey = keys.reconcileSeen(notificationUUID: peek.notificationUUID, partition: partition)
         if context.dryRun {
             if try await context.redis.send("EXISTS", seenKey).int == 1 {

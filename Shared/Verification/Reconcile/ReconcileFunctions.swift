@@ -49,7 +49,7 @@ package enum ReconcileFunctions {
     /// Enqueues `job` into `partition` (its id must name it, ``Keys/newJobID(partition:)``) unless `seenKey` (in
     /// that partition too) says it already was; returns the job id that carries it and whether this call created it.
     static func enqueue(
-        on redis: any RedisCommandExecutor, keys: Keys, job: Job, partition: Int, seenKey: String, seenTTLSeconds: Int
+        on redis: any RedisCommandExecutor, keys: Keys, job: Job, partition: Partition, seenKey: String, seenTTLSeconds: Int
     ) async throws -> (jobID: String, created: Bool) {
         let status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, updatedAtMilliseconds: job.receivedAtMilliseconds)
         var arguments: [[UInt8]] = [Array(job.id.utf8), Array(String(seenTTLSeconds).utf8), Array(String(JobStatus.retentionSeconds).utf8)]
@@ -70,7 +70,7 @@ package enum ReconcileFunctions {
     /// (``Keys/newJobID(partition:)``). The event is placed on the ledger side its environment belongs to in a
     /// deployment whose own environment is production (`deploymentIsProduction`) or sandbox (``LedgerSide``).
     static func emit(
-        on redis: any RedisCommandExecutor, keys: Keys, event: PurchaseEvent, deploymentIsProduction: Bool, partition: Int,
+        on redis: any RedisCommandExecutor, keys: Keys, event: PurchaseEvent, deploymentIsProduction: Bool, partition: Partition,
         nowMilliseconds: Int64
     ) async throws {
         var event = event

@@ -29,7 +29,7 @@ struct SubscriptionSweeper: Sendable {
         var user: String
         var dueAt: Int64
         /// The partition whose index holds it.
-        var partition = 0
+        var partition = Partition.first
         /// The project whose index holds it: its ledger is read with that project's keys, and a correction carries it.
         var project = ProjectID.default
     }
@@ -56,7 +56,7 @@ struct SubscriptionSweeper: Sendable {
     }
 
     /// Looks up at most `limit` due subscriptions of one project's index in one partition; returns how many it read.
-    private func run(project: ProjectID, partition: Int, limit: Int, report: inout ReconcileReport) async throws -> Int {
+    private func run(project: ProjectID, partition: Partition, limit: Int, report: inout ReconcileReport) async throws -> Int {
         let keys = context.keys.inProject(project)
         let cutoff = context.clock.nowMilliseconds() - context.configuration.reconcile.sweepGrace.milliseconds
         let reply = try await context.redis.send(
