@@ -16,6 +16,13 @@ package struct OperatorError: TollgateError, Sendable {
         "api_not_configured",
         "asking Apple needs an App Store Server API key (TOLLGATE_API_KEY_ID, TOLLGATE_API_ISSUER_ID, TOLLGATE_API_PRIVATE_KEY_PATH)")
 
+    /// No app of `project` has an App Store Server API key.
+    static func apiNotConfigured(in project: ProjectID) -> OperatorError {
+        project.isDefault
+            ? apiNotConfigured
+            : OperatorError("api_not_configured", "no app of project \(project) has an App Store Server API key (TOLLGATE_APPS)")
+    }
+
     /// The first environment's answer that is not a 404 (in the order of `clients`), with the client that gave it;
     /// the last 404 when all are.
     static func firstFound<T>(
@@ -38,5 +45,16 @@ package struct OperatorError: TollgateError, Sendable {
     /// answers 404 for another app's transaction.
     static func orderedClients(_ clients: AppleAPIClients) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {
         clients.environments.flatMap { environment in clients.clients(in: environment).map { (environment, $0.client) } }
+    }
+
+    /// ``orderedClients(_:)`` of the apps of `project` only (docs/PROJECTS.md): an operator's call of one project
+    /// never asks Apple with another project's key, so another project's purchases are not found.
+    static func orderedClients(
+        _ clients: AppleAPIClients, of project: ProjectID, configuration: VerifierConfiguration
+    ) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {
+        clients.environments.flatMap { environment in
+            clients.clients(in: environment).filter { configuration.project(ofApp: $0.bundleId) == project }
+                .map { (environment, $0.client) }
+        }
     }
 }
