@@ -97,6 +97,8 @@ struct MultiProjectTests {
             "com.example.noads", type: "Non-Consumable", extra: ["bundleId": SystemHarness.gameBundleId])
         let note = try await ingest.postNotification(inGame.notificationBody)
         let noteJob = try #require(note.json["jobId"] as? String, "\(note.text)")
+        // Until the verifier places it, the job is no project's but the default one's.
+        try await eventuallyExpect { try await ingest.send(.get, "/v1/jobs/\(noteJob)", auth: .gamesService).status == 200 }
         let parked = try await ingest.waitForJob(noteJob, auth: .gamesService)
         #expect(parked.result["outcome"] as? String == "parked", "\(parked)")
         let foreignNote = try await ingest.send(.get, "/v1/jobs/\(noteJob)", auth: .service)
