@@ -8,11 +8,14 @@ import Pipeline
 /// the checks `tollctl` makes on its arguments, then a job of kind `operator` (``OperatorCall``) for the verifier,
 /// which alone holds the App Store Server API key and makes the call with the CLI's own code. The answer is
 /// `202 {jobId}`, or with `?wait=N` the job's final status, whose `result` is Apple's answer.
+///
+/// A call serves the key's project (docs/PROJECTS.md, "Background work and operators"): the job carries it, the
+/// verifier asks that project's apps and reads or changes that project's ledger only, and the job's status records it,
+/// so only that project's keys read the answer (``job(_:jobID:)``).
 extension IngestRoutes {
     /// `POST /v1/admin/apple/set-account-token` `{"originalTransactionId", "userId", "environment"?}`.
     func setAccountToken(_ request: Request) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .admin)
-        try Self.requireDefaultProject(caller)
         let fields = try Submission.jsonFields(try await body(of: request, limit: 2048))
         let call: OperatorCall
         do {
@@ -20,7 +23,7 @@ extension IngestRoutes {
                 .setAccountToken(
                     originalTransactionId: try fields.string("originalTransactionId"), userId: try fields.string("userId"),
                     environment: try fields.optionalString("environment")),
-                by: caller.name)
+                by: caller.name, project: caller.project)
         } catch {
             throw IngestError.invalidRequest("the body must be {\"originalTransactionId\", \"userId\", \"environment\"?}: \(error.message)")
         }
@@ -31,7 +34,6 @@ extension IngestRoutes {
     /// `requestId` again is the same request, at Apple and here (one job).
     func extendSubscription(_ request: Request) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .admin)
-        try Self.requireDefaultProject(caller)
         let fields = try Submission.jsonFields(try await body(of: request, limit: 2048))
         let call: OperatorCall
         do {
@@ -40,7 +42,7 @@ extension IngestRoutes {
                     originalTransactionId: try fields.string("originalTransactionId"), days: try fields.int("days"),
                     reason: try fields.optionalInt("reason") ?? 0,
                     requestId: (try fields.optionalString("requestId") ?? UUID().uuidString).lowercased()),
-                by: caller.name)
+                by: caller.name, project: caller.project)
         } catch {
             throw IngestError.invalidRequest(
                 "the body must be {\"originalTransactionId\", \"days\", \"reason\"?, \"requestId\"?}: \(error.message)")
@@ -50,26 +52,26 @@ extension IngestRoutes {
 
     /// `GET /v1/lookup?orderId=…`: Apple's Look Up Order ID, each transaction verified, with its owner.
     func lookupOrder(_ request: Request, orderId: String, caller: ServiceCaller) async throws -> Response {
-        try Self.requireDefaultProject(caller)
-        return try await operatorJob(OperatorCall(.lookupOrder(orderId: orderId), by: caller.name), request, caller: caller)
+        try await operatorJob(
+            OperatorCall(.lookupOrder(orderId: orderId), by: caller.name, project: caller.project), request, caller: caller)
     }
 
-    /// The verifier makes operators' calls on the default project's ledger only (docs/PROJECTS.md, "Not yet"): a key
-    /// of another project is refused `403 forbidden` rather than shown or changing the default project's users.
-    static func requireDefaultProject(_ caller: ServiceCaller) throws(IngestError) {
-        guard caller.project.isDefault else {
-            throw .forbidden("operators' calls serve the default project only; key \(caller.name) is of \(caller.project)")
-        }
-    }
-
-    /// Enqueues the call (no user: the key's name is in the payload; the same payload within a day is the same job).
+    /// Enqueues the call (no user: the key's name and its project are in the payload; the same payload within a day is
+    /// the same job) on the routes of the key's project, so that the job and its status carry that project.
     private func operatorJob(_ call: OperatorCall, _ request: Request, caller: ServiceCaller) async throws -> Response {
         if let problem = call.problem { throw IngestError.invalidRequest(problem) }
         let wait = try waitSeconds(request)
-        let outcome = try await enqueue(Submission(kind: .operatorCall, payload: call.payload), source: .client, userID: nil)
+        let routes = scoped(to: caller.project)
+        let outcome = try await routes.enqueue(
+            Submission(kind: .operatorCall, payload: call.payload), source: .client, userID: nil)
         logger.info(
-            "operator call queued", metadata: ["job.id": "\(outcome.jobID)", "key": "\(caller.name)", "created": "\(outcome.created)"])
+            "operator call queued",
+            metadata: [
+                "job.id": "\(outcome.jobID)", "key": "\(caller.name)", "project": "\(caller.project)",
+                "created": "\(outcome.created)",
+            ])
         guard wait > 0 else { return jobIDResponse(.accepted, outcome.jobID) }
-        return try await waitForResult(jobID: outcome.jobID, userID: "service:\(caller.name)", deadline: .now + .seconds(wait))
+        return try await routes.waitForResult(
+            jobID: outcome.jobID, userID: "service:\(caller.name)", deadline: .now + .seconds(wait))
     }
 }

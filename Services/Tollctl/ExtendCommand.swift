@@ -9,7 +9,8 @@ struct ExtendCommand: AsyncParsableCommand {
         commandName: "extend", abstract: "Extend one subscription's renewal date at Apple.",
         discussion: """
             Apple then sends RENEWAL_EXTENDED, from which the ledger extends the entitlement. Prints the environment, \
-            the request id and the new renewal date; exit 1 when Apple refuses (ineligible, two extensions a year).
+            the request id and the new renewal date; exit 1 when Apple refuses (ineligible, two extensions a year). \
+            With --project, only that project's apps are asked (docs/PROJECTS.md).
             """)
 
     @Argument(help: "The subscription's original transaction ID.")
@@ -17,11 +18,14 @@ struct ExtendCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ExtensionOptions
 
+    @OptionGroup var project: ProjectOption
+
     func run() async throws {
         let request = ExtendRenewalDateRequest(
             extendByDays: options.days, extendReasonCode: options.reason, requestIdentifier: options.identifier)
         let (environment, answer) = try await SubscriptionExtensions.extend(
-            configuration: try verifierConfiguration(), originalTransactionId: originalTransactionId, request: request)
+            configuration: try verifierConfiguration(), originalTransactionId: originalTransactionId, request: request,
+            project: try project.resolve())
         print("environment \(environment.rawValue)")
         print("request \(request.requestIdentifier)")
         print("success \(answer.success == true) renews \(answerDate(answer.effectiveDate))")

@@ -20,7 +20,8 @@ struct LookupCommand: AsyncParsableCommand {
             TOLLGATE_API_PRIVATE_KEY_PATH), TOLLGATE_BUNDLE_ID, TOLLGATE_ENVIRONMENT, TOLLGATE_ROOT_CERTS …, and \
             TOLLGATE_REDIS_URL. Redis is only read. One line per transaction: transactionId, original, product, \
             purchased, revoked (when Apple revoked it), owner (or none: no user is bound to the purchase chain) and \
-            the owner's ledger state.
+            the owner's ledger state. With --project, only that project's apps are asked and owners are read from its \
+            ledger (docs/PROJECTS.md); a transaction of another project's app shows as NOT VERIFIED wrong_project.
             """)
 
     @Argument(help: "The order ID (from the customer's App Store receipt email).")
@@ -50,16 +51,14 @@ struct LookupCommand: AsyncParsableCommand {
             throw ValidationError("a transaction ID is 1-64 letters, digits, '.', '-' or '_'")
         }
         if let token, UUID(uuidString: token) == nil { throw ValidationError("--token must be a UUID") }
-        if orderID != nil, project.isGiven {
-            throw ValidationError("--project is for --transaction, --original and --token (an order names its app)")
-        }
     }
 
     func run() async throws {
         guard let orderID else { return try await ledgerLookup() }
         let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
         configuration.shared.bootstrapLogging(ceiling: .warning)
-        let report = try await OrderLookup.run(configuration: configuration, orderId: orderID, logger: Logger(label: "tollctl.lookup"))
+        let report = try await OrderLookup.run(
+            configuration: configuration, orderId: orderID, project: try project.resolve(), logger: Logger(label: "tollctl.lookup"))
         print("order \(report.orderId)  environment=\(report.environment.rawValue)  transactions=\(report.entries.count)")
         for (index, entry) in report.entries.enumerated() { print(Self.line(entry, number: index + 1)) }
         if report.unverified > 0 {

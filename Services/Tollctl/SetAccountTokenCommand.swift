@@ -19,7 +19,9 @@ struct SetAccountTokenCommand: AsyncParsableCommand {
             environment, the purchase, who the ledger binds it to, and 'changed appAccountToken OLD -> NEW' or \
             'unchanged'. Unless the ledger already binds the purchase to the user, Apple's transaction (now carrying the \
             token) is then handed to the fulfiller, which binds the purchase to the user, credits what was never \
-            credited and applies what was parked for it. Needs the verifier's settings (the App Store Server API key …) and TOLLGATE_REDIS_URL.
+            credited and applies what was parked for it. Needs the verifier's settings (the App Store Server API key …) and TOLLGATE_REDIS_URL. \
+            With --project, only that project's apps are asked and only its ledger is read and changed (docs/PROJECTS.md); \
+            a purchase of another project's app is refused (wrong_project, or Apple's api_not_found).
             """)
 
     @Argument(help: "The purchase's original transaction ID.")
@@ -30,6 +32,8 @@ struct SetAccountTokenCommand: AsyncParsableCommand {
 
     @Option(help: "production or sandbox (default: production, then sandbox when Apple does not know the transaction).")
     var environment: String?
+
+    @OptionGroup var project: ProjectOption
 
     func validate() throws {
         guard (1...32).contains(originalTransactionId.count), originalTransactionId.allSatisfy({ $0.isASCII && $0.isNumber })
@@ -43,7 +47,8 @@ struct SetAccountTokenCommand: AsyncParsableCommand {
     func run() async throws {
         let report = try await AccountTokenAssignment.run(
             configuration: try verifierConfiguration(), originalTransactionId: originalTransactionId, user: user,
-            environment: try environment.map(parsedEnvironment), logger: Logger(label: "tollctl.set-account-token"))
+            environment: try environment.map(parsedEnvironment), project: try project.resolve(),
+            logger: Logger(label: "tollctl.set-account-token"))
         print("environment \(report.environment.rawValue)")
         print("purchase \(report.originalTransactionId) product \(report.productId ?? "-")")
         print("ledger bound to \(report.boundTo ?? "no one yet")")

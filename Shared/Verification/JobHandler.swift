@@ -10,9 +10,10 @@ import Redis
 /// ``HandlerOutcome`` whose writes the runtime applies atomically with the ack:
 ///
 /// - verified → `XADD` of the ``PurchaseEvent``, placed on its ledger side (``LedgerSide``), onto the verified stream,
-///   status `verifying` with
-///   `verified.at` (the fulfiller sets the final state);
-/// - recorded → status `fulfilled` with `result`, `PUBLISH`;
+///   status `verifying` with `verified.at` (the fulfiller sets the final state) and the event's `project` (the app's
+///   Apple signed, ``JobVerifier/placeProject(_:job:)``: a notification's status is then read by its project's keys
+///   only, docs/PROJECTS.md);
+/// - recorded → status `fulfilled` with `result` (and a notification's `project`), `PUBLISH`;
 /// - rejected → status `rejected` with the stable `reason` code and `message`, `PUBLISH`; kept an hour with its
 ///   dedupe key (Apple vouched for nothing in it);
 /// - retryable → the runtime schedules the retry (full-jitter backoff, or Apple's `Retry-After` when longer) and
@@ -106,19 +107,22 @@ final class JobHandler: Sendable {
                 return .retry(reason: "event_encoding_failed: \(error)")
             }
             logger.info("Job verified", metadata: ["transactions": "\(event.transactions.count)", "environment": "\(event.environment)"])
+            var status = JobStatus(
+                jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, attempt: message.attempt,
+                updatedAtMilliseconds: now, verifiedAtMilliseconds: now)
+            // The project the event was placed in (nil: default, and nothing written, so a client job keeps its own).
+            status.project = event.project
             return .complete(
                 writes: [
                     .xadd(stream: keys.verified(partition: partition).stream, fields: fields),
-                    JobStatus(
-                        jobID: job.id, state: .verifying, kind: job.kind, userID: job.userID, attempt: message.attempt,
-                        updatedAtMilliseconds: now, verifiedAtMilliseconds: now
-                    ).write(keys: keys, partition: partition),
+                    status.write(keys: keys, partition: partition),
                 ] + seen(event.notification?.notificationUUID, job, partition: partition) + release)
-        case .recorded(let result, let uuid):
+        case .recorded(let result, let uuid, let project):
             logger.info("Job recorded")
-            let status = JobStatus(
+            var status = JobStatus(
                 jobID: job.id, state: .fulfilled, kind: job.kind, userID: job.userID,
                 updatedAtMilliseconds: now, resultJSON: result)
+            status.project = project?.label
             return .complete(
                 writes: [status.write(keys: keys, partition: partition)]
                     + seen(uuid, job, partition: partition) + release)

@@ -65,12 +65,14 @@ extension JobVerifier {
                 return .duplicate(firstJobID: first)
             }
             let environment = payload.declaredEnvironment ?? verified.transaction?.payload.environment ?? configuration.environment
+            // The project of the app Apple signed it for (docs/PROJECTS.md): its keys read the job's status.
+            let project = configuration.project(ofApp: payload.declaredBundleId)
             switch payload.notificationType {
             case .test:
-                return .recorded(result: #"{"recorded":"test_notification"}"#, notificationUUID: uuid)
+                return .recorded(result: #"{"recorded":"test_notification"}"#, notificationUUID: uuid, project: project)
             case .consumptionRequest:
                 switch await answerConsumptionRequest(verified, environment: environment) {
-                case .recorded(let result, _): return .recorded(result: result, notificationUUID: uuid)
+                case .recorded(let result, _, _): return .recorded(result: result, notificationUUID: uuid, project: project)
                 case let other: return other
                 }
             default:

@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Pipeline
 
 /// What the verifier decided about one job, as a value (never thrown).
@@ -7,8 +8,10 @@ enum VerificationOutcome: Sendable {
     case verified(PurchaseEvent)
     /// Genuine, and nothing for the fulfiller to do (a `TEST` notification, an answered
     /// `CONSUMPTION_REQUEST`): the job is finished here with state `fulfilled` and this result. A notification's
-    /// UUID is remembered with it (``Keys/verifiedNotification(uuid:)``).
-    case recorded(result: String, notificationUUID: String? = nil)
+    /// UUID is remembered with it (``Keys/verifiedNotification(uuid:)``). `project`: the project of the app Apple signed
+    /// a notification for, recorded in the job's status so that its keys read it (docs/PROJECTS.md); nil leaves the
+    /// status's project as ingest wrote it.
+    case recorded(result: String, notificationUUID: String? = nil, project: ProjectID? = nil)
     /// A genuine V2 notification another job already verified (a replay, however it was wrapped): finished here,
     /// with no Apple call, no event and no park.
     case duplicate(firstJobID: String)

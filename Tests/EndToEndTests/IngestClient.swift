@@ -42,6 +42,8 @@ struct IngestClient: Sendable {
         /// A user of the project whose user tokens `secret` signs (``SystemHarness/Options/twoProjects``).
         case userSigned(String, secret: String)
         case service
+        /// The `games` project's service key (``SystemHarness/Options/twoProjects``).
+        case gamesService
         case none
 
         var headers: [String: String] {
@@ -49,6 +51,7 @@ struct IngestClient: Sendable {
             case .user(let id): ["Authorization": "Bearer \(UserToken.make(user: id))"]
             case .userSigned(let id, let secret): ["Authorization": "Bearer \(UserToken.make(user: id, secret: secret))"]
             case .service: ["X-Api-Key": SystemHarness.serviceKey]
+            case .gamesService: ["X-Api-Key": SystemHarness.gamesServiceKey]
             case .none: [:]
             }
         }

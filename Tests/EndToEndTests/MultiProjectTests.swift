@@ -81,6 +81,86 @@ struct MultiProjectTests {
         #expect(try await ingest.entitlements(user: user, secret: games).coins == 2000)
         try await system.awaitCoins(user, 2000)
     }
+
+    /// Operators' calls serve the key's project (docs/PROJECTS.md): a `games` key ties a `games` purchase to the
+    /// `games` user of that id (asking Apple with the game app's own key, which the simulator takes for that app only)
+    /// and looks its order up in the `games` ledger; a `default` key neither finds nor changes it, and its tie of the
+    /// same user id is another customer's. Apple's own `games` notification is read by the `games` key only.
+    @Test(.logsOnFailure) func operatorCallsAndAppleJobsServeTheirProject() async throws {
+        let system = try SystemHarness.require()
+        let ingest = system.ingestClient
+        let sim = system.simClient
+        let user = UserToken.newUser("ops")
+        let games = SystemHarness.gamesJWTSecret
+
+        // A games purchase made outside the app: Apple's notification names no user and parks in games. Its job
+        // records the project of the app Apple signed: the games key reads it, the default key as any foreign job.
+        let inGame = try await sim.purchase(
+            "com.example.noads", type: "Non-Consumable", extra: ["bundleId": SystemHarness.gameBundleId])
+        let note = try await ingest.postNotification(inGame.notificationBody)
+        let noteJob = try #require(note.json["jobId"] as? String, "\(note.text)")
+        // Until the verifier places it, the job is no project's but the default one's.
+        try await eventuallyExpect { try await ingest.send(.get, "/v1/jobs/\(noteJob)", auth: .gamesService).status == 200 }
+        let parked = try await ingest.waitForJob(noteJob, auth: .gamesService)
+        #expect(parked.result["outcome"] as? String == "parked", "\(parked)")
+        let foreignNote = try await ingest.send(.get, "/v1/jobs/\(noteJob)", auth: .service)
+        #expect(foreignNote.status == 403, "\(foreignNote.status) \(foreignNote.text)")
+
+        // The default key's calls ask the default project's apps only, which Apple says do not know the purchase.
+        let fromDefault = try await ingest.post(
+            "/v1/admin/apple/set-account-token?wait=20", auth: .service,
+            json: ["originalTransactionId": inGame.originalTransactionId, "userId": user])
+        #expect(fromDefault.json["status"] as? String == "rejected", "\(fromDefault.text)")
+        let orderId = try #require(inGame.orderId)
+        let lookedFromDefault = try await ingest.send(.get, "/v1/lookup?orderId=\(orderId)&wait=20", auth: .service)
+        #expect(lookedFromDefault.json["status"] as? String == "rejected", "\(lookedFromDefault.text)")
+        #expect(lookedFromDefault.json["reason"] as? String == "invalid_order_id", "\(lookedFromDefault.text)")
+
+        // The games key ties it to the games user: the games ledger credits it, the default user of the id gets nothing.
+        let tied = try await ingest.post(
+            "/v1/admin/apple/set-account-token?wait=20", auth: .gamesService,
+            json: ["originalTransactionId": inGame.originalTransactionId, "userId": user])
+        #expect(tied.json["status"] as? String == "fulfilled", "\(tied.text)")
+        let tiedResult = tied.json["result"] as? [String: Any] ?? [:]
+        #expect(tiedResult["changed"] as? Bool == true && tiedResult["project"] as? String == "games", "\(tied.text)")
+        let tiedJob = try #require(tied.json["jobId"] as? String, "\(tied.text)")
+        #expect(try await ingest.send(.get, "/v1/jobs/\(tiedJob)", auth: .gamesService).status == 200)
+        #expect(try await ingest.send(.get, "/v1/jobs/\(tiedJob)", auth: .service).status == 403)
+        try await eventuallyExpect {
+            try await ingest.entitlements(user: user, secret: games).entitlements.contains {
+                $0.entitlement == "no_ads" && $0.state == "active"
+            }
+        }
+        #expect(try await ingest.entitlements(user: user).entitlements.allSatisfy { $0.entitlement != "no_ads" })
+
+        // Look Up Order ID by the games key: the owner as the games ledger binds it.
+        let looked = try await ingest.send(.get, "/v1/lookup?orderId=\(orderId)&wait=20", auth: .gamesService)
+        #expect(looked.json["status"] as? String == "fulfilled", "\(looked.text)")
+        let transactions = (looked.json["result"] as? [String: Any])?["transactions"] as? [[String: Any]] ?? []
+        #expect(transactions.count == 1, "\(looked.text)")
+        #expect(transactions.first?["verified"] as? Bool == true && transactions.first?["userId"] as? String == user)
+
+        // The default key's tie of a default purchase to the same user id is the default customer's: their own token,
+        // their own ledger; the games customer keeps theirs.
+        let onPhone = try await sim.purchase("com.example.noads", type: "Non-Consumable")
+        let tiedInDefault = try await ingest.post(
+            "/v1/admin/apple/set-account-token?wait=20", auth: .service,
+            json: ["originalTransactionId": onPhone.originalTransactionId, "userId": user])
+        #expect(tiedInDefault.json["status"] as? String == "fulfilled", "\(tiedInDefault.text)")
+        let defaultToken = (tiedInDefault.json["result"] as? [String: Any])?["appAccountToken"] as? String
+        #expect(defaultToken != nil && defaultToken != tiedResult["appAccountToken"] as? String, "\(tiedInDefault.text)")
+        _ = try await system.awaitEntitlement(user, "no_ads", "active")
+
+        // tollctl: `--project games` asks the game app and reads the games ledger; the default project does not know
+        // the order; a project the file does not list is refused.
+        let projects = system.directory.appendingPathComponent("projects.json").path
+        let cli = try await system.tollctlAsVerifier(["lookup", orderId, "--project", "games"], apps: projects)
+        #expect(cli.status == 0 && cli.output.contains("owner=\(user)"), "\(cli.output)")
+        let cliDefault = try await system.tollctlAsVerifier(["lookup", orderId], apps: projects)
+        #expect(cliDefault.status != 0 && cliDefault.output.contains("invalid_order_id"), "\(cliDefault.output)")
+        let cliUnknown = try await system.tollctlAsVerifier(["lookup", orderId, "--project", "nope"], apps: projects)
+        #expect(cliUnknown.status != 0 && cliUnknown.output.contains("unknown_project"), "\(cliUnknown.output)")
+    }
 }
 
 /// Waits up to 20 s for `condition`, then expects it.

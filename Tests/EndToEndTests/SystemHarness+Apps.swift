@@ -68,6 +68,8 @@ extension SystemHarness {
     static let gameAppAppleId = "1234567892"
     /// The `games` project's user-token secret (the `default` project's is ``clientJWTSecret``).
     static let gamesJWTSecret = "end-to-end-tests-games-jwt-secret-0123456789"
+    /// The `games` project's service key (`ops-games@games:read+admin`); ``serviceKey`` is the `default` project's.
+    static let gamesServiceKey = "end-to-end-tests-games-service-key-0123"
     /// Set in the services' environment when a projects file is in use, so that each spec leaves out the one-project
     /// variables the file replaces (`TOLLGATE_CATALOG`, `TOLLGATE_CLIENT_JWT_SECRET`); no service reads it.
     static let projectsMarker = "TOLLGATE_E2E_PROJECTS"

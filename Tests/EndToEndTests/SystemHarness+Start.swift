@@ -94,7 +94,10 @@ extension SystemHarness {
                 common.merging([
                     "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": String(port),
                     "TOLLGATE_CATALOG": catalog.path,
-                    "TOLLGATE_CLIENT_JWT_SECRET": clientJWTSecret, "TOLLGATE_SERVICE_KEYS": serviceKey,
+                    "TOLLGATE_CLIENT_JWT_SECRET": clientJWTSecret,
+                    // With projects, the `games` project's operators have a key of their own (docs/PROJECTS.md).
+                    "TOLLGATE_SERVICE_KEYS": common[SystemHarness.projectsMarker] == nil
+                        ? serviceKey : "\(serviceKey),ops-games@games:read+admin:\(gamesServiceKey)",
                     "TOLLGATE_V1_NOTIFICATIONS": "true", "TOLLGATE_SHARED_SECRET": sharedSecret,
                     "TOLLGATE_ROOT_CERTS": directory.appendingPathComponent("sim-ca/root.der").path,
                     "TOLLGATE_REDIS_COMMAND_TIMEOUT_MS": "10000",  // AOF fsyncs stall on a loaded CI disk

@@ -134,15 +134,45 @@ import Testing
         }
     }
 
-    /// Operators' calls serve the default project only: a games key with `admin` is refused, as is its order look-up.
-    @Test func operatorsCallsRefuseAnotherProjectsKey() async throws {
-        try await Self.withProjects { _, client in
+    /// Operators' calls serve the key's project (docs/PROJECTS.md): the games key's job carries `games` in its entry,
+    /// its payload and its status, so games' keys read it and the default project's key is refused as for another
+    /// project's job; the default key's look-up is the default project's job.
+    @Test func operatorsCallsCarryTheKeysProject() async throws {
+        try await Self.withProjects { redis, client in
             let extend = try await Self.call(
                 client, .post, "/v1/admin/apple/extend", key: Self.arcadeKey,
                 body: #"{"originalTransactionId":"1000","days":3}"#)
-            #expect(extend.status == .forbidden)
-            let lookup = try await Self.call(client, .get, "/v1/lookup?orderId=MK5TTTVWJH", key: Self.arcadeKey)
-            #expect(lookup.status == .forbidden)
+            #expect(extend.status == .accepted)
+            let jobId = try #require(IngestHarness.json(extend)["jobId"]?.string)
+            let status = try #require(try await Self.keys.readJobStatus(jobId, on: redis))
+            #expect(status.project == "games" && status.kind == .operatorCall)
+            let partition = try #require(Self.keys.partition(ofJob: jobId))
+            let entries = try await redis.xrange(Self.keys.jobs(partition: partition).stream)
+            let job = try #require(try entries.map { try Job(entry: $0) }.first { $0.id == jobId })
+            #expect(job.project == Self.games)
+            #expect(try OperatorCall(json: job.payload).project == Self.games)
+            #expect(try await Self.call(client, .get, "/v1/jobs/\(jobId)", key: Self.arcadeKey).status == .ok)
+            #expect(try await Self.call(client, .get, "/v1/jobs/\(jobId)", key: Self.shopKey).status == .forbidden)
+
+            let lookup = try await Self.call(client, .get, "/v1/lookup?orderId=MK5TTTVWJH", key: Self.shopKey)
+            #expect(lookup.status == .accepted)
+            let lookupId = try #require(IngestHarness.json(lookup)["jobId"]?.string)
+            #expect(try await Self.keys.readJobStatus(lookupId, on: redis)?.project == nil)
+            #expect(try await Self.call(client, .get, "/v1/jobs/\(lookupId)", key: Self.arcadeKey).status == .forbidden)
+            #expect(try await Self.call(client, .get, "/v1/jobs/\(lookupId)", key: Self.shopKey).status == .ok)
+        }
+    }
+
+    /// An operator call's payload names its project outside `default`; a payload without one (queued before projects)
+    /// reads as the default project's.
+    @Test func anOperatorCallsPayloadCarriesItsProject() throws {
+        let call = OperatorCall(.lookupOrder(orderId: "MK5TTTVWJH"), by: "arcade", project: Self.games)
+        #expect(try OperatorCall(json: call.payload) == call)
+        let old = OperatorCall(.lookupOrder(orderId: "MK5TTTVWJH"), by: "shop")
+        #expect(!String(decoding: old.payload, as: UTF8.self).contains("project"))
+        #expect(try OperatorCall(json: Array(#"{"op":"lookup_order","orderId":"MK5TTTVWJH","by":"shop"}"#.utf8)).project == .default)
+        #expect(throws: JSONError.self) {
+            try OperatorCall(json: Array(#"{"op":"lookup_order","orderId":"MK5TTTVWJH","by":"shop","project":"Games"}"#.utf8))
         }
     }
 

@@ -6,8 +6,9 @@ import Redis
 ///
 /// Hash fields (``Field``): `state`, `kind`, `user`, `source`, `reason` (a stable code), `message`, `attempt`,
 /// `next.at` (ms), `updated.at` (ms), `verified.at` (ms), `result` (JSON of the final outcome, e.g. what was
-/// credited), `moved.to` (a partition), `project` (a client job's project other than `default`, docs/PROJECTS.md: only
-/// that project's callers read it). Every writer, in Swift or Lua, goes through `Lua/jobs.lua`'s `write_status`,
+/// credited), `moved.to` (a partition), `project` (the job's project other than `default`, docs/PROJECTS.md: a client's
+/// or an operator call's, written by ingest; a notification's or a reconciliation job's, written where the verifier or
+/// the reconciler places it by the app Apple signed; only that project's callers read it). Every writer, in Swift or Lua, goes through `Lua/jobs.lua`'s `write_status`,
 /// which takes these names only (``write(keys:partition:expireSeconds:)`` hands it a ``PipelineWrite/status``).
 package struct JobStatus: Sendable, Hashable {
     /// The status hash's field names, declared once here for Swift (and in `Lua/jobs.lua`'s `STATUS_FIELDS` for Lua:
@@ -36,7 +37,8 @@ package struct JobStatus: Sendable, Hashable {
     /// When the verifier handed the job's event to the fulfiller.
     package var verifiedAtMilliseconds: Int64?
     package var resultJSON: String?
-    /// The submitting user's project when it is not `default` (``Core/ProjectID/label``).
+    /// The job's project when it is not `default` (``Core/ProjectID/label``): the submitting user's or key's, or the
+    /// one of the app Apple signed an Apple job's data for.
     package var project: String?
 
     /// How long a job's status is kept after its last change.

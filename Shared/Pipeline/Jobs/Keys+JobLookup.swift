@@ -66,9 +66,9 @@ extension Keys {
             guard visited.insert(movedKey).inserted else { break }
             var movedHash = try await redis.hgetall(movedKey)
             guard JobStatus(jobID: jobID, hash: movedHash) != nil else { break }
-            // Who submitted it and what it is stay the home hash's word when the moved one does not say: they
-            // decide who may read the job.
-            for field in ["user", "kind"] where movedHash[field] == nil { movedHash[field] = home.hash[field] }
+            // Who submitted it, what it is and whose project it is stay the home hash's word when the moved one does
+            // not say: they decide who may read the job (a notification's project is written where it was verified).
+            for field in ["user", "kind", "project"] where movedHash[field] == nil { movedHash[field] = home.hash[field] }
             current = JobLocation(key: movedKey, hash: movedHash, movedFrom: home.key)
         }
         return current

@@ -5,7 +5,9 @@ import Core
 /// ``JobKind/operatorCall``; the verifier, which alone holds the App Store Server API key, makes the call with the same
 /// checks as `tollctl` (`Verification/Operator`) and finishes the job with Apple's answer as its result.
 ///
-/// The payload: `{"op": "set_account_token" | "extend" | "lookup_order", "by": <key name>, …the op's fields}`.
+/// The payload: `{"op": "set_account_token" | "extend" | "lookup_order", "by": <key name>, "project"?, …the op's
+/// fields}`. `project` is the asking key's project (docs/PROJECTS.md), absent for `default` (so jobs queued before it
+/// existed read as the default project's): the verifier makes the call with that project's apps and on its ledger only.
 package struct OperatorCall: Sendable, Equatable {
     package enum Operation: Sendable, Equatable {
         /// Set App Account Token: tie a purchase to a user (`tollctl apple set-account-token`).
@@ -19,10 +21,13 @@ package struct OperatorCall: Sendable, Equatable {
     package var operation: Operation
     /// The service key's name that asked.
     package var by: String
+    /// The asking key's project: whose apps are asked and whose ledger is read or changed.
+    package var project: ProjectID
 
-    package init(_ operation: Operation, by: String) {
+    package init(_ operation: Operation, by: String, project: ProjectID = .default) {
         self.operation = operation
         self.by = by
+        self.project = project
     }
 
     /// The job's payload.
@@ -46,6 +51,7 @@ package struct OperatorCall: Sendable, Equatable {
             writer.member("orderId", orderId)
         }
         writer.member("by", by)
+        if let project = project.label { writer.member("project", project) }
         writer.endObject()
         return writer.bytes
     }
@@ -54,6 +60,10 @@ package struct OperatorCall: Sendable, Equatable {
     package init(json bytes: [UInt8]) throws(JSONError) {
         let fields = try JSONFields(JSONReader.parse(bytes))
         by = try fields.string("by")
+        guard let project = ProjectID(field: try fields.optionalString("project")) else {
+            throw JSONError("project: not a project id")
+        }
+        self.project = project
         switch try fields.string("op") {
         case "set_account_token":
             operation = .setAccountToken(

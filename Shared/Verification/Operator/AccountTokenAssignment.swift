@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Ledger
 import Logging
 import Pipeline
@@ -26,6 +27,11 @@ import Redis
 /// as the reconciler hands Apple's word on (``ReconcileFunctions/emit(on:keys:event:deploymentIsProduction:partition:nowMilliseconds:)``); the
 /// fulfiller resolves it by the token to the user, binds the purchase, credits what was never credited, and applies
 /// what was parked for it. The operator's word never reaches the ledger, only Apple's.
+///
+/// All of it happens in one project (docs/PROJECTS.md): only that project's apps are asked (their keys, their `bid`),
+/// a transaction Apple signed for another project's app is refused `wrong_project`, and the bindings, tokens and users
+/// read and written are that project's (``Keys/inProject(_:)``), so another project's user of the same id is never
+/// seen or changed.
 package enum AccountTokenAssignment {
     /// What was found and what changed.
     package struct Report: Sendable {
@@ -51,20 +57,21 @@ package enum AccountTokenAssignment {
         package var handedOverJobId: String?
     }
 
-    /// Runs the checks, then Set App Account Token.
+    /// Runs the checks, then Set App Account Token, in `project`.
     /// - Throws: ``VerificationError`` (`invalid_user`, `api_not_configured`, `environment_not_accepted`,
-    ///   `transaction_not_verified`, `not_original_transaction_id`, `owned_by_another_user`, `binding_changed`), the
-    ///   API client's ``AppStoreAPIError`` (Apple's refusals, each with its stable code), Redis errors.
+    ///   `transaction_not_verified`, `wrong_project`, `not_original_transaction_id`, `owned_by_another_user`,
+    ///   `binding_changed`), the API client's ``AppStoreAPIError`` (Apple's refusals, each with its stable code), Redis
+    ///   errors.
     package static func run(
         configuration: VerifierConfiguration, originalTransactionId: String, user: String,
-        environment: AppStoreEnvironment? = nil, logger: Logger
+        environment: AppStoreEnvironment? = nil, project: ProjectID = .default, logger: Logger
     ) async throws -> Report {
         guard UserID.isValid(user) else {
             throw VerificationError("invalid_user", "the user ID must be 1-128 ASCII letters, digits, '-', '_', '.' or '@'")
         }
         let (signedData, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        var clients = OperatorClients.ordered(apiClients)
-        guard !clients.isEmpty else { throw VerificationError.apiNotConfigured }
+        var clients = OperatorClients.ordered(apiClients, of: project, configuration: configuration)
+        guard !clients.isEmpty else { throw OperatorClients.apiNotConfigured(in: project) }
         if let environment {
             clients = clients.filter { $0.0 == environment }
             guard !clients.isEmpty else {
@@ -85,6 +92,10 @@ package enum AccountTokenAssignment {
             throw VerificationError(
                 "transaction_not_verified", "Apple answered with transaction \(transaction.transactionId ?? "-")")
         }
+        guard configuration.project(ofApp: transaction.bundleId) == project else {
+            throw VerificationError(
+                "wrong_project", "transaction \(originalTransactionId) is not of an app of project \(project); nothing was changed")
+        }
         guard transaction.originalTransactionId == originalTransactionId else {
             throw VerificationError(
                 "not_original_transaction_id",
@@ -95,7 +106,7 @@ package enum AccountTokenAssignment {
         let redis = try await configuration.shared.connectTool(
             clientName: "tollctl-account-token", logger: logger, commandTimeout: .seconds(10))
         defer { redis.close() }
-        let keys = configuration.shared.keys
+        let keys = configuration.shared.keys.inProject(project)
         let bindingKey = keys.binding(originalTransactionId: originalTransactionId)
         let boundTo = try await redis.send(RedisCommand("GET", bindingKey)).string
         if let boundTo, !UserID.same(boundTo, user) {
@@ -114,7 +125,7 @@ package enum AccountTokenAssignment {
                     report.handedOverJobId = try await handOver(
                         originalTransactionId, token: previous, user: user, client: client, environment: found,
                         signedData: signedData, deploymentIsProduction: configuration.environment == .production, keys: keys,
-                        redis: redis)
+                        project: project, redis: redis)
                 }
                 return report
             }
@@ -150,7 +161,8 @@ package enum AccountTokenAssignment {
         if boundTo == nil {
             report.handedOverJobId = try await handOver(
                 originalTransactionId, token: token, user: user, client: client, environment: found, signedData: signedData,
-                deploymentIsProduction: configuration.environment == .production, keys: keys, redis: redis)
+                deploymentIsProduction: configuration.environment == .production, keys: keys, project: project,
+                redis: redis)
         }
         return report
     }
@@ -161,7 +173,8 @@ package enum AccountTokenAssignment {
     private static func handOver(
         _ originalTransactionId: String, token: String, user: String, client: AppStoreServerAPIClient,
         environment: AppStoreEnvironment,
-        signedData: SignedDataVerifier, deploymentIsProduction: Bool, keys: Keys, redis: any RedisCommandExecutor
+        signedData: SignedDataVerifier, deploymentIsProduction: Bool, keys: Keys, project: ProjectID,
+        redis: any RedisCommandExecutor
     ) async throws -> String {
         let info = try await client.getTransactionInfo(transactionId: originalTransactionId)
         let transaction: PurchaseEventTransaction
@@ -179,9 +192,11 @@ package enum AccountTokenAssignment {
         try await ReconcileFunctions.library.load(on: redis)
         let now = PipelineClock.system.nowMilliseconds()
         let partition = keys.partition(ofUser: user)
-        let event = PurchaseEvent(
+        var event = PurchaseEvent(
             jobId: keys.newJobID(partition: partition), kind: .transaction, source: .reconciler,
             environment: environment.rawValue, verifiedAt: now, transactions: [transaction])
+        // The fulfiller applies it to the project whose apps Apple answered for (docs/PROJECTS.md).
+        event.project = project.label
         try await ReconcileFunctions.emit(
             on: redis, keys: keys, event: event, deploymentIsProduction: deploymentIsProduction, partition: partition,
             nowMilliseconds: now)

@@ -16,7 +16,13 @@ extension JobVerifier {
         } catch {
             return .rejected(VerificationFailure(.invalidFormat, "not an operator call: \(error.message)"))
         }
-        logger.info("operator call", metadata: ["job.id": "\(job.id)", "operator.key": "\(call.by)"])
+        // The project the key's job carries and the one its payload names are one (ingest writes both).
+        if job.source == .client, job.project != call.project {
+            return .rejected(
+                VerificationFailure(.wrongProject, "the call names project \(call.project), its job \(job.project)"))
+        }
+        logger.info(
+            "operator call", metadata: ["job.id": "\(job.id)", "operator.key": "\(call.by)", "project": "\(call.project)"])
         do {
             return .recorded(
                 result: String(decoding: try await Self.result(of: call, configuration: configuration, logger: logger), as: UTF8.self))
@@ -38,7 +44,8 @@ extension JobVerifier {
         case .setAccountToken(let otid, let user, let environment):
             let report = try await AccountTokenAssignment.run(
                 configuration: configuration, originalTransactionId: otid, user: user,
-                environment: environment.map { AppStoreEnvironment(rawValue: $0.capitalized) }, logger: logger)
+                environment: environment.map { AppStoreEnvironment(rawValue: $0.capitalized) }, project: call.project,
+                logger: logger)
             writer.member("op", "set_account_token")
             writer.member("environment", report.environment.rawValue.lowercased())
             writer.member("originalTransactionId", report.originalTransactionId)
@@ -54,7 +61,7 @@ extension JobVerifier {
         case .extend(let otid, let days, let reason, let requestId):
             let request = ExtendRenewalDateRequest(extendByDays: days, extendReasonCode: reason, requestIdentifier: requestId)
             let (environment, answer) = try await SubscriptionExtensions.extend(
-                configuration: configuration, originalTransactionId: otid, request: request)
+                configuration: configuration, originalTransactionId: otid, request: request, project: call.project)
             guard answer.success == true else {
                 throw VerificationError("extension_refused", "Apple did not extend \(otid) (ineligible, or two extensions this year)")
             }
@@ -64,7 +71,8 @@ extension JobVerifier {
             writer.member("requestId", requestId)
             writer.member("effectiveDate", answer.effectiveDate.map(CustomerInfo.iso8601))
         case .lookupOrder(let orderId):
-            let report = try await OrderLookup.run(configuration: configuration, orderId: orderId, logger: logger)
+            let report = try await OrderLookup.run(
+                configuration: configuration, orderId: orderId, project: call.project, logger: logger)
             writer.member("op", "lookup_order")
             writer.member("orderId", report.orderId)
             writer.member("environment", report.environment.rawValue.lowercased())
@@ -89,6 +97,7 @@ extension JobVerifier {
             }
         }
         writer.member("by", call.by)
+        writer.member("project", call.project.label)
         writer.endObject()
         return writer.bytes
     }

@@ -1,7 +1,15 @@
 import AppStore
+import Core
 
 /// The API clients an operator's command asks Apple with: a command names a transaction or an order, not an app.
 enum OperatorClients {
+    /// No app of `project` has an App Store Server API key.
+    static func apiNotConfigured(in project: ProjectID) -> VerificationError {
+        project.isDefault
+            ? VerificationError.apiNotConfigured
+            : VerificationError("api_not_configured", "no app of project \(project) has an App Store Server API key (TOLLGATE_APPS)")
+    }
+
     /// The first environment's answer that is not a 404 (in the order of `clients`), with the client that gave it;
     /// the last 404 when all are.
     static func firstFound<T>(
@@ -24,5 +32,16 @@ enum OperatorClients {
     /// answers 404 for another app's transaction.
     static func ordered(_ clients: AppleAPIClients) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {
         clients.environments.flatMap { environment in clients.clients(in: environment).map { (environment, $0.client) } }
+    }
+
+    /// ``ordered(_:)`` of the apps of `project` only (docs/PROJECTS.md): an operator's call of one project
+    /// never asks Apple with another project's key, so another project's purchases are not found.
+    static func ordered(
+        _ clients: AppleAPIClients, of project: ProjectID, configuration: VerifierConfiguration
+    ) -> [(AppStoreEnvironment, AppStoreServerAPIClient)] {
+        clients.environments.flatMap { environment in
+            clients.clients(in: environment).filter { configuration.project(ofApp: $0.bundleId) == project }
+                .map { (environment, $0.client) }
+        }
     }
 }

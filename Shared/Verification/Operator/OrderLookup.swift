@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 import Ledger
 import Logging
@@ -10,6 +11,10 @@ import Redis
 /// each verified purchase chain is bound to in the ledger (`tg:{otx:<originalTransactionId>}:owner`, with the
 /// owner's transaction record). A transaction that does not verify is reported with its failure and nothing of it
 /// is read from the ledger. Redis is only read.
+///
+/// One project's (docs/PROJECTS.md): only its apps are asked, owners are read from its ledger
+/// (``Keys/inProject(_:)``), and a transaction Apple signed for another project's app is shown as not verified
+/// (`wrong_project`), nothing of it read, so no other project's user is ever shown.
 package enum OrderLookup {
     /// One transaction of the order.
     package struct Entry: Sendable {
@@ -35,10 +40,12 @@ package enum OrderLookup {
     /// Asks each environment the deployment accepts (production first) until one knows the order.
     /// Throws ``VerificationError`` `api_not_configured` without an API key, `invalid_order_id` when Apple answers
     /// status 1 in every environment; the API client's errors otherwise.
-    package static func run(configuration: VerifierConfiguration, orderId: String, logger: Logger) async throws -> Report {
+    package static func run(
+        configuration: VerifierConfiguration, orderId: String, project: ProjectID = .default, logger: Logger
+    ) async throws -> Report {
         let (signedData, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        let clients = OperatorClients.ordered(apiClients)
-        guard !clients.isEmpty else { throw VerificationError.apiNotConfigured }
+        let clients = OperatorClients.ordered(apiClients, of: project, configuration: configuration)
+        guard !clients.isEmpty else { throw OperatorClients.apiNotConfigured(in: project) }
         var found: (AppStoreEnvironment, [String])?
         for (environment, client) in clients {
             let response = try await client.lookUpOrderId(orderId)
@@ -54,14 +61,20 @@ package enum OrderLookup {
             )
         }
         var entries: [Entry] = []
-        for jws in signed { entries.append(Entry(result: await signedData.verifyTransaction(jws))) }
+        for jws in signed {
+            var result = await signedData.verifyTransaction(jws)
+            if let transaction = result.value, configuration.project(ofApp: transaction.bundleId) != project {
+                result = .rejected(VerificationFailure(.wrongProject, "the transaction is of an app outside project \(project)"))
+            }
+            entries.append(Entry(result: result))
+        }
         guard entries.contains(where: { $0.result.value != nil }) else {
             return Report(orderId: orderId, environment: environment, entries: entries)
         }
         let redis = try await configuration.shared.connectTool(clientName: "tollctl-lookup", logger: logger, commandTimeout: .seconds(10))
         defer { redis.close() }
         // The ledger side this environment's purchases are kept on (``LedgerSide``).
-        let keys = configuration.shared.keys.on(
+        let keys = configuration.shared.keys.inProject(project).on(
             LedgerSide.of(environment: environment.rawValue, deploymentIsProduction: configuration.environment == .production))
         for index in entries.indices {
             guard let transaction = entries[index].result.value, let original = transaction.originalTransactionId else { continue }

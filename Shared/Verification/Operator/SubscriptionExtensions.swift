@@ -1,4 +1,5 @@
 import AppStore
+import Core
 import Foundation
 
 /// What `tollctl apple extend`, `extend-all`, `extend-status` and `app-transaction` run against Apple's App Store
@@ -8,14 +9,19 @@ import Foundation
 /// An extension moves only Apple's renewal date: Apple then sends `RENEWAL_EXTENDED` for each subscription, and
 /// the ledger extends the entitlement from that signed notification, never from this call's answer.
 package enum SubscriptionExtensions {
-    /// Extends one subscription (production first, then sandbox when the transaction is not found there).
+    /// Extends one subscription (production first, then sandbox when the transaction is not found there), asking the
+    /// apps of `project` only (docs/PROJECTS.md): another project's subscription is not found (`api_not_found`).
     package static func extend(
-        configuration: VerifierConfiguration, originalTransactionId: String, request: ExtendRenewalDateRequest
+        configuration: VerifierConfiguration, originalTransactionId: String, request: ExtendRenewalDateRequest,
+        project: ProjectID = .default
     ) async throws -> (AppStoreEnvironment, ExtendRenewalDateResponse) {
         let (_, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        return try await firstFound(apiClients) { client in
+        let clients = OperatorClients.ordered(apiClients, of: project, configuration: configuration)
+        guard !clients.isEmpty else { throw OperatorClients.apiNotConfigured(in: project) }
+        let (environment, _, answer) = try await OperatorClients.firstFound(clients) { client in
             try await client.extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request)
         }
+        return (environment, answer)
     }
 
     /// Asks Apple to extend every active subscription of a product; returns the environment asked.

@@ -75,13 +75,14 @@ package enum ReconcileFunctions {
     ) async throws {
         var event = event
         event.placeSide(deploymentIsProduction: deploymentIsProduction)
-        let status = JobStatus(
+        var status = JobStatus(
             jobID: event.jobId, state: .verifying, kind: event.kind, userID: event.userId, source: event.source.rawValue,
-            updatedAtMilliseconds: nowMilliseconds, verifiedAtMilliseconds: nowMilliseconds
-        ).fields
+            updatedAtMilliseconds: nowMilliseconds, verifiedAtMilliseconds: nowMilliseconds)
+        // The event's project: only its keys read the job (docs/PROJECTS.md).
+        status.project = event.project
         var arguments: [[UInt8]] = [Array(String(JobStatus.retentionSeconds).utf8)]
         arguments += flatten(try event.streamFields())
-        arguments += flatten(status.map { ($0.0, Array($0.1.utf8)) })
+        arguments += flatten(status.fields.map { ($0.0, Array($0.1.utf8)) })
         _ = try await library.call(
             "emit", on: redis, keys: [keys.verified(partition: partition).stream, keys.job(event.jobId, partition: partition)],
             arguments: arguments)
