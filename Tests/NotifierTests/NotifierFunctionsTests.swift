@@ -33,6 +33,35 @@ import Webhooks
         try await rig.redis.send(RedisCommand("ZSCORE", keys.due, id)).string.flatMap { Int64($0) }
     }
 
+    /// Two events of u1 written and pulled: seq 1 taken under `a:1/<id>`, seq 2 blocked behind it.
+    private func firstOfTwoTaken(
+        _ rig: NotifierRig
+    ) async throws -> (
+        keys: WebhookKeys, first: ContractEventWriter.Written, second: ContractEventWriter.Written, now: Int64,
+        taken: NotifierFunctions.Taken
+    ) {
+        let keys = try await keys(rig, user: "u1")
+        let first = try await rig.writer.append(user: "u1")
+        let second = try await rig.writer.append(user: "u1")
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let taken = try #require(try await pull(rig, keys, take: 10, now: now, token: "a:1").taken.first)
+        #expect(taken.entry.id == first.entryID)
+        return (keys, first, second, now, taken)
+    }
+
+    /// Finishes u1's seq 1 as delivered, asking to take seq 2 under `a:2`.
+    private func finishFirst(
+        _ rig: NotifierRig,
+        _ setup: (
+            keys: WebhookKeys, first: ContractEventWriter.Written, second: ContractEventWriter.Written, now: Int64,
+            taken: NotifierFunctions.Taken
+        )
+    ) async throws -> (acknowledged: Bool, next: String?, taken: NotifierFunctions.Taken?) {
+        try await NotifierFunctions.finish(
+            on: rig.redis, keys: setup.keys, group: Self.group, entryID: setup.first.entryID, subject: "u1", seq: 1,
+            token: setup.taken.token, outcome: .delivered, now: setup.now + 5, next: ("a:2", .seconds(30)))
+    }
+
     @Test func aPullTakesOnlyEachSubjectsNextSeqAndLeasesIt() async throws {
         try await NotifierRig.with(partitions: 1) { rig in
             let keys = try await keys(rig, user: "u1")
@@ -62,14 +91,9 @@ import Webhooks
 
     @Test func finishingTakesTheNextSeqInTheSameCallAndAcknowledges() async throws {
         try await NotifierRig.with(partitions: 1) { rig in
-            let keys = try await keys(rig, user: "u1")
-            let first = try await rig.writer.append(user: "u1")
-            let second = try await rig.writer.append(user: "u1")
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
-            let taken = try #require(try await pull(rig, keys, take: 10, now: now, token: "a:1").taken.first)
-            let finished = try await NotifierFunctions.finish(
-                on: rig.redis, keys: keys, group: Self.group, entryID: first.entryID, subject: "u1", seq: 1, token: taken.token,
-                outcome: .delivered, now: now + 5, next: ("a:2", .seconds(30)))
+            let setup = try await firstOfTwoTaken(rig)
+            let (keys, second, now) = (setup.keys, setup.second, setup.now)
+            let finished = try await finishFirst(rig, setup)
             #expect(finished.acknowledged)
             let next = try #require(finished.taken)
             #expect(next.entry.id == second.entryID && next.token == "a:2" && next.state == .go && next.attempts == 0)
@@ -90,17 +114,11 @@ import Webhooks
 
     @Test func aFinishThatWouldTakeABusySubjectLeavesItScheduled() async throws {
         try await NotifierRig.with(partitions: 1) { rig in
-            let keys = try await keys(rig, user: "u1")
-            let first = try await rig.writer.append(user: "u1")
-            let second = try await rig.writer.append(user: "u1")
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
-            let taken = try #require(try await pull(rig, keys, take: 10, now: now, token: "a:1").taken.first)
-            #expect(taken.entry.id == first.entryID)
+            let setup = try await firstOfTwoTaken(rig)
+            let (keys, second, now) = (setup.keys, setup.second, setup.now)
             // Our lease ran out and another replica's delivery holds the subject now.
             _ = try await rig.redis.send(RedisCommand("SET", keys.lease("u1"), "b:9", "PX", "20000"))
-            let finished = try await NotifierFunctions.finish(
-                on: rig.redis, keys: keys, group: Self.group, entryID: first.entryID, subject: "u1", seq: 1, token: taken.token,
-                outcome: .delivered, now: now + 5, next: ("a:2", .seconds(30)))
+            let finished = try await finishFirst(rig, setup)
             #expect(finished.taken == nil)
             #expect(try await rig.redis.send(RedisCommand("GET", keys.lease("u1"))).string == "b:9")
             let dueAt = try #require(try await due(rig, keys, second.entryID))
