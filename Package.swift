@@ -61,7 +61,7 @@ func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 
 let package = Package(
     name: "Tollgate",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ingest", targets: ["ingest"]),
         .executable(name: "verifier", targets: ["verifier"]),
