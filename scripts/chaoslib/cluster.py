@@ -27,6 +27,8 @@ GAME_BUNDLE_ID = "com.example.game"
 GAME_APP_APPLE_ID = "1234567892"
 GAMES_SECRET = "chaos-run-games-secret-0123456789abcdefgh"
 SERVICE_KEY = "chaos-service-key-0123456789abcdefghij"
+# With --projects: the `games` project's service key (a job of one project is read with that project's key only).
+GAMES_SERVICE_KEY = "chaos-games-service-key-0123456789abcdefg"
 
 
 class Service:
@@ -209,7 +211,8 @@ class Cluster:
         secrets = {} if self.projects else {"TOLLGATE_CLIENT_JWT_SECRET": JWT_SECRET}
         self._add("ingest", [self._bin("ingest")], dict(base, **{**secrets, **{
             "TOLLGATE_HTTP_HOST": "127.0.0.1", "TOLLGATE_HTTP_PORT": str(self.ingest_port),
-            "TOLLGATE_SERVICE_KEYS": SERVICE_KEY,
+            "TOLLGATE_SERVICE_KEYS": SERVICE_KEY + (
+                f",chaos-games@games:read+admin:{GAMES_SERVICE_KEY}" if self.projects else ""),
             "TOLLGATE_ROOT_CERTS": os.path.join(sim_dir, "root.der"),
             # Loopback only, and the run reads /readyz and /metrics there: asked for explicitly.
             "TOLLGATE_OPS_ON_PUBLIC_LISTENER": "true",

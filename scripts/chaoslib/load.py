@@ -15,7 +15,7 @@ Everything the script expects is written down here: coins per user, the subscrip
 every accepted job with the final state it must reach.
 """
 import random, threading, time
-from .cluster import GAME_BUNDLE_ID, GAMES_SECRET, JWT_SECRET, SERVICE_KEY
+from .cluster import GAME_BUNDLE_ID, GAMES_SECRET, GAMES_SERVICE_KEY, JWT_SECRET, SERVICE_KEY
 
 GAMES_USER = "chaos-g"  # users of the `games` project (--projects): their own ledger, token secret and app
 from .net import GaveUp, jws_payload, user_token
@@ -301,8 +301,15 @@ class Load:
         self.expect.transaction(user, bought["transactionId"], 0, "none")
 
     def job_status(self, job_id):
-        status, answer = self.ingest.request("GET", f"/v1/jobs/{job_id}", headers={"X-Api-Key": SERVICE_KEY})
-        return answer if status == 200 and isinstance(answer, dict) else None
+        """The job's status, read with the default project's service key, and with --projects with the `games`
+        one when the first says 403: a job of one project is read with that project's key only."""
+        for key in (SERVICE_KEY, GAMES_SERVICE_KEY) if self.projects else (SERVICE_KEY,):
+            status, answer = self.ingest.request("GET", f"/v1/jobs/{job_id}", headers={"X-Api-Key": key})
+            if status == 200 and isinstance(answer, dict):
+                return answer
+            if status != 403:
+                return None
+        return None
 
     def wait_final(self, job_id, deadline):
         give_up = time.monotonic() + deadline
