@@ -7,7 +7,7 @@ import Webhooks
 /// `TOLLGATE_SHUTDOWN_GRACE`, and the endpoints of ``Webhooks/WebhookSettings``: `TOLLGATE_WEBHOOK_URL` +
 /// `TOLLGATE_WEBHOOK_SECRETS` or `TOLLGATE_WEBHOOKS`, `TOLLGATE_WEBHOOK_ALLOW_HTTP`, `TOLLGATE_WEBHOOK_TIMEOUT`):
 /// - `TOLLGATE_WEBHOOK_HORIZON` — failed deliveries are retried until the event is this old, then dead-lettered (`72h`)
-/// - `TOLLGATE_WEBHOOK_CONCURRENCY` — requests in flight per endpoint and replica, 1-1024 (16)
+/// - `TOLLGATE_WEBHOOK_CONCURRENCY` — requests in flight per endpoint, all replicas together (each takes its share), 1-1024 (16)
 /// - `TOLLGATE_WEBHOOK_LEASE` — a user's delivery lease; a crashed replica's delivery is retried when it ends; longer
 ///   than the timeout (`30s`)
 /// - `TOLLGATE_WEBHOOK_RETRY_CAP` — the longest pause between two attempts (`10m`; full jitter from 1 s doubling)

@@ -1,9 +1,11 @@
 import Redis
 
-/// The circuit breaker of one endpoint (per replica): after `threshold` failed attempts in a row it opens, and while
+/// The circuit breaker of one endpoint in one replica: after `threshold` failed attempts in a row it opens, and while
 /// it is open nothing is taken for the endpoint (a down endpoint costs no requests and no Redis work); when the
 /// cooldown ends one probe goes (half open): its success closes the breaker, its failure opens it again for twice
-/// as long, up to `maximumCooldown`. A value type: tests drive it with times, without servers.
+/// as long, up to `maximumCooldown`. An opening is shared with the endpoint's other replicas through Redis: each
+/// adopts the latest one published (``adopt(openUntil:now:)``), so a down endpoint costs the fleet what it costs one
+/// replica. A value type: tests drive it with times, without servers.
 package struct CircuitBreaker: Sendable, Hashable {
     /// What the loop may take now.
     package enum Allowance: Sendable, Hashable {
@@ -44,6 +46,15 @@ package struct CircuitBreaker: Sendable, Hashable {
     /// The probe ended without a request (its entry was not sendable yet: blocked, busy, filtered): another may go.
     package mutating func endProbe() {
         probing = false
+    }
+
+    /// Another replica's breaker for the endpoint is open until `until` (ms): this one opens until then too, unless it
+    /// already is open longer or `until` has passed. It counts as an opening, so a failed probe afterwards doubles the
+    /// wait as after one of its own; a probe in flight keeps its say.
+    package mutating func adopt(openUntil until: Int64, now: Int64) {
+        guard until > now, until > (openUntil ?? Int64.min) else { return }
+        openUntil = until
+        opened = max(opened, 1)
     }
 
     /// Whether the breaker is open now (for the metric).

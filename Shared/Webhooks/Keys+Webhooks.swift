@@ -16,6 +16,10 @@ package struct WebhookKeys: Sendable, Hashable {
     /// The endpoint's dead letters in this partition.
     package var dead: String { base + ":dead" }
 
+    /// What the endpoint's replicas share (``NotifierFunctions/fleet(on:keys:consumer:now:ttl:openUntil:)``): the
+    /// replicas alive and the open breaker. Replicas read the first partition's.
+    package var fleet: (replicas: String, breaker: String) { (base + ":replicas", base + ":breaker") }
+
     /// The lease of the one delivery in flight to this endpoint for `subject` (a user, or ``WebhookEvent/appSubject``).
     package func lease(_ subject: String) -> String { base + ":lease:" + subject }
 }

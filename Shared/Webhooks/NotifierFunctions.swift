@@ -2,12 +2,12 @@ import Core
 import Pipeline
 import Redis
 
-/// Typed calls of the `tollgate_notifier_v2` Redis Function library (`Lua/notifier.lua`, where each function's
+/// Typed calls of the `tollgate_notifier_v3` Redis Function library (`Lua/notifier.lua`, where each function's
 /// `KEYS`, `ARGV` and answer are written down). Every call touches one endpoint's keys in one partition
 /// (``WebhookKeys``) and that partition's events stream: one slot.
 package enum NotifierFunctions {
     package static let library = RedisFunctionLibrary(
-        "notifier", version: 2, functions: ["pull", "finish", "retry"],
+        "notifier", version: 3, functions: ["pull", "finish", "retry", "fleet"],
         parts: [SharedLua.common, PackageResources.notifier_lua])
 
     /// How an entry ends (``finish(on:keys:group:entryID:subject:seq:token:outcome:now:reason:next:)``).
@@ -117,5 +117,21 @@ package enum NotifierFunctions {
             arguments: [event.entryID, token, String(due)])
         guard let done = reply.int else { throw RedisError.protocolError("notifier retry returned \(reply)") }
         return done == 1
+    }
+
+    /// Marks `consumer` alive at `now` among the endpoint's replicas (those not seen for `ttl` are forgotten) and, with
+    /// `openUntil`, publishes this replica's open breaker when it is open longer than the one published. Returns the
+    /// replicas alive and until when the published breaker is open (nil: none is).
+    package static func fleet(
+        on redis: any RedisCommandExecutor, keys: (replicas: String, breaker: String), consumer: String, now: Int64,
+        ttl: Duration, openUntil: Int64? = nil
+    ) async throws -> (replicas: Int, openUntil: Int64?) {
+        let reply = try await library.call(
+            "fleet", on: redis, keys: [keys.replicas, keys.breaker],
+            arguments: [consumer, String(now), String(max(1, ttl.milliseconds)), String(openUntil ?? 0)])
+        guard let parts = reply.array, parts.count == 2, let replicas = parts[0].int, let until = parts[1].int else {
+            throw RedisError.protocolError("notifier fleet returned \(reply)")
+        }
+        return (max(1, Int(replicas)), until > 0 ? until : nil)
     }
 }

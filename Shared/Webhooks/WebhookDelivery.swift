@@ -24,6 +24,8 @@ package final class WebhookDelivery: Service {
     let metrics: WebhookMetrics
     let logger: Logger
     private let breaker: Mutex<CircuitBreaker>
+    /// What this replica knows of the endpoint's other replicas (``syncFleet(now:)``).
+    private let fleet = Mutex(FleetView())
     private let inFlight = Mutex(0)
     /// The last lease token's number (``newToken()``).
     private let tokens = Mutex(UInt64(0))
@@ -89,6 +91,7 @@ package final class WebhookDelivery: Service {
     private func round(from start: Int, group: inout DiscardingTaskGroup) async -> (worked: Bool, saturated: Bool) {
         var worked = false
         var saturated = false
+        await syncFleet(now: clock.nowMilliseconds())
         for offset in 0..<keys.count {
             let partition = keys[(start + offset) % keys.count]
             do {
@@ -118,13 +121,58 @@ package final class WebhookDelivery: Service {
         return (worked, saturated)
     }
 
-    /// How many entries may be taken now, and whether that one is the half-open breaker's probe.
+    /// How many entries may be taken now, and whether that one is the half-open breaker's probe. The concurrency is
+    /// the endpoint's across its replicas: this one takes its share.
     private func freeSlots(now: Int64) -> (Int, probe: Bool) {
         let running = inFlight.withLock { $0 }
+        let replicas = fleet.withLock { $0.replicas }
+        let share = max(1, (configuration.concurrency + replicas - 1) / replicas)
         switch breaker.withLock({ $0.allowance(now: now) }) {
-        case .closed: return (max(0, configuration.concurrency - running), false)
+        case .closed: return (max(0, share - running), false)
         case .probe: return (running == 0 ? 1 : 0, true)
         case .open: return (0, false)
+        }
+    }
+
+    /// What a replica knows of the endpoint's replicas: how many are alive, when it last asked, and the latest breaker
+    /// opening it published or adopted.
+    private struct FleetView {
+        var replicas = 1
+        var syncedAt: Int64?
+        var published: Int64 = 0
+    }
+
+    /// Tells the endpoint's other replicas that this one is alive, and publishes its breaker's opening when it is
+    /// later than any published; learns how many replicas share the concurrency and adopts an opening another
+    /// published (``NotifierFunctions/fleet(on:keys:consumer:now:ttl:openUntil:)``). Every `fleetInterval`, or at once
+    /// when this replica's breaker has opened; a Redis fault keeps what was known until the next interval.
+    private func syncFleet(now: Int64) async {
+        let open = breaker.withLock { $0.openUntil }
+        let (due, publish): (Bool, Int64?) = fleet.withLock { view in
+            let publish = open.flatMap { $0 > view.published ? $0 : nil }
+            let stale = view.syncedAt.map { now - $0 >= configuration.fleetInterval.milliseconds } ?? true
+            return (publish != nil || stale, publish)
+        }
+        guard due, let first = keys.first else { return }
+        do {
+            let answer = try await NotifierFunctions.fleet(
+                on: redis, keys: first.fleet, consumer: consumer, now: now, ttl: configuration.lease, openUntil: publish)
+            fleet.withLock { view in
+                view.replicas = answer.replicas
+                view.syncedAt = now
+                view.published = max(view.published, publish ?? 0, answer.openUntil ?? 0)
+            }
+            if let until = answer.openUntil {
+                let open = breaker.withLock { breaker in
+                    breaker.adopt(openUntil: until, now: now)
+                    return breaker.isOpen
+                }
+                metrics.breaker(endpoint.name, open: open)
+            }
+            metrics.replicas(endpoint.name, answer.replicas)
+        } catch {
+            fleet.withLock { $0.syncedAt = now }
+            logger.warning("Webhook fleet step failed", metadata: ["error": "\(error)"])
         }
     }
 

@@ -2,8 +2,12 @@ import Pipeline
 
 /// How a ``WebhookDelivery`` schedules, leases and retries. Defaults suit production; tests shorten the times.
 package struct WebhookDeliveryConfiguration: Sendable {
-    /// Requests in flight to one endpoint from this replica.
+    /// Requests in flight to one endpoint from all replicas together: each replica takes its share, this divided by
+    /// the replicas alive (rounded up, at least one), which it learns every `fleetInterval`.
     package var concurrency = 16
+    /// How often a replica tells the others it is alive and learns how many there are and whether one of them has
+    /// opened the endpoint's breaker (at once when its own opens). A replica not heard from for `lease` is gone.
+    package var fleetInterval: Duration = .seconds(1)
     /// Entries admitted from a stream per call.
     package var batch = 100
     /// The lease of a subject while its delivery is in flight; a crashed replica's entry is sent again once it

@@ -8,7 +8,9 @@ import Pipeline
 /// - `tollgate_webhook_latency_seconds{endpoint}` — from the ledger's write of the event (its entry id) to the 2xx
 /// - `tollgate_webhook_oldest_undelivered_seconds{endpoint}` — age of the oldest entry the endpoint has not finished
 ///   (every partition; 0 when none)
-/// - `tollgate_webhook_breaker_open{endpoint}` — 1 while the endpoint's breaker is open in this replica
+/// - `tollgate_webhook_breaker_open{endpoint}` — 1 while the endpoint's breaker is open in this replica (its own
+///   opening, or one another replica published)
+/// - `tollgate_webhook_replicas{endpoint}` — the endpoint's replicas alive, as this replica last learned
 package struct WebhookMetrics: Sendable {
     package init() {}
 
@@ -28,5 +30,9 @@ package struct WebhookMetrics: Sendable {
 
     func breaker(_ endpoint: String, open: Bool) {
         Gauge(label: "tollgate_webhook_breaker_open", dimensions: [("endpoint", endpoint)]).record(open ? 1 : 0)
+    }
+
+    func replicas(_ endpoint: String, _ count: Int) {
+        Gauge(label: "tollgate_webhook_replicas", dimensions: [("endpoint", endpoint)]).record(count)
     }
 }

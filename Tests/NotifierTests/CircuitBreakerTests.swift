@@ -52,3 +52,31 @@ extension CircuitBreakerTests {
         #expect(breaker.allowance(now: 5000) == .probe)
     }
 }
+
+extension CircuitBreakerTests {
+    /// Another replica's open breaker, read from Redis: this one opens until the same time (never shorter than its own),
+    /// then probes, and a failed probe doubles as after an opening of its own.
+    @Test func anAdoptedOpeningHoldsUntilItsTimeThenProbesAndDoubles() {
+        var breaker = CircuitBreaker(threshold: 5, cooldown: .seconds(5), maximumCooldown: .seconds(300))
+        breaker.adopt(openUntil: 4000, now: 1000)
+        #expect(breaker.allowance(now: 1000) == .open(until: 4000))
+        // An earlier time than the one held, or one already past, changes nothing.
+        breaker.adopt(openUntil: 3000, now: 1000)
+        breaker.adopt(openUntil: 900, now: 1000)
+        #expect(breaker.allowance(now: 2000) == .open(until: 4000))
+        #expect(breaker.allowance(now: 4000) == .probe)
+        breaker.beginProbe()
+        breaker.recordFailure(now: 4000)
+        #expect(breaker.allowance(now: 4000) == .open(until: 14000))
+        breaker.beginProbe()
+        breaker.recordSuccess()
+        #expect(breaker.allowance(now: 14001) == .closed)
+    }
+
+    @Test func aTimeInThePastIsNotAdopted() {
+        var breaker = CircuitBreaker(threshold: 1, cooldown: .seconds(5), maximumCooldown: .seconds(60))
+        breaker.adopt(openUntil: 500, now: 1000)
+        #expect(breaker.allowance(now: 1000) == .closed)
+        #expect(!breaker.isOpen)
+    }
+}

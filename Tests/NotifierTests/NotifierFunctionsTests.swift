@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 import Webhooks
 
-/// `tollgate_notifier_v2`'s `pull` and `finish` on a real Redis: what each takes, leases, acknowledges and leaves
+/// `tollgate_notifier_v3`'s `pull` and `finish` on a real Redis: what each takes, leases, acknowledges and leaves
 /// scheduled (Shared/Webhooks/Lua/notifier.lua).
 @Suite struct NotifierFunctionsTests {
     static let group = "webhook:crm"
@@ -177,6 +177,31 @@ import Webhooks
             #expect(taken.map(\.entry.id) == [id])
             #expect(taken.first?.state == .unreadable)
             #expect(try await rig.redis.send(RedisCommand("EXISTS", keys.lease("u1"))).int == 0)
+        }
+    }
+}
+
+extension NotifierFunctionsTests {
+    /// `fleet`: the replicas seen within the ttl, and the breaker published only when it is open longer than the one
+    /// held, until its time.
+    @Test func fleetCountsLiveReplicasAndKeepsTheLatestOpenBreaker() async throws {
+        try await NotifierRig.with(partitions: 4) { rig in
+            let fleet = rig.keys.webhook("crm", partition: rig.keys.partitions[0]).fleet
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let first = try await NotifierFunctions.fleet(on: rig.redis, keys: fleet, consumer: "a", now: now, ttl: .seconds(10))
+            #expect(first.replicas == 1 && first.openUntil == nil)
+            #expect(
+                try await NotifierFunctions.fleet(on: rig.redis, keys: fleet, consumer: "b", now: now + 1, ttl: .seconds(10)).replicas == 2)
+            // "a" opens its breaker; "b" learns it; an earlier time does not shorten it.
+            let opened = try await NotifierFunctions.fleet(
+                on: rig.redis, keys: fleet, consumer: "a", now: now + 2, ttl: .seconds(10), openUntil: now + 5000)
+            #expect(opened.openUntil == now + 5000)
+            let shorter = try await NotifierFunctions.fleet(
+                on: rig.redis, keys: fleet, consumer: "b", now: now + 3, ttl: .seconds(10), openUntil: now + 1000)
+            #expect(shorter.openUntil == now + 5000)
+            // Past its time the published breaker no longer counts; "a", not seen for the ttl, is forgotten.
+            let later = try await NotifierFunctions.fleet(on: rig.redis, keys: fleet, consumer: "b", now: now + 10_500, ttl: .seconds(10))
+            #expect(later.replicas == 1 && later.openUntil == nil)
         }
     }
 }

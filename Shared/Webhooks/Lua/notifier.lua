@@ -7,6 +7,9 @@
 --   waiting   tg:{pN}:webhook:<endpoint>:waiting   hash: `<subject>\n<seq>` -> entry id blocked on seq-1
 --   lease     tg:{pN}:webhook:<endpoint>:lease:<subject>  string: the token of the one delivery in flight
 --   dead      tg:{pN}:webhook:<endpoint>:dead      stream: dead letters (the entry's fields and why)
+-- and, in the first partition only, what the endpoint's replicas share (`fleet`):
+--   replicas  tg:{p0}:webhook:<endpoint>:replicas  zset: replica (consumer name) -> when last seen (ms)
+--   breaker   tg:{p0}:webhook:<endpoint>:breaker   string: until when (ms) a replica's breaker is open
 
 -- The subject whose sequence an entry's `seq` counts in (WebhookEvent.subject): the user, the user's sandbox side
 -- (`<user>~sandbox`, its own seq), or the app.
@@ -227,6 +230,32 @@ local function retry(keys, argv)
   return 1
 end
 
+-- KEYS: replicas, breaker   (the endpoint's fleet keys: `tg:{p0}:webhook:<endpoint>:replicas` and `:breaker`, in the
+--                           first partition's slot; WebhookKeys.swift)
+-- ARGV: consumer, nowMs, ttlMs, openUntilMs (0: nothing to publish)
+-- What the endpoint's replicas share: marks `consumer` alive at nowMs and forgets replicas not seen for ttlMs (a zset
+-- scored by when each was last seen), and publishes this replica's open breaker when it is open longer than the one
+-- published (a string holding open-until ms, which lives until then). Returns {live replicas, the published
+-- breaker's open-until ms, 0 when none is open}: each replica takes its share of the endpoint's concurrency and
+-- opens its breaker until a published time, so a down endpoint costs the fleet what it would cost one replica.
+local function fleet(keys, argv)
+  local now = count_at(argv, 2, 'now')
+  local ttl = count_at(argv, 3, 'ttl')
+  local open_until = count_at(argv, 4, 'openUntil')
+  if argv[1] == nil or argv[1] == '' or ttl < 1 then fail('bad consumer or ttl') end
+  redis.call('ZADD', keys[1], n2s(now), argv[1])
+  redis.call('ZREMRANGEBYSCORE', keys[1], '-inf', '(' .. n2s(now - ttl))
+  redis.call('PEXPIRE', keys[1], ttl)
+  local published = tonumber(redis.call('GET', keys[2]) or '0') or 0
+  if open_until > now and open_until > published then
+    redis.call('SET', keys[2], n2s(open_until), 'PX', open_until - now)
+    published = open_until
+  end
+  if published <= now then published = 0 end
+  return { redis.call('ZCARD', keys[1]), published }
+end
+
 register('pull', pull)
 register('finish', finish)
 register('retry', retry)
+register('fleet', fleet)
