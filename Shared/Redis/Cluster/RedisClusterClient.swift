@@ -164,7 +164,7 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
     /// ``RedisPool`` decides) gets a connection of its own for the call, so nothing queues behind it on the
     /// node's shared connection.
     private func attempt(_ command: RedisCommand, on node: Endpoint, asking: Bool, timeout: Duration?) async throws -> RedisReply {
-        if timeout != nil || command.mayBlock {
+        if timeout != nil || command.isBlocking {
             try state.withLock { if $0.closed { throw RedisError.closed } }
             let dedicated = RedisConnection(configuration: configuration.node(node), logger: logger)
             defer { dedicated.close() }
