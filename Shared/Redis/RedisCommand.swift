@@ -3,7 +3,9 @@
 package struct RedisCommand: Sendable, Hashable {
     package var arguments: [[UInt8]]
     /// The indices in ``arguments`` of the command's keys (the name is index 0), when declared; nil when not (the
-    /// cluster client then finds them by ``ClusterRoute``'s table of command names). Empty: declared keyless.
+    /// cluster client then finds them by ``ClusterRoute``'s table of command names: a test's or an operator's command
+    /// built by name only; every command Tollgate's services, libraries and `tollctl` send declares its keys). Empty:
+    /// declared keyless.
     package private(set) var keyIndices: [Int]?
 
     package init(_ name: String, _ arguments: any RedisArgumentConvertible...) {
@@ -12,6 +14,11 @@ package struct RedisCommand: Sendable, Hashable {
 
     package init(_ name: String, arguments: [any RedisArgumentConvertible]) {
         self.arguments = [Array(name.utf8)] + arguments.map(\.redisArgument)
+    }
+
+    /// `name arguments…` declared without keys (`MULTI`, `EXEC`, `INFO`, `PING`, …).
+    package init(keyless name: String, _ arguments: any RedisArgumentConvertible...) {
+        self.init(name, arguments: arguments, keysAt: [])
     }
 
     /// `name key rest…`: one key, the first argument.

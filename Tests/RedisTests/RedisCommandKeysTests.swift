@@ -17,6 +17,20 @@ struct RedisCommandKeysTests {
         #expect(RedisCommand("BLPOP", key: "l", 0).blocking().declaredKeys == [Array("l".utf8)])
     }
 
+    /// What keeps production commands declared: ``DeclaredKeysExecutor`` (the ledger tests hand it to the applier)
+    /// refuses a command built by name only, before sending it.
+    @Test func anUndeclaredCommandIsRefusedWhereDeclarationsAreRequired() async throws {
+        let nowhere = RedisConnection(configuration: RedisConfiguration(port: 1), logger: testLogger)
+        defer { nowhere.close() }
+        let redis = DeclaredKeysExecutor(nowhere)
+        await #expect(throws: RedisError.protocolError("GET does not declare its keys")) { try await redis.send("GET", "k") }
+        await #expect(throws: RedisError.protocolError("MULTI does not declare its keys")) {
+            try await redis.pipeline([RedisCommand(keyless: "PING"), RedisCommand("MULTI")])
+        }
+        #expect(throws: Never.self) { try DeclaredKeysExecutor.check(RedisCommand(keyless: "MULTI")) }
+        #expect(throws: Never.self) { try DeclaredKeysExecutor.check(RedisCommand("GET", key: "k")) }
+    }
+
     @Test func declaredKeysRouteWithoutTheTable() throws {
         let unknown = RedisCommand("TG.SOMETHING", arguments: ["x", "{p3}k", 1], keysAt: [1])
         #expect(Self.text(unknown.declaredKeys) == ["{p3}k"])
