@@ -126,9 +126,9 @@ enum IngestFunctions {
                 // The token's own slot, after the order: should this fail (the request answers 503), the order stays
                 // unpaid without a token anyone holds and expires; the mapping never points at a missing order.
                 let replies = try await redis.pipeline([
-                    RedisCommand("MULTI"),
-                    RedisCommand("HSET", token, Order.TokenField.user, order.userID, Order.TokenField.orderNo, order.orderNo),
-                    RedisCommand("PEXPIRE", token, lifetime.milliseconds), RedisCommand("EXEC"),
+                    RedisCommand(keyless: "MULTI"),
+                    RedisCommand("HSET", key: token, Order.TokenField.user, order.userID, Order.TokenField.orderNo, order.orderNo),
+                    RedisCommand("PEXPIRE", key: token, lifetime.milliseconds), RedisCommand(keyless: "EXEC"),
                 ])
                 guard let exec = replies.last?.array, exec.count == 2 else {
                     throw PipelineError.unexpectedReply("writing the token of order \(order.orderNo) returned \(replies)")

@@ -28,7 +28,7 @@ extension IngestRoutes {
         _ = try await redisRead {
             try await redis.send(
                 RedisCommand(
-                    "HSET", keys.consent(user: userID), "consented", body.consented ? "1" : "0", "at", String(now),
+                    "HSET", key: keys.consent(user: userID), "consented", body.consented ? "1" : "0", "at", String(now),
                     "by", caller.name))
         }
         logger.info("consent recorded", metadata: ["user.id": "\(userID)", "consented": "\(body.consented)", "key": "\(caller.name)"])

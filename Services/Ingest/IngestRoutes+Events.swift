@@ -25,9 +25,9 @@ extension IngestRoutes {
         let log = keys.userEvents(user: userID)
         let replies = try await redisRead {
             try await redis.pipeline([
-                RedisCommand("XRANGE", log, "\(after + 1)-0", "+", "COUNT", limit),
-                RedisCommand("HGET", keys.account(user: userID), "events.seq"),
-                RedisCommand("XRANGE", log, "-", "+", "COUNT", 1),
+                RedisCommand("XRANGE", key: log, "\(after + 1)-0", "+", "COUNT", limit),
+                RedisCommand("HGET", key: keys.account(user: userID), "events.seq"),
+                RedisCommand("XRANGE", key: log, "-", "+", "COUNT", 1),
             ])
         }
         guard replies.count == 3 else { throw RedisError.protocolError("the event log read returned \(replies.count) replies") }

@@ -22,7 +22,7 @@ extension IngestRoutes {
             try await redis.pipeline(
                 partitions.map { partition in
                     let start = positions[partition.index].map { "(\($0)" } ?? "-"
-                    return RedisCommand("XRANGE", keys.events(partition: partition).stream, start, "+", "COUNT", limit)
+                    return RedisCommand("XRANGE", key: keys.events(partition: partition).stream, start, "+", "COUNT", limit)
                 })
         }
         guard replies.count == partitions.count else {

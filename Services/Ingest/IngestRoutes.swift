@@ -139,7 +139,7 @@ struct IngestRoutes: Sendable {
 
     /// `HGETALL` as a dictionary of UTF-8 strings.
     func hashStrings(_ key: String) async throws -> [String: String] {
-        let reply = try await redis.send("HGETALL", key)
+        let reply = try await redis.send("HGETALL", key: key)
         guard let items = reply.array, items.count.isMultiple(of: 2) else {
             throw RedisError.protocolError("HGETALL returned \(reply)")
         }

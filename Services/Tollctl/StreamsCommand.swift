@@ -45,7 +45,7 @@ struct StreamsCommand: AsyncParsableCommand {
         name: String, partition: Partition, keys: StreamKeys, on redis: any RedisCommandExecutor
     ) async throws -> StreamsReport.Stream {
         let length = try await redis.xlen(keys.stream)
-        let retries = try await redis.send("ZCARD", keys.retry).int ?? 0
+        let retries = try await redis.send("ZCARD", key: keys.retry).int ?? 0
         let dead = try await redis.xlen(keys.deadLetter)
         let groups: [StreamGroupInfo]
         do {

@@ -27,7 +27,7 @@ struct WebhooksListCommand: AsyncParsableCommand {
                             oldest = min(oldest ?? ms, ms)
                         }
                     }
-                    scheduled += Int(try await redis.send(RedisCommand("ZCARD", endpointKeys.due)).int ?? 0)
+                    scheduled += Int(try await redis.send(RedisCommand("ZCARD", key: endpointKeys.due)).int ?? 0)
                     dead += try await redis.xlen(endpointKeys.dead)
                 }
                 let types = endpoint.types.map { $0.sorted().joined(separator: ",") } ?? "*"

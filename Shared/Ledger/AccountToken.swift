@@ -16,7 +16,7 @@ package enum AccountToken {
         of token: String, keys: Keys, on redis: any RedisCommandExecutor
     ) async throws -> (user: String, orderNo: String?)? {
         let reply = try await redis.send(
-            RedisCommand("HMGET", keys.appAccountToken(token), Order.TokenField.user, Order.TokenField.orderNo))
+            RedisCommand("HMGET", key: keys.appAccountToken(token), Order.TokenField.user, Order.TokenField.orderNo))
         guard let values = reply.array, let user = values.first?.string, !user.isEmpty else { return nil }
         return (user, values.count > 1 ? values[1].string : nil)
     }
@@ -28,17 +28,17 @@ package enum AccountToken {
         user: String, keys: Keys, on redis: any RedisCommandExecutor
     ) async throws -> (token: String, created: Bool) {
         let userKey = keys.accountToken(user: user)
-        if let existing = try await redis.send(RedisCommand("GET", userKey)).string {
+        if let existing = try await redis.send(RedisCommand("GET", key: userKey)).string {
             try await map(existing, to: user, keys: keys, on: redis)
             return (existing, false)
         }
         let fresh = Order.newAppAccountToken()
         try await map(fresh, to: user, keys: keys, on: redis)
-        let claimed = try await redis.send(RedisCommand("SET", userKey, fresh, "NX"))
+        let claimed = try await redis.send(RedisCommand("SET", key: userKey, fresh, "NX"))
         if !claimed.isNull { return (fresh, true) }
         // Another run created the user's token first: keep that one, drop the unused mapping.
-        _ = try await redis.send(RedisCommand("DEL", keys.appAccountToken(fresh)))
-        guard let winner = try await redis.send(RedisCommand("GET", userKey)).string else {
+        _ = try await redis.send(RedisCommand("DEL", key: keys.appAccountToken(fresh)))
+        guard let winner = try await redis.send(RedisCommand("GET", key: userKey)).string else {
             throw LedgerError.unexpectedReply("\(userKey) vanished while it was being created")
         }
         try await map(winner, to: user, keys: keys, on: redis)
@@ -48,8 +48,8 @@ package enum AccountToken {
     /// Maps `token` to `user` for good (unless it already maps to someone, which must be `user`).
     private static func map(_ token: String, to user: String, keys: Keys, on redis: any RedisCommandExecutor) async throws {
         let key = keys.appAccountToken(token)
-        _ = try await redis.send(RedisCommand("HSETNX", key, Order.TokenField.user, user))
-        _ = try await redis.send(RedisCommand("PERSIST", key))
+        _ = try await redis.send(RedisCommand("HSETNX", key: key, Order.TokenField.user, user))
+        _ = try await redis.send(RedisCommand("PERSIST", key: key))
         guard let owner = try await owner(of: token, keys: keys, on: redis), UserID.same(owner.user, user) else {
             throw LedgerError.unexpectedReply("the account token of user \(user) maps to another user in \(key)")
         }

@@ -19,10 +19,11 @@ package enum CustomerLookup {
         _ transactionId: String, on redis: any RedisCommandExecutor, keys: Keys
     ) async throws -> (userId: String, record: TransactionRecord)? {
         let owners = try await redis.pipeline(
-            keys.partitions.map { RedisCommand("GET", keys.transactionOwner(partition: $0, transactionId: transactionId)) })
+            keys.partitions.map { RedisCommand("GET", key: keys.transactionOwner(partition: $0, transactionId: transactionId)) })
         guard let owner = owners.lazy.compactMap(\.string).first(where: UserID.isValid) else { return nil }
         for side in LedgerSide.allCases {
-            let reply = try await redis.send(RedisCommand("HGETALL", keys.on(side).transaction(user: owner, transactionId: transactionId)))
+            let reply = try await redis.send(
+                RedisCommand("HGETALL", key: keys.on(side).transaction(user: owner, transactionId: transactionId)))
             if let record = TransactionRecord(hash: reply.fieldValues) { return (owner, record) }
         }
         return nil
@@ -31,7 +32,7 @@ package enum CustomerLookup {
     /// A purchase chain's owner (its binding: the first user to claim it) and the owner's transactions of it, among
     /// their newest ``CustomerInfo/limit``; nil when no one owns it.
     package static func chain(_ originalTransactionId: String, on redis: any RedisCommandExecutor, keys: Keys) async throws -> Answer? {
-        guard let owner = try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: originalTransactionId))).string,
+        guard let owner = try await redis.send(RedisCommand("GET", key: keys.binding(originalTransactionId: originalTransactionId))).string,
             UserID.isValid(owner)
         else { return nil }
         let info = try await CustomerInfo.read(on: redis, keys: keys, user: owner)
@@ -42,13 +43,13 @@ package enum CustomerLookup {
     /// A token's owner (the order or user it maps to) and the transactions: an order's paying purchase chain, or
     /// every transaction for a user's own token (among the newest ``CustomerInfo/limit``); nil when it maps to no one.
     package static func token(_ token: UUID, on redis: any RedisCommandExecutor, keys: Keys) async throws -> Answer? {
-        let mapping = try await redis.send(RedisCommand("HGETALL", keys.appAccountToken(token.uuidString.lowercased()))).fieldValues
+        let mapping = try await redis.send(RedisCommand("HGETALL", key: keys.appAccountToken(token.uuidString.lowercased()))).fieldValues
         guard let owner = mapping[Order.TokenField.user], UserID.isValid(owner) else { return nil }
         let info = try await CustomerInfo.read(on: redis, keys: keys, user: owner)
         guard let order = mapping[Order.TokenField.orderNo] else {
             return Answer(userId: owner, orderNo: nil, transactions: info.allTransactions)
         }
-        let paid = try await redis.send(RedisCommand("HGETALL", keys.order(user: owner, orderNo: order))).fieldValues[
+        let paid = try await redis.send(RedisCommand("HGETALL", key: keys.order(user: owner, orderNo: order))).fieldValues[
             Order.Field.transaction]
         let chain = paid.flatMap { tid in info.allTransactions.first { $0.transactionId == tid }?.originalTransactionId }
         return Answer(userId: owner, orderNo: order, transactions: info.allTransactions.filter { $0.originalTransactionId == chain })

@@ -85,7 +85,7 @@ extension LedgerApplier {
     /// its product).
     func orderRefusesClaim(_ delivery: LedgerDelivery, owner: String) async throws -> Bool {
         guard delivery.isClientClaim, let orderNo = delivery.event.orderNo else { return false }
-        let reply = try await redis.send(RedisCommand("HGET", keys.order(user: owner, orderNo: orderNo), Order.Field.product))
+        let reply = try await redis.send(RedisCommand("HGET", key: keys.order(user: owner, orderNo: orderNo), Order.Field.product))
         guard let product = reply.string else { return true }
         return !delivery.event.transactions.contains { $0.productId == product }
     }
@@ -123,7 +123,7 @@ extension LedgerApplier {
         let deadline = ContinuousClock.now + claimantWait
         var pause = Duration.milliseconds(2)
         while ContinuousClock.now < deadline {
-            let state = try await redis.send(RedisCommand("HGET", key, "state")).string
+            let state = try await redis.send(RedisCommand("HGET", key: key, "state")).string
             guard let state, let known = JobState(rawValue: state), !known.isFinal else { return }
             try await Task.sleep(for: min(pause, deadline - ContinuousClock.now))  // cancelled: the entry stays pending
             pause = min(pause * 2, .milliseconds(100))
@@ -131,7 +131,7 @@ extension LedgerApplier {
     }
 
     func binding(of otid: String) async throws -> String? {
-        try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: otid))).string
+        try await redis.send(RedisCommand("GET", key: keys.binding(originalTransactionId: otid))).string
     }
 
     /// The partitions of the event's purchase chains, in first-seen order: its transactions' (else its renewals'

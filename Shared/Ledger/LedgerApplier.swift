@@ -88,7 +88,7 @@ package struct LedgerApplier: Sendable {
                 outcome = try await LedgerFunctions.call(
                     "apply", on: redis, keys: plan.keys, group: group, id: entry.id, plan: try plan.json())
                 if let token = outcome.persist {
-                    _ = try await redis.send(RedisCommand("PERSIST", keys.appAccountToken(token)))
+                    _ = try await redis.send(RedisCommand("PERSIST", key: keys.appAccountToken(token)))
                 }
             case .park:
                 outcome = try await park(delivery, entry: entry, partition: partition)
@@ -119,7 +119,7 @@ package struct LedgerApplier: Sendable {
             return .user(user)
         }
         for otid in originalTransactionIds(event) {
-            if let user = try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: otid))).string {
+            if let user = try await redis.send(RedisCommand("GET", key: keys.binding(originalTransactionId: otid))).string {
                 return .binding(user: user, originalTransactionId: otid)
             }
         }

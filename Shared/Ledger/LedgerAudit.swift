@@ -81,19 +81,19 @@ package struct LedgerAudit: Sendable {
     ) async throws -> (transactions: Int, difference: Difference?, granted: Granted?) {
         let keys = keys.on(side)
         for _ in 0..<5 {
-            let ids = (try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? [])
+            let ids = (try await redis.send(RedisCommand("ZRANGE", key: keys.transactions(user: user), 0, -1)).array ?? [])
                 .compactMap(\.string)
             var commands = [
-                RedisCommand("MULTI"),
-                RedisCommand("HMGET", keys.account(user: user), EntitlementsView.Field.coins, CoinSpend.Field.spent),
-                RedisCommand("ZCARD", keys.transactions(user: user)),
-                RedisCommand("HGET", keys.ledgerMeta(user: user), "grants.coins"),
-                RedisCommand("HLEN", keys.grants(user: user)),
+                RedisCommand(keyless: "MULTI"),
+                RedisCommand("HMGET", key: keys.account(user: user), EntitlementsView.Field.coins, CoinSpend.Field.spent),
+                RedisCommand("ZCARD", key: keys.transactions(user: user)),
+                RedisCommand("HGET", key: keys.ledgerMeta(user: user), "grants.coins"),
+                RedisCommand("HLEN", key: keys.grants(user: user)),
             ]
             commands += ids.map {
-                RedisCommand("HMGET", keys.transaction(user: user, transactionId: $0), "coins", "debited")
+                RedisCommand("HMGET", key: keys.transaction(user: user, transactionId: $0), "coins", "debited")
             }
-            commands.append(RedisCommand("EXEC"))
+            commands.append(RedisCommand(keyless: "EXEC"))
             let replies = try await redis.pipeline(commands)
             guard let snapshot = replies.last?.array, snapshot.count == ids.count + 4 else {
                 throw LedgerError.unexpectedReply("the audit transaction of user \(user) was refused")

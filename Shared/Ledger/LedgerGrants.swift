@@ -219,13 +219,13 @@ package enum LedgerGrants {
         on redis: any RedisCommandExecutor
     ) async throws -> Int {
         let due = try await redis.send(
-            RedisCommand("ZRANGE", keys.grantsDue(partition: partition), "-inf", now, "BYSCORE", "LIMIT", 0, limit))
+            RedisCommand("ZRANGE", key: keys.grantsDue(partition: partition), "-inf", now, "BYSCORE", "LIMIT", 0, limit))
         var expired = 0
         for member in (due.array ?? []).compactMap(\.string) {
             guard let value = try? JSONReader.parse(Array(member.utf8)), case .array(let parts) = value, parts.count == 2,
                 case .string(let user) = parts[0], case .string(let grantId) = parts[1], UserID.isValid(user)
             else {
-                _ = try await redis.send(RedisCommand("ZREM", keys.grantsDue(partition: partition), member))
+                _ = try await redis.send(RedisCommand("ZREM", key: keys.grantsDue(partition: partition), member))
                 continue
             }
             let body = requestJSON(user: user, grantId: grantId, now: now, project: keys.project, log: userEventLog)
@@ -238,7 +238,7 @@ package enum LedgerGrants {
 
     /// A user's grants (expired ones the sweeper has not removed yet included), oldest first.
     package static func list(user: String, keys: Keys, on redis: any RedisCommandExecutor) async throws -> [Grant] {
-        let reply = try await redis.send(RedisCommand("HVALS", keys.grants(user: user)))
+        let reply = try await redis.send(RedisCommand("HVALS", key: keys.grants(user: user)))
         return parse(values: (reply.array ?? []).compactMap(\.bytes))
     }
 

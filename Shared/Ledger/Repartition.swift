@@ -50,7 +50,7 @@ package struct Repartition: Sendable {
     package func run() async throws -> Report {
         var report = Report(partitions: target.layout.count)
         guard !target.layout.isSingle else { throw PipelineError.repartitionRefused("--partitions must be 2 or more") }
-        let info = try await redis.send(RedisCommand("INFO", "cluster")).string ?? ""
+        let info = try await redis.send(RedisCommand(keyless: "INFO", "cluster")).string ?? ""
         guard !info.contains("cluster_enabled:1") else {
             throw PipelineError.repartitionRefused("this is a Redis Cluster node; run it on the single primary before importing")
         }
@@ -69,7 +69,7 @@ package struct Repartition: Sendable {
                 throw PipelineError.repartitionRefused("the data is laid out in \(recorded ?? 0) partitions, not 1")
             }
             try await refuseUnfinishedWork()
-            _ = try await redis.send(RedisCommand("HSET", source.layoutRecord, "migrating", target.layout.count))
+            _ = try await redis.send(RedisCommand("HSET", key: source.layoutRecord, "migrating", target.layout.count))
         }
         let others = try await otherProjects()
         report.projects = others.map(\.rawValue)
@@ -77,8 +77,8 @@ package struct Repartition: Sendable {
             try await move(from: source.inProject(project), to: target.inProject(project), report: &report)
         }
         _ = try await redis.send(
-            RedisCommand("HSET", source.layoutRecord, "partitions", target.layout.count, "version", target.layout.version))
-        _ = try await redis.send(RedisCommand("HDEL", source.layoutRecord, "migrating"))
+            RedisCommand("HSET", key: source.layoutRecord, "partitions", target.layout.count, "version", target.layout.version))
+        _ = try await redis.send(RedisCommand("HDEL", key: source.layoutRecord, "migrating"))
         return report
     }
 
@@ -123,11 +123,11 @@ package struct Repartition: Sendable {
     /// Refuses while the pipeline holds work the new layout's consumers would not read.
     private func refuseUnfinishedWork() async throws {
         for stream in [source.jobs(), source.verified()] {
-            let retrying = try await redis.send(RedisCommand("ZCARD", stream.retry)).int ?? 0
+            let retrying = try await redis.send(RedisCommand("ZCARD", key: stream.retry)).int ?? 0
             guard retrying == 0 else {
                 throw PipelineError.repartitionRefused("\(stream.retry) holds \(retrying) entries waiting for a retry")
             }
-            guard (try await redis.send(RedisCommand("EXISTS", stream.stream)).int ?? 0) > 0 else { continue }
+            guard (try await redis.send(RedisCommand("EXISTS", key: stream.stream)).int ?? 0) > 0 else { continue }
             let length = try await redis.xlen(stream.stream)
             let last = try await redis.lastEntryID(of: stream.stream)
             for group in try await redis.xinfoGroups(stream.stream) {
@@ -144,7 +144,7 @@ package struct Repartition: Sendable {
     /// `RENAME` unless the key is gone already (moved by an earlier run); 1 when it moved.
     private func rename(_ key: String, to newKey: String) async throws -> Int {
         do {
-            _ = try await redis.send(RedisCommand("RENAME", key, newKey))
+            _ = try await redis.send(RedisCommand("RENAME", arguments: [key, newKey], keysAt: [0, 1]))
             return 1
         } catch RedisError.server(let code, let message) where code == "ERR" && message.contains("no such key") {
             return 0
@@ -155,35 +155,35 @@ package struct Repartition: Sendable {
     private func splitSweepIndex(from source: Keys, to target: Keys) async throws -> Int {
         let due = source.subscriptionsDue()
         let reference = source.subscriptionsDueReference()
-        let flat = (try await redis.send(RedisCommand("ZRANGE", due, 0, -1, "WITHSCORES")).array ?? []).compactMap(\.string)
+        let flat = (try await redis.send(RedisCommand("ZRANGE", key: due, 0, -1, "WITHSCORES")).array ?? []).compactMap(\.string)
         var moved = 0
         for index in stride(from: 0, to: flat.count - 1, by: 2) {
             let member = flat[index]
             guard let parts = try? JSONDecoder().decode([String].self, from: Data(member.utf8)), parts.count == 3 else { continue }
             let partition = target.partition(ofUser: parts[2])
-            _ = try await redis.send(RedisCommand("ZADD", target.subscriptionsDue(partition: partition), flat[index + 1], member))
-            if let latest = try await redis.send(RedisCommand("HGET", reference, member)).string {
-                _ = try await redis.send(RedisCommand("HSET", target.subscriptionsDueReference(partition: partition), member, latest))
+            _ = try await redis.send(RedisCommand("ZADD", key: target.subscriptionsDue(partition: partition), flat[index + 1], member))
+            if let latest = try await redis.send(RedisCommand("HGET", key: reference, member)).string {
+                _ = try await redis.send(RedisCommand("HSET", key: target.subscriptionsDueReference(partition: partition), member, latest))
             }
             moved += 1
         }
-        _ = try await redis.send(RedisCommand("DEL", due))
-        _ = try await redis.send(RedisCommand("DEL", reference))
+        _ = try await redis.send(RedisCommand("DEL", key: due))
+        _ = try await redis.send(RedisCommand("DEL", key: reference))
         return moved
     }
 
     /// Moves each grant's due entry (member `["<userId>","<grantId>"]`) into its user's partition's index.
     private func splitGrantsIndex(from source: Keys, to target: Keys) async throws -> Int {
         let due = source.grantsDue()
-        let flat = (try await redis.send(RedisCommand("ZRANGE", due, 0, -1, "WITHSCORES")).array ?? []).compactMap(\.string)
+        let flat = (try await redis.send(RedisCommand("ZRANGE", key: due, 0, -1, "WITHSCORES")).array ?? []).compactMap(\.string)
         var moved = 0
         for index in stride(from: 0, to: flat.count - 1, by: 2) {
             let member = flat[index]
             guard let parts = try? JSONDecoder().decode([String].self, from: Data(member.utf8)), parts.count == 2 else { continue }
             let destination = target.grantsDue(partition: target.partition(ofUser: parts[0]))
             guard destination != due else { continue }  // partition 0 may keep the tag {p0}
-            _ = try await redis.send(RedisCommand("ZADD", destination, flat[index + 1], member))
-            _ = try await redis.send(RedisCommand("ZREM", due, member))
+            _ = try await redis.send(RedisCommand("ZADD", key: destination, flat[index + 1], member))
+            _ = try await redis.send(RedisCommand("ZREM", key: due, member))
             moved += 1
         }
         return moved

@@ -24,9 +24,9 @@ package enum SandboxSide {
         let keys = unsided.on(.sandbox)
         let partition = keys.partition(ofUser: user)
         for _ in 0..<5 {
-            let tids = (try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? [])
+            let tids = (try await redis.send(RedisCommand("ZRANGE", key: keys.transactions(user: user), 0, -1)).array ?? [])
                 .compactMap(\.string)
-            let account = try await redis.send(RedisCommand("HGETALL", keys.account(user: user))).fieldValues
+            let account = try await redis.send(RedisCommand("HGETALL", key: keys.account(user: user))).fieldValues
             let entitlements = account.keys.compactMap { field -> String? in
                 guard field.hasPrefix("ent:"), field.hasSuffix(":state") else { return nil }
                 return String(field.dropFirst(4).dropLast(6))

@@ -19,14 +19,14 @@ package enum TransactionOwnerIndex {
         try await redis.scanKeys(match: keys.accountPattern) { found in
             for key in found {
                 guard let user = keys.user(ofAccountKey: key) else { continue }
-                let ids = try await redis.send(RedisCommand("ZRANGE", keys.transactions(user: user), 0, -1)).array ?? []
+                let ids = try await redis.send(RedisCommand("ZRANGE", key: keys.transactions(user: user), 0, -1)).array ?? []
                 let partition = keys.partition(ofUser: user)
                 let indexKeys = ids.compactMap(\.string).map { keys.transactionOwner(partition: partition, transactionId: $0) }
                 report.users += 1
                 report.transactions += indexKeys.count
                 guard !indexKeys.isEmpty else { continue }
                 let replies = try await redis.pipeline(
-                    indexKeys.map { dryRun ? RedisCommand("EXISTS", $0) : RedisCommand("SET", $0, user, "NX") })
+                    indexKeys.map { dryRun ? RedisCommand("EXISTS", key: $0) : RedisCommand("SET", key: $0, user, "NX") })
                 report.written += replies.filter { dryRun ? $0.int == 0 : !$0.isNull }.count
             }
         }

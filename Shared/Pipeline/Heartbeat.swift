@@ -42,7 +42,7 @@ package struct Heartbeat: Sendable {
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: interval)
-                _ = try await redis.send(RedisCommand("XCLAIM", stream, group, consumer, minIdle, entryID, "JUSTID"))
+                _ = try await redis.send(RedisCommand("XCLAIM", key: stream, group, consumer, minIdle, entryID, "JUSTID"))
             } catch is CancellationError {
                 return
             } catch {

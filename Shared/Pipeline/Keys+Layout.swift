@@ -8,18 +8,18 @@ extension Keys {
     ///
     /// - Throws: ``PipelineError/layoutMismatch(configured:recorded:)``, or the Redis error.
     package func checkLayout(on redis: some RedisCommandExecutor) async throws {
-        if let migrating = try await redis.send(RedisCommand("HGET", layoutRecord, "migrating")).string.flatMap({ Int($0) }) {
+        if let migrating = try await redis.send(RedisCommand("HGET", key: layoutRecord, "migrating")).string.flatMap({ Int($0) }) {
             throw PipelineError.layoutMigrating(partitions: migrating)
         }
         var recorded = try await recordedPartitions(on: redis)
         if recorded == nil {
             let legacy = ["jobs", "verified", "events"].map { controlKey($0) }
-            if !layout.isSingle, (try await redis.send(RedisCommand("EXISTS", arguments: legacy)).int ?? 0) > 0 {
+            if !layout.isSingle, (try await redis.send(RedisCommand("EXISTS", arguments: legacy, keysAt: legacy.indices)).int ?? 0) > 0 {
                 recorded = 1
             } else {
                 // HSETNX: of two processes starting at once, the first one's count is the record.
-                _ = try await redis.send(RedisCommand("HSETNX", layoutRecord, "partitions", layout.count))
-                _ = try await redis.send(RedisCommand("HSETNX", layoutRecord, "version", layout.version))
+                _ = try await redis.send(RedisCommand("HSETNX", key: layoutRecord, "partitions", layout.count))
+                _ = try await redis.send(RedisCommand("HSETNX", key: layoutRecord, "version", layout.version))
                 recorded = try await recordedPartitions(on: redis)
             }
         }
@@ -30,6 +30,6 @@ extension Keys {
 
     /// The partitions recorded in ``layoutRecord``, if any.
     package func recordedPartitions(on redis: some RedisCommandExecutor) async throws -> Int? {
-        try await redis.send(RedisCommand("HGET", layoutRecord, "partitions")).string.flatMap { Int($0) }
+        try await redis.send(RedisCommand("HGET", key: layoutRecord, "partitions")).string.flatMap { Int($0) }
     }
 }

@@ -18,7 +18,7 @@ extension StreamGroupInfo {
 extension RedisCommandExecutor {
     /// The id of `stream`'s last entry (`XREVRANGE stream + - COUNT 1`), nil when it is empty or missing.
     package func lastEntryID(of stream: String) async throws -> StreamID? {
-        let last = try await send(RedisCommand("XREVRANGE", stream, "+", "-", "COUNT", 1))
+        let last = try await send(RedisCommand("XREVRANGE", key: stream, "+", "-", "COUNT", 1))
         return last.array?.first?.array?.first?.string.flatMap(StreamID.init)
     }
 }

@@ -22,7 +22,7 @@ extension StreamJanitor {
     /// How long ago the group's readers last read: the smallest `idle` of its consumers, or, with none, the age of
     /// the last entry it was given.
     func idleMilliseconds(of group: StreamGroupInfo, stream: String) async throws -> Int64 {
-        let reply = try await redis.send(RedisCommand("XINFO", "CONSUMERS", stream, group.name))
+        let reply = try await redis.send(RedisCommand("XINFO", arguments: ["CONSUMERS", stream, group.name], keysAt: [1]))
         var smallest: Int64?
         for consumer in reply.array ?? [] {
             let fields = consumer.array ?? []
@@ -52,12 +52,12 @@ extension StreamJanitor {
     /// counts how many of those some holding group had not yet finished (its `lag` plus its pending entries: at
     /// most that many of the newest entries are unread by it). Returns how many entries went.
     func enforceByteCap(of stream: String, holding groups: [StreamGroupInfo]) async throws -> Int {
-        let bytes = try await redis.send(RedisCommand("MEMORY", "USAGE", stream, "SAMPLES", "64")).int ?? 0
+        let bytes = try await redis.send(RedisCommand("MEMORY", arguments: ["USAGE", stream, "SAMPLES", "64"], keysAt: [1])).int ?? 0
         Gauge(label: "tollgate_events_stream_bytes", dimensions: [("stream", stream)]).record(Double(bytes))
         guard let cap = bounds.maxBytes, bytes > cap else { return 0 }
         let length = try await redis.xlen(stream)
         let keep = Int(Double(length) * Double(cap) * 0.9 / Double(bytes))
-        let dropped = try await redis.send(RedisCommand("XTRIM", stream, "MAXLEN", "=", keep)).int.map(Int.init) ?? 0
+        let dropped = try await redis.send(RedisCommand("XTRIM", key: stream, "MAXLEN", "=", keep)).int.map(Int.init) ?? 0
         let unfinished = groups.map { ($0.lag ?? length) + $0.pending }.max() ?? 0
         let unread = max(0, min(dropped, dropped - length + unfinished))
         Counter(label: "tollgate_events_dropped_total", dimensions: [("stream", stream)]).increment(by: Int64(unread))

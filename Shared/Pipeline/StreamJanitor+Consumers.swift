@@ -16,7 +16,7 @@ extension StreamJanitor {
         }
         var deleted = 0
         for group in groups {
-            let reply = try await redis.send(RedisCommand("XINFO", "CONSUMERS", stream, group.name))
+            let reply = try await redis.send(RedisCommand("XINFO", arguments: ["CONSUMERS", stream, group.name], keysAt: [1]))
             for consumer in reply.array ?? [] {
                 let fields = consumer.array ?? []
                 var values: [String: RedisReply] = [:]

@@ -13,7 +13,7 @@ struct ConnectionJob: Sendable {
     let work: Work
     let continuation: CheckedContinuation<[RedisReply], any Error>
     /// Whether nothing may be sent after this job until its replies are in: a call with its own timeout (a
-    /// blocking read) or a command the server may hold (``RedisCommand/mayBlock``). Worked out once, here.
+    /// blocking read) or a command declared blocking (``RedisCommand/isBlocking``). Worked out once, here.
     let holdsConnection: Bool
 
     init(id: UInt64, work: Work, continuation: CheckedContinuation<[RedisReply], any Error>) {
@@ -23,8 +23,8 @@ struct ConnectionJob: Sendable {
         holdsConnection =
             switch work {
             case .connect: false
-            case .command(let command, let timeout): timeout != nil || command.mayBlock
-            case .pipeline(let commands): commands.contains(where: \.mayBlock)
+            case .command(let command, let timeout): timeout != nil || command.isBlocking
+            case .pipeline(let commands): commands.contains(where: \.isBlocking)
             }
     }
 

@@ -3,7 +3,9 @@
 package struct RedisCommand: Sendable, Hashable {
     package var arguments: [[UInt8]]
     /// The indices in ``arguments`` of the command's keys (the name is index 0), when declared; nil when not (the
-    /// cluster client then finds them by ``ClusterRoute``'s table of command names). Empty: declared keyless.
+    /// cluster client then finds them by ``ClusterRoute``'s table of command names: a test's or an operator's command
+    /// built by name only; every command Tollgate's services, libraries and `tollctl` send declares its keys). Empty:
+    /// declared keyless.
     package private(set) var keyIndices: [Int]?
 
     package init(_ name: String, _ arguments: any RedisArgumentConvertible...) {
@@ -12,6 +14,11 @@ package struct RedisCommand: Sendable, Hashable {
 
     package init(_ name: String, arguments: [any RedisArgumentConvertible]) {
         self.arguments = [Array(name.utf8)] + arguments.map(\.redisArgument)
+    }
+
+    /// `name arguments…` declared without keys (`MULTI`, `EXEC`, `INFO`, `PING`, …).
+    package init(keyless name: String, _ arguments: any RedisArgumentConvertible...) {
+        self.init(name, arguments: arguments, keysAt: [])
     }
 
     /// `name key rest…`: one key, the first argument.
@@ -47,30 +54,18 @@ package struct RedisCommand: Sendable, Hashable {
         arguments.first.map { String(decoding: $0, as: UTF8.self).uppercased() } ?? ""
     }
 
-    /// Whether the server may hold this command (and every later one on its connection) until something
-    /// happens: the blocking list, sorted-set and stream reads, `WAIT` and `WAITAOF`. A multiplexed connection
-    /// sends nothing after such a command until its reply arrives, and a pool routes other callers around it.
-    package var mayBlock: Bool {
-        guard let first = arguments.first, first.count >= 4, first.count <= 10 else { return false }
-        if Self.blocking.contains(where: { Self.matches(first, $0) }) { return true }
-        guard Self.matches(first, Self.xread) || Self.matches(first, Self.xreadgroup) else { return false }
-        return arguments.dropFirst().contains { Self.matches($0, Self.block) }
-    }
+    /// Whether the server may hold this command (and every later one on its connection) until something happens — a
+    /// blocking list, sorted-set or stream read, `WAIT`, `WAITAOF` — as declared by whoever built it
+    /// (``blocking()``; valkey-swift's commands declare `isBlocking` alike); nothing infers it from the name or the
+    /// arguments. A multiplexed connection sends nothing after such a command until its reply arrives, and a pool
+    /// routes other callers around it (``ConnectionJob/holdsConnection``).
+    package private(set) var isBlocking = false
 
-    private static let blocking: [[UInt8]] = [
-        "BLPOP", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP", "WAIT", "WAITAOF",
-    ].map { Array($0.utf8) }
-    private static let xread = Array("XREAD".utf8)
-    private static let xreadgroup = Array("XREADGROUP".utf8)
-    private static let block = Array("BLOCK".utf8)
-
-    /// `bytes` equals the upper-case ASCII `upper`, ignoring case, without building a String (this runs for
-    /// every command a pool routes).
-    private static func matches(_ bytes: [UInt8], _ upper: [UInt8]) -> Bool {
-        guard bytes.count == upper.count else { return false }
-        for (byte, expected) in zip(bytes, upper) where byte != expected && !(byte >= 0x61 && byte <= 0x7A && byte - 0x20 == expected) {
-            return false
-        }
-        return true
+    /// This command, declared blocking (``isBlocking``): what the builder of `XREADGROUP … BLOCK`, `WAIT`, `BLPOP` and
+    /// the like calls.
+    package func blocking() -> RedisCommand {
+        var command = self
+        command.isBlocking = true
+        return command
     }
 }

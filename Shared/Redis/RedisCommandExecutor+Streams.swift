@@ -44,7 +44,8 @@ extension RedisCommandExecutor {
             timeout = block == .zero ? .zero : block + commandTimeout
         }
         arguments += ["STREAMS", stream, id]
-        let command = RedisCommand("XREADGROUP", arguments: arguments, keysAt: [arguments.count - 2])
+        var command = RedisCommand("XREADGROUP", arguments: arguments, keysAt: [arguments.count - 2])
+        if block != nil { command = command.blocking() }
         let reply = try await send(command, timeout: timeout)
         if reply.isNull { return [] }
         guard let streams = reply.array else { throw RedisError.protocolError("XREADGROUP returned \(reply)") }

@@ -22,7 +22,15 @@ extension RedisCommandExecutor {
         try await send(command, timeout: nil)
     }
 
-    /// Runs `name arguments…` with the configured command timeout.
+    /// Runs `name key rest…` (one key, the first argument) with the configured command timeout.
+    package func send(
+        _ name: String, key: any RedisArgumentConvertible, _ rest: any RedisArgumentConvertible...
+    ) async throws -> RedisReply {
+        try await send(RedisCommand(name, arguments: [key] + rest, keysAt: [0]), timeout: nil)
+    }
+
+    /// Runs `name arguments…` with the configured command timeout: a command without keys, or one whose keys a Redis
+    /// Cluster client finds by name only (a test's, an operator's); Tollgate's own commands declare theirs.
     package func send(_ name: String, _ arguments: any RedisArgumentConvertible...) async throws -> RedisReply {
         try await send(RedisCommand(name, arguments: arguments), timeout: nil)
     }

@@ -10,7 +10,7 @@ import Logging
 /// in flight then fail with ``RedisError/unknownOutcome(_:)``) and the next command reconnects, after a capped,
 /// jittered backoff when connecting failed. TCP keepalive, AUTH, SELECT and CLIENT SETNAME are applied after
 /// every connect and reconnect, before anything else is sent. A blocking call (one given its own timeout, or a
-/// command the server may hold, see ``RedisCommand/mayBlock``) is sent after what is already queued, and
+/// command declared blocking, see ``RedisCommand/isBlocking``) is sent after what is already queued, and
 /// nothing follows it until it is answered: give blocking reads a connection of their own.
 package final class RedisConnection: RedisCommandExecutor {
     package let configuration: RedisConfiguration

@@ -85,7 +85,7 @@ package struct RedisFunctionLibrary: Sendable {
     ) async throws -> (replies: [RedisReply], replicas: Int?) {
         var commands = calls
         if durability.replicas > 0 {
-            commands.append(RedisCommand("WAIT", arguments: [durability.replicas, durability.timeoutMilliseconds], keysAt: []))
+            commands.append(RedisCommand("WAIT", arguments: [durability.replicas, durability.timeoutMilliseconds], keysAt: []).blocking())
         }
         let replies = try await redis.pipeline(commands)
         guard replies.count == commands.count else {

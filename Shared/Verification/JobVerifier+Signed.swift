@@ -105,7 +105,7 @@ extension JobVerifier {
     /// partition of the job at hand: every copy of one notification starts in the same partition, its marker's.
     func firstJob(verifying uuid: String, partition: Partition) async -> String? {
         try? await redis.send(
-            RedisCommand("HGET", configuration.shared.keys.verifiedNotification(uuid: uuid, partition: partition), "job")
+            RedisCommand("HGET", key: configuration.shared.keys.verifiedNotification(uuid: uuid, partition: partition), "job")
         ).string
     }
 }

@@ -36,23 +36,23 @@ struct LedgerView: Sendable {
     static func read(
         on redis: any RedisCommandExecutor, keys: Keys, transactionId: String, originalTransactionId: String
     ) async throws -> LedgerView {
-        guard let owner = try await redis.send("GET", keys.binding(originalTransactionId: originalTransactionId)).string,
+        guard let owner = try await redis.send("GET", key: keys.binding(originalTransactionId: originalTransactionId)).string,
             !owner.isEmpty
         else {
             return LedgerView(owner: nil)
         }
         var view = LedgerView(owner: owner)
-        let items = try await redis.send("HGETALL", keys.transaction(user: owner, transactionId: transactionId)).array ?? []
+        let items = try await redis.send("HGETALL", key: keys.transaction(user: owner, transactionId: transactionId)).array ?? []
         for index in stride(from: 0, to: items.count - 1, by: 2) {
             if let name = items[index].string, let value = items[index + 1].string { view.record[name] = value }
         }
         // Granted coins (labelled grants, ``Ledger/LedgerGrants``) are not Apple's: the balance a consumption answer
         // counts leaves out those still unspent.
-        let account = try await redis.send(RedisCommand("HMGET", keys.account(user: owner), "coins", "coins.granted")).array ?? []
+        let account = try await redis.send(RedisCommand("HMGET", key: keys.account(user: owner), "coins", "coins.granted")).array ?? []
         let coins = account.first?.string.flatMap { Int64($0) } ?? 0
         let granted = account.count > 1 ? account[1].string.flatMap { Int64($0) } ?? 0 : 0
         view.balance = coins - max(granted, 0)
-        view.consented = try await redis.send("HGET", keys.consent(user: owner), "consented").string == "1"
+        view.consented = try await redis.send("HGET", key: keys.consent(user: owner), "consented").string == "1"
         return view
     }
 }

@@ -21,7 +21,7 @@ enum ReceiptReference {
         do {
             _ = try await redis.send(
                 RedisCommand(
-                    "HSET", key(keys, user: user), "receipt", text, "environment", receipt.environment.rawValue, "at", now))
+                    "HSET", key: key(keys, user: user), "receipt", text, "environment", receipt.environment.rawValue, "at", now))
         } catch {
             logger.warning("Could not keep the receipt reference for the sweeper", metadata: ["error": "\(error)"])
         }

@@ -64,7 +64,7 @@ package struct WebhookDeadLetters: Sendable {
                 let attempt = try await sender.send(
                     body: event.body, eventID: event.eventID, to: endpoint, timestamp: now() / 1000)
                 if case .delivered = attempt {
-                    _ = try await redis.send(RedisCommand("XDEL", dead, entry.id))
+                    _ = try await redis.send(RedisCommand("XDEL", key: dead, entry.id))
                     outcome.delivered += 1
                 } else {
                     outcome.failed += 1

@@ -210,11 +210,11 @@ struct ClusterRouterTests {
     @Test func waitGoesToEveryNodeThatAnsweredAndNoneNothingReached() throws {
         let commands = [
             RedisCommand("SET", Self.key(onA: true), "1"), RedisCommand("SET", Self.key(onA: false), "1"),
-            RedisCommand("SET", Self.key(onA: true, 1), "1"), RedisCommand("WAIT", 1, 100),
+            RedisCommand("SET", Self.key(onA: true, 1), "1"), RedisCommand("WAIT", arguments: [1, 100], keysAt: []).blocking(),
         ]
         let wait = try #require(ClusterPipeline.trailingWait(commands))
         #expect(wait.name == "WAIT")
-        #expect(ClusterPipeline.trailingWait([RedisCommand("WAIT", 1, 100)]) == nil)
+        #expect(ClusterPipeline.trailingWait([RedisCommand("WAIT", arguments: [1, 100], keysAt: []).blocking()]) == nil)
         #expect(ClusterPipeline.trailingWait(Array(commands.dropLast())) == nil)
 
         var router = try Self.router()

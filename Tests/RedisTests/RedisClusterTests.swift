@@ -85,10 +85,14 @@ struct RedisClusterTests {
             #expect(client.counters.ask == 0)
             // A durable pipeline: its trailing WAIT goes to each primary written to (a WAIT covers its own connection's
             // writes only) and answers the fewest replicas any acknowledged: each primary has one.
-            let durable = try await client.pipeline(all.map { RedisCommand("SET", $0, "w") } + [RedisCommand("WAIT", 1, 2000)])
+            let durable = try await client.pipeline(
+                all.map { RedisCommand("SET", $0, "w") } + [RedisCommand("WAIT", arguments: [1, 2000], keysAt: []).blocking()])
             #expect(durable.count == all.count + 1)
             #expect(durable.last == .integer(1))
-            #expect(try await client.pipeline([RedisCommand("SET", all[0], "x"), RedisCommand("WAIT", 2, 50)]).last == .integer(1))
+            #expect(
+                try await client.pipeline([
+                    RedisCommand("SET", all[0], "x"), RedisCommand("WAIT", arguments: [2, 50], keysAt: []).blocking(),
+                ]).last == .integer(1))
             for primary in map.allPrimaries {
                 let stats = try await cluster.send(to: primary.port, "INFO", "commandstats").string ?? ""
                 #expect(stats.contains("cmdstat_wait:calls="), "WAIT on \(primary)")
@@ -172,7 +176,8 @@ struct RedisClusterTests {
             // its own node's writes, so one on the source alone would say nothing of the write that landed elsewhere.
             let waitsBefore = try await Self.waitCalls(on: target, in: cluster)
             let durable = try await client.pipeline([
-                RedisCommand("GET", "{mig}b"), RedisCommand("SET", "{mig}e", "durable"), RedisCommand("WAIT", 1, 2000),
+                RedisCommand("GET", "{mig}b"), RedisCommand("SET", "{mig}e", "durable"),
+                RedisCommand("WAIT", arguments: [1, 2000], keysAt: []).blocking(),
             ])
             #expect(durable.first?.string == "before-{mig}b")
             #expect(durable[1] == .status("OK"))

@@ -11,6 +11,26 @@ struct RedisCommandKeysTests {
         keys?.map { String(decoding: $0, as: UTF8.self) }
     }
 
+    @Test func blockingIsDeclaredNotInferred() {
+        #expect(!RedisCommand("BLPOP", key: "l", 0).isBlocking)
+        #expect(RedisCommand("BLPOP", key: "l", 0).blocking().isBlocking)
+        #expect(RedisCommand("BLPOP", key: "l", 0).blocking().declaredKeys == [Array("l".utf8)])
+    }
+
+    /// What keeps production commands declared: ``DeclaredKeysExecutor`` (the ledger tests hand it to the applier)
+    /// refuses a command built by name only, before sending it.
+    @Test func anUndeclaredCommandIsRefusedWhereDeclarationsAreRequired() async throws {
+        let nowhere = RedisConnection(configuration: RedisConfiguration(port: 1), logger: testLogger)
+        defer { nowhere.close() }
+        let redis = DeclaredKeysExecutor(nowhere)
+        await #expect(throws: RedisError.protocolError("GET does not declare its keys")) { try await redis.send("GET", "k") }
+        await #expect(throws: RedisError.protocolError("MULTI does not declare its keys")) {
+            try await redis.pipeline([RedisCommand(keyless: "PING"), RedisCommand("MULTI")])
+        }
+        #expect(throws: Never.self) { try DeclaredKeysExecutor.check(RedisCommand(keyless: "MULTI")) }
+        #expect(throws: Never.self) { try DeclaredKeysExecutor.check(RedisCommand("GET", key: "k")) }
+    }
+
     @Test func declaredKeysRouteWithoutTheTable() throws {
         let unknown = RedisCommand("TG.SOMETHING", arguments: ["x", "{p3}k", 1], keysAt: [1])
         #expect(Self.text(unknown.declaredKeys) == ["{p3}k"])
@@ -54,9 +74,16 @@ struct RedisCommandKeysTests {
             _ = try await redis.functionLoad("#!lua name=keystest\nredis.register_function('kt', function(keys) return #keys end)")
             #expect(try await redis.fcall("kt", keys: ["{p2}a", "{p2}b"], arguments: ["x"]) == .integer(2))
             try await redis.scanKeys(match: "{p2}*") { _ in }
+            _ = try await redis.xreadgroup(group: "g", consumer: "c", stream: "{p2}s", count: 1, block: nil)
+            let library = RedisFunctionLibrary("tg", version: 1, functions: [], parts: [])
+            _ = try await library.pipeline([], on: redis, durability: RedisDurability(replicas: 1, timeoutMilliseconds: 1))
 
             let commands = redis.commands
-            #expect(commands.count >= 15)
+            #expect(commands.count >= 17)
+            // The helpers that build a command the server may hold declare it blocking, and only those: a multiplexed
+            // connection and a pool route around exactly these (``RedisCommand/isBlocking``).
+            #expect(commands.filter(\.isBlocking).map(\.name) == ["XREADGROUP", "WAIT"])
+            #expect(commands.filter { $0.name == "XREADGROUP" }.map(\.isBlocking) == [true, false])
             for command in commands {
                 let declared = try #require(command.declaredKeys, "\(command.name) declares no keys")
                 // An error reply is "The command has no key arguments" (SCAN, FUNCTION LOAD).

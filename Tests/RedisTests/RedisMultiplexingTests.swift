@@ -96,7 +96,7 @@ struct RedisMultiplexingTests {
                 admin.close()
             }
             try await redis.connect()
-            let blocked = Task { try await redis.send(RedisCommand("BLPOP", "wake", 10), timeout: .seconds(20)) }
+            let blocked = Task { try await redis.send(RedisCommand("BLPOP", key: "wake", 10).blocking(), timeout: .seconds(20)) }
             try await Task.sleep(for: .milliseconds(100))
             let queued = (0..<40).map { index in
                 Task { try await redis.send("SADD", "ran", index) }
@@ -117,6 +117,35 @@ struct RedisMultiplexingTests {
         }
     }
 
+    /// A command its builder declares blocking holds its connection without a timeout of its own: the `WAIT` a durable
+    /// Function call ends with (``RedisFunctionLibrary/pipeline(_:on:durability:)``) blocks for its timeout on a
+    /// server without replicas, and ordinary commands on the pool finish meanwhile.
+    @Test func aPoolRoutesAroundADeclaredBlockingCommand() async throws {
+        try await withRedisServer { (server: RedisServer) async throws in
+            let pool = RedisPool(configuration: server.configuration(commandTimeout: .seconds(20)), size: 2, logger: testLogger)
+            let admin = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            defer {
+                pool.close()
+                admin.close()
+            }
+            try await pool.connect()
+            let library = RedisFunctionLibrary("tg", version: 1, functions: [], parts: [])
+            let durable = Task {
+                try await library.pipeline([], on: pool, durability: RedisDurability(replicas: 1, timeoutMilliseconds: 8000))
+            }
+            let isBlocked = try await eventually(timeout: .seconds(20)) {
+                (try await admin.send("CLIENT", "LIST").string ?? "").contains("cmd=wait")
+            }
+            #expect(isBlocked)
+            let clock = ContinuousClock()
+            let started = clock.now
+            for index in 0..<50 { _ = try await pool.send("INCR", "n\(index % 7)") }
+            // Queued behind the WAIT, they would have waited its 8 s.
+            #expect(clock.now - started < .seconds(4), "ordinary commands waited behind the WAIT")
+            #expect(try await durable.value.replicas == 0)
+        }
+    }
+
     /// A pool routes ordinary commands around a connection held by a blocking read: they finish while the read
     /// still blocks (queued behind it, they would wait for ever; the read is woken only after them).
     @Test func aPoolRoutesAroundABlockedConnection() async throws {
@@ -128,7 +157,7 @@ struct RedisMultiplexingTests {
                 admin.close()
             }
             try await pool.connect()
-            let blocked = Task { try await pool.send(RedisCommand("BLPOP", "wake", 0), timeout: .zero) }
+            let blocked = Task { try await pool.send(RedisCommand("BLPOP", key: "wake", 0).blocking(), timeout: .zero) }
             let isBlocked = try await eventually(timeout: .seconds(20)) {
                 (try await admin.send("CLIENT", "LIST").string ?? "").contains("cmd=blpop")
             }

@@ -16,7 +16,7 @@ struct RedisPoolTests {
                         _ = try await pool.send("INCR", "calls")
                         if index.isMultiple(of: 20) {
                             // Hold a connection for a while so others queue up.
-                            _ = try await pool.send("BLPOP", "never", "0.05")
+                            _ = try await pool.send(RedisCommand("BLPOP", key: "never", "0.05").blocking())
                         }
                     }
                 }
@@ -33,7 +33,8 @@ struct RedisPoolTests {
             let pool = RedisPool(configuration: server.configuration(), size: 1, logger: testLogger)
             defer { pool.close() }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { _ = try await pool.send("BLPOP", "never", "0.3") }  // holds the only connection
+                // Holds the only connection.
+                group.addTask { _ = try await pool.send(RedisCommand("BLPOP", key: "never", "0.3").blocking()) }
                 try await Task.sleep(for: .milliseconds(50))
                 for index in 0..<5 {
                     group.addTask { _ = try await pool.send("RPUSH", "order", index) }
@@ -50,7 +51,7 @@ struct RedisPoolTests {
         try await withRedisServer { (server: RedisServer) async throws in
             let pool = RedisPool(configuration: server.configuration(), size: 1, logger: testLogger)
             defer { pool.close() }
-            let holder = Task { try await pool.send("BLPOP", "never", "0.3") }
+            let holder = Task { try await pool.send(RedisCommand("BLPOP", key: "never", "0.3").blocking()) }
             try await Task.sleep(for: .milliseconds(50))
             let waiter = Task { try await pool.send("INCR", "cancelled") }
             try await Task.sleep(for: .milliseconds(50))
@@ -67,7 +68,8 @@ struct RedisPoolTests {
             let pool = RedisPool(configuration: server.configuration(), size: 1, maxWaiters: 1, logger: testLogger)
             defer { pool.close() }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { _ = try await pool.send("BLPOP", "never", "0.5") }  // holds the only connection
+                // Holds the only connection.
+                group.addTask { _ = try await pool.send(RedisCommand("BLPOP", key: "never", "0.5").blocking()) }
                 try await Task.sleep(for: .milliseconds(100))
                 group.addTask { _ = try await pool.send("PING") }  // the one allowed waiter
                 try await Task.sleep(for: .milliseconds(100))
@@ -82,7 +84,7 @@ struct RedisPoolTests {
     @Test func closeFailsWaitersAndLaterCalls() async throws {
         try await withRedisServer { (server: RedisServer) async throws in
             let pool = RedisPool(configuration: server.configuration(), size: 1, logger: testLogger)
-            let holder = Task { try await pool.send("BLPOP", "never", "0.3") }
+            let holder = Task { try await pool.send(RedisCommand("BLPOP", key: "never", "0.3").blocking()) }
             try await Task.sleep(for: .milliseconds(100))
             let waiter = Task { try await pool.send("PING") }
             try await Task.sleep(for: .milliseconds(50))

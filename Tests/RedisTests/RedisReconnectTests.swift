@@ -61,7 +61,7 @@ struct RedisReconnectTests {
             let clock = ContinuousClock()
             let started = clock.now
             do {
-                _ = try await redis.send("BLPOP", "empty-list", 30)
+                _ = try await redis.send(RedisCommand("BLPOP", key: "empty-list", 30).blocking())
                 Issue.record("BLPOP returned before its timeout")
             } catch let error as RedisError {
                 #expect(error.code == "unknown_outcome", "\(error)")
@@ -127,11 +127,11 @@ struct RedisReconnectTests {
                 logger: testLogger)
             defer { redis.close() }
             _ = try await redis.send("CLIENT", "SETNAME", "same")
-            let reply = try await redis.send(RedisCommand("BLPOP", "empty-list", "0.5"), timeout: .seconds(2))
+            let reply = try await redis.send(RedisCommand("BLPOP", key: "empty-list", "0.5").blocking(), timeout: .seconds(2))
             #expect(reply.isNull)
             // The socket timeout is back to 200 ms and the connection was kept.
             #expect(try await redis.send("CLIENT", "GETNAME").string == "same")
-            await #expect(throws: RedisError.self) { _ = try await redis.send("BLPOP", "empty-list", 1) }
+            await #expect(throws: RedisError.self) { _ = try await redis.send(RedisCommand("BLPOP", key: "empty-list", 1).blocking()) }
         }
     }
 
@@ -141,7 +141,7 @@ struct RedisReconnectTests {
             try await redis.connect()
             let clock = ContinuousClock()
             let started = clock.now
-            let blocked = Task { try await redis.send(RedisCommand("BLPOP", "never", 0), timeout: .zero) }
+            let blocked = Task { try await redis.send(RedisCommand("BLPOP", key: "never", 0).blocking(), timeout: .zero) }
             // Closed once the BLPOP is in flight (Redis counts it blocked): a command still queued when the
             // connection closes fails as `closed`, which is a different contract.
             let observer = RedisConnection(configuration: server.configuration(), logger: testLogger)
@@ -170,7 +170,7 @@ struct RedisReconnectTests {
             try await redis.connect()
             let clock = ContinuousClock()
             let started = clock.now
-            let blocked = Task { try await redis.send(RedisCommand("BLPOP", "never", 0), timeout: .zero) }
+            let blocked = Task { try await redis.send(RedisCommand("BLPOP", key: "never", 0).blocking(), timeout: .zero) }
             let queued = Task {
                 try await Task.sleep(for: .milliseconds(50))
                 return try await redis.send("INCR", "queued")

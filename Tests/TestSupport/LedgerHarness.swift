@@ -98,8 +98,9 @@ package struct LedgerHarness: Sendable {
         for partition in keys.partitions {
             _ = try await redis.xgroupCreate(keys.verified(partition: partition).stream, group: group, startID: "0", makeStream: true)
         }
+        // The applier's every command must declare its keys; the tests' own (seeding, checks) may be built by name.
         var applier = LedgerApplier(
-            redis: redis, catalog: testCatalog, keys: keys, group: group, clampRefunds: clamp, now: { now })
+            redis: DeclaredKeysExecutor(redis), catalog: testCatalog, keys: keys, group: group, clampRefunds: clamp, now: { now })
         applier.repeatFreeTrial = repeatFreeTrial
         return LedgerHarness(serverIfAny: server, redis: redis, keys: keys, applier: applier)
     }

@@ -5,15 +5,18 @@ import Synchronization
 /// partition on a Redis Cluster: it keeps one ``RedisConnection`` to that primary (no connection per read) and
 /// re-targets it when the slot moves.
 ///
-/// - `MOVED`: the slot map is patched (``RedisClusterClient`` counts it and schedules a refresh) and the command is
-///   sent again on a connection to the new owner; nothing ran on the old one.
+/// What an error means and what to do is ``ClusterRouter``'s decision for a request that retries
+/// ``ClusterRequest/Retries/byCaller`` (unit tested without a server in `ClusterReaderDecisionTests`); the reader
+/// only performs it:
+/// - `MOVED`: the slot map is patched (a refresh scheduled) and the command is sent again on a connection to the new
+///   owner; nothing ran on the old one.
 /// - `ASK` (the slot is migrating and this key has left): this one command goes through the client, which sends
 ///   `ASKING` and the command on a connection of its own to the importing node; the target is unchanged.
 /// - `UNBLOCKED` (a blocked `XREADGROUP` whose stream migrated away): the map is refreshed and the read sent again
 ///   to the slot's owner, once; the read had not returned any entry, so nothing is lost.
 /// - `connectionFailed`, `unknownOutcome`, `TRYAGAIN`, `CLUSTERDOWN`: thrown to the caller (whose read loop backs
-///   off and reads again), after forgetting the connection and refreshing the map, so the next call follows a
-///   failover.
+///   off and reads again), after forgetting the connection (not after `TRYAGAIN`) and refreshing the map, so the
+///   next call follows a failover.
 package final class ClusterReader: RedisDedicatedConnection {
     private struct State {
         var node: RedisConfiguration.Endpoint?
@@ -42,46 +45,25 @@ package final class ClusterReader: RedisDedicatedConnection {
     package var node: RedisConfiguration.Endpoint? { state.withLock { $0.node } }
 
     package func send(_ command: RedisCommand, timeout: Duration?) async throws -> RedisReply {
-        var redirections = 0
-        var unblocked = false
+        var request = ClusterRequest(command, route: .slot(slot), retries: .byCaller, deadline: .now)
         while true {
+            switch request.next {
+            case .route: break
+            case .node(let node):
+                request.next = .route
+                retarget(node)
+            case .asking(let node):
+                // The importing node: the client sends `ASKING` and this one command on a connection of its own.
+                return try await client.execute(command, route: .slot(slot), timeout: timeout, start: .asking(node))
+            }
             let (node, connection) = try await target()
             do {
                 return try await connection.send(command, timeout: timeout)
             } catch let error as RedisError {
-                switch error {
-                case .server(let code, _):
-                    if let redirect = ClusterRedirect(error, from: node) {
-                        redirections += 1
-                        guard redirections <= client.maxRedirections else { throw error }
-                        if redirect.kind == .ask {
-                            _ = client.follow(redirect)
-                            return try await client.execute(
-                                command, route: .slot(slot), timeout: timeout, start: .asking(redirect.endpoint))
-                        }
-                        _ = client.follow(redirect)
-                        retarget(redirect.endpoint)
-                        continue
-                    }
-                    if code == "UNBLOCKED", !unblocked {
-                        unblocked = true
-                        forget()
-                        _ = try? await client.refresh()
-                        continue
-                    }
-                    if code == "TRYAGAIN" || code == "CLUSTERDOWN" {
-                        client.countRefusal(code)
-                        if code == "CLUSTERDOWN" { forget() }
-                        client.scheduleRefresh(force: code == "CLUSTERDOWN")
-                    }
-                    throw error
-                case .connectionFailed, .unknownOutcome:
-                    forget()
-                    client.scheduleRefresh(force: true)
-                    throw error
-                default:
-                    throw error
-                }
+                let decision = client.failed(error, on: node, request: &request)
+                if decision.dropConnection { forget() }
+                await client.perform(decision.refresh)
+                guard decision.next == .send else { throw error }
             }
         }
     }

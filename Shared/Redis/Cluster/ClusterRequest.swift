@@ -14,7 +14,19 @@ package struct ClusterRequest: Sendable {
         case asking(Endpoint)
     }
 
+    /// Who retries what the node refused.
+    package enum Retries: Sendable, Hashable {
+        /// The cluster client: `TRYAGAIN`, `CLUSTERDOWN` and an unreachable node are sent again after a backoff until
+        /// the ``deadline``.
+        case withinWindow
+        /// A ``ClusterReader`` (one dedicated connection, a consumer's read loop above it): those are thrown to the
+        /// caller, whose loop backs off and reads again, after the connection is dropped where the node may be gone;
+        /// an `UNBLOCKED` blocked read (its stream migrated away) is sent again once, by a refreshed map.
+        case byCaller
+    }
+
     package let route: ClusterRoute
+    package let retries: Retries
     /// `FCALL`/`FCALL_RO`: a `Function not found` reply may be answered by reloading the libraries.
     package let isFunctionCall: Bool
     package var next: Start
@@ -22,6 +34,8 @@ package struct ClusterRequest: Sendable {
     package internal(set) var redirections = 0
     /// Whether the libraries were already reloaded once for this command.
     package private(set) var reloaded = false
+    /// Whether an `UNBLOCKED` read was already sent again (``Retries/byCaller``).
+    package internal(set) var unblocked = false
     /// The node whose answer (a reply, a server error, or none: ``RedisError/unknownOutcome(_:)``) is the outcome,
     /// so a pipeline's `WAIT` can cover it; nil while no node answered.
     package internal(set) var landedOn: Endpoint?
@@ -29,12 +43,21 @@ package struct ClusterRequest: Sendable {
     package let deadline: ContinuousClock.Instant
     private var backoff: ReconnectBackoff
 
-    package init(_ command: RedisCommand, route: ClusterRoute, start: Start = .route, deadline: ContinuousClock.Instant) {
-        self.init(route: route, start: start, isFunctionCall: command.name == "FCALL" || command.name == "FCALL_RO", deadline: deadline)
+    package init(
+        _ command: RedisCommand, route: ClusterRoute, start: Start = .route, retries: Retries = .withinWindow,
+        deadline: ContinuousClock.Instant
+    ) {
+        self.init(
+            route: route, start: start, isFunctionCall: command.name == "FCALL" || command.name == "FCALL_RO", retries: retries,
+            deadline: deadline)
     }
 
-    package init(route: ClusterRoute, start: Start = .route, isFunctionCall: Bool = false, deadline: ContinuousClock.Instant) {
+    package init(
+        route: ClusterRoute, start: Start = .route, isFunctionCall: Bool = false, retries: Retries = .withinWindow,
+        deadline: ContinuousClock.Instant
+    ) {
         self.route = route
+        self.retries = retries
         self.isFunctionCall = isFunctionCall
         next = start
         self.deadline = deadline

@@ -1,6 +1,6 @@
 /// Where a cluster client sends one command, from the command's keys: the keys it declares
-/// (``RedisCommand/keyIndices``, set by the helpers that build it), else a table of the commands Tollgate sends
-/// (see `Shared/Redis/README.md`, "Cluster").
+/// (``RedisCommand/keyIndices``, set by whoever builds it), else — for a command built by name only, a test's or an
+/// operator's — a table of the commands Tollgate sends (see `Shared/Redis/README.md`, "Cluster").
 package enum ClusterRoute: Sendable, Hashable {
     /// Every key is in this slot: the slot's primary.
     case slot(Int)
@@ -35,12 +35,13 @@ package enum ClusterRoute: Sendable, Hashable {
 
     /// The keys of `command` by the table of command names, nil for a command the table does not know.
     ///
-    /// Kept as the fallback for commands built without declared keys: the `RedisCommandExecutor` helpers
-    /// (`RedisCommandExecutor+*.swift`) and `RedisFunctionLibrary`'s `FCALL`s declare theirs, but about a hundred
-    /// other call sites in the services, `tollctl` and the tests build commands by name (`send("HSET", …)`,
-    /// `RedisCommand("ZADD", …)`, `MULTI` blocks), and a command routed by no keys would go to any primary and cost
-    /// a `MOVED` round trip — or, inside a `MULTI … EXEC` block, lose the block's slot. `SlotCheckedExecutor` (the
-    /// single-server tests) checks that declared keys agree with this table wherever the table knows the command.
+    /// Kept as the fallback for commands built by name only: every command the services, the libraries and `tollctl`
+    /// send declares its keys (the ledger tests refuse one that does not, `DeclaredKeysExecutor`), but the tests build
+    /// several hundred by name (`send("HSET", …)`, `RedisCommand("ZADD", …)`, `MULTI` blocks) to seed and inspect
+    /// what they run against a cluster, and an operator may pass one through. Routed by no keys, such a command would
+    /// go to any primary and cost a `MOVED` round trip — or, inside a `MULTI … EXEC` block, lose the block's slot.
+    /// `SlotCheckedExecutor` (the single-server tests) checks that declared keys agree with this table wherever the
+    /// table knows the command.
     package static func tableKeys(of command: RedisCommand) -> [[UInt8]]? {
         let arguments = command.arguments
         let name = command.name

@@ -34,10 +34,15 @@ package struct ClusterRouter: Sendable {
 
         package var refresh: Refresh
         package var next: Next
+        /// Drop the connection the try used, so that the next try connects by the map: a ``ClusterReader``'s own
+        /// connection, after its node refused as a whole (`CLUSTERDOWN`) or may be gone. Only requests that
+        /// ``ClusterRequest/Retries/byCaller`` get it; the client's shared node connections reconnect by themselves.
+        package var dropConnection: Bool
 
-        package init(refresh: Refresh = .none, next: Next) {
+        package init(refresh: Refresh = .none, next: Next, dropConnection: Bool = false) {
             self.refresh = refresh
             self.next = next
+            self.dropConnection = dropConnection
         }
     }
 
@@ -110,15 +115,17 @@ package struct ClusterRouter: Sendable {
 
     /// `request`'s try on `node` failed with `error`: what to do next.
     package mutating func failed(_ error: RedisError, on node: Endpoint, request: inout ClusterRequest) -> Decision {
+        if let redirect = ClusterRedirect(error, from: node) {
+            request.landedOn = node
+            request.redirections += 1
+            guard request.redirections <= maxRedirections else { return Decision(next: .fail) }
+            request.next = follow(redirect)
+            return Decision(refresh: redirect.kind == .moved ? .inBackground(force: false) : .none, next: .send)
+        }
+        if request.retries == .byCaller { return readerFailed(error, on: node, request: &request) }
         switch error {
         case .server(let code, _):
             request.landedOn = node
-            if let redirect = ClusterRedirect(error, from: node) {
-                request.redirections += 1
-                guard request.redirections <= maxRedirections else { return Decision(next: .fail) }
-                request.next = follow(redirect)
-                return Decision(refresh: redirect.kind == .moved ? .inBackground(force: false) : .none, next: .send)
-            }
             if code == "TRYAGAIN" || code == "CLUSTERDOWN" {
                 countRefusal(code)
                 // The redirections count again after the pause (or the error is thrown at the deadline).
@@ -138,6 +145,33 @@ package struct ClusterRouter: Sendable {
             // May have run: never sent again here. The node may be gone; the next command finds out.
             request.landedOn = node
             return Decision(refresh: .inBackground(force: true), next: .fail)
+        default:
+            return Decision(next: .fail)
+        }
+    }
+
+    /// ``failed(_:on:request:)`` for a ``ClusterReader`` (``ClusterRequest/Retries/byCaller``), after redirections
+    /// (which go as for any command): an `UNBLOCKED` read is sent again once, to the slot's owner by a map read first (it returned no
+    /// entry, so nothing is lost); `TRYAGAIN`, `CLUSTERDOWN`, an unreachable node and an unknown outcome are thrown to
+    /// the caller's read loop, with a refresh started (at once unless `TRYAGAIN`) and the connection dropped where
+    /// the node may be gone.
+    private mutating func readerFailed(_ error: RedisError, on node: Endpoint, request: inout ClusterRequest) -> Decision {
+        switch error {
+        case .server(let code, _):
+            request.landedOn = node
+            if code == "UNBLOCKED", !request.unblocked {
+                request.unblocked = true
+                request.next = .route
+                return Decision(refresh: .beforeNext, next: .send, dropConnection: true)
+            }
+            if code == "TRYAGAIN" || code == "CLUSTERDOWN" {
+                countRefusal(code)
+                let down = code == "CLUSTERDOWN"
+                return Decision(refresh: .inBackground(force: down), next: .fail, dropConnection: down)
+            }
+            return Decision(next: .fail)
+        case .connectionFailed, .unknownOutcome:
+            return Decision(refresh: .inBackground(force: true), next: .fail, dropConnection: true)
         default:
             return Decision(next: .fail)
         }

@@ -124,15 +124,11 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
                 state.withLock { $0.router.answered(by: node, request: &request) }
                 return reply
             } catch let error as RedisError {
-                let decision = state.withLock { $0.router.failed(error, on: node, request: &request) }
+                let decision = failed(error, on: node, request: &request)
                 if case .connectionFailed = error {
                     logger.debug("redis cluster node unreachable", metadata: ["redis.node": "\(node)"])
                 }
-                switch decision.refresh {
-                case .none: break
-                case .inBackground(let force): scheduleRefresh(force: force)
-                case .beforeNext: _ = try? await refresh()
-                }
+                await perform(decision.refresh)
                 switch decision.next {
                 case .send:
                     continue
@@ -164,7 +160,7 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
     /// ``RedisPool`` decides) gets a connection of its own for the call, so nothing queues behind it on the
     /// node's shared connection.
     private func attempt(_ command: RedisCommand, on node: Endpoint, asking: Bool, timeout: Duration?) async throws -> RedisReply {
-        if timeout != nil || command.mayBlock {
+        if timeout != nil || command.isBlocking {
             try state.withLock { if $0.closed { throw RedisError.closed } }
             let dedicated = RedisConnection(configuration: configuration.node(node), logger: logger)
             defer { dedicated.close() }
@@ -179,6 +175,11 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
         return replies[1]
     }
 
+    /// ``ClusterRouter/failed(_:on:request:)``, under the lock: what to do after `request`'s try on `node` failed.
+    func failed(_ error: RedisError, on node: Endpoint, request: inout ClusterRequest) -> ClusterRouter.Decision {
+        state.withLock { $0.router.failed(error, on: node, request: &request) }
+    }
+
     /// Records a redirection (``ClusterRouter/follow(_:)``) and says where to send next; after `MOVED` a refresh is
     /// scheduled.
     func follow(_ redirect: ClusterRedirect) -> Start {
@@ -190,6 +191,15 @@ package final class RedisClusterClient: RedisCommandExecutor, Service {
     /// Counts a `TRYAGAIN` or `CLUSTERDOWN`.
     func countRefusal(_ code: String) {
         state.withLock { $0.router.countRefusal(code) }
+    }
+
+    /// Starts, or reads and waits for, the refresh a decision asks for.
+    func perform(_ refresh: ClusterRouter.Decision.Refresh) async {
+        switch refresh {
+        case .none: break
+        case .inBackground(let force): scheduleRefresh(force: force)
+        case .beforeNext: _ = try? await self.refresh()
+        }
     }
 
     /// Closes every node connection; later calls throw ``RedisError/closed``.

@@ -108,7 +108,7 @@ package enum AccountTokenAssignment {
         defer { redis.close() }
         let keys = configuration.shared.keys.inProject(project)
         let bindingKey = keys.binding(originalTransactionId: originalTransactionId)
-        let boundTo = try await redis.send(RedisCommand("GET", bindingKey)).string
+        let boundTo = try await redis.send(RedisCommand("GET", key: bindingKey)).string
         if let boundTo, !UserID.same(boundTo, user) {
             throw VerificationError(
                 "owned_by_another_user",
@@ -151,7 +151,7 @@ package enum AccountTokenAssignment {
             "app account token set",
             metadata: ["transaction.original": "\(originalTransactionId)", "user": "\(user)", "environment": "\(found.rawValue)"])
 
-        if let now = try await redis.send(RedisCommand("GET", bindingKey)).string, !UserID.same(now, user) {
+        if let now = try await redis.send(RedisCommand("GET", key: bindingKey)).string, !UserID.same(now, user) {
             throw VerificationError(
                 "binding_changed",
                 "Apple now has user \(user)'s appAccountToken on purchase \(originalTransactionId), but meanwhile the "
@@ -207,8 +207,11 @@ package enum AccountTokenAssignment {
     private static func userKnown(_ user: String, keys: Keys, on redis: any RedisCommandExecutor) async throws -> Bool {
         let reply = try await redis.send(
             RedisCommand(
-                "EXISTS", keys.account(user: user), keys.on(.sandbox).account(user: user), keys.orders(user: user),
-                keys.accountToken(user: user)))
+                "EXISTS",
+                arguments: [
+                    keys.account(user: user), keys.on(.sandbox).account(user: user), keys.orders(user: user),
+                    keys.accountToken(user: user),
+                ], keysAt: 0..<4))
         return (reply.int ?? 0) > 0
     }
 }

@@ -78,7 +78,7 @@ package enum OrderLookup {
             LedgerSide.of(environment: environment.rawValue, deploymentIsProduction: configuration.environment == .production))
         for index in entries.indices {
             guard let transaction = entries[index].result.value, let original = transaction.originalTransactionId else { continue }
-            let owner = try await redis.send(RedisCommand("GET", keys.binding(originalTransactionId: original))).string
+            let owner = try await redis.send(RedisCommand("GET", key: keys.binding(originalTransactionId: original))).string
             entries[index].owner = owner
             if let owner, let id = transaction.transactionId {
                 entries[index].record = TransactionRecord(hash: try await redis.hgetall(keys.transaction(user: owner, transactionId: id)))

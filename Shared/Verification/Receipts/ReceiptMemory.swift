@@ -21,7 +21,7 @@ enum ReceiptMemory {
 
     /// The validation remembered for `user`'s receipt `receipt`, if any.
     static func recall(on redis: any RedisCommandExecutor, keys: Keys, user: String, receipt: [UInt8]) async -> ValidatedReceipt? {
-        guard let reply = try? await redis.send(RedisCommand("GET", key(keys, user: user, receipt: receipt))),
+        guard let reply = try? await redis.send(RedisCommand("GET", key: key(keys, user: user, receipt: receipt))),
             let bytes = reply.bytes, let value = try? JSONReader.parse(bytes), let fields = try? JSONFields(value)
         else { return nil }
         return try? ValidatedReceipt(json: fields)
@@ -37,7 +37,7 @@ enum ReceiptMemory {
         guard lifetime > .zero, writer.bytes.count <= maximumBytes else { return }
         do {
             _ = try await redis.send(
-                RedisCommand("SET", key(keys, user: user, receipt: receipt), writer.bytes, "PX", max(1, lifetime.milliseconds)))
+                RedisCommand("SET", key: key(keys, user: user, receipt: receipt), writer.bytes, "PX", max(1, lifetime.milliseconds)))
         } catch {
             logger.warning("Could not remember a validated receipt", metadata: ["error": "\(error)"])
         }

@@ -144,7 +144,7 @@ struct NotificationReconciler: Sendable {
         }
         let keys = context.keys
         if let otid = peek.originalTransactionId, !otid.isEmpty,
-            let owner = try await context.redis.send("GET", keys.binding(originalTransactionId: otid)).string, !owner.isEmpty,
+            let owner = try await context.redis.send("GET", key: keys.binding(originalTransactionId: otid)).string, !owner.isEmpty,
             try await applied(peek.notificationUUID, owner: owner, keys: keys)
         {
             report.applied += 1
@@ -154,7 +154,7 @@ struct NotificationReconciler: Sendable {
         let partition = keys.partition(ofNotification: peek.originalTransactionId, uuid: peek.notificationUUID) ?? .first
         let seenKey = keys.reconcileSeen(notificationUUID: peek.notificationUUID, partition: partition)
         if context.dryRun {
-            if try await context.redis.send("EXISTS", seenKey).int == 1 {
+            if try await context.redis.send("EXISTS", key: seenKey).int == 1 {
                 report.seen += 1
             } else {
                 report.enqueued += 1
@@ -187,7 +187,7 @@ struct NotificationReconciler: Sendable {
     /// notifications on the user's sandbox side, ``LedgerSide``).
     private func applied(_ uuid: String, owner: String, keys: Keys) async throws -> Bool {
         for side in LedgerSide.allCases
-        where try await context.redis.send("SISMEMBER", keys.on(side).notifications(user: owner), uuid).int == 1 {
+        where try await context.redis.send("SISMEMBER", key: keys.on(side).notifications(user: owner), uuid).int == 1 {
             return true
         }
         return false

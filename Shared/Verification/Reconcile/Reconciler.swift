@@ -72,7 +72,7 @@ final class Reconciler: Service {
 
     /// How long until the next fleet-wide pass is due (zero or less: now).
     func timeUntilDue() async throws -> Duration {
-        guard let last = try await context.redis.send("HGET", context.keys.reconcileStatus, "pass.at").int else { return .zero }
+        guard let last = try await context.redis.send("HGET", key: context.keys.reconcileStatus, "pass.at").int else { return .zero }
         return .milliseconds(last + settings.interval.milliseconds - context.clock.nowMilliseconds())
     }
 

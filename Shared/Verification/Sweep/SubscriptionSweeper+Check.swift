@@ -21,8 +21,10 @@ extension SubscriptionSweeper {
     func check(_ due: Due, report: inout ReconcileReport) async throws {
         let keys = context.keys.inProject(due.project)
         guard
-            let transactionId = try await context.redis.send("HGET", keys.subscriptionsDueReference(partition: due.partition), due.member)
-                .string,
+            let transactionId = try await context.redis.send(
+                "HGET", key: keys.subscriptionsDueReference(partition: due.partition), due.member
+            )
+            .string,
             !transactionId.isEmpty
         else {
             try await postpone(due)
@@ -36,7 +38,7 @@ extension SubscriptionSweeper {
         let meta =
             try await context.redis.send(
                 RedisCommand(
-                    "HMGET", keys.on(side).ledgerMeta(user: due.user), "r:\(due.entitlement):auto", "r:\(due.entitlement):retry",
+                    "HMGET", key: keys.on(side).ledgerMeta(user: due.user), "r:\(due.entitlement):auto", "r:\(due.entitlement):retry",
                     "r:\(due.entitlement):grace")
             ).array ?? []
         let state = LedgerState(

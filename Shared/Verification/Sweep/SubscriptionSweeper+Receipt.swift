@@ -11,7 +11,7 @@ extension SubscriptionSweeper {
     /// ledger.
     func checkReceipt(_ due: Due, state: LedgerState, report: inout ReconcileReport) async throws {
         let stored = try await context.redis.send(
-            "HGET", ReceiptReference.key(context.keys.inProject(due.project), user: due.user), "receipt"
+            "HGET", key: ReceiptReference.key(context.keys.inProject(due.project), user: due.user), "receipt"
         ).string
         guard let stored, !stored.isEmpty else {
             report.failed += 1

@@ -61,7 +61,7 @@ struct SubscriptionSweeper: Sendable {
         let cutoff = context.clock.nowMilliseconds() - context.configuration.reconcile.sweepGrace.milliseconds
         let reply = try await context.redis.send(
             RedisCommand(
-                "ZRANGEBYSCORE", keys.subscriptionsDue(partition: partition), "-inf", cutoff, "WITHSCORES", "LIMIT", 0, limit))
+                "ZRANGEBYSCORE", key: keys.subscriptionsDue(partition: partition), "-inf", cutoff, "WITHSCORES", "LIMIT", 0, limit))
         let flat = reply.array ?? []
         var index = 0
         while index + 1 < flat.count {
@@ -106,6 +106,6 @@ struct SubscriptionSweeper: Sendable {
         let next = context.clock.nowMilliseconds() + (delay ?? context.configuration.reconcile.sweepRecheck).milliseconds
         _ = try await context.redis.send(
             RedisCommand(
-                "ZADD", context.keys.inProject(due.project).subscriptionsDue(partition: due.partition), "XX", "GT", next, due.member))
+                "ZADD", key: context.keys.inProject(due.project).subscriptionsDue(partition: due.partition), "XX", "GT", next, due.member))
     }
 }

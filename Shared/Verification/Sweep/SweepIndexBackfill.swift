@@ -18,7 +18,7 @@ struct SweepIndexBackfill: Sendable {
     /// Runs the backfill unless it ran before; returns how many subscriptions it added.
     func runOnce(lease: String) async throws -> Int {
         let keys = context.keys
-        if try await context.redis.send("HEXISTS", keys.reconcileStatus, Self.markerField).int == 1 { return 0 }
+        if try await context.redis.send("HEXISTS", key: keys.reconcileStatus, Self.markerField).int == 1 { return 0 }
         var added = 0
         try await context.redis.scanKeys(match: keys.accountPattern) { found in
             for key in found {
@@ -45,16 +45,16 @@ struct SweepIndexBackfill: Sendable {
             else { continue }
             let environment =
                 try await context.redis.send(
-                    "HGET", context.keys.transaction(user: user, transactionId: latest), "env"
+                    "HGET", key: context.keys.transaction(user: user, transactionId: latest), "env"
                 ).string ?? ""
             guard !environment.isEmpty,
                 let member = String(data: try JSONEncoder().encode([environment, name, user]), encoding: .utf8)
             else { continue }
             let partition = context.keys.partition(ofUser: user)
             let created = try await context.redis.send(
-                RedisCommand("ZADD", context.keys.subscriptionsDue(partition: partition), "NX", due, member))
+                RedisCommand("ZADD", key: context.keys.subscriptionsDue(partition: partition), "NX", due, member))
             _ = try await context.redis.send(
-                RedisCommand("HSETNX", context.keys.subscriptionsDueReference(partition: partition), member, latest))
+                RedisCommand("HSETNX", key: context.keys.subscriptionsDueReference(partition: partition), member, latest))
             if created.int == 1 { added += 1 }
         }
         return added
@@ -63,7 +63,7 @@ struct SweepIndexBackfill: Sendable {
     /// The active, not upgraded subscription period with the latest `expiresDate` in the entitlement hash
     /// (values `active,purchaseMs,expiresMs,upgraded`); nil when it holds none (not a subscription).
     private func latestPeriod(user: String, entitlement: String) async throws -> String? {
-        let flat = try await context.redis.send("HGETALL", context.keys.entitlement(user: user, name: entitlement)).array ?? []
+        let flat = try await context.redis.send("HGETALL", key: context.keys.entitlement(user: user, name: entitlement)).array ?? []
         var best: (tid: String, expires: Int64)?
         for index in stride(from: 0, to: flat.count - 1, by: 2) {
             guard let tid = flat[index].string, let parts = flat[index + 1].string?.split(separator: ","), parts.count == 4,
