@@ -2,11 +2,11 @@ import Core
 import Export
 import Ledger
 import Logging
-import Operations
 import Pipeline
 import PostgresNIO
 import Prometheus
 import Redis
+import ServiceKit
 import ServiceLifecycle
 
 extension App {

@@ -2,6 +2,7 @@ import Core
 import Export
 import Ledger
 import Pipeline
+import ServiceKit
 
 /// The exporter's settings, read from the environment by ``init(environment:)``.
 ///

@@ -3,10 +3,10 @@ import Foundation
 import Hummingbird
 import Ledger
 import Logging
-import Operations
 import Pipeline
 import Prometheus
 import Redis
+import ServiceKit
 import ServiceLifecycle
 
 extension App {

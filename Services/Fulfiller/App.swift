@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import Pipeline
 import Prometheus
+import ServiceKit
 import ServiceLifecycle
 
 /// Entry point of `fulfiller`: reads the configuration, builds the service group and runs it until SIGTERM or

@@ -2,6 +2,7 @@ import AppStore
 import Core
 import Ledger
 import Pipeline
+import ServiceKit
 
 extension FulfillerConfiguration {
     /// Reads and validates the keys listed on ``FulfillerConfiguration`` by ``Core/EnvironmentReader``'s rules;

@@ -5,9 +5,9 @@ import Hummingbird
 import Ledger
 import Logging
 import NIOCore
-import Operations
 import Pipeline
 import Redis
+import ServiceKit
 import ServiceLifecycle
 
 /// Builds ingest: connects to Redis (failing fast, naming `TOLLGATE_REDIS_URL`), loads the pipeline and

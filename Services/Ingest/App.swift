@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Pipeline
+import ServiceKit
 import ServiceLifecycle
 
 /// `ingest`: Tollgate's HTTP front door. Settings are environment variables, listed on ``IngestConfiguration``;

@@ -4,6 +4,7 @@ import Foundation
 import Ledger
 import Pipeline
 import Redis
+import ServiceKit
 
 extension IngestConfiguration {
     /// Reads and validates every key (see ``IngestConfiguration``) by ``Core/EnvironmentReader``'s rules; throws

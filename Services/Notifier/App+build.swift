@@ -1,9 +1,9 @@
 import AppStore
 import Logging
-import Operations
 import Pipeline
 import Prometheus
 import Redis
+import ServiceKit
 import ServiceLifecycle
 import Webhooks
 

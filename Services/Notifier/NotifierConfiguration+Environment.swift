@@ -1,5 +1,6 @@
 import Core
 import Pipeline
+import ServiceKit
 import Webhooks
 
 extension NotifierConfiguration {

@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import Pipeline
 import Prometheus
+import ServiceKit
 import ServiceLifecycle
 import Verification
 

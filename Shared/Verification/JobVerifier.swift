@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// Verifies one job with Apple's rules, per kind, and says what it found as a ``VerificationOutcome``:
 /// receipts through `verifyReceipt`, StoreKit 2 transactions and V2 notifications through the JWS

@@ -2,6 +2,7 @@ import AppStore
 import Core
 import Foundation
 import Pipeline
+import ServiceKit
 
 extension VerifierConfiguration {
     /// Reads and validates every key listed on ``VerifierConfiguration`` from `environment` by

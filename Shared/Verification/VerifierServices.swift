@@ -3,10 +3,10 @@ import Core
 import Foundation
 import Hummingbird
 import Logging
-import Operations
 import Pipeline
 import Prometheus
 import Redis
+import ServiceKit
 import ServiceLifecycle
 
 /// Builds the verifier as a `ServiceGroup` from this module's parts; the `verifier` executable runs it, tests

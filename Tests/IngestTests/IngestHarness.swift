@@ -10,6 +10,7 @@ import Ledger
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// Everything a reconcile pass uses: the verifier's settings and Apple clients, Redis, the clock, and
 /// whether it is a dry run. A dry run sends Redis only reads (no lease, no function load, no rate-limit
