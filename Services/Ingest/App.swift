@@ -1,4 +1,5 @@
 import Core
+import CoreMetrics
 import Foundation
 import Hummingbird
 import Logging
@@ -15,7 +16,7 @@ struct App {
             let configuration = try IngestConfiguration(environment: ProcessInfo.processInfo.environment)
             configuration.shared.bootstrapLogging()
             let app = try await buildApplication(configuration: configuration, logger: Logger(label: "ingest"))
-            try await configuration.shared.serviceGroup(services: [app], logger: app.logger).run()
+            try await configuration.shared.serviceGroup(services: [app], metrics: MetricsSystem.factory, logger: app.logger).run()
         } catch {
             Fatal.exit(tool: "ingest", error: error)
         }

@@ -29,7 +29,8 @@ package enum VerifierServices {
         onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         let keys = configuration.shared.keys
-        let metrics = VerifierMetrics()
+        let handles = MetricHandles(factory: PrometheusMetricsFactory(registry: registry))
+        let metrics = VerifierMetrics(handles: handles)
         let (signedData, receipts, apiClients) = try appleClients(configuration, metrics: metrics)
 
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
@@ -50,11 +51,12 @@ package enum VerifierServices {
                 streams: jobStreams, group: consumerGroup, consumer: consumer, concurrency: configuration.concurrency,
                 readCount: min(configuration.concurrency, 64), claimMinIdle: configuration.claimMinIdle,
                 claimInterval: configuration.claimInterval, retry: configuration.retry),
-            redis: redis, clock: clock, logger: logger,
+            redis: redis, clock: clock, metrics: handles, logger: logger,
             deadLetterWrites: { handler.deadLetterWrites($0, $1) },
             handler: { try await handler.handle($0) })
-        let promoter = RetryPromoter(streams: jobStreams.map(\.keys), redis: redis, interval: .milliseconds(200), logger: logger)
-        let janitor = StreamJanitor(streams: jobStreams.map(\.keys), redis: redis, logger: logger)
+        let promoter = RetryPromoter(
+            streams: jobStreams.map(\.keys), redis: redis, interval: .milliseconds(200), metrics: handles, logger: logger)
+        let janitor = StreamJanitor(streams: jobStreams.map(\.keys), redis: redis, metrics: handles, logger: logger)
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis,
             libraries: [PipelineFunctions.library, VerifierFunctions.library, RateLimitFunctions.library, ReconcileFunctions.library],
@@ -78,7 +80,8 @@ package enum VerifierServices {
             logger.notice(
                 "Reconciler off: it needs an App Store Server API key (TOLLGATE_API_KEY_ID …) or, for receipts, TOLLGATE_SHARED_SECRET")
         }
-        return configuration.shared.serviceGroup(services: services, handlesSignals: handlesSignals, logger: logger)
+        return configuration.shared.serviceGroup(
+            services: services, handlesSignals: handlesSignals, metrics: handles.factory, logger: logger)
     }
 
     /// The JWS verifier, the receipt checkers (`verifyReceipt`'s client, the offline signature check) and the API clients, sharing one transport of the configured
