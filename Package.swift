@@ -104,7 +104,7 @@ let package = Package(
             "ServiceKit",
             [
                 "Core", "Redis", "Pipeline", Product.hummingbird, Product.logging, Product.metrics, Product.nioCore,
-                Product.serviceLifecycle, Product.unixSignals,
+                Product.prometheus, Product.serviceLifecycle, Product.unixSignals,
             ]),
         library(
             "AppStore", ["CCurl", "Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit],
@@ -113,8 +113,8 @@ let package = Package(
         library(
             "Verification",
             [
-                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "ServiceKit", Product.crypto, Product.hummingbird,
-                Product.serviceLifecycle, Product.logging, Product.metrics, Product.prometheus,
+                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "ServiceKit", Product.crypto, Product.serviceLifecycle,
+                Product.logging, Product.metrics,
             ],
             lua: ["verifier", "reconcile"]),
         library(
@@ -144,7 +144,7 @@ let package = Package(
         service(
             "verifier", folder: "Verifier",
             [
-                "Core", "Pipeline", "ServiceKit", "Verification", Product.logging, Product.metrics, Product.prometheus,
+                "AppStore", "Core", "Pipeline", "Redis", "ServiceKit", "Verification", Product.logging, Product.prometheus,
                 Product.serviceLifecycle,
             ]),
         service(
@@ -157,12 +157,12 @@ let package = Package(
             "notifier", folder: "Notifier",
             [
                 "Core", "Redis", "Pipeline", "AppStore", "Webhooks", "ServiceKit", Product.serviceLifecycle, Product.logging,
-                Product.metrics, Product.prometheus,
+                Product.prometheus,
             ]),
         service(
             "exporter", folder: "Exporter",
             [
-                "Core", "Redis", "Pipeline", "Ledger", "Export", "ServiceKit", Product.postgres, Product.logging, Product.metrics,
+                "Core", "Redis", "Pipeline", "Ledger", "Export", "ServiceKit", Product.postgres, Product.logging,
                 Product.prometheus, Product.serviceLifecycle,
             ]),
         service(
@@ -204,7 +204,7 @@ let package = Package(
         tests(
             "VerifierTests",
             [
-                "Core", "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "ServiceKit",
+                "verifier", "Core", "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "ServiceKit",
                 "TestSupport", Product.logging, Product.serviceLifecycle,
             ]),
         tests(

@@ -12,7 +12,7 @@ import ServiceKit
 /// `latest_receipt`.
 ///
 /// Holds only shareable, immutable clients; one instance serves every task of a replica.
-final class JobVerifier: Sendable {
+package final class JobVerifier: Sendable {
     let configuration: VerifierConfiguration
     let signedData: SignedDataVerifier
     /// Receipts by the deployment's route (`verifyReceipt` or the App Store Server API).
@@ -25,7 +25,7 @@ final class JobVerifier: Sendable {
     let clock: PipelineClock
     let logger: Logger
 
-    init(
+    package init(
         configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptCheckers,
         apiClients: AppleAPIClients, limiter: FleetRateLimiter, redis: any RedisCommandExecutor, clock: PipelineClock,
         logger: Logger

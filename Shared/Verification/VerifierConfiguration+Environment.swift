@@ -4,7 +4,7 @@ import Foundation
 import Pipeline
 import ServiceKit
 
-extension VerifierConfiguration {
+extension VerifierConfiguration: ServiceConfiguration {
     /// Reads and validates every key listed on ``VerifierConfiguration`` from `environment` by
     /// ``Core/EnvironmentReader``'s rules; a missing or invalid value throws a ``Core/ConfigurationError``
     /// naming the variable.

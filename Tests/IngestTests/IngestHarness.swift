@@ -63,7 +63,7 @@ enum IngestHarness {
     ) async throws {
         var configuration = try configuration(server)
         try configure(&configuration)
-        let app = try await buildApplication(configuration: configuration, logger: testLogger, clock: clock)
+        let app = try await App.build(configuration: configuration, logger: testLogger, clock: clock)
         try await app.test(framework) { client in try await body(client) }
     }
 
