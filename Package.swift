@@ -98,9 +98,14 @@ let package = Package(
         library("Core", [Product.logging]),
         library("Redis", ["CHiredis", "Core", Product.logging, Product.serviceLifecycle]),
         library(
-            "Pipeline", ["Core", "Redis", Product.logging, Product.metrics, Product.serviceLifecycle, Product.unixSignals],
+            "Pipeline", ["Core", "Redis", Product.logging, Product.metrics, Product.serviceLifecycle],
             lua: ["common", "jobs", "pipeline", "ratelimit", "deadletter"]),
-        library("Operations", ["Core", "Redis", Product.hummingbird, Product.logging, Product.nioCore, Product.serviceLifecycle]),
+        library(
+            "ServiceKit",
+            [
+                "Core", "Redis", "Pipeline", Product.hummingbird, Product.logging, Product.metrics, Product.nioCore,
+                Product.prometheus, Product.serviceLifecycle, Product.unixSignals,
+            ]),
         library(
             "AppStore", ["CCurl", "Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit],
             embed: ["G1", "G3", "G4", "G5", "G7", "G8"].map { "Certificates/AppleWWDRCA\($0).cer" }),
@@ -108,8 +113,8 @@ let package = Package(
         library(
             "Verification",
             [
-                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "Operations", Product.crypto, Product.hummingbird,
-                Product.serviceLifecycle, Product.logging, Product.metrics, Product.prometheus,
+                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "ServiceKit", Product.crypto, Product.serviceLifecycle,
+                Product.logging, Product.metrics,
             ],
             lua: ["verifier", "reconcile"]),
         library(
@@ -131,36 +136,40 @@ let package = Package(
         service(
             "ingest", folder: "Ingest",
             [
-                "Core", "Redis", "Pipeline", "Ledger", "AppStore", "Operations", Product.hummingbird, Product.httpTypes,
+                "Core", "Redis", "Pipeline", "Ledger", "AppStore", "ServiceKit", Product.hummingbird, Product.httpTypes,
                 Product.nioCore, Product.jwtKit, Product.crypto, Product.serviceLifecycle, Product.logging,
                 Product.coreMetrics, Product.prometheus,
             ],
             lua: ["ingest", "offers"], embed: ["openapi.yaml"]),
         service(
             "verifier", folder: "Verifier",
-            ["Core", "Pipeline", "Verification", Product.logging, Product.metrics, Product.prometheus, Product.serviceLifecycle]),
+            [
+                "AppStore", "Core", "Pipeline", "Redis", "ServiceKit", "Verification", Product.logging, Product.prometheus,
+                Product.serviceLifecycle,
+            ]),
         service(
             "fulfiller", folder: "Fulfiller",
             [
-                "AppStore", "Core", "Redis", "Pipeline", "Ledger", "Operations", Product.hummingbird, Product.serviceLifecycle,
+                "AppStore", "Core", "Redis", "Pipeline", "Ledger", "ServiceKit", Product.hummingbird, Product.serviceLifecycle,
                 Product.logging, Product.metrics, Product.prometheus,
             ]),
         service(
             "notifier", folder: "Notifier",
             [
-                "Core", "Redis", "Pipeline", "AppStore", "Webhooks", "Operations", Product.serviceLifecycle, Product.logging,
-                Product.metrics, Product.prometheus,
+                "Core", "Redis", "Pipeline", "AppStore", "Webhooks", "ServiceKit", Product.serviceLifecycle, Product.logging,
+                Product.prometheus,
             ]),
         service(
             "exporter", folder: "Exporter",
             [
-                "Core", "Redis", "Pipeline", "Ledger", "Export", "Operations", Product.postgres, Product.logging, Product.metrics,
+                "Core", "Redis", "Pipeline", "Ledger", "Export", "ServiceKit", Product.postgres, Product.logging,
                 Product.prometheus, Product.serviceLifecycle,
             ]),
         service(
             "tollctl", folder: "Tollctl",
             [
-                "Core", "AppStore", "Redis", "Pipeline", "Ledger", "Verification", "Webhooks", "Export", Product.jwtKit, Product.logging,
+                "Core", "AppStore", "Redis", "Pipeline", "Ledger", "ServiceKit", "Verification", "Webhooks", "Export", Product.jwtKit,
+                Product.logging,
                 Product.argumentParser,
             ]),
         service(
@@ -188,19 +197,19 @@ let package = Package(
         tests(
             "IngestTests",
             [
-                "ingest", "Core", "Pipeline", "Redis", "Ledger", "AppStore", "AppStoreTesting", "TestSupport",
+                "ingest", "Core", "Pipeline", "Redis", "Ledger", "AppStore", "AppStoreTesting", "ServiceKit", "TestSupport",
                 Product.crypto, Product.hummingbird, Product.hummingbirdTesting, Product.httpTypes, Product.jwtKit,
                 Product.logging,
             ]),
         tests(
             "VerifierTests",
             [
-                "Core", "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "TestSupport",
-                Product.logging, Product.serviceLifecycle,
+                "verifier", "Core", "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "ServiceKit",
+                "TestSupport", Product.logging, Product.serviceLifecycle,
             ]),
         tests(
             "FulfillerTests",
-            ["fulfiller", "Core", "Pipeline", "Redis", "Ledger", "TestSupport", Product.logging, Product.serviceLifecycle]),
+            ["fulfiller", "Core", "Pipeline", "Redis", "Ledger", "ServiceKit", "TestSupport", Product.logging, Product.serviceLifecycle]),
         tests(
             "NotifierTests",
             [
@@ -212,16 +221,20 @@ let package = Package(
         tests(
             "CoreTests",
             [
-                "Core", "Pipeline", "Verification", "Webhooks", "ingest", "fulfiller", "notifier", "appstore-sim", "TestSupport",
+                "Core", "Pipeline", "ServiceKit", "Verification", "Webhooks", "ingest", "fulfiller", "notifier", "appstore-sim",
+                "TestSupport",
                 Product.logging,
             ]),
         tests(
-            "OperationsTests",
-            ["Operations", "Redis", "TestSupport", Product.hummingbird, Product.hummingbirdTesting, Product.logging]),
+            "ServiceKitTests",
+            [
+                "Core", "Pipeline", "Redis", "ServiceKit", "TestSupport", Product.hummingbird, Product.hummingbirdTesting,
+                Product.logging, Product.prometheus,
+            ]),
         tests(
             "ExportTests",
             [
-                "exporter", "Export", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.postgres, Product.logging,
+                "exporter", "Export", "Core", "Ledger", "Pipeline", "Redis", "ServiceKit", "TestSupport", Product.postgres, Product.logging,
                 Product.serviceLifecycle,
             ]),
         tests("LedgerTests", ["Core", "Ledger", "Pipeline", "Redis", "TestSupport"]),
@@ -230,7 +243,7 @@ let package = Package(
         tests(
             "PipelineTests",
             [
-                "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.logging, Product.metrics, Product.serviceLifecycle,
+                "Ledger", "Pipeline", "Redis", "TestSupport", Product.logging, Product.metrics, Product.serviceLifecycle,
                 Product.prometheus,
             ]),
         tests("AppStoreTests", ["AppStore", "AppStoreTesting", "Core", "TestSupport", Product.crypto, Product.x509, Product.asn1]),

@@ -2,11 +2,11 @@ import Core
 import Export
 import Ledger
 import Logging
-import Operations
 import Pipeline
 import PostgresNIO
 import Prometheus
 import Redis
+import ServiceKit
 import ServiceLifecycle
 
 extension App {
@@ -33,6 +33,7 @@ extension App {
         onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         let keys = configuration.shared.keys.inProject(configuration.project)
+        let metrics = MetricHandles(factory: PrometheusMetricsFactory(registry: registry))
         let consumerGroup = Self.consumerGroup(of: configuration.project)
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
             clientName: "exporter", libraries: [ExportSnapshot.library], logger: logger)
@@ -54,7 +55,7 @@ extension App {
         var handler = ExportHandler(
             redis: redis, keys: keys, writer: ExportBatcher(writer: ExportWriter(client: postgres, logger: logger)),
             group: consumerGroup,
-            consumer: consumer, metrics: ExportMetrics(), logger: logger)
+            consumer: consumer, metrics: ExportMetrics(handles: metrics), logger: logger)
         // A waiting entry must be touched well within the claim time, or another replica takes it over.
         handler.heartbeatInterval = min(.seconds(5), configuration.claimMinIdle / 3)
         let events = keys.partitions.map { PartitionStream(partition: $0, keys: keys.events(partition: $0)) }
@@ -66,7 +67,7 @@ extension App {
         // re-added, no poison limit (the handler waits out every fault and decides what is dead).
         consuming.sharesStream = true
         let consumerService = StreamConsumer(
-            configuration: consuming, redis: redis, logger: logger,
+            configuration: consuming, redis: redis, metrics: metrics, logger: logger,
             handler: { [handler] in await handler.handle($0) })
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis, libraries: [ExportSnapshot.library], metrics: { registry.emitToBuffer() })
@@ -76,7 +77,8 @@ extension App {
                 host: configuration.metricsHost, port: configuration.metricsPort, serverName: "exporter",
                 onServerRunning: onMetricsServerRunning, logger: logger),
         ]
-        return configuration.shared.serviceGroup(services: services, handlesSignals: handlesSignals, logger: logger)
+        return configuration.shared.serviceGroup(
+            services: services, handlesSignals: handlesSignals, metrics: metrics.factory, logger: logger)
     }
 
     /// Migrates the schema and copies the catalog, trying again every second while PostgreSQL does not answer.

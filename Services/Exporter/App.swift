@@ -1,25 +1,19 @@
-import Core
-import Foundation
 import Logging
-import Metrics
-import Pipeline
 import Prometheus
+import ServiceKit
 import ServiceLifecycle
 
-/// Entry point of `exporter`: reads the configuration, builds the service group and runs it until SIGTERM or SIGINT;
-/// a bad setting, an unreachable Redis or a database it cannot migrate ends it as ``Core/Fatal`` says.
+/// Entry point of `exporter` (settings: ``ExporterConfiguration``): reads the configuration, builds the service group
+/// (``build(configuration:logger:registry:consumer:handlesSignals:startupTimeout:onMetricsServerRunning:)``) and runs it until
+/// SIGTERM or SIGINT, as every service runs (``ServiceKit/TollgateService/main()``); a bad setting, an unreachable Redis or
+/// a database it cannot migrate ends it as ``Core/Fatal`` says.
 @main
-struct App {
-    static func main() async {
-        do {
-            let configuration = try ExporterConfiguration(environment: ProcessInfo.processInfo.environment)
-            configuration.shared.bootstrapLogging()
-            let registry = PrometheusCollectorRegistry()
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-            let group = try await build(configuration: configuration, logger: Logger(label: "exporter"), registry: registry)
-            try await group.run()
-        } catch {
-            Fatal.exit(tool: "exporter", error: error)
-        }
+struct App: TollgateService {
+    static let tool = "exporter"
+
+    static func serviceGroup(
+        configuration: ExporterConfiguration, logger: Logger, registry: PrometheusCollectorRegistry
+    ) async throws -> ServiceGroup {
+        try await build(configuration: configuration, logger: logger, registry: registry)
     }
 }

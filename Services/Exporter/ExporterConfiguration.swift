@@ -2,6 +2,7 @@ import Core
 import Export
 import Ledger
 import Pipeline
+import ServiceKit
 
 /// The exporter's settings, read from the environment by ``init(environment:)``.
 ///
@@ -17,7 +18,7 @@ import Pipeline
 /// - `TOLLGATE_CLAIM_MIN_IDLE_MS` / `TOLLGATE_CLAIM_INTERVAL_MS` — when a stopped replica's entries are taken over
 ///   (30 s, every 5 s)
 /// - `TOLLGATE_METRICS_HOST` / `TOLLGATE_METRICS_PORT` — `/metrics`, `/healthz` and `/readyz` listener (`0.0.0.0`, 9093)
-package struct ExporterConfiguration: Sendable {
+package struct ExporterConfiguration: ServiceConfiguration {
     package var shared: SharedConfiguration
     package var postgres: PostgresSettings
     package var catalog: Catalog

@@ -3,10 +3,10 @@ import Foundation
 import Hummingbird
 import Ledger
 import Logging
-import Operations
 import Pipeline
 import Prometheus
 import Redis
+import ServiceKit
 import ServiceLifecycle
 
 extension App {
@@ -29,6 +29,7 @@ extension App {
         onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         let keys = configuration.shared.keys
+        let metrics = MetricHandles(factory: PrometheusMetricsFactory(registry: registry))
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
             clientName: "fulfiller", libraries: [LedgerFunctions.library], logger: logger)
         var applier = LedgerApplier(
@@ -39,7 +40,7 @@ extension App {
         applier.repeatFreeTrial = configuration.repeatFreeTrial
         applier.userEventLog = configuration.userEventLog
         applier.projectCatalogs = configuration.projectCatalogs
-        let handler = FulfillerHandler(applier: applier, keys: keys, metrics: FulfillerMetrics(), logger: logger)
+        let handler = FulfillerHandler(applier: applier, keys: keys, metrics: FulfillerMetrics(handles: metrics), logger: logger)
         // Every partition's verified stream.
         let verifiedStreams = keys.partitionStreams("verified")
         let consumerService = StreamConsumer(
@@ -48,11 +49,12 @@ extension App {
                 concurrency: configuration.concurrency, readCount: min(max(configuration.concurrency * 2, 16), 256),
                 claimMinIdle: configuration.claimMinIdle, claimInterval: configuration.claimInterval,
                 retry: configuration.retry),
-            redis: redis, clock: clock, logger: logger,
+            redis: redis, clock: clock, metrics: metrics, logger: logger,
             deadLetterWrites: { handler.deadLetterWrites($0, $1) },
             handler: { try await handler.handle($0) })
-        let promoter = RetryPromoter(streams: verifiedStreams.map(\.keys), redis: redis, interval: .milliseconds(500), logger: logger)
-        let janitor = StreamJanitor(streams: verifiedStreams.map(\.keys), redis: redis, logger: logger)
+        let promoter = RetryPromoter(
+            streams: verifiedStreams.map(\.keys), redis: redis, interval: .milliseconds(500), metrics: metrics, logger: logger)
+        let janitor = StreamJanitor(streams: verifiedStreams.map(\.keys), redis: redis, metrics: metrics, logger: logger)
         let grants = GrantSweeper(
             redis: redis, keys: keys, projects: [ProjectID.default] + configuration.projectCatalogs.keys.sorted(),
             userEventLog: configuration.userEventLog, clock: clock, logger: logger)
@@ -62,7 +64,7 @@ extension App {
                 StreamJanitor(
                     streams: keys.partitions.map { keys.events(partition: $0) }, redis: redis, interval: .seconds(60),
                     retention: configuration.eventsRetention, bounds: configuration.eventsBounds, clock: clock,
-                    logger: logger))
+                    metrics: metrics, logger: logger))
         }
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis, libraries: [PipelineFunctions.library, LedgerFunctions.library],
@@ -71,6 +73,7 @@ extension App {
             endpoints.application(
                 host: configuration.metricsHost, port: configuration.metricsPort, serverName: "fulfiller",
                 onServerRunning: onMetricsServerRunning, logger: logger))
-        return configuration.shared.serviceGroup(services: services, handlesSignals: handlesSignals, logger: logger)
+        return configuration.shared.serviceGroup(
+            services: services, handlesSignals: handlesSignals, metrics: metrics.factory, logger: logger)
     }
 }

@@ -2,8 +2,9 @@ import AppStore
 import Core
 import Ledger
 import Pipeline
+import ServiceKit
 
-extension FulfillerConfiguration {
+extension FulfillerConfiguration: ServiceConfiguration {
     /// Reads and validates the keys listed on ``FulfillerConfiguration`` by ``Core/EnvironmentReader``'s rules;
     /// a missing or invalid value throws a ``Core/ConfigurationError`` naming the variable.
     package init(environment: [String: String]) throws(ConfigurationError) {

@@ -1,6 +1,7 @@
 import Core
 import Ledger
 import Pipeline
+import ServiceKit
 
 /// The fulfiller's settings, read from the environment by ``init(environment:)``.
 ///

@@ -12,11 +12,18 @@ import Pipeline
 ///   promotional offer redeemed without a signature of Tollgate's; credited all the same)
 /// - `tollgate_ledger_apply_duration_seconds` — resolve + function call per event
 struct FulfillerMetrics: Sendable {
+    /// Where they are recorded: the fulfiller's registry, handed in by its builder.
+    let handles: MetricHandles
+
+    init(handles: MetricHandles = MetricHandles()) {
+        self.handles = handles
+    }
+
     func record(_ outcome: LedgerOutcome, duration: Duration) {
-        MetricHandles.shared.counter("tollgate_ledger_events_total", [("outcome", outcome.outcome.rawValue)]).increment()
+        handles.counter("tollgate_ledger_events_total", [("outcome", outcome.outcome.rawValue)]).increment()
         let side = outcome.side ?? LedgerSide.primary.rawValue
         for transaction in outcome.transactions ?? [] {
-            MetricHandles.shared.counter("tollgate_ledger_transactions_total", [("result", transaction.result), ("side", side)])
+            handles.counter("tollgate_ledger_transactions_total", [("result", transaction.result), ("side", side)])
                 .increment()
             if transaction.result == "owned_by_another_user" { fraud("owned_by_another_user") }
         }
@@ -27,15 +34,15 @@ struct FulfillerMetrics: Sendable {
         }
         for signal in outcome.signals ?? [] { fraud(signal) }
         let (seconds, attoseconds) = duration.components
-        MetricHandles.shared.timer("tollgate_ledger_apply_duration_seconds")
+        handles.timer("tollgate_ledger_apply_duration_seconds")
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     func malformed() {
-        Counter(label: "tollgate_ledger_events_total", dimensions: [("outcome", "malformed")]).increment()
+        handles.counter("tollgate_ledger_events_total", [("outcome", "malformed")]).increment()
     }
 
     private func fraud(_ reason: String) {
-        Counter(label: "tollgate_ledger_fraud_signals_total", dimensions: [("reason", reason)]).increment()
+        handles.counter("tollgate_ledger_fraud_signals_total", [("reason", reason)]).increment()
     }
 }

@@ -4,8 +4,9 @@ import Foundation
 import Ledger
 import Pipeline
 import Redis
+import ServiceKit
 
-extension IngestConfiguration {
+extension IngestConfiguration: ServiceConfiguration {
     /// Reads and validates every key (see ``IngestConfiguration``) by ``Core/EnvironmentReader``'s rules; throws
     /// a ``Core/ConfigurationError`` naming the variable.
     package init(environment: [String: String]) throws(ConfigurationError) {

@@ -3,6 +3,7 @@ import Core
 import Foundation
 import Ledger
 import Pipeline
+import ServiceKit
 
 /// The settings of `ingest`, read from the environment by ``init(environment:)`` and validated at startup.
 ///

@@ -3,7 +3,8 @@ import CoreMetrics
 import Pipeline
 import Prometheus
 
-/// Ingest's metrics, on a registry of its own (so that tests can build several apps in one process), exported
+/// Ingest's metrics, on the registry its builder is given (a new one by default, so that tests can build several apps in
+/// one process), exported
 /// as Prometheus text on `/metrics`:
 /// - `tollgate_ingest_requests_total{route,status}` — answered requests
 /// - `tollgate_ingest_request_duration_seconds{route}` — latency histogram
@@ -21,8 +22,8 @@ struct IngestMetrics: Sendable {
     let batchSize: CoreMetrics.Recorder
     let backlog: CoreMetrics.Gauge
 
-    init() {
-        registry = PrometheusCollectorRegistry()
+    init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.valueHistogramBuckets["tollgate_ingest_enqueue_batch_size"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
         factory.durationHistogramBuckets["tollgate_ingest_request_duration_seconds"] = [

@@ -5,6 +5,7 @@ import Ledger
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// ingest's HTTP interface (Services/Ingest/README.md, "Endpoints"; docs/ARCHITECTURE.md §2) and the dependencies its
 /// handlers share.

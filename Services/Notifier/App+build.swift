@@ -1,9 +1,9 @@
 import AppStore
 import Logging
-import Operations
 import Pipeline
 import Prometheus
 import Redis
+import ServiceKit
 import ServiceLifecycle
 import Webhooks
 
@@ -23,6 +23,7 @@ extension App {
         onMetricsServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> ServiceGroup {
         let keys = configuration.shared.keys
+        let metrics = MetricHandles(factory: PrometheusMetricsFactory(registry: registry))
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
             clientName: "notifier", libraries: [NotifierFunctions.library], logger: logger)
         let sender = WebhookSender(
@@ -33,7 +34,8 @@ extension App {
             services.append(
                 WebhookDelivery(
                     endpoint: endpoint, keys: keys.partitions.map { keys.webhook(endpoint.name, partition: $0) }, redis: redis,
-                    sender: sender, configuration: configuration.delivery, consumer: consumer, clock: clock, logger: logger))
+                    sender: sender, configuration: configuration.delivery, consumer: consumer, clock: clock,
+                    metrics: WebhookMetrics(handles: metrics), logger: logger))
         }
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis, libraries: [NotifierFunctions.library], metrics: { registry.emitToBuffer() })
@@ -41,6 +43,7 @@ extension App {
             endpoints.application(
                 host: configuration.metricsHost, port: configuration.metricsPort, serverName: "notifier",
                 onServerRunning: onMetricsServerRunning, logger: logger))
-        return configuration.shared.serviceGroup(services: services, handlesSignals: handlesSignals, logger: logger)
+        return configuration.shared.serviceGroup(
+            services: services, handlesSignals: handlesSignals, metrics: metrics.factory, logger: logger)
     }
 }

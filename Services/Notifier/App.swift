@@ -1,25 +1,19 @@
-import Core
-import Foundation
 import Logging
-import Metrics
-import Pipeline
 import Prometheus
+import ServiceKit
 import ServiceLifecycle
 
-/// Entry point of `notifier`: reads the configuration, builds the service group and runs it until SIGTERM or
-/// SIGINT; a bad setting or an unreachable Redis ends it as ``Core/Fatal`` says.
+/// Entry point of `notifier` (settings: ``NotifierConfiguration``): reads the configuration, builds the service group
+/// (``build(configuration:logger:registry:consumer:handlesSignals:clock:transport:onMetricsServerRunning:)``) and runs it
+/// until SIGTERM or SIGINT, as every service runs (``ServiceKit/TollgateService/main()``); a bad setting or an unreachable
+/// Redis ends it as ``Core/Fatal`` says.
 @main
-struct App {
-    static func main() async {
-        do {
-            let configuration = try NotifierConfiguration(environment: ProcessInfo.processInfo.environment)
-            configuration.shared.bootstrapLogging()
-            let registry = PrometheusCollectorRegistry()
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-            let group = try await build(configuration: configuration, logger: Logger(label: "notifier"), registry: registry)
-            try await group.run()
-        } catch {
-            Fatal.exit(tool: "notifier", error: error)
-        }
+struct App: TollgateService {
+    static let tool = "notifier"
+
+    static func serviceGroup(
+        configuration: NotifierConfiguration, logger: Logger, registry: PrometheusCollectorRegistry
+    ) async throws -> ServiceGroup {
+        try await build(configuration: configuration, logger: logger, registry: registry)
     }
 }

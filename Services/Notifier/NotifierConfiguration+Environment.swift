@@ -1,8 +1,9 @@
 import Core
 import Pipeline
+import ServiceKit
 import Webhooks
 
-extension NotifierConfiguration {
+extension NotifierConfiguration: ServiceConfiguration {
     /// Reads and validates the keys listed on ``NotifierConfiguration`` by ``Core/EnvironmentReader``'s rules;
     /// a missing or invalid value throws a ``Core/ConfigurationError`` naming the variable.
     package init(environment: [String: String]) throws(ConfigurationError) {

@@ -1,4 +1,5 @@
 import Pipeline
+import ServiceKit
 import Webhooks
 
 /// The notifier's settings, read from the environment by ``init(environment:)``.

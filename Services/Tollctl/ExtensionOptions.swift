@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Pipeline
+import ServiceKit
 import Verification
 
 /// Options every Apple extension command shares.

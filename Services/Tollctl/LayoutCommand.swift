@@ -4,6 +4,7 @@ import Ledger
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// `tollctl layout`: the deployment's partitions (`show`), and moving a single-primary deployment to N partitions
 /// (`repartition`) before it is imported into a Redis Cluster. Reads `TOLLGATE_REDIS_URL` and `TOLLGATE_KEY_PREFIX`.

@@ -5,6 +5,7 @@ import Foundation
 import Ledger
 import Logging
 import Pipeline
+import ServiceKit
 import Verification
 
 /// `tollctl lookup ORDER_ID`: the order ID from a customer's receipt email → Apple's transactions, each verified

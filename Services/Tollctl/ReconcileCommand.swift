@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 import Verification
 
 /// `tollctl reconcile [--since DATE] [--dry-run]`: runs one reconcile pass now — Apple's Notification History

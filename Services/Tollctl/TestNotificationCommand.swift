@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Pipeline
+import ServiceKit
 import Verification
 
 /// `tollctl apple test-notification [--wait SECONDS]`: asks Apple to send a TEST notification to the app's App

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// The Redis connection of tollctl's commands: reads `TOLLGATE_REDIS_URL`, `TOLLGATE_KEY_PREFIX` and
 /// `TOLLGATE_PARTITIONS` (refused with `layout_mismatch` when Redis records other partitions); a setting or Redis

@@ -1,28 +1,21 @@
-import Core
-import Foundation
 import Logging
-import Metrics
-import Pipeline
 import Prometheus
+import ServiceKit
 import ServiceLifecycle
 import Verification
 
-/// `verifier`: Apple's rules for every job (the `Verification` library). Settings are environment variables,
-/// listed on `VerifierConfiguration`; runs until SIGTERM or SIGINT; a bad setting or an unreachable Redis ends
-/// it as ``Core/Fatal`` says.
+/// `verifier`: Apple's rules for every job (the `Verification` library). Settings are environment variables, listed on
+/// `VerifierConfiguration`; it reads them, builds the service group
+/// (``build(configuration:logger:registry:consumer:handlesSignals:onMetricsServerRunning:)``) and runs it until SIGTERM or
+/// SIGINT, as every service runs (``ServiceKit/TollgateService/main()``); a bad setting or an unreachable Redis ends it as
+/// ``Core/Fatal`` says.
 @main
-struct App {
-    static func main() async {
-        do {
-            let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
-            configuration.shared.bootstrapLogging()
-            let registry = PrometheusCollectorRegistry()
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-            let group = try await VerifierServices.build(
-                configuration: configuration, logger: Logger(label: "verifier"), registry: registry)
-            try await group.run()
-        } catch {
-            Fatal.exit(tool: "verifier", error: error)
-        }
+struct App: TollgateService {
+    static let tool = "verifier"
+
+    static func serviceGroup(
+        configuration: VerifierConfiguration, logger: Logger, registry: PrometheusCollectorRegistry
+    ) async throws -> ServiceGroup {
+        try await build(configuration: configuration, logger: logger, registry: registry)
     }
 }

@@ -1,18 +1,27 @@
 import Core
 import Foundation
 import Metrics
+import Pipeline
 
 /// The exporter's metrics (docs/EXPORT.md): events written, skipped and refused, time waiting for PostgreSQL, and how
 /// far behind the ledger the export is (an event's write time minus the time the ledger applied it).
 package struct ExportMetrics: Sendable {
-    private let written = Counter(label: "tollgate_export_events_total", dimensions: [("outcome", "written")])
-    private let skippedCounter = Counter(label: "tollgate_export_events_total", dimensions: [("outcome", "skipped")])
-    private let failedCounter = Counter(label: "tollgate_export_events_total", dimensions: [("outcome", "dead_letter")])
-    private let unavailableCounter = Counter(label: "tollgate_export_postgres_unavailable_total")
-    private let duration = Timer(label: "tollgate_export_write_seconds")
-    private let lag = Timer(label: "tollgate_export_lag_seconds")
+    private let written: CoreMetrics.Counter
+    private let skippedCounter: CoreMetrics.Counter
+    private let failedCounter: CoreMetrics.Counter
+    private let unavailableCounter: CoreMetrics.Counter
+    private let duration: CoreMetrics.Timer
+    private let lag: CoreMetrics.Timer
 
-    package init() {}
+    /// Recorded through `handles`: the exporter's registry, handed in by its builder.
+    package init(handles: MetricHandles = MetricHandles()) {
+        written = handles.counter("tollgate_export_events_total", [("outcome", "written")])
+        skippedCounter = handles.counter("tollgate_export_events_total", [("outcome", "skipped")])
+        failedCounter = handles.counter("tollgate_export_events_total", [("outcome", "dead_letter")])
+        unavailableCounter = handles.counter("tollgate_export_postgres_unavailable_total")
+        duration = handles.timer("tollgate_export_write_seconds")
+        lag = handles.timer("tollgate_export_lag_seconds")
+    }
 
     func skipped() { skippedCounter.increment() }
     func failed() { failedCounter.increment() }

@@ -7,6 +7,10 @@ import Synchronization
 ///
 /// Dimensions must come from small fixed sets (outcomes, codes, routes, stream names), as for any metric: each
 /// distinct set is one handle here and one series in the registry.
+///
+/// Nothing reaches for a process-wide cache: a service's builder makes one on its registry's factory and hands it to
+/// what records (the stream consumer, its promoter and janitor, the service's own metrics). It lives in `Pipeline`,
+/// not `ServiceKit`, because the stream runtime records through it and `Pipeline` must not depend on `ServiceKit`.
 package final class MetricHandles: Sendable {
     private struct Key: Hashable {
         var label: String
@@ -18,18 +22,17 @@ package final class MetricHandles: Sendable {
         }
     }
 
-    private let factory: any MetricsFactory
+    /// The factory every handle is made by.
+    package let factory: any MetricsFactory
     private let counters = Mutex<[Key: CoreMetrics.Counter]>([:])
     private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
+    private let gauges = Mutex<[Key: CoreMetrics.Gauge]>([:])
 
-    /// Handles from `factory`, by default the one `MetricsSystem` was bootstrapped with: make the cache after
-    /// bootstrapping (a handle made before would stay a no-op).
+    /// Handles from `factory`, by default the one `MetricsSystem` was bootstrapped with when this is made (tests that
+    /// read no metrics take the default; a handle made before bootstrapping stays a no-op).
     package init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
     }
-
-    /// The process's cache on the bootstrapped factory, made on first use (the services bootstrap metrics first).
-    package static let shared = MetricHandles()
 
     package func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
         handle(in: counters, Key(label, dimensions)) { CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory) }
@@ -37,6 +40,10 @@ package final class MetricHandles: Sendable {
 
     package func timer(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Timer {
         handle(in: timers, Key(label, dimensions)) { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory) }
+    }
+
+    package func gauge(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Gauge {
+        handle(in: gauges, Key(label, dimensions)) { CoreMetrics.Gauge(label: label, dimensions: dimensions, factory: factory) }
     }
 
     private func handle<Handle: Sendable>(

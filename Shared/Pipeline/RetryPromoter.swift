@@ -12,17 +12,20 @@ package final class RetryPromoter: Service {
     package let batchSize: Int
     let redis: any RedisCommandExecutor
     let clock: PipelineClock
+    let metrics: MetricHandles
     let logger: Logger
 
     package init(
         streams: [StreamKeys], redis: any RedisCommandExecutor, interval: Duration = .milliseconds(500),
-        batchSize: Int = 100, clock: PipelineClock = .system, logger: Logger
+        batchSize: Int = 100, clock: PipelineClock = .system, metrics: MetricHandles = MetricHandles(),
+        logger: Logger
     ) {
         self.streams = streams
         self.redis = redis
         self.interval = interval
         self.batchSize = max(1, batchSize)
         self.clock = clock
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -40,7 +43,7 @@ package final class RetryPromoter: Service {
                 if count < batchSize || Task.isCancelled { break }
             }
             if total > 0 {
-                PipelineMetrics(stream: keys.stream).promoted(total)
+                PipelineMetrics(stream: keys.stream, handles: metrics).promoted(total)
                 logger.debug("Promoted due retries", metadata: ["stream": "\(keys.stream)", "count": "\(total)"])
             }
             moved[keys.stream] = total

@@ -42,7 +42,7 @@ extension StreamConsumer {
             entryLogger().warning("Handler failed; scheduling a retry", metadata: ["error": "\(error)"])
             outcome = .retry(reason: "handler error: \(error)")
         }
-        PipelineMetrics(stream: stream.keys.stream).handlerDuration(ContinuousClock.now - started)
+        PipelineMetrics(stream: stream.keys.stream, handles: metrics).handlerDuration(ContinuousClock.now - started)
         await apply(outcome, to: message, keys: stream.keys, cause: "handler", logger: entryLogger())
     }
 
@@ -52,7 +52,7 @@ extension StreamConsumer {
         _ outcome: HandlerOutcome, to message: StreamMessage, keys: StreamKeys, cause: String,
         logger: @autoclosure () -> Logger
     ) async {
-        let metrics = PipelineMetrics(stream: keys.stream)
+        let metrics = PipelineMetrics(stream: keys.stream, handles: self.metrics)
         let group = configuration.group
         let id = message.entry.id
         if configuration.sharesStream {

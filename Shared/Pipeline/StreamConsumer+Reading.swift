@@ -72,7 +72,7 @@ extension StreamConsumer {
             let scanDone = StreamID(result.nextStart) == StreamID(milliseconds: 0)
             state.nextClaim = scanDone ? .now + configuration.claimInterval : .now
             if !result.entries.isEmpty {
-                PipelineMetrics(stream: stream).reclaimed(result.entries.count)
+                PipelineMetrics(stream: stream, handles: metrics).reclaimed(result.entries.count)
                 logger.info("Reclaimed idle entries", metadata: ["stream": "\(stream)", "count": "\(result.entries.count)"])
                 return try await withDeliveryCounts(result.entries, in: partition)
             }

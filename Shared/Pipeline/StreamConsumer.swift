@@ -37,6 +37,8 @@ package final class StreamConsumer: Service {
     let handler: Handler
     let deadLetterWrites: DeadLetterWrites
     let clock: PipelineClock
+    /// Where the runtime's metrics (``PipelineMetrics``) are recorded.
+    let metrics: MetricHandles
     let logger: Logger
 
     /// - Parameters:
@@ -46,6 +48,7 @@ package final class StreamConsumer: Service {
         configuration: StreamConsumerConfiguration,
         redis: some RedisClient,
         clock: PipelineClock = .system,
+        metrics: MetricHandles = MetricHandles(),
         logger: Logger,
         deadLetterWrites: @escaping DeadLetterWrites = { _, _ in [] },
         handler: @escaping Handler
@@ -53,7 +56,7 @@ package final class StreamConsumer: Service {
         self.init(
             configuration: configuration, redis: redis,
             makeReader: { [redis] stream, name in redis.dedicatedConnection(forKey: stream, clientName: name) },
-            clock: clock, logger: logger, deadLetterWrites: deadLetterWrites, handler: handler)
+            clock: clock, metrics: metrics, logger: logger, deadLetterWrites: deadLetterWrites, handler: handler)
     }
 
     /// - Parameters:
@@ -64,6 +67,7 @@ package final class StreamConsumer: Service {
         redis: any RedisCommandExecutor,
         readerConfiguration: RedisConfiguration,
         clock: PipelineClock = .system,
+        metrics: MetricHandles = MetricHandles(),
         logger: Logger,
         deadLetterWrites: @escaping DeadLetterWrites = { _, _ in [] },
         handler: @escaping Handler
@@ -75,7 +79,7 @@ package final class StreamConsumer: Service {
                 reader.clientName = name
                 return RedisConnection(configuration: reader, logger: logger)
             },
-            clock: clock, logger: logger, deadLetterWrites: deadLetterWrites, handler: handler)
+            clock: clock, metrics: metrics, logger: logger, deadLetterWrites: deadLetterWrites, handler: handler)
     }
 
     package init(
@@ -83,6 +87,7 @@ package final class StreamConsumer: Service {
         redis: any RedisCommandExecutor,
         makeReader: @escaping ReaderFactory,
         clock: PipelineClock = .system,
+        metrics: MetricHandles = MetricHandles(),
         logger: Logger,
         deadLetterWrites: @escaping DeadLetterWrites = { _, _ in [] },
         handler: @escaping Handler
@@ -93,6 +98,7 @@ package final class StreamConsumer: Service {
         self.handler = handler
         self.deadLetterWrites = deadLetterWrites
         self.clock = clock
+        self.metrics = metrics
         var logger = logger
         let streams = configuration.streams
         // One stream: on every line, as before. Several: each line about one entry or read names its own.

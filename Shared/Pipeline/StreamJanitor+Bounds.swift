@@ -38,7 +38,7 @@ extension StreamJanitor {
     /// Whether `group` still holds entries: a group idle past ``StreamBounds/groupIdleLimit`` does not.
     func holds(_ group: StreamGroupInfo, stream: String) async throws -> Bool {
         let idle = try await idleMilliseconds(of: group, stream: stream)
-        Gauge(label: "tollgate_events_group_idle_seconds", dimensions: [("stream", stream), ("group", group.name)])
+        metrics.gauge("tollgate_events_group_idle_seconds", [("stream", stream), ("group", group.name)])
             .record(Double(idle) / 1000)
         guard let limit = bounds.groupIdleLimit else { return true }
         if idle < limit.milliseconds { return true }
@@ -53,14 +53,14 @@ extension StreamJanitor {
     /// most that many of the newest entries are unread by it). Returns how many entries went.
     func enforceByteCap(of stream: String, holding groups: [StreamGroupInfo]) async throws -> Int {
         let bytes = try await redis.send(RedisCommand("MEMORY", arguments: ["USAGE", stream, "SAMPLES", "64"], keysAt: [1])).int ?? 0
-        Gauge(label: "tollgate_events_stream_bytes", dimensions: [("stream", stream)]).record(Double(bytes))
+        metrics.gauge("tollgate_events_stream_bytes", [("stream", stream)]).record(Double(bytes))
         guard let cap = bounds.maxBytes, bytes > cap else { return 0 }
         let length = try await redis.xlen(stream)
         let keep = Int(Double(length) * Double(cap) * 0.9 / Double(bytes))
         let dropped = try await redis.send(RedisCommand("XTRIM", key: stream, "MAXLEN", "=", keep)).int.map(Int.init) ?? 0
         let unfinished = groups.map { ($0.lag ?? length) + $0.pending }.max() ?? 0
         let unread = max(0, min(dropped, dropped - length + unfinished))
-        Counter(label: "tollgate_events_dropped_total", dimensions: [("stream", stream)]).increment(by: Int64(unread))
+        metrics.counter("tollgate_events_dropped_total", [("stream", stream)]).increment(by: Int64(unread))
         logger.error(
             "Events stream over its byte cap: oldest entries dropped",
             metadata: [

@@ -20,12 +20,13 @@ package final class StreamJanitor: Service {
     package let bounds: StreamBounds
     let redis: any RedisCommandExecutor
     let clock: PipelineClock
+    let metrics: MetricHandles
     let logger: Logger
 
     package init(
         streams: [StreamKeys], redis: any RedisCommandExecutor, interval: Duration = .seconds(30),
         retention: Duration? = nil, consumerIdleLimit: Duration? = .seconds(3600), bounds: StreamBounds = StreamBounds(),
-        clock: PipelineClock = .system, logger: Logger
+        clock: PipelineClock = .system, metrics: MetricHandles = MetricHandles(), logger: Logger
     ) {
         self.streams = streams
         self.redis = redis
@@ -34,6 +35,7 @@ package final class StreamJanitor: Service {
         self.consumerIdleLimit = consumerIdleLimit
         self.bounds = bounds
         self.clock = clock
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -93,7 +95,7 @@ package final class StreamJanitor: Service {
                 continue
             }
             let count = try await redis.xtrimMinID(keys.stream, minID: point.description) + capped
-            PipelineMetrics(stream: keys.stream).trimmed(count)
+            PipelineMetrics(stream: keys.stream, handles: metrics).trimmed(count)
             if count > 0 {
                 logger.debug("Trimmed stream", metadata: ["stream": "\(keys.stream)", "removed": "\(count)", "min_id": "\(point)"])
             }

@@ -27,7 +27,7 @@ import Redis
 /// Every key it writes is in the partition of the jobs stream the entry came from (``StreamMessage/partition``):
 /// the job's hash, its backlog, and the verified stream the event goes to, so the ack stays one slot and the
 /// fulfiller of that partition picks the event up.
-final class JobHandler: Sendable {
+package final class JobHandler: Sendable {
     let verifier: JobVerifier
     let redis: any RedisCommandExecutor
     let keys: Keys
@@ -38,7 +38,7 @@ final class JobHandler: Sendable {
     let metrics: VerifierMetrics
     let logger: Logger
 
-    init(
+    package init(
         verifier: JobVerifier, redis: any RedisCommandExecutor, keys: Keys, group: String, consumer: String,
         heartbeatInterval: Duration, clock: PipelineClock, metrics: VerifierMetrics, logger: Logger
     ) {
@@ -54,7 +54,7 @@ final class JobHandler: Sendable {
     }
 
     /// Handles one entry of the jobs stream.
-    func handle(_ message: StreamMessage) async throws -> HandlerOutcome {
+    package func handle(_ message: StreamMessage) async throws -> HandlerOutcome {
         let job: Job
         do {
             job = try Job(entry: message.entry)
@@ -185,7 +185,7 @@ final class JobHandler: Sendable {
     }
 
     /// The status writes when an entry is dead-lettered (here, or by the runtime: poison, retries exhausted).
-    func deadLetterWrites(_ message: StreamMessage, _ reason: String) -> [PipelineWrite] {
+    package func deadLetterWrites(_ message: StreamMessage, _ reason: String) -> [PipelineWrite] {
         metrics.deadLetter(kind: message.entry.string(Job.Field.kind) ?? "unknown")
         let release = Job.backlogRelease(of: message.entry, keys: keys, partition: message.partition)
         guard let jobID = message.entry.string(Job.Field.id), !jobID.isEmpty else { return release }

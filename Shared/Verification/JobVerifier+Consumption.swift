@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import Logging
 import Pipeline
+import ServiceKit
 
 extension JobVerifier {
     /// Answers a verified `CONSUMPTION_REQUEST` with Send Consumption Information (v2; the V1 body with

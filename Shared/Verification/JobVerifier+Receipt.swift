@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Pipeline
+import ServiceKit
 
 extension JobVerifier {
     /// A receipt, by the deployment's route (``ReceiptRouter``): Apple's `verifyReceipt` (production first,

@@ -3,6 +3,7 @@ import Core
 import Foundation
 import Pipeline
 import Redis
+import ServiceKit
 
 extension JobVerifier {
     /// A StoreKit 2 transaction: the JWS verified offline; with `TOLLGATE_CONFIRM_WITH_API=true` Apple's

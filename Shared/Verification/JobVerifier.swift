@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// Verifies one job with Apple's rules, per kind, and says what it found as a ``VerificationOutcome``:
 /// receipts through `verifyReceipt`, StoreKit 2 transactions and V2 notifications through the JWS
@@ -11,7 +12,7 @@ import Redis
 /// `latest_receipt`.
 ///
 /// Holds only shareable, immutable clients; one instance serves every task of a replica.
-final class JobVerifier: Sendable {
+package final class JobVerifier: Sendable {
     let configuration: VerifierConfiguration
     let signedData: SignedDataVerifier
     /// Receipts by the deployment's route (`verifyReceipt` or the App Store Server API).
@@ -24,7 +25,7 @@ final class JobVerifier: Sendable {
     let clock: PipelineClock
     let logger: Logger
 
-    init(
+    package init(
         configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptCheckers,
         apiClients: AppleAPIClients, limiter: FleetRateLimiter, redis: any RedisCommandExecutor, clock: PipelineClock,
         logger: Logger

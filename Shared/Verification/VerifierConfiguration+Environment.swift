@@ -2,8 +2,9 @@ import AppStore
 import Core
 import Foundation
 import Pipeline
+import ServiceKit
 
-extension VerifierConfiguration {
+extension VerifierConfiguration: ServiceConfiguration {
     /// Reads and validates every key listed on ``VerifierConfiguration`` from `environment` by
     /// ``Core/EnvironmentReader``'s rules; a missing or invalid value throws a ``Core/ConfigurationError``
     /// naming the variable.

@@ -2,6 +2,7 @@ import AppStore
 import Core
 import Foundation
 import Pipeline
+import ServiceKit
 
 /// The verifier's settings, read from the environment by ``init(environment:)`` and validated at startup.
 ///

@@ -17,44 +17,51 @@ import Pipeline
 /// - `tollgate_reconcile_passes_total{outcome}` — outcome: success, failure
 /// - `tollgate_reconcile_last_success_timestamp_seconds` — when the last pass by this replica succeeded
 package struct VerifierMetrics: Sendable {
+    /// Where they are recorded: the verifier's registry, handed in by its builder.
+    let handles: MetricHandles
+
+    package init(handles: MetricHandles = MetricHandles()) {
+        self.handles = handles
+    }
+
     package func job(kind: String, outcome: String) {
-        MetricHandles.shared.counter("tollgate_verifier_jobs_total", [("kind", kind), ("outcome", outcome)]).increment()
+        handles.counter("tollgate_verifier_jobs_total", [("kind", kind), ("outcome", outcome)]).increment()
     }
 
     package func retryScheduled(kind: String, code: String) {
-        Counter(label: "tollgate_verifier_retries_total", dimensions: [("kind", kind), ("code", code)]).increment()
+        handles.counter("tollgate_verifier_retries_total", [("kind", kind), ("code", code)]).increment()
     }
 
     package func deadLetter(kind: String) {
-        Counter(label: "tollgate_verifier_dead_letters_total", dimensions: [("kind", kind)]).increment()
+        handles.counter("tollgate_verifier_dead_letters_total", [("kind", kind)]).increment()
     }
 
     package func appleRequest(endpoint: String, status: String, duration: Duration) {
-        MetricHandles.shared.counter("tollgate_apple_requests_total", [("endpoint", endpoint), ("status", status)]).increment()
+        handles.counter("tollgate_apple_requests_total", [("endpoint", endpoint), ("status", status)]).increment()
         let (seconds, attoseconds) = duration.components
-        MetricHandles.shared.timer("tollgate_apple_request_duration_seconds", [("endpoint", endpoint)])
+        handles.timer("tollgate_apple_request_duration_seconds", [("endpoint", endpoint)])
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     package func chainCache(_ statistics: ChainCache.Statistics) {
-        Gauge(label: "tollgate_chain_cache_hits").record(statistics.hits)
-        Gauge(label: "tollgate_chain_cache_misses").record(statistics.misses)
+        handles.gauge("tollgate_chain_cache_hits").record(statistics.hits)
+        handles.gauge("tollgate_chain_cache_misses").record(statistics.misses)
         let total = statistics.hits + statistics.misses
-        Gauge(label: "tollgate_chain_cache_hit_ratio").record(total == 0 ? 0 : Double(statistics.hits) / Double(total))
+        handles.gauge("tollgate_chain_cache_hit_ratio").record(total == 0 ? 0 : Double(statistics.hits) / Double(total))
     }
 
     package func notificationRecovered(environment: String) {
-        Counter(label: "tollgate_reconcile_notifications_recovered_total", dimensions: [("environment", environment)]).increment()
+        handles.counter("tollgate_reconcile_notifications_recovered_total", [("environment", environment)]).increment()
     }
 
     package func subscriptionCorrected(environment: String) {
-        Counter(label: "tollgate_reconcile_subscriptions_corrected_total", dimensions: [("environment", environment)]).increment()
+        handles.counter("tollgate_reconcile_subscriptions_corrected_total", [("environment", environment)]).increment()
     }
 
     package func reconcilePass(succeeded: Bool, atMilliseconds: Int64) {
-        Counter(label: "tollgate_reconcile_passes_total", dimensions: [("outcome", succeeded ? "success" : "failure")]).increment()
+        handles.counter("tollgate_reconcile_passes_total", [("outcome", succeeded ? "success" : "failure")]).increment()
         if succeeded {
-            Gauge(label: "tollgate_reconcile_last_success_timestamp_seconds").record(Double(atMilliseconds) / 1000)
+            handles.gauge("tollgate_reconcile_last_success_timestamp_seconds").record(Double(atMilliseconds) / 1000)
         }
     }
 }

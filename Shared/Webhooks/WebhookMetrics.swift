@@ -12,27 +12,32 @@ import Pipeline
 ///   opening, or one another replica published)
 /// - `tollgate_webhook_replicas{endpoint}` — the endpoint's replicas alive, as this replica last learned
 package struct WebhookMetrics: Sendable {
-    package init() {}
+    /// Where they are recorded: the notifier's registry, handed in by its builder.
+    let handles: MetricHandles
+
+    package init(handles: MetricHandles = MetricHandles()) {
+        self.handles = handles
+    }
 
     func outcome(_ endpoint: String, _ outcome: String) {
-        MetricHandles.shared.counter("tollgate_webhook_deliveries_total", [("endpoint", endpoint), ("outcome", outcome)])
+        handles.counter("tollgate_webhook_deliveries_total", [("endpoint", endpoint), ("outcome", outcome)])
             .increment()
     }
 
     func latency(_ endpoint: String, milliseconds: Int64) {
-        MetricHandles.shared.timer("tollgate_webhook_latency_seconds", [("endpoint", endpoint)])
+        handles.timer("tollgate_webhook_latency_seconds", [("endpoint", endpoint)])
             .recordNanoseconds(max(0, milliseconds) * 1_000_000)
     }
 
     func oldestUndelivered(_ endpoint: String, seconds: Double) {
-        Gauge(label: "tollgate_webhook_oldest_undelivered_seconds", dimensions: [("endpoint", endpoint)]).record(seconds)
+        handles.gauge("tollgate_webhook_oldest_undelivered_seconds", [("endpoint", endpoint)]).record(seconds)
     }
 
     func breaker(_ endpoint: String, open: Bool) {
-        Gauge(label: "tollgate_webhook_breaker_open", dimensions: [("endpoint", endpoint)]).record(open ? 1 : 0)
+        handles.gauge("tollgate_webhook_breaker_open", [("endpoint", endpoint)]).record(open ? 1 : 0)
     }
 
     func replicas(_ endpoint: String, _ count: Int) {
-        Gauge(label: "tollgate_webhook_replicas", dimensions: [("endpoint", endpoint)]).record(count)
+        handles.gauge("tollgate_webhook_replicas", [("endpoint", endpoint)]).record(count)
     }
 }

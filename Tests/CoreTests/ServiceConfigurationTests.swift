@@ -2,6 +2,7 @@ import Core
 import Foundation
 import Logging
 import Pipeline
+import ServiceKit
 import TestSupport
 import Testing
 import Webhooks

@@ -6,6 +6,7 @@ import Logging
 import Pipeline
 import PostgresNIO
 import Redis
+import ServiceKit
 import ServiceLifecycle
 import TestSupport
 

@@ -78,7 +78,7 @@ import Testing
         configuration.port = 0
         let started = ContinuousClock.now
         do {
-            _ = try await buildApplication(configuration: configuration, logger: testLogger)
+            _ = try await App.build(configuration: configuration, logger: testLogger)
             Issue.record("started without Redis")
         } catch let error as PipelineError {
             #expect(error.code == "redis_unavailable")

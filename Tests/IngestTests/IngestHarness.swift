@@ -10,6 +10,7 @@ import Ledger
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 
@@ -62,7 +63,7 @@ enum IngestHarness {
     ) async throws {
         var configuration = try configuration(server)
         try configure(&configuration)
-        let app = try await buildApplication(configuration: configuration, logger: testLogger, clock: clock)
+        let app = try await App.build(configuration: configuration, logger: testLogger, clock: clock)
         try await app.test(framework) { client in try await body(client) }
     }
 

@@ -289,7 +289,7 @@ import Testing
                     introductoryOfferEligibility: true),
             ])
             let router = Router(context: BasicRequestContext.self)
-            let app = try await buildApplication(configuration: configuration, logger: testLogger, router: router)
+            let app = try await App.build(configuration: configuration, logger: testLogger, router: router)
             let registered = Set(router.routes.map { "\($0.method.rawValue) \($0.path)" })
             #expect(registered == Set(document.operations.keys))
 

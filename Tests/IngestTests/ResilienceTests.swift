@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Pipeline
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 

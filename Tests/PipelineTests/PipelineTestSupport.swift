@@ -30,17 +30,6 @@ struct RunningServices {
     }
 }
 
-/// A shared list of values that handlers append to.
-actor Recorder<Value: Sendable> {
-    private(set) var values: [Value] = []
-
-    func append(_ value: Value) {
-        values.append(value)
-    }
-
-    var count: Int { values.count }
-}
-
 /// A gate that blocks callers until opened; ignores cancellation (a handler that "never returns").
 actor Gate {
     private var isOpen = false

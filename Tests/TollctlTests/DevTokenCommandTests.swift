@@ -17,7 +17,7 @@ import Testing
         "TOLLGATE_CLIENT_JWT_MAX_LIFETIME": "2h",
     ]
 
-    /// The caller ingest sees for `Authorization: Bearer token`, with its authenticator built as `buildApplication`
+    /// The caller ingest sees for `Authorization: Bearer token`, with its authenticator built as `App.build`
     /// builds it from `environment`.
     static func principal(_ token: String, environment: [String: String]) async throws -> Principal {
         let configuration = try IngestConfiguration(

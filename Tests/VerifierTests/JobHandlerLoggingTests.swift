@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import Pipeline
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import Ledger
 import Pipeline
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 

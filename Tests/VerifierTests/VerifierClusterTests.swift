@@ -2,13 +2,15 @@ import AppStore
 import Foundation
 import Pipeline
 import Redis
+import ServiceKit
 import ServiceLifecycle
 import TestSupport
 import Testing
 
 @testable import Verification
+@testable import verifier
 
-/// The verifier built by `VerifierServices.build` on a real 6-node Redis Cluster with 16 partitions, against the
+/// The verifier built by `App.build` on a real 6-node Redis Cluster with 16 partitions, against the
 /// real `appstore-sim`: it starts on the cluster's seeds, consumes every partition, and writes each job's event in
 /// its own partition. Serialized, like the other cluster suites.
 @Suite("Verifier on Redis Cluster", .serialized)
@@ -28,7 +30,7 @@ struct VerifierClusterTests {
                 let redis = try RedisClusterClient(configuration: cluster.configuration(), logger: testLogger)
                 defer { redis.close() }
                 let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-                let group = try await VerifierServices.build(
+                let group = try await App.build(
                     configuration: configuration, logger: testLogger, consumer: "verifier-c", handlesSignals: false,
                     onMetricsServerRunning: { port in
                         continuation.yield(port)
@@ -56,7 +58,7 @@ struct VerifierClusterTests {
                     #expect(event.jobId == jobID)
                     #expect(try await redis.hgetall(keys.job(jobID, partition: partition))["state"] == "verifying")
                     #expect(
-                        try await redis.xpendingSummary(keys.jobs(partition: partition).stream, group: VerifierServices.consumerGroup)
+                        try await redis.xpendingSummary(keys.jobs(partition: partition).stream, group: App.consumerGroup)
                             .count == 0)
                 }
                 // One blocking reader per partition, spread over the three primaries.

@@ -5,9 +5,10 @@ import ServiceLifecycle
 import TestSupport
 
 @testable import Verification
+@testable import verifier
 
 /// The verifier's tests run against ``StoreHarness`` (a real redis-server and the real `appstore-sim`), with
-/// verifiers built in-process by `VerifierServices.build`.
+/// verifiers built in-process by `App.build`.
 typealias VerifierHarness = StoreHarness
 
 extension StoreHarness {
@@ -15,7 +16,7 @@ extension StoreHarness {
     func withVerifier(_ extra: [String: String] = [:], _ body: (Int) async throws -> Void) async throws {
         let configuration = try VerifierConfiguration(environment: environment(extra))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let group = try await VerifierServices.build(
+        let group = try await App.build(
             configuration: configuration, logger: logger, handlesSignals: false,
             onMetricsServerRunning: { port in
                 continuation.yield(port)
@@ -37,6 +38,6 @@ extension StoreHarness {
 
     /// Pending entries of the verifiers' group.
     func pendingCount() async throws -> Int {
-        try await redis.xpendingSummary(keys.jobs().stream, group: VerifierServices.consumerGroup).count
+        try await redis.xpendingSummary(keys.jobs().stream, group: App.consumerGroup).count
     }
 }

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import Verification
+@testable import verifier
 
 /// The verifier with several partitions (on one server): it consumes every partition's jobs stream, and writes each
 /// job's outcome (the verified event, the job's status, the ack) in the partition the job came from.
@@ -39,7 +40,7 @@ struct VerifierPartitionTests {
                     #expect(status["state"] == "verifying")
                     #expect(status["verified.at"] != nil)
                     let pending = try await harness.redis.xpendingSummary(
-                        keys.jobs(partition: partition).stream, group: VerifierServices.consumerGroup)
+                        keys.jobs(partition: partition).stream, group: App.consumerGroup)
                     #expect(pending.count == 0)
                 }
                 for partition: Partition in [0, 2] {

@@ -4,6 +4,7 @@ import Ledger
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// What `tollctl apple set-account-token ORIGINAL_TRANSACTION_ID --user USER` runs: ties a purchase to a user through
 /// Apple's Set App Account Token, with the user's own token (``AccountToken``), so that every transaction, renewal and

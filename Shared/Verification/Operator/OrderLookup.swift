@@ -5,6 +5,7 @@ import Ledger
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// What `tollctl lookup ORDER_ID` runs: Apple's Look Up Order ID, every returned transaction verified by the
 /// verifier's own `SignedDataVerifier` (its settings: roots, bundle ID, environment, app Apple ID), and the owner

@@ -2,6 +2,7 @@ import AppStore
 import Core
 import Foundation
 import Pipeline
+import ServiceKit
 
 /// Validates receipts (client receipts, V1 notifications' `latest_receipt`, the sweeper's stored receipts) by the
 /// deployment's route, ``ReceiptValidationMode``: Apple's `verifyReceipt`, or without it, the receipt proven offline

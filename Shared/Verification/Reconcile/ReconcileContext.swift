@@ -4,11 +4,12 @@ import Foundation
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// Everything a reconcile pass uses: the verifier's settings and Apple clients, Redis, the clock, and
 /// whether it is a dry run. A dry run sends Redis only reads (no lease, no function load, no rate-limit
 /// bucket: it paces its Apple calls in-process at the bucket's rate) and changes nothing.
-struct ReconcileContext: Sendable {
+package struct ReconcileContext: Sendable {
     let configuration: VerifierConfiguration
     let signedData: SignedDataVerifier
     /// Receipts by the deployment's route, paced like every other call of the pass.
@@ -27,7 +28,7 @@ struct ReconcileContext: Sendable {
     private let limiter: FleetRateLimiter
     private let localPace: LocalPace
 
-    init(
+    package init(
         configuration: VerifierConfiguration, signedData: SignedDataVerifier, receipts: ReceiptCheckers,
         apiClients: AppleAPIClients, redis: any RedisCommandExecutor, clock: PipelineClock,
         dryRun: Bool, metrics: VerifierMetrics, logger: Logger

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 
 /// One reconcile pass now (what `tollctl reconcile` runs), with the verifier's own settings: Apple's Notification
 /// History from the checkpoint (or `since`, without moving the checkpoint), then the subscription sweep. It takes

@@ -11,11 +11,11 @@ import ServiceLifecycle
 /// then ``SubscriptionSweeper``. The others find the lease held or the pass recent and sleep. A failed pass
 /// (Apple unavailable, lease lost) is tried again after a shorter pause; its checkpoint stands where the last
 /// enqueued page left it.
-final class Reconciler: Service {
+package final class Reconciler: Service {
     let context: ReconcileContext
     let lease: ReconcileLease
 
-    init(context: ReconcileContext) {
+    package init(context: ReconcileContext) {
         self.context = context
         lease = ReconcileLease(
             redis: context.redis, key: context.keys.reconcileLease, ttl: context.configuration.reconcile.lease)
@@ -23,7 +23,7 @@ final class Reconciler: Service {
 
     var settings: ReconcilerConfiguration { context.configuration.reconcile }
 
-    func run() async throws {
+    package func run() async throws {
         var pause = settings.startDelay
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             if pause > .zero {

@@ -2,6 +2,7 @@ import Core
 import Logging
 import Pipeline
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 

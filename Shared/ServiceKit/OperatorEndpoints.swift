@@ -56,7 +56,7 @@ package struct OperatorEndpoints: Sendable {
     /// `/readyz`'s answer.
     package func readiness() async -> Response {
         do {
-            let replies = try await redis.pipeline([RedisCommand("PING"), RedisCommand("FUNCTION", "LIST")])
+            let replies = try await redis.pipeline([RedisCommand(keyless: "PING"), RedisCommand(keyless: "FUNCTION", "LIST")])
             let loaded = Set((replies.last?.array ?? []).compactMap(Self.libraryName))
             let missing = libraries.filter { !loaded.contains($0) }
             guard replies.first?.string == "PONG", missing.isEmpty else {

@@ -1,5 +1,5 @@
 import Logging
-import Pipeline
+import ServiceKit
 import Synchronization
 import Testing
 

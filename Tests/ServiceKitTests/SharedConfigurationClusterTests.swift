@@ -1,6 +1,7 @@
 import Core
 import Pipeline
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 

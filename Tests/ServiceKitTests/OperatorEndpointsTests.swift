@@ -1,8 +1,8 @@
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import Operations
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 

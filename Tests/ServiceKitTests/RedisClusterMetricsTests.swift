@@ -1,6 +1,6 @@
-import Pipeline
 import Prometheus
 import Redis
+import ServiceKit
 import TestSupport
 import Testing
 

@@ -1,5 +1,7 @@
 import Core
 import Logging
+import Metrics
+import Pipeline
 import Redis
 import ServiceLifecycle
 import UnixSignals
@@ -71,10 +73,13 @@ package struct SharedConfiguration: Sendable {
     }
 
     /// The service group of a process: `services` run until SIGTERM or SIGINT (when `handlesSignals`), then
-    /// shut down gracefully for at most ``shutdownGrace``, after which what is still running is cancelled.
-    package func serviceGroup(services: [any Service], handlesSignals: Bool = true, logger: Logger) -> ServiceGroup {
+    /// shut down gracefully for at most ``shutdownGrace``, after which what is still running is cancelled. Each
+    /// cluster client among `services` gets a ``RedisClusterMetrics`` recording to `metrics` (the service's registry).
+    package func serviceGroup(
+        services: [any Service], handlesSignals: Bool = true, metrics: any MetricsFactory, logger: Logger
+    ) -> ServiceGroup {
         // Each cluster client's redirects, refusals and refreshes on /metrics (``RedisClusterMetrics``).
-        let services = services + RedisClusterMetrics.exporters(for: services)
+        let services = services + RedisClusterMetrics.exporters(for: services, factory: metrics)
         var configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: handlesSignals ? [.sigterm, .sigint] : [], logger: logger)
         configuration.maximumGracefulShutdownDuration = shutdownGrace

@@ -1,5 +1,6 @@
 import Core
 import Logging
+import Pipeline
 import Redis
 
 extension SharedConfiguration {

@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// `tollgate_redis_cluster_events_total{event}`: `moved`, `ask`, `tryagain`, `clusterdown`, `unreachable`, `refresh`,
 /// `function_reload`. The client counts under its lock on the hot path; this service adds what changed every
 /// `interval`, and once more when it stops, so a failover, a reshard or a lost node shows on `/metrics` within
-/// seconds. ``SharedConfiguration/serviceGroup(services:handlesSignals:logger:)`` adds one for each cluster client in
+/// seconds. ``SharedConfiguration/serviceGroup(services:handlesSignals:metrics:logger:)`` adds one for each cluster client in
 /// a group (``exporters(for:)``).
 package struct RedisClusterMetrics: Service {
     let client: RedisClusterClient
