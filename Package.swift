@@ -3,10 +3,13 @@ import PackageDescription
 
 /// One set of settings for every target: Swift 6 language mode, strict concurrency. `MemberImportVisibility`
 /// (SE-0444): a file uses members of the modules it imports itself, not of those another file of the target imports.
+/// `InternalImportsByDefault` (SE-0409): an `import` is internal, so what a module's `package` declarations expose
+/// of another module is written where it happens (`package import`), and nothing leaks by accident.
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 /// The products of other packages the targets use, each named once.

@@ -1,8 +1,8 @@
-import Core
-import Export
-import Ledger
+package import Core
+package import Export
+package import Ledger
 import Pipeline
-import ServiceKit
+package import ServiceKit
 
 /// The exporter's settings, read from the environment by ``init(environment:)``.
 ///

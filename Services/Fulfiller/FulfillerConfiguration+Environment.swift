@@ -1,5 +1,5 @@
 import AppStore
-import Core
+package import Core
 import Ledger
 import Pipeline
 import ServiceKit

@@ -1,7 +1,7 @@
-import Core
-import Ledger
-import Pipeline
-import ServiceKit
+package import Core
+package import Ledger
+package import Pipeline
+package import ServiceKit
 
 /// The fulfiller's settings, read from the environment by ``init(environment:)``.
 ///

@@ -1,5 +1,5 @@
 import AppStore
-import Core
+package import Core
 import Foundation
 import Ledger
 import Pipeline

@@ -1,9 +1,9 @@
-import AppStore
-import Core
-import Foundation
-import Ledger
+package import AppStore
+package import Core
+package import Foundation
+package import Ledger
 import Pipeline
-import ServiceKit
+package import ServiceKit
 
 /// The settings of `ingest`, read from the environment by ``init(environment:)`` and validated at startup.
 ///

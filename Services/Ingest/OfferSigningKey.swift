@@ -1,5 +1,5 @@
 import AppStore
-import Core
+package import Core
 import Crypto
 import Foundation
 

@@ -1,4 +1,4 @@
-import Core
+package import Core
 import Crypto
 import Foundation
 

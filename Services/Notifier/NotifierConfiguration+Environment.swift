@@ -1,4 +1,4 @@
-import Core
+package import Core
 import Pipeline
 import ServiceKit
 import Webhooks

@@ -1,6 +1,6 @@
 import Pipeline
-import ServiceKit
-import Webhooks
+package import ServiceKit
+package import Webhooks
 
 /// The notifier's settings, read from the environment by ``init(environment:)``.
 ///

@@ -1,8 +1,8 @@
-import AppStore
-@preconcurrency import Crypto
+package import AppStore
+@preconcurrency package import Crypto
 import Foundation
 import SwiftASN1
-@_spi(CMS) import X509
+@_spi(CMS) package import X509
 
 /// Writes App Store receipts the way the App Store does: the receipt attributes as a DER `SET`, wrapped in
 /// PKCS#7 `SignedData` with the content attached, signed (no signed attributes) by a leaf whose chain

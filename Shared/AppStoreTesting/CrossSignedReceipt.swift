@@ -1,4 +1,4 @@
-import AppStore
+package import AppStore
 @preconcurrency import Crypto
 import Foundation
 import SwiftASN1

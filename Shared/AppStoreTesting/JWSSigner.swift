@@ -1,6 +1,6 @@
-import AppStore
-@preconcurrency import Crypto
-import Foundation
+package import AppStore
+@preconcurrency package import Crypto
+package import Foundation
 
 /// Signs payloads the way the App Store does: compact JWS with header
 /// `{"alg":"ES256","x5c":[leaf, intermediate, root]}` and a raw 64-byte r‖s P-256 signature.

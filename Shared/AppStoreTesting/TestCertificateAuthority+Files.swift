@@ -1,6 +1,6 @@
 import AppStore
 @preconcurrency import Crypto
-import Foundation
+package import Foundation
 import SwiftASN1
 import X509
 

@@ -1,8 +1,8 @@
 import AppStore
-@preconcurrency import Crypto
-import Foundation
+@preconcurrency package import Crypto
+package import Foundation
 import SwiftASN1
-import X509
+package import X509
 
 extension TestCertificateAuthority {
     /// How an authority's certificates are made; change fields to build broken variants.

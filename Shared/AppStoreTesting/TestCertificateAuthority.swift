@@ -1,8 +1,8 @@
 import AppStore
-@preconcurrency import Crypto
-import Foundation
+@preconcurrency package import Crypto
+package import Foundation
 import SwiftASN1
-import X509
+package import X509
 
 /// A private certificate authority shaped like Apple's App Store signing chain, for tests and the App
 /// Store simulator: a self-signed P-384 root, a P-384 intermediate carrying the Apple WWDR OID

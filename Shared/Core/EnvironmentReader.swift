@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+package import Foundation
+package import Logging
 
 /// The one reader of settings from the environment, with one rule for every service:
 ///

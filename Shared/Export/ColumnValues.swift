@@ -1,6 +1,6 @@
 import Foundation
 import Ledger
-import PostgresNIO
+package import PostgresNIO
 
 /// One SQL statement being built: its binds, numbered as they are added, and its parts. Several parts become one
 /// statement of writable CTEs (`WITH w0 AS (INSERT …), w1 AS (INSERT …) SELECT 1`): PostgreSQL runs it as one atomic

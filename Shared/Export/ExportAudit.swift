@@ -1,8 +1,8 @@
 import Ledger
 import Logging
-import Pipeline
-import PostgresNIO
-import Redis
+package import Pipeline
+package import PostgresNIO
+package import Redis
 
 /// `tollctl audit --export` (docs/EXPORT.md): compares the database with the ledger and names every difference —
 /// a user's row (coins, granted and spent coins, entitlements, the last event's `seq`), every transaction record's

@@ -1,9 +1,9 @@
 import Core
 import Ledger
-import Logging
-import Pipeline
+package import Logging
+package import Pipeline
 import PostgresNIO
-import Redis
+package import Redis
 
 /// `tollctl export --since DATE` (docs/EXPORT.md): rebuilds the tables from the ledger. The events still held — every
 /// partition's events stream from `since`, and each user's own log (``UserEventLog``: the newest 1000 per user) — are

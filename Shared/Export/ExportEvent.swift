@@ -1,5 +1,5 @@
 import Core
-import Pipeline
+package import Pipeline
 
 /// One schema-v2 event (docs/EVENTS.md) as the exporter reads it from the `event` field of an events stream entry:
 /// the members it writes into columns, and the JSON as the ledger wrote it (`body`). Numbers written as strings

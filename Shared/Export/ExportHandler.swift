@@ -1,9 +1,9 @@
 import Core
 import Foundation
-import Logging
-import Pipeline
+package import Logging
+package import Pipeline
 import PostgresNIO
-import Redis
+package import Redis
 
 /// Exports one events stream entry (docs/EXPORT.md): reads the event, reads what it changed from the ledger
 /// (``ExportSnapshot``), writes both into PostgreSQL in one transaction (``ExportWriter``), and only then lets the

@@ -1,7 +1,7 @@
 import Core
 import Foundation
 import Metrics
-import Pipeline
+package import Pipeline
 
 /// The exporter's metrics (docs/EXPORT.md): events written, skipped and refused, time waiting for PostgreSQL, and how
 /// far behind the ledger the export is (an event's write time minus the time the ledger applied it).

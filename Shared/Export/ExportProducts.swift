@@ -1,6 +1,6 @@
-import Ledger
+package import Ledger
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// The `products` table: the catalog with what the revenue views need (docs/EXPORT.md), rewritten whole in one
 /// transaction at each exporter start, so it always matches the catalog the ledger credits by.

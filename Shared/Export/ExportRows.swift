@@ -1,5 +1,5 @@
 import Core
-import Ledger
+package import Ledger
 
 /// A user's `users` row (docs/EXPORT.md): coins and entitlements as the ledger's account and grants hold them at
 /// the snapshot's `seq`.

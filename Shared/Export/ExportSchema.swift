@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 /// The export's tables and views (docs/EXPORT.md): numbered SQL files in `Migrations/`, compiled in, applied in order
 /// at start by every exporter replica and by `tollctl export`. One session at a time applies them (a PostgreSQL

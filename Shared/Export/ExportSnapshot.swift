@@ -1,6 +1,6 @@
-import Ledger
-import Pipeline
-import Redis
+package import Ledger
+package import Pipeline
+package import Redis
 
 /// What the export writes of one user, read from the ledger in one call of the `tollgate_export_v2` library
 /// (`Lua/export.lua`): the account (its `events.seq` is the user's last event, so it names the state exactly), the

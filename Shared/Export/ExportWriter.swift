@@ -1,7 +1,7 @@
 import Ledger
 import Logging
 import Pipeline
-import PostgresNIO
+package import PostgresNIO
 
 /// Writes the export's rows into PostgreSQL (docs/EXPORT.md): everything one event changes in **one statement**
 /// (``SQLStatement``: writable CTEs, atomic, one round trip). Every part is idempotent: an event row is keyed by its

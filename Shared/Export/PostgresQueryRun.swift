@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+package import PostgresNIO
 
 extension PostgresClient {
     /// Runs `query` to its end. postgres-nio reports an error PostgreSQL raises while executing a statement (a value

@@ -1,7 +1,7 @@
-import Core
+package import Core
 import Foundation
-import Logging
-import PostgresNIO
+package import Logging
+package import PostgresNIO
 
 /// Where the export goes: `TOLLGATE_POSTGRES_URL`, `postgres://user:password@host[:port]/database[?sslmode=…]`
 /// (docs/EXPORT.md). `sslmode` is `disable` (the default: loopback and private networks), `prefer` or `require`.

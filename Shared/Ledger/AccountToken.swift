@@ -1,5 +1,5 @@
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// A user's own `appAccountToken`: one lower-case UUID per user, for purchases that carry no order's token (bought
 /// outside the app, an offer code redeemed in the App Store) and that an operator ties to the user with Apple's Set

@@ -1,4 +1,4 @@
-import Core
+package import Core
 import Foundation
 
 /// The product catalog (`TOLLGATE_CATALOG`, JSON `{"products": [...]}`), validated when loaded so that a

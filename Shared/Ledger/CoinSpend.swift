@@ -1,6 +1,6 @@
 import Core
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// A service spending a user's coins (`POST /v1/users/{userId}/coins/spend`, issue 31 item 4): one call of
 /// `ledger_v8_spend` (`Lua/ledger_spend.lua`) in the user's slot, which takes the coins only when the balance covers

@@ -1,7 +1,7 @@
-import Core
+package import Core
 import Foundation
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// What `GET /v1/users/{userId}` answers (issue 31): one user as the ledger holds them, read in one call of the
 /// `tollgate_customer_v2` library (`Lua/customer.lua`) so that coins, entitlements, transactions and orders agree.

@@ -1,6 +1,6 @@
-import Foundation
-import Pipeline
-import Redis
+package import Foundation
+package import Pipeline
+package import Redis
 
 /// The customer API's look-ups (`GET /v1/transactions/{id}`, `GET /v1/lookup`, `tollctl lookup --transaction …`):
 /// from a transaction, a purchase chain or an `appAccountToken` to the user who owns it and the transactions.

@@ -1,4 +1,4 @@
-import Pipeline
+package import Pipeline
 
 /// The ledger's Redis keys: the contract between ingest (which creates orders and reads accounts) and the
 /// fulfiller (which pays orders and writes accounts).

@@ -1,5 +1,5 @@
 import Foundation
-import Pipeline
+package import Pipeline
 
 /// The fulfiller's own ledger keys, next to the shared contract in `Keys+Ledger.swift`.
 ///

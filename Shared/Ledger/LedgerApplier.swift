@@ -1,7 +1,7 @@
-import Core
+package import Core
 import Foundation
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// Applies verified purchase events to the ledger: resolves the owner, then makes the one atomic
 /// function call that acks the verified-stream entry and writes every effect (or parks the event while no

@@ -1,5 +1,5 @@
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// Recomputes every user's coin balance from their transaction records and compares it with the account
 /// hash: balance = Σ over records (`coins` credited − `debited` by a standing refund) + what labelled grants added

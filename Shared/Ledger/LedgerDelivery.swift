@@ -1,7 +1,7 @@
-import Core
+package import Core
 import Foundation
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// One verified-stream entry as the ledger applies it: the event, checked, and — when the entry is a part of
 /// another entry's event forwarded to its owner — limited to the transactions forwarded.

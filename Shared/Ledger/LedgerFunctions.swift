@@ -1,6 +1,6 @@
 import Foundation
 import Pipeline
-import Redis
+package import Redis
 
 /// Typed calls of the `tollgate_ledger_v8` Redis Function library: `Lua/ledger_events.lua` (the outbound events,
 /// schema v2, docs/EVENTS.md), `Lua/ledger_records.lua` (records, entitlements, refunds),

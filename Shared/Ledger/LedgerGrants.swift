@@ -1,7 +1,7 @@
-import Core
+package import Core
 import Foundation
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// Labelled grants (issue 31, item 5): an entitlement until a time, or coins, that an app's backend gives a user with
 /// a reason, through the ledger's functions `grant`, `revoke` and `expire_grant` (`Lua/ledger_grants.lua`).

@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// The ledger function's answer read by hand (``Core/JSONReader``): one per delivery on the fulfiller's hot path,
 /// where `JSONDecoder` cost more than the rest of reading it. Reads what `Codable` read (absent and `null` alike

@@ -1,7 +1,7 @@
 import Core
 import Foundation
 import Pipeline
-import Redis
+package import Redis
 
 /// Moves a single-primary deployment's data from one partition (layout 1) to N (layout 2), in place, before it is
 /// imported into a Redis Cluster (`tollctl layout repartition`; Services/Tollctl/README.md has the steps).

@@ -1,6 +1,6 @@
 import Core
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// An operator clearing a user's sandbox side (``LedgerSide``; `tollctl sandbox clear`): one call of
 /// `ledger_v8_clear_sandbox` (`Lua/ledger_sides.lua`) in the user's slot deletes the side's balance, entitlements,

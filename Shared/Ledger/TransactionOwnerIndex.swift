@@ -1,5 +1,5 @@
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// The owner index `GET /v1/transactions/{id}` reads (``Keys/transactionOwner(partition:transactionId:)``), written
 /// for the records of users whose records predate it (ledger v7 writes it with each record): `tollctl

@@ -1,4 +1,4 @@
-import Redis
+package import Redis
 
 /// The `tollgate_deadletter_v2` Redis Function library (`Lua/deadletter.lua`), used by `tollctl dead redrive`.
 ///

@@ -1,5 +1,5 @@
-import Logging
-import Redis
+package import Logging
+package import Redis
 
 /// Keeps a stream entry from looking idle while its handler waits (the verifier on Apple, the exporter on
 /// PostgreSQL): every `interval` it runs

@@ -1,4 +1,4 @@
-import Redis
+package import Redis
 
 extension Keys {
     /// Records this deployment's partitions in ``layoutRecord`` when nothing is recorded yet, then checks that the

@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// Key naming for everything Tollgate keeps in Redis.
 ///

@@ -1,4 +1,4 @@
-import Metrics
+package import Metrics
 import Synchronization
 
 /// Metric handles made once per label and dimensions, then reused. `Counter(label:dimensions:)` asks the metrics

@@ -1,4 +1,4 @@
-import Redis
+package import Redis
 
 /// Typed calls of the `tollgate_pipeline_v4` Redis Function library (`Lua/pipeline.lua`). Every ack function
 /// acknowledges through `Lua/jobs.lua`'s one gate (`acknowledge`: `XACK` returning 1, so a redelivered or late

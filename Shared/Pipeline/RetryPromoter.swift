@@ -1,5 +1,5 @@
-import Logging
-import Redis
+package import Logging
+package import Redis
 import ServiceLifecycle
 
 /// Moves due retries from each stream's retry ZSET back onto the stream, every `interval`.

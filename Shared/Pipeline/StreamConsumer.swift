@@ -1,5 +1,5 @@
-import Logging
-import Redis
+package import Logging
+package import Redis
 import ServiceLifecycle
 
 /// The consumer runtime every worker uses: reads its group on every partition of a stage's stream, runs a handler

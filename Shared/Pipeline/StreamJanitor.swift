@@ -1,5 +1,5 @@
-import Logging
-import Redis
+package import Logging
+package import Redis
 import ServiceLifecycle
 
 /// Trims streams with `XTRIM MINID` (never `MAXLEN`) below the oldest entry any consumer group still needs.

@@ -1,4 +1,4 @@
-import Redis
+package import Redis
 
 /// One entry handed to a handler, with what the runtime knows about its history.
 package struct StreamMessage: Sendable {

@@ -1,5 +1,5 @@
 import Logging
-import ServiceLifecycle
+package import ServiceLifecycle
 
 /// A connection of its own for calls that hold it (a blocking `XREADGROUP`): nothing else queues behind it.
 /// Close it when done.

@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 
 /// One multiplexed Redis connection: any number of tasks send through it at once, and every command queued
 /// while the connection's event loop is busy goes out with the others in one write (auto-pipelining, as

@@ -1,7 +1,7 @@
 import CHiredis
 import Core
 import Foundation
-import Logging
+package import Logging
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,9 +1,9 @@
 import Core
-import Hummingbird
-import Logging
+package import Hummingbird
+package import Logging
 import NIOCore
-import Redis
-import ServiceLifecycle
+package import Redis
+package import ServiceLifecycle
 
 /// The operators' endpoints, built the same way for every service (ingest, verifier, fulfiller):
 ///

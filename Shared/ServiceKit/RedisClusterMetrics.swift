@@ -1,7 +1,7 @@
 import Logging
-import Metrics
-import Redis
-import ServiceLifecycle
+package import Metrics
+package import Redis
+package import ServiceLifecycle
 
 /// Exports a cluster client's counters (``Redis/RedisClusterClient/Counters``) as
 /// `tollgate_redis_cluster_events_total{event}`: `moved`, `ask`, `tryagain`, `clusterdown`, `unreachable`, `refresh`,

@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 
 extension SharedConfiguration {
     /// Sends every logger of the process to standard error at `LOG_LEVEL` (at most `ceiling`, e.g. `.warning`

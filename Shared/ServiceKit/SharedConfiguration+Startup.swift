@@ -1,7 +1,7 @@
 import Core
-import Logging
+package import Logging
 import Pipeline
-import Redis
+package import Redis
 
 extension SharedConfiguration {
     /// The longest a startup check may wait for Redis to answer; keeps a silent endpoint from hanging startup.

@@ -1,9 +1,9 @@
-import Core
-import Logging
-import Metrics
-import Pipeline
-import Redis
-import ServiceLifecycle
+package import Core
+package import Logging
+package import Metrics
+package import Pipeline
+package import Redis
+package import ServiceLifecycle
 import UnixSignals
 
 /// The settings every Tollgate service shares, read from the environment and validated at startup.

@@ -1,9 +1,9 @@
-import Core
+package import Core
 import Foundation
-import Logging
+package import Logging
 import Metrics
-import Prometheus
-import ServiceLifecycle
+package import Prometheus
+package import ServiceLifecycle
 
 /// A service's settings as its executable reads them: from the environment, with the settings every service shares.
 package protocol ServiceConfiguration: Sendable {

@@ -1,4 +1,4 @@
-import AppStore
+package import AppStore
 
 /// The App Store Server API clients of a deployment: one per app with a key and per environment the deployment
 /// accepts. Each signs its tokens with its own app's key and puts its own app's bundle ID in `bid`, so a call about one

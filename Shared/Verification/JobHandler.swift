@@ -1,8 +1,8 @@
 import AppStore
 import Core
-import Logging
-import Pipeline
-import Redis
+package import Logging
+package import Pipeline
+package import Redis
 
 /// The verifier's stream handler: reads the job, marks it `verifying`, verifies it (with a heartbeat
 /// keeping a slow healthy call from being reclaimed; neither for a job verified by local work only, see

@@ -1,9 +1,9 @@
-import AppStore
+package import AppStore
 import Core
 import Foundation
-import Logging
-import Pipeline
-import Redis
+package import Logging
+package import Pipeline
+package import Redis
 import ServiceKit
 
 /// Verifies one job with Apple's rules, per kind, and says what it found as a ``VerificationOutcome``:

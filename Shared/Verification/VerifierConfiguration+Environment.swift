@@ -1,6 +1,6 @@
 import AppStore
-import Core
-import Foundation
+package import Core
+package import Foundation
 import Pipeline
 import ServiceKit
 

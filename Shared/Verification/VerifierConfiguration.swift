@@ -1,8 +1,8 @@
-import AppStore
-import Core
-import Foundation
-import Pipeline
-import ServiceKit
+package import AppStore
+package import Core
+package import Foundation
+package import Pipeline
+package import ServiceKit
 
 /// The verifier's settings, read from the environment by ``init(environment:)`` and validated at startup.
 ///

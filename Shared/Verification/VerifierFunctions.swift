@@ -1,5 +1,5 @@
 import Pipeline
-import Redis
+package import Redis
 
 /// The `tollgate_verifier_v2` Redis Function library (`Lua/verifier.lua`).
 ///

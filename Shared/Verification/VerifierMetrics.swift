@@ -1,6 +1,6 @@
-import AppStore
+package import AppStore
 import Metrics
-import Pipeline
+package import Pipeline
 
 /// The verifier's own metrics (the consumer runtime adds `tollgate_jobs_total{stream,outcome}`,
 /// `tollgate_retries_scheduled_total{stream}`, `tollgate_dead_letters_total{stream,cause}`):

@@ -1,4 +1,4 @@
-import AppStore
+package import AppStore
 import Core
 import Foundation
 

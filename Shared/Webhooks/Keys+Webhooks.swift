@@ -1,4 +1,4 @@
-import Pipeline
+package import Pipeline
 
 /// One endpoint's keys in one partition, all in the partition's slot with its events stream (the layout is in
 /// `Lua/notifier.lua`).

@@ -1,6 +1,6 @@
-import Core
+package import Core
 import Pipeline
-import Redis
+package import Redis
 
 /// Typed calls of the `tollgate_notifier_v3` Redis Function library (`Lua/notifier.lua`, where each function's
 /// `KEYS`, `ARGV` and answer are written down). Every call touches one endpoint's keys in one partition

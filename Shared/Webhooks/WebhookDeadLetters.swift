@@ -1,5 +1,5 @@
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// One endpoint's dead letters (every partition's `tg:{pN}:webhook:<endpoint>:dead`): listed and redriven by
 /// `tollctl webhooks dead|redrive`. A dead letter is the events-stream entry's fields plus `source.id` (the entry),

@@ -1,7 +1,7 @@
 import Foundation
-import Logging
-import Pipeline
-import Redis
+package import Logging
+package import Pipeline
+package import Redis
 import ServiceLifecycle
 import Synchronization
 

@@ -1,4 +1,4 @@
-import Pipeline
+package import Pipeline
 
 /// How a ``WebhookDelivery`` schedules, leases and retries. Defaults suit production; tests shorten the times.
 package struct WebhookDeliveryConfiguration: Sendable {

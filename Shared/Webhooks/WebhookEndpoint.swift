@@ -1,5 +1,5 @@
-import Core
-import Foundation
+package import Core
+package import Foundation
 
 /// One receiver of Tollgate's webhooks: where to post, the secrets that sign (the first signs; all of them are
 /// listed during a rotation), the project whose events it gets and, optionally, the event types it wants.

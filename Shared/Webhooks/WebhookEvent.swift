@@ -1,5 +1,5 @@
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// One schema-2 entry of an events stream, as the notifier delivers it (the contract of issue 30: `event.version` =
 /// `2`, `event.id`, `event.type`, `seq` per user, `user` when the event is a user's, `event` = the JSON object text).

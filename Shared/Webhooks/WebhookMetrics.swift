@@ -1,5 +1,5 @@
 import Metrics
-import Pipeline
+package import Pipeline
 
 /// The notifier's metrics:
 ///

@@ -1,4 +1,4 @@
-import AppStore
+package import AppStore
 import Foundation
 
 /// Sends one signed webhook request and says how it went. Requests go through the process's ``AppStore/HTTPTransport``

@@ -1,4 +1,4 @@
-import Core
+package import Core
 import Foundation
 
 /// The endpoints and request settings the notifier and `tollctl webhooks` share, read from the environment.

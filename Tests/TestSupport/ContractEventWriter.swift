@@ -1,7 +1,7 @@
-import Core
+package import Core
 import Foundation
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 
 /// Writes events-stream entries shaped as issue 30's schema-2 contract (the ledger's writer is being built
 /// elsewhere): `event.version` = `2`, `event.id`, `seq` (1, 2, 3… per user; app-level events have their own),

@@ -1,4 +1,4 @@
-import Redis
+package import Redis
 
 /// Runs commands on another executor but refuses, before sending, any command that does not declare its keys
 /// (``RedisCommand/keyIndices``; declared empty for a command without keys): handed to the code under test (the

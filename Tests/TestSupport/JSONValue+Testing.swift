@@ -1,5 +1,5 @@
-import Core
-import Foundation
+package import Core
+package import Foundation
 
 /// What tests read out of answers and stored documents, through Core's reader (as the services read them): a value's
 /// text, number, flag or elements, nil when it is of another type.

@@ -1,8 +1,8 @@
 import Foundation
-import Ledger
+package import Ledger
 import Logging
-import Pipeline
-import Redis
+package import Pipeline
+package import Redis
 import Synchronization
 
 /// The catalog of the tests: 1-, 100- and 2000-coin packs, a monthly VIP subscription, an unlock and a

@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 import Synchronization
 
 /// What a ``RecordingLogHandler`` received: each line's message and its metadata as a handler would write it (its

@@ -1,5 +1,5 @@
-import Foundation
-import Redis
+package import Foundation
+package import Redis
 
 #if canImport(Glibc)
 import Glibc

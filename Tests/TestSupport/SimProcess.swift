@@ -1,6 +1,6 @@
-import AppStore
+package import AppStore
 import Core
-import Foundation
+package import Foundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,4 +1,4 @@
-import Redis
+package import Redis
 
 /// Runs commands on one redis-server but refuses, before sending, any command whose keys hash to different Redis
 /// Cluster slots — what ``RedisClusterClient`` refuses (``RedisError/crossSlot(_:)``) — so that tests on one server

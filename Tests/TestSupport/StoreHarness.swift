@@ -1,8 +1,8 @@
 @preconcurrency import Crypto
-import Foundation
-import Logging
-import Pipeline
-import Redis
+package import Foundation
+package import Logging
+package import Pipeline
+package import Redis
 
 /// A real redis-server and the real `appstore-sim` binary, whose CA the services trust through
 /// `TOLLGATE_ROOT_CERTS`: what the verifier's, reconciler's and tollctl's tests run against. ``with(_:)`` always

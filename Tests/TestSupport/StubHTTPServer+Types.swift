@@ -1,5 +1,5 @@
-import Core
-import Foundation
+package import Core
+package import Foundation
 
 /// One scripted answer of a ``StubHTTPServer``.
 package struct StubResponse: Sendable {

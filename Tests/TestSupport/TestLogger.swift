@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 
 /// The one logger tests hand to the code under test: it drops everything, so a test's output is its own.
 /// (Processes a test starts log to files of their own.)

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// `../shared/vectors` beside the repository: data Apple signed (`apple-real`, with its `manifest.json`) and the
 /// legacy `verifyReceipt`/V1 fixtures (`legacy`).

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// One outgoing HTTP request: method, absolute URL, headers, optional body and a timeout for the whole
 /// exchange.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// One HTTP response: status, headers (names lowercased) and the whole body.
 package struct HTTPTransportResponse: Sendable {

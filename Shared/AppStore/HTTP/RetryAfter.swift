@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Parses an HTTP `Retry-After` value (RFC 9110 §10.2.3): either a number of seconds or an HTTP date.
 ///

@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// The protected header of an App Store JWS: the algorithm and the certificate chain (`x5c`, standard
 /// base64 DER, leaf first).

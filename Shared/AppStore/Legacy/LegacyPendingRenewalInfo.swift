@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The renewal state of one auto-renewable subscription in a legacy receipt response: Apple's
 /// `responseBody.Pending_renewal_info`. Read leniently; unknown fields are ignored.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The decoded receipt in a `verifyReceipt` response: Apple's `responseBody.Receipt`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// One in-app purchase in a legacy receipt: Apple's `responseBody.Receipt.In_app` and
 /// `responseBody.Latest_receipt_info` (also the transaction fields at the top of an iOS 6 receipt).

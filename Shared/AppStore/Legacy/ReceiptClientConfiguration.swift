@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Settings of the ``ReceiptClient``. Services read them from `TOLLGATE_VERIFY_RECEIPT_URL`,
 /// `TOLLGATE_VERIFY_RECEIPT_SANDBOX_URL`, `TOLLGATE_SHARED_SECRET`, `TOLLGATE_BUNDLE_ID` and

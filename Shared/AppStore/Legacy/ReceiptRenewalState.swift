@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The renewal state of one auto-renewable subscription, taken from a legacy response's
 /// `pending_renewal_info` and keyed by the subscription's original transaction ID.

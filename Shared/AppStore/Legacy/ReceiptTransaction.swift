@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// One purchase from a legacy receipt (`in_app`, `latest_receipt_info`, an iOS 6 receipt or a V1
 /// notification's `unified_receipt`) in Tollgate's canonical form, named like the V2 transaction fields.

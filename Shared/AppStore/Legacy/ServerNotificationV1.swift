@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A version 1 App Store server-to-server notification: Apple's `responseBodyV1`.
 ///

@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// Apple's signed renewal info read by hand, with the rules of ``JWSTransactionDecodedPayload``'s reader: the members
 /// `Codable` reads, absent and `null` nil, a value of another type an error, Apple's enums lenient.

@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// The renewal state of an auto-renewable subscription, signed by the App Store
 /// (Apple's `JWSRenewalInfoDecodedPayload`). It carries no bundle ID.

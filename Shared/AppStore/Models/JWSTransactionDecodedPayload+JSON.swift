@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// Apple's signed transaction read by hand: the members `Codable` read, with the same rules (absent and `null` are
 /// nil, a value of another type is an error, Apple's enums lenient).

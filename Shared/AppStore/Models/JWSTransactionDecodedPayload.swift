@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// A transaction signed by the App Store (Apple's `JWSTransactionDecodedPayload`).
 ///

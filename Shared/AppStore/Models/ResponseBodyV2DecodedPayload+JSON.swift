@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// Apple's signed notification (App Store Server Notifications V2) read by hand, with its four parts, by the rules of
 /// ``JWSTransactionDecodedPayload``'s reader. The nested signed transaction, renewal info and app transaction stay

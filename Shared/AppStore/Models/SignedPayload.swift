@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// A payload Apple signs as a JWS, which says when it was signed (`signedDate`, milliseconds since 1970).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// What an App Store receipt (the PKCS#7 `appStoreReceiptURL` file) says about itself, read from its bytes.
 ///

@@ -1,5 +1,5 @@
-import SwiftASN1
-import X509
+package import SwiftASN1
+package import X509
 
 /// A PKCS#7 `SignedData` as a receipt uses it: attached content, certificates, signers.
 package struct PKCS7SignedData: Sendable {

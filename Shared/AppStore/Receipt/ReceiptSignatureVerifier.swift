@@ -1,7 +1,7 @@
-import Foundation
+package import Foundation
 import SwiftASN1
 import Synchronization
-import X509
+package import X509
 
 /// Proves that Apple signed an app receipt, offline: the PKCS#7 `SignedData` has exactly one signer, without
 /// signed attributes (Apple's and Xcode's receipts have none); its certificate chains leaf → intermediate →

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Calls Apple's App Store Server API with an ES256 JWT (signed with the `.p8` key, reused until shortly
 /// before it expires). Signed data in the answers stays as raw JWS strings: verify them with the JWS

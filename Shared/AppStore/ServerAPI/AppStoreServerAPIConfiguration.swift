@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Settings of the ``AppStoreServerAPIClient``. Services read them from `TOLLGATE_API_ISSUER_ID`,
 /// `TOLLGATE_API_KEY_ID`, `TOLLGATE_API_PRIVATE_KEY_PATH`, `TOLLGATE_BUNDLE_ID`, `TOLLGATE_ENVIRONMENT`,

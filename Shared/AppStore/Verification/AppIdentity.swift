@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// The apps whose App Store data a deployment takes, and from which environments: what the verifier checks on every
 /// signed payload and ingest checks on every anonymous notification before it stores it. Read once, by one rule, from

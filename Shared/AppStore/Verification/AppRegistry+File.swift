@@ -1,4 +1,4 @@
-import Core
+package import Core
 @preconcurrency import Crypto
 import Foundation
 

@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// The apps (bundle IDs) of one deployment — an iOS app and its macOS build, say, sharing one account system and one
 /// ledger — with what Tollgate holds for each (``ConfiguredApp``): its identity, its App Store Server API key, its

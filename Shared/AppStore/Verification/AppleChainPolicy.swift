@@ -1,5 +1,5 @@
-import SwiftASN1
-import X509
+package import SwiftASN1
+package import X509
 
 /// Apple's own rule on top of RFC 5280: the leaf carries the receipt-signing OID
 /// (1.2.840.113635.100.6.11.1) and the intermediate the Apple WWDR OID (1.2.840.113635.100.6.2.1).

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Apple's root certificates that App Store data chains to.
 package enum AppleRootCertificates {

@@ -1,7 +1,7 @@
-import Crypto
+package import Crypto
 import Foundation
 import Synchronization
-import X509
+package import X509
 
 /// Certificate chains already proven to lead from an App Store leaf to a trusted root, keyed by the SHA-256 of
 /// the `x5c` certificates' DER (``Key``): however the header around them varies, the same chain is the same entry.

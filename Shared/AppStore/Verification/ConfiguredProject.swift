@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// One project of a deployment (docs/PROJECTS.md): apps that share customers, with their own user space and ledger
 /// (``Core/ProjectID``), their own catalog and their own user-token secret. Read from `TOLLGATE_APPS`

@@ -1,5 +1,5 @@
 @preconcurrency import Crypto
-import Foundation
+package import Foundation
 import SwiftASN1
 import X509
 

@@ -1,6 +1,6 @@
 import Core
-import Foundation
-import X509
+package import Foundation
+package import X509
 
 /// What a `SignedDataVerifier` trusts and whose data it accepts.
 ///

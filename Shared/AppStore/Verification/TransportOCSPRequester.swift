@@ -1,5 +1,5 @@
 import Foundation
-import X509
+package import X509
 
 /// Asks OCSP responders over HTTP POST (`application/ocsp-request`) through an ``HTTPTransport`` — the verifier
 /// passes the one it calls Apple with, so OCSP shares its connections. Any transport failure or non-200 answer

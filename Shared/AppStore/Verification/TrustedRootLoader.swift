@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import SwiftASN1
 import X509
 

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A verified payload together with the JSON it was decoded from, so that it can be stored or printed
 /// exactly as Apple sent it, unknown fields included.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A verified V2 notification with its nested signed data, each verified with the same rules.
 package struct VerifiedNotification: Sendable {

@@ -1,5 +1,5 @@
 import Core
-import Foundation
+package import Foundation
 
 /// Any kind of App Store signed data, verified; what `SignedDataVerifier.verifyAny` returns.
 package enum VerifiedSignedData: Sendable {

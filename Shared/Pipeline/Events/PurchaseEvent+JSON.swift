@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// The event's JSON written and read by hand (``Core/JSONWriter``, ``Core/JSONReader``): the verifier writes
 /// one per job and the fulfiller reads one per delivery, and `Codable` cost each of them more than the rest of its

@@ -1,6 +1,6 @@
-import Core
+package import Core
 import Foundation
-import Redis
+package import Redis
 
 /// The envelope of one job on the jobs stream (`tg:{p0}:jobs`), written by ingest and read by the verifier.
 ///

@@ -1,4 +1,4 @@
-import Redis
+package import Redis
 
 /// Where a job's status was found (``Keys/locateJob(_:on:)``).
 package struct JobLocation: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// An operator's call of Apple's API requested over HTTP (issue 31 item 6; `POST /v1/admin/apple/…`,
 /// `GET /v1/lookup?orderId=`): ingest checks it as the CLI does and enqueues it as a job of kind

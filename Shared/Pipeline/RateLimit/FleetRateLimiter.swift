@@ -1,4 +1,4 @@
-import Redis
+package import Redis
 
 /// Waits for a token of the fleet-wide bucket before each App Store Server API call, so that N replicas
 /// together stay under Apple's per-app limits. The buckets live in Redis (``RateLimitFunctions``).

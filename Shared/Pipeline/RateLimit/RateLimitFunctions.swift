@@ -1,4 +1,4 @@
-import Redis
+package import Redis
 
 /// The `tollgate_ratelimit_v2` Redis Function library (`Lua/ratelimit.lua`): one token bucket per key, refilled
 /// by the Redis server's own clock (`TIME`), so that replicas with skewed clocks still share one rate.

@@ -1,7 +1,7 @@
-import AppStore
-import Core
+package import AppStore
+package import Core
 import Ledger
-import Logging
+package import Logging
 import Pipeline
 import Redis
 import ServiceKit

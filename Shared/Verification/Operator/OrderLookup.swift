@@ -1,8 +1,8 @@
-import AppStore
-import Core
+package import AppStore
+package import Core
 import Foundation
-import Ledger
-import Logging
+package import Ledger
+package import Logging
 import Pipeline
 import Redis
 import ServiceKit

@@ -1,5 +1,5 @@
-import AppStore
-import Core
+package import AppStore
+package import Core
 import Foundation
 
 /// What `tollctl apple extend`, `extend-all`, `extend-status` and `app-transaction` run against Apple's App Store

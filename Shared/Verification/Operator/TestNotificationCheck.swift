@@ -1,4 +1,4 @@
-import AppStore
+package import AppStore
 import Foundation
 
 /// What `tollctl apple test-notification` runs: Apple's Request a Test Notification, then Get Test Notification

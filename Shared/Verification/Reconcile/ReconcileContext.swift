@@ -1,9 +1,9 @@
-import AppStore
+package import AppStore
 import Core
 import Foundation
-import Logging
-import Pipeline
-import Redis
+package import Logging
+package import Pipeline
+package import Redis
 import ServiceKit
 
 /// Everything a reconcile pass uses: the verifier's settings and Apple clients, Redis, the clock, and

@@ -1,5 +1,5 @@
 import Pipeline
-import Redis
+package import Redis
 
 /// The `tollgate_reconcile_v2` Redis Function library (`Lua/reconcile.lua`): the reconciler's leader lease, its fenced cursor
 /// writes, and the two ways it hands work to the pipeline. Every key of one call shares one slot: the control slot

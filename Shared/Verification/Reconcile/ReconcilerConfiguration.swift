@@ -1,4 +1,4 @@
-import Core
+package import Core
 
 /// The reconciler's settings (part of ``VerifierConfiguration``, read by
 /// `VerifierConfiguration+Reconcile.swift`). Durations accept `500ms`, `30s`, `10m`, `1h`, `2d`, or a plain

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The body of Get Notification History: Apple's `NotificationHistoryRequest`. Apple keeps 180 days of
 /// history; `startDate` must be before `endDate`. Dates travel as milliseconds since 1970. The client encodes it;

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Optional filters of Get Transaction History (Apple's `TransactionHistoryRequest`), sent as query
 /// parameters. The `revision` paging parameter is handled by the client.
