@@ -246,7 +246,7 @@ let package = Package(
         tests(
             "PipelineTests",
             [
-                "Ledger", "Pipeline", "Redis", "TestSupport", Product.logging, Product.metrics, Product.serviceLifecycle,
+                "Pipeline", "Redis", "TestSupport", Product.logging, Product.metrics, Product.serviceLifecycle,
                 Product.prometheus,
             ]),
         tests("AppStoreTests", ["AppStore", "AppStoreTesting", "Core", "TestSupport", Product.crypto, Product.x509, Product.asn1]),
