@@ -6,7 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// The ledger on sixteen partitions (each command through ``SlotCheckedExecutor``, so every call is one slot): the
+/// The ledger on sixteen partitions (each command through ``CheckedExecutor`` (``CheckedExecutor/Checks/sameSlot``), so every call is one slot): the
 /// cross-partition steps — claiming a purchase chain, handing an event to its owner's or chain's partition — and a
 /// crash after each of them (Services/Fulfiller/README.md, "Partitions").
 @Suite struct LedgerPartitionTests {

@@ -21,7 +21,7 @@ struct NotifierRig {
             try await pool.connect()
             defer { pool.close() }
             let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: partitions))
-            let redis: any RedisCommandExecutor = partitions == 1 ? pool : SlotCheckedExecutor(pool)
+            let redis: any RedisCommandExecutor = partitions == 1 ? pool : CheckedExecutor(pool, .sameSlot)
             try await NotifierFunctions.library.load(on: redis)
             return try await body(
                 NotifierRig(server: server, redis: redis, keys: keys, writer: ContractEventWriter(redis: pool, keys: keys)))

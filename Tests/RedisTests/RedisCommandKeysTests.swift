@@ -17,18 +17,18 @@ struct RedisCommandKeysTests {
         #expect(RedisCommand("BLPOP", key: "l", 0).blocking().declaredKeys == [Array("l".utf8)])
     }
 
-    /// What keeps production commands declared: ``DeclaredKeysExecutor`` (the ledger tests hand it to the applier)
+    /// What keeps production commands declared: ``CheckedExecutor`` with ``CheckedExecutor/Checks/declaredKeys`` (the ledger tests hand it to the applier)
     /// refuses a command built by name only, before sending it.
     @Test func anUndeclaredCommandIsRefusedWhereDeclarationsAreRequired() async throws {
         let nowhere = RedisConnection(configuration: RedisConfiguration(port: 1), logger: testLogger)
         defer { nowhere.close() }
-        let redis = DeclaredKeysExecutor(nowhere)
+        let redis = CheckedExecutor(nowhere, .declaredKeys)
         await #expect(throws: RedisError.protocolError("GET does not declare its keys")) { try await redis.send("GET", "k") }
         await #expect(throws: RedisError.protocolError("MULTI does not declare its keys")) {
             try await redis.pipeline([RedisCommand(keyless: "PING"), RedisCommand("MULTI")])
         }
-        #expect(throws: Never.self) { try DeclaredKeysExecutor.check(RedisCommand(keyless: "MULTI")) }
-        #expect(throws: Never.self) { try DeclaredKeysExecutor.check(RedisCommand("GET", key: "k")) }
+        #expect(throws: Never.self) { try CheckedExecutor.check(RedisCommand(keyless: "MULTI"), .declaredKeys) }
+        #expect(throws: Never.self) { try CheckedExecutor.check(RedisCommand("GET", key: "k"), .declaredKeys) }
     }
 
     @Test func declaredKeysRouteWithoutTheTable() throws {
@@ -90,7 +90,7 @@ struct RedisCommandKeysTests {
                 let found = try? await connection.send(RedisCommand("COMMAND", arguments: ["GETKEYS"] + command.arguments))
                 let redisKeys = found?.array?.compactMap(\.bytes) ?? []
                 #expect(declared == redisKeys, "\(command.name)")
-                try SlotCheckedExecutor.check(command)
+                try CheckedExecutor.check(command, .sameSlot)
             }
         }
     }

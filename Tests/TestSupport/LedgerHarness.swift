@@ -29,7 +29,7 @@ package let testNow: Int64 = 1_767_225_600_000
 /// ledger applier reading as consumer `t`.
 ///
 /// `TOLLGATE_TEST_PARTITIONS` (default 1) runs the ledger tests with that many partitions: every command then goes
-/// through ``SlotCheckedExecutor``, which refuses a command whose keys span two Redis Cluster slots exactly as the
+/// through ``CheckedExecutor`` (``CheckedExecutor/Checks/sameSlot``), which refuses a command whose keys span two Redis Cluster slots exactly as the
 /// cluster client does, and the harness delivers an event as ingest places it (a client's in the submitter's
 /// partition, Apple's in its purchase chain's) and follows hand-overs between partitions until all is applied.
 package struct LedgerHarness: Sendable {
@@ -81,7 +81,7 @@ package struct LedgerHarness: Sendable {
         try await pool.connect()
         defer { pool.close() }
         let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: partitions))
-        let redis: any RedisCommandExecutor = partitions == 1 ? pool : SlotCheckedExecutor(pool)
+        let redis: any RedisCommandExecutor = partitions == 1 ? pool : CheckedExecutor(pool, .sameSlot)
         return try await body(
             try await prepare(
                 server: server, redis: redis, keys: keys, clamp: clamp, now: now, repeatFreeTrial: repeatFreeTrial))
@@ -100,7 +100,7 @@ package struct LedgerHarness: Sendable {
         }
         // The applier's every command must declare its keys; the tests' own (seeding, checks) may be built by name.
         var applier = LedgerApplier(
-            redis: DeclaredKeysExecutor(redis), catalog: testCatalog, keys: keys, group: group, clampRefunds: clamp, now: { now })
+            redis: CheckedExecutor(redis, .declaredKeys), catalog: testCatalog, keys: keys, group: group, clampRefunds: clamp, now: { now })
         applier.repeatFreeTrial = repeatFreeTrial
         return LedgerHarness(serverIfAny: server, redis: redis, keys: keys, applier: applier)
     }

@@ -36,11 +36,11 @@ package enum ClusterRoute: Sendable, Hashable {
     /// The keys of `command` by the table of command names, nil for a command the table does not know.
     ///
     /// Kept as the fallback for commands built by name only: every command the services, the libraries and `tollctl`
-    /// send declares its keys (the ledger tests refuse one that does not, `DeclaredKeysExecutor`), but the tests build
+    /// send declares its keys (the ledger tests refuse one that does not: `CheckedExecutor`, `.declaredKeys`), but the tests build
     /// several hundred by name (`send("HSET", …)`, `RedisCommand("ZADD", …)`, `MULTI` blocks) to seed and inspect
     /// what they run against a cluster, and an operator may pass one through. Routed by no keys, such a command would
     /// go to any primary and cost a `MOVED` round trip — or, inside a `MULTI … EXEC` block, lose the block's slot.
-    /// `SlotCheckedExecutor` (the single-server tests) checks that declared keys agree with this table wherever the
+    /// `CheckedExecutor` (`.sameSlot`) (the single-server tests) checks that declared keys agree with this table wherever the
     /// table knows the command.
     package static func tableKeys(of command: RedisCommand) -> [[UInt8]]? {
         let arguments = command.arguments
