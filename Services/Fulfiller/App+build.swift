@@ -43,22 +43,19 @@ extension App {
         let handler = FulfillerHandler(applier: applier, keys: keys, metrics: FulfillerMetrics(handles: metrics), logger: logger)
         // Every partition's verified stream.
         let verifiedStreams = keys.partitionStreams("verified")
-        let consumerService = StreamConsumer(
+        let work = StreamConsumer.withUpkeep(
             configuration: StreamConsumerConfiguration(
                 streams: verifiedStreams, group: consumerGroup, consumer: consumer,
                 concurrency: configuration.concurrency, readCount: min(max(configuration.concurrency * 2, 16), 256),
                 claimMinIdle: configuration.claimMinIdle, claimInterval: configuration.claimInterval,
                 retry: configuration.retry),
-            redis: redis, clock: clock, metrics: metrics, logger: logger,
+            redis: redis, promoteEvery: .milliseconds(500), clock: clock, metrics: metrics, logger: logger,
             deadLetterWrites: { handler.deadLetterWrites($0, $1) },
             handler: { try await handler.handle($0) })
-        let promoter = RetryPromoter(
-            streams: verifiedStreams.map(\.keys), redis: redis, interval: .milliseconds(500), metrics: metrics, logger: logger)
-        let janitor = StreamJanitor(streams: verifiedStreams.map(\.keys), redis: redis, metrics: metrics, logger: logger)
         let grants = GrantSweeper(
             redis: redis, keys: keys, projects: [ProjectID.default] + configuration.projectCatalogs.keys.sorted(),
             userEventLog: configuration.userEventLog, clock: clock, logger: logger)
-        var services: [any Service] = [redis, operatorsRedis, consumerService, promoter, janitor, grants]
+        var services: [any Service] = [redis, operatorsRedis] + work + [grants]
         if configuration.eventsRetention != nil || configuration.eventsBounds != StreamBounds() {
             services.append(
                 StreamJanitor(

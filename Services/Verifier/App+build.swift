@@ -43,17 +43,14 @@ extension App {
             metrics: metrics, logger: logger)
         // Every partition's jobs stream; each job's outcome is written in its own partition (JobHandler).
         let jobStreams = keys.partitionStreams("jobs")
-        let consumerService = StreamConsumer(
+        let work = StreamConsumer.withUpkeep(
             configuration: StreamConsumerConfiguration(
                 streams: jobStreams, group: consumerGroup, consumer: consumer, concurrency: configuration.concurrency,
                 readCount: min(configuration.concurrency, 64), claimMinIdle: configuration.claimMinIdle,
                 claimInterval: configuration.claimInterval, retry: configuration.retry),
-            redis: redis, clock: clock, metrics: handles, logger: logger,
+            redis: redis, promoteEvery: .milliseconds(200), clock: clock, metrics: handles, logger: logger,
             deadLetterWrites: { handler.deadLetterWrites($0, $1) },
             handler: { try await handler.handle($0) })
-        let promoter = RetryPromoter(
-            streams: jobStreams.map(\.keys), redis: redis, interval: .milliseconds(200), metrics: handles, logger: logger)
-        let janitor = StreamJanitor(streams: jobStreams.map(\.keys), redis: redis, metrics: handles, logger: logger)
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis,
             libraries: [PipelineFunctions.library, VerifierFunctions.library, RateLimitFunctions.library, ReconcileFunctions.library],
@@ -61,12 +58,11 @@ extension App {
                 metrics.chainCache(signedData.chainCache.statistics)
                 return registry.emitToBuffer()
             })
-        var services: [any Service] = [
-            redis, operatorsRedis, consumerService, promoter, janitor,
+        var services: [any Service] = [redis, operatorsRedis] + work
+        services.append(
             endpoints.application(
                 host: configuration.metricsHost, port: configuration.metricsPort, serverName: "verifier",
-                onServerRunning: onMetricsServerRunning, logger: logger),
-        ]
+                onServerRunning: onMetricsServerRunning, logger: logger))
         if configuration.reconcile.enabled, !apiClients.isEmpty || configuration.hasSharedSecret {
             services.append(
                 Reconciler(
