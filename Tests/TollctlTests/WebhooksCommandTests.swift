@@ -34,9 +34,16 @@ struct WebhooksCommandTests {
                     RedisCommand(
                         "XADD", dead, "*", "event.version", "2", "event.id", "evt_1", "seq", "1", "user", "alice", "event", body,
                         "source.id", "1700000000000-0", "reason", "horizon: status_500", "attempts", "12", "dead.at", "1700000100000"))
+                let closed = try await ChildProcess.run("tollctl", arguments: ["webhooks", "list"], environment: environment)
+                #expect(closed.output.contains("replicas=0  breaker=closed"), "\(closed.output)")
+                // A replica alive, and its breaker open for a minute, as the notifier's `fleet` call writes them.
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                _ = try await redis.send(RedisCommand("ZADD", "tg:{p0}:webhook:default:replicas", now, "r1"))
+                _ = try await redis.send(RedisCommand("SET", "tg:{p0}:webhook:default:breaker", now + 60_000, "PX", 60_000))
                 let listed = try await ChildProcess.run("tollctl", arguments: ["webhooks", "list"], environment: environment)
                 #expect(listed.output.contains("secrets=2  types=*"), "\(listed.output)")
                 #expect(listed.output.contains("dead=1"))
+                #expect(listed.output.contains("replicas=1  breaker=open("), "\(listed.output)")
                 #expect(!listed.output.contains("whsec_"))
                 let letters = try await ChildProcess.run("tollctl", arguments: ["webhooks", "dead"], environment: environment)
                 #expect(letters.output.contains("event=evt_1  user=alice  seq=1  attempts=12"), "\(letters.output)")
