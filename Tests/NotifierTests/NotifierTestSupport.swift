@@ -48,7 +48,9 @@ struct NotifierRig {
         _ endpoint: WebhookEndpoint, consumer: String, configuration: WebhookDeliveryConfiguration = fastDelivery()
     ) -> RunningDelivery {
         let delivery = WebhookDelivery(
-            endpoint: endpoint, keys: keys.partitions.map { keys.webhook(endpoint.name, partition: $0) }, redis: redis,
+            endpoint: endpoint, keys: keys.partitions.map { keys.webhook(endpoint.name, partition: $0) },
+            // Every command delivery sends must declare its keys (a Redis Cluster routes by them).
+            redis: CheckedExecutor(redis, .declaredKeys),
             sender: WebhookSender(transport: WebhookSender.makeTransport(connectionsPerHost: 8), timeout: .seconds(5)),
             configuration: configuration, consumer: consumer, logger: testLogger)
         let group = ServiceGroup(configuration: .init(services: [delivery], logger: testLogger))

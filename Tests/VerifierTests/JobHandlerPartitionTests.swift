@@ -39,11 +39,13 @@ import Testing
             #expect(keys.layout.count == 16)
             let metrics = VerifierMetrics()
             let (signedData, receipts, apiClients) = try VerifierServices.appleClients(configuration, metrics: metrics)
+            // Every command the verifier's path sends must declare its keys (a Redis Cluster routes by them).
+            let declared = CheckedExecutor(harness.redis, .declaredKeys)
             let verifier = JobVerifier(
                 configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
-                limiter: FleetRateLimiter(redis: harness.redis), redis: harness.redis, clock: .system, logger: harness.logger)
+                limiter: FleetRateLimiter(redis: declared), redis: declared, clock: .system, logger: harness.logger)
             let handler = JobHandler(
-                verifier: verifier, redis: harness.redis, keys: keys, group: "verifiers", consumer: "c1",
+                verifier: verifier, redis: declared, keys: keys, group: "verifiers", consumer: "c1",
                 heartbeatInterval: .seconds(5), clock: .system, metrics: metrics, logger: harness.logger)
             for partition: Partition in [5, 11] {
                 let job = Job(
