@@ -23,9 +23,9 @@ package final class WebhookDelivery: Service {
     let clock: PipelineClock
     let metrics: WebhookMetrics
     let logger: Logger
-    private let breaker: Mutex<CircuitBreaker>
+    let breaker: Mutex<CircuitBreaker>
     /// What this replica knows of the endpoint's other replicas (``syncFleet(now:)``).
-    private let fleet = Mutex(FleetView())
+    let fleet = Mutex(FleetView())
     private let inFlight = Mutex(0)
     /// The last lease token's number (``newToken()``).
     private let tokens = Mutex(UInt64(0))
@@ -131,48 +131,6 @@ package final class WebhookDelivery: Service {
         case .closed: return (max(0, share - running), false)
         case .probe: return (running == 0 ? 1 : 0, true)
         case .open: return (0, false)
-        }
-    }
-
-    /// What a replica knows of the endpoint's replicas: how many are alive, when it last asked, and the latest breaker
-    /// opening it published or adopted.
-    private struct FleetView {
-        var replicas = 1
-        var syncedAt: Int64?
-        var published: Int64 = 0
-    }
-
-    /// Tells the endpoint's other replicas that this one is alive, and publishes its breaker's opening when it is
-    /// later than any published; learns how many replicas share the concurrency and adopts an opening another
-    /// published (``NotifierFunctions/fleet(on:keys:consumer:now:ttl:openUntil:)``). Every `fleetInterval`, or at once
-    /// when this replica's breaker has opened; a Redis fault keeps what was known until the next interval.
-    private func syncFleet(now: Int64) async {
-        let open = breaker.withLock { $0.openUntil }
-        let (due, publish): (Bool, Int64?) = fleet.withLock { view in
-            let publish = open.flatMap { $0 > view.published ? $0 : nil }
-            let stale = view.syncedAt.map { now - $0 >= configuration.fleetInterval.milliseconds } ?? true
-            return (publish != nil || stale, publish)
-        }
-        guard due, let first = keys.first else { return }
-        do {
-            let answer = try await NotifierFunctions.fleet(
-                on: redis, keys: first.fleet, consumer: consumer, now: now, ttl: configuration.lease, openUntil: publish)
-            fleet.withLock { view in
-                view.replicas = answer.replicas
-                view.syncedAt = now
-                view.published = max(view.published, publish ?? 0, answer.openUntil ?? 0)
-            }
-            if let until = answer.openUntil {
-                let open = breaker.withLock { breaker in
-                    breaker.adopt(openUntil: until, now: now)
-                    return breaker.isOpen
-                }
-                metrics.breaker(endpoint.name, open: open)
-            }
-            metrics.replicas(endpoint.name, answer.replicas)
-        } catch {
-            fleet.withLock { $0.syncedAt = now }
-            logger.warning("Webhook fleet step failed", metadata: ["error": "\(error)"])
         }
     }
 
