@@ -32,12 +32,16 @@ enum Product {
     static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
 }
 
-/// A library in `Shared/<name>`; its Redis Function libraries are `.lua` files in its `Lua/` folder, compiled in
+/// A library in `Shared/<name>`, described by the README beside its code; its Redis Function libraries are `.lua` files in its `Lua/` folder, compiled in
 /// (`PackageResources.<file>_lua`), and so are its other `embed` files (paths in the folder).
-func library(_ name: String, _ dependencies: [Target.Dependency], lua: [String] = [], embed: [String] = []) -> Target {
+func library(
+    _ name: String, _ dependencies: [Target.Dependency], lua: [String] = [], embed: [String] = [],
+    plugins: [Target.PluginUsage] = []
+) -> Target {
     .target(
-        name: name, dependencies: dependencies, path: "Shared/\(name)",
-        resources: lua.map { .embedInCode("Lua/\($0).lua") } + embed.map { .embedInCode($0) }, swiftSettings: swiftSettings)
+        name: name, dependencies: dependencies, path: "Shared/\(name)", exclude: ["README.md"],
+        resources: lua.map { .embedInCode("Lua/\($0).lua") } + embed.map { .embedInCode($0) }, swiftSettings: swiftSettings,
+        plugins: plugins)
 }
 
 /// Each service is an executable in `Services/<folder>`, with a README beside its code; its Lua files and any other
@@ -98,7 +102,9 @@ let package = Package(
             name: "CHiredis", path: "Shared/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(
             name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        library("Core", [Product.logging]),
+        // The build's commit (`buildCommit()`, for every executable's `--version`) is written by Plugins/BuildInfo.
+        .plugin(name: "BuildInfo", capability: .buildTool(), path: "Plugins/BuildInfo"),
+        library("Core", [Product.logging], plugins: ["BuildInfo"]),
         library("Redis", ["CHiredis", "Core", Product.logging, Product.serviceLifecycle]),
         library(
             "Pipeline", ["Core", "Redis", Product.logging, Product.metrics, Product.serviceLifecycle],
@@ -181,12 +187,12 @@ let package = Package(
                 "Core", "AppStore", "AppStoreTesting", Product.hummingbird, Product.serviceLifecycle, Product.logging,
                 Product.argumentParser, Product.crypto, Product.httpTypes, Product.nioCore, Product.unixSignals,
             ]),
-        service("bench-http", folder: "BenchHTTP", ["AppStore"]),
+        service("bench-http", folder: "BenchHTTP", ["AppStore", "Core"]),
 
         // Tests
         // The abuse run's crafted inputs and the door's cost per refused request (scripts/abuse, scripts/README.md).
         .executableTarget(
-            name: "abuse-forge", dependencies: ["AppStore", "AppStoreTesting", Product.argumentParser, Product.crypto],
+            name: "abuse-forge", dependencies: ["AppStore", "AppStoreTesting", "Core", Product.argumentParser, Product.crypto],
             path: "Tests/AbuseForge",
             swiftSettings: swiftSettings),
         fuzzer("tollgate-fuzz", folder: "Targets", ["Core", "AppStore", Product.asn1, Product.x509]),

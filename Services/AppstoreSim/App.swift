@@ -13,7 +13,8 @@ import UnixSignals
 @main
 struct App: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "appstore-sim", abstract: "A local stand-in for Apple's App Store servers.")
+        commandName: "appstore-sim", abstract: "A local stand-in for Apple's App Store servers.",
+        version: TollgateVersion.line(tool: "appstore-sim"))
 
     @Option(name: .customLong("ca-dir"), help: "Load the test CA from this directory, or create and save it there.")
     var caDirectory: String?

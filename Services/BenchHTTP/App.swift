@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// `bench-http`: URLSessionTransport against CurlTransport (issue 16). `scripts/bench-http` runs it.
@@ -7,6 +8,7 @@ import Foundation
 @main
 struct App {
     static func main() async {
+        TollgateVersion.answerIfAsked(tool: "bench-http")
         let arguments = Array(CommandLine.arguments.dropFirst())
         func option(_ name: String) -> String? {
             arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }

@@ -8,6 +8,7 @@ struct Tollctl: AsyncParsableCommand {
         commandName: "tollctl",
         abstract:
             "Operate Tollgate: verify Apple's signed data, inspect users, jobs and dead letters, ask Apple (orders, test notifications, extensions); sandbox helpers.",
+        version: TollgateVersion.line(tool: "tollctl"),
         subcommands: [
             VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
             UserCommand.self, GrantsCommand.self, IndexTransactionsCommand.self, JobCommand.self, AuditCommand.self, ExportCommand.self,

@@ -35,6 +35,7 @@ extension TollgateService {
     /// setting, an unreachable Redis or any other error from the start ends the process as ``Core/Fatal`` says
     /// (`<tool>: error: <code>: <message>`, exit status 1).
     package static func main() async {
+        TollgateVersion.answerIfAsked(tool: tool)
         do {
             let configuration = try Configuration(environment: ProcessInfo.processInfo.environment)
             configuration.shared.bootstrapLogging()

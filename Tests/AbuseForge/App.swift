@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreTesting
 import ArgumentParser
+import Core
 import Crypto
 import Foundation
 
@@ -10,6 +11,7 @@ import Foundation
 struct App: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "abuse-forge", abstract: "The abuse run's crafted inputs, and the notification door's cost per refusal.",
+        version: TollgateVersion.line(tool: "abuse-forge"),
         subcommands: [DoorBenchCommand.self, ReceiptBombCommand.self, NotificationsCommand.self, KeyCommand.self])
 }
 

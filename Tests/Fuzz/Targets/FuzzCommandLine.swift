@@ -14,6 +14,7 @@ enum FuzzCommandLine {
     static let usage = """
         usage: tollgate-fuzz NAME [FILE|DIR…]   replay inputs through NAME's check (default: its seed corpus)
                tollgate-fuzz --list             the targets
+               tollgate-fuzz --version          the version and commit
         built with -sanitize=fuzzer (scripts/fuzz): tollgate-fuzz NAME [libFuzzer flags] [CORPUS…]
         """
 

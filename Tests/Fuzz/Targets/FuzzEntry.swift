@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 // libFuzzer's entry points. With `-sanitize=fuzzer` (scripts/fuzz) libFuzzer's `main` calls them; the ordinary build
@@ -16,6 +17,10 @@ func fuzzerInitialize(
     }
     if first == "--list" {
         print(FuzzCommandLine.list)
+        exit(0)
+    }
+    if first == "--version" {
+        print(TollgateVersion.line(tool: "tollgate-fuzz"))
         exit(0)
     }
     if FuzzTarget.named(first) != nil {

@@ -1,4 +1,5 @@
 #if !FUZZING
+import Core
 import Foundation
 
 /// The ordinary build's `main`: every input once through a target's check, without libFuzzer (the fuzzer's own
@@ -8,6 +9,10 @@ enum Replay {
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let name = arguments.first else { FuzzCommandLine.fail("no target named") }
+        if name == "--version" {
+            print(TollgateVersion.line(tool: "tollgate-fuzz"))
+            return
+        }
         if name == "--list" {
             print(FuzzCommandLine.list)
             return
