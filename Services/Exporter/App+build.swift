@@ -10,6 +10,9 @@ import ServiceKit
 import ServiceLifecycle
 
 extension App {
+    /// The Redis Function libraries the exporter loads at its start, and so the ones `/readyz` checks.
+    static let functionLibraries = [ExportSnapshot.library]
+
     /// The consumer group every exporter replica of the default project joins on every events stream.
     static let consumerGroup = "exporter"
 
@@ -36,7 +39,7 @@ extension App {
         let metrics = MetricHandles(factory: PrometheusMetricsFactory(registry: registry))
         let consumerGroup = Self.consumerGroup(of: configuration.project)
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
-            clientName: "exporter", libraries: [ExportSnapshot.library], logger: logger)
+            clientName: "exporter", libraries: functionLibraries, logger: logger)
         do {
             // A client of its own for the start (a client runs once): migrations take one connection.
             var settings = configuration.postgres
@@ -70,7 +73,7 @@ extension App {
             configuration: consuming, redis: redis, metrics: metrics, logger: logger,
             handler: { [handler] in await handler.handle($0) })
         let endpoints = OperatorEndpoints(
-            redis: operatorsRedis, libraries: [ExportSnapshot.library], metrics: { registry.emitToBuffer() })
+            redis: operatorsRedis, libraries: functionLibraries, metrics: { registry.emitToBuffer() })
         let services: [any Service] = [
             redis, operatorsRedis, PostgresService(client: postgres), consumerService,
             endpoints.application(

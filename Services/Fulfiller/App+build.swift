@@ -10,6 +10,9 @@ import ServiceKit
 import ServiceLifecycle
 
 extension App {
+    /// The Redis Function libraries the fulfiller loads at its start, and so the ones `/readyz` checks.
+    static let functionLibraries = [LedgerFunctions.library]
+
     /// The consumer group every fulfiller replica joins on the verified stream.
     static let consumerGroup = "fulfillers"
 
@@ -31,7 +34,7 @@ extension App {
         let keys = configuration.shared.keys
         let metrics = MetricHandles(factory: PrometheusMetricsFactory(registry: registry))
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
-            clientName: "fulfiller", libraries: [LedgerFunctions.library], logger: logger)
+            clientName: "fulfiller", libraries: functionLibraries, logger: logger)
         var applier = LedgerApplier(
             redis: redis, catalog: configuration.catalog, keys: keys, group: consumerGroup,
             clampRefunds: configuration.clampRefunds, now: clock.nowMilliseconds)
@@ -64,8 +67,7 @@ extension App {
                     metrics: metrics, logger: logger))
         }
         let endpoints = OperatorEndpoints(
-            redis: operatorsRedis, libraries: [PipelineFunctions.library, LedgerFunctions.library],
-            metrics: { registry.emitToBuffer() })
+            redis: operatorsRedis, libraries: functionLibraries, metrics: { registry.emitToBuffer() })
         services.append(
             endpoints.application(
                 host: configuration.metricsHost, port: configuration.metricsPort, serverName: "fulfiller",

@@ -12,6 +12,13 @@ import ServiceKit
 import ServiceLifecycle
 
 extension App {
+    /// The Redis Function libraries ingest loads at its start, and so the ones `/readyz` checks. Grants and
+    /// revocations (`POST`/`DELETE /v1/users/{userId}/grants`) and coin spends (`POST /v1/users/{userId}/coins/spend`)
+    /// are ledger calls; customer reads are the customer library's.
+    static let functionLibraries = [
+        IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library, CustomerInfo.library, LedgerFunctions.library,
+    ]
+
     /// Builds ingest: connects to Redis (failing fast, naming `TOLLGATE_REDIS_URL`), loads the pipeline and
     /// ingest function libraries, and wires the pool, the job-results listener, the backlog sampler and the HTTP
     /// routes into one application, on `router` (a new one unless given: a test passes its own to list what is
@@ -36,19 +43,10 @@ extension App {
         let pool = try await configuration.shared.connectRedis(
             poolSize: configuration.redisPoolSize, clientName: "ingest", logger: logger)
         do {
-            try await IngestFunctions.library.load(on: pool)
-            try await RateLimitFunctions.library.load(on: pool)
-            try await OfferFunctions.library.load(on: pool)
-            try await CustomerInfo.library.load(on: pool)
-            // Grants and revocations (`POST`/`DELETE /v1/users/{userId}/grants`) and coin spends
-            // (`POST /v1/users/{userId}/coins/spend`) are ledger calls.
-            try await LedgerFunctions.library.load(on: pool)
+            for library in functionLibraries { try await library.load(on: pool) }
         } catch {
             pool.close()
-            let names = [
-                IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library, CustomerInfo.library, LedgerFunctions.library,
-            ].map(\.name)
-            throw PipelineError.functionLoadFailed("\(names.joined(separator: ", ")): \(error)")
+            throw PipelineError.functionLoadFailed("\(functionLibraries.map(\.name).joined(separator: ", ")): \(error)")
         }
         if configuration.clientJWTSecret == nil, configuration.projects.isEmpty {
             logger.warning("TOLLGATE_CLIENT_JWT_SECRET is not set: user endpoints answer 401")
@@ -113,11 +111,7 @@ extension App {
         services += RedisClusterMetrics.exporters(for: services, factory: metrics.factory)
         let endpoints = OperatorEndpoints(
             redis: operatorsRedis,
-            libraries: [
-                PipelineFunctions.library, IngestFunctions.library, RateLimitFunctions.library, OfferFunctions.library,
-                LedgerFunctions.library,
-            ],
-            metrics: { metrics.render() })
+            libraries: functionLibraries, metrics: { metrics.render() })
         // The operators' endpoints (Redis' state, the metrics) are never on the public listener unless asked for.
         if let opsPort = configuration.opsPort {
             services.append(

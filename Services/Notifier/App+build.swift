@@ -8,6 +8,9 @@ import ServiceLifecycle
 import Webhooks
 
 extension App {
+    /// The Redis Function libraries the notifier loads at its start, and so the ones `/readyz` checks.
+    static let functionLibraries = [NotifierFunctions.library]
+
     /// Builds the notifier: the Redis client (notifier functions loaded), one ``Webhooks/WebhookDelivery`` per endpoint
     /// over every partition's events stream, and the operators' listener (`/healthz`, `/readyz`, `/metrics`:
     /// `OperatorEndpoints`), as one `ServiceGroup` shut down gracefully on SIGTERM and SIGINT (`handlesSignals`).
@@ -25,7 +28,7 @@ extension App {
         let keys = configuration.shared.keys
         let metrics = MetricHandles(factory: PrometheusMetricsFactory(registry: registry))
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
-            clientName: "notifier", libraries: [NotifierFunctions.library], logger: logger)
+            clientName: "notifier", libraries: functionLibraries, logger: logger)
         let sender = WebhookSender(
             transport: transport ?? WebhookSender.makeTransport(connectionsPerHost: configuration.delivery.concurrency),
             timeout: configuration.webhooks.timeout)
@@ -38,7 +41,7 @@ extension App {
                     metrics: WebhookMetrics(handles: metrics), logger: logger))
         }
         let endpoints = OperatorEndpoints(
-            redis: operatorsRedis, libraries: [NotifierFunctions.library], metrics: { registry.emitToBuffer() })
+            redis: operatorsRedis, libraries: functionLibraries, metrics: { registry.emitToBuffer() })
         services.append(
             endpoints.application(
                 host: configuration.metricsHost, port: configuration.metricsPort, serverName: "notifier",

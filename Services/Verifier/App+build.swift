@@ -9,6 +9,9 @@ import ServiceLifecycle
 import Verification
 
 extension App {
+    /// The Redis Function libraries the verifier loads at its start, and so the ones `/readyz` checks.
+    static let functionLibraries = [VerifierFunctions.library, RateLimitFunctions.library, ReconcileFunctions.library]
+
     /// The consumer group every verifier replica joins.
     static let consumerGroup = "verifiers"
 
@@ -31,8 +34,7 @@ extension App {
         let (signedData, receipts, apiClients) = try VerifierServices.appleClients(configuration, metrics: metrics)
 
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
-            clientName: "verifier",
-            libraries: [VerifierFunctions.library, RateLimitFunctions.library, ReconcileFunctions.library], logger: logger)
+            clientName: "verifier", libraries: functionLibraries, logger: logger)
         let clock = PipelineClock.system
         let verifier = JobVerifier(
             configuration: configuration, signedData: signedData, receipts: receipts, apiClients: apiClients,
@@ -52,8 +54,7 @@ extension App {
             deadLetterWrites: { handler.deadLetterWrites($0, $1) },
             handler: { try await handler.handle($0) })
         let endpoints = OperatorEndpoints(
-            redis: operatorsRedis,
-            libraries: [PipelineFunctions.library, VerifierFunctions.library, RateLimitFunctions.library, ReconcileFunctions.library],
+            redis: operatorsRedis, libraries: functionLibraries,
             metrics: {
                 metrics.chainCache(signedData.chainCache.statistics)
                 return registry.emitToBuffer()

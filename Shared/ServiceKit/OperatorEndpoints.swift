@@ -2,6 +2,7 @@ import Core
 package import Hummingbird
 package import Logging
 import NIOCore
+import Pipeline
 package import Redis
 package import ServiceLifecycle
 
@@ -9,20 +10,27 @@ package import ServiceLifecycle
 ///
 /// - `GET /healthz`: the process answers, `200 {"status":"ok"}`. Touches nothing else.
 /// - `GET /readyz`: Redis answers `PING` on a connection of the endpoints' own (never queued behind the
-///   service's work) and every function library the service calls is loaded: `200 {"status":"ready"}`, else
-///   `503 {"status":"not_ready","missing":[…]}` or `503 {"status":"not_ready","error":"redis_unavailable"}`.
+///   service's work) and every function library the service loaded is there — the pipeline's, which every
+///   service's start loads, and the service's own list, the one it loads (one list per service, used for both):
+///   `200 {"libraries":[…],"status":"ready"}`, else `503 {"missing":[…],"status":"not_ready"}` or
+///   `503 {"error":"redis_unavailable","status":"not_ready"}`.
 /// - `GET /metrics`: Prometheus text.
 package struct OperatorEndpoints: Sendable {
     /// The connection `/readyz` uses.
     package var redis: any RedisCommandExecutor
-    /// The function libraries the service calls (`RedisFunctionLibrary.name`), all needed for `ready`.
+    /// The function libraries the service loaded (`RedisFunctionLibrary.name`), the pipeline's first, all needed
+    /// for `ready`.
     package var libraries: [String]
     /// The Prometheus text of the service's metrics.
     package var metrics: @Sendable () -> [UInt8]
 
+    /// `libraries`: the service's own list, the one it loaded (``SharedConfiguration/connectWorker(clientName:libraries:logger:)``
+    /// or its own loop); the pipeline's library, which every service's start loads, is added here.
     package init(redis: any RedisCommandExecutor, libraries: [RedisFunctionLibrary], metrics: @escaping @Sendable () -> [UInt8]) {
         self.redis = redis
-        self.libraries = libraries.map(\.name)
+        var names = [PipelineFunctions.library.name]
+        for library in libraries where !names.contains(library.name) { names.append(library.name) }
+        self.libraries = names
         self.metrics = metrics
     }
 
@@ -67,7 +75,12 @@ package struct OperatorEndpoints: Sendable {
                 body.endObject()
                 return Self.json(.serviceUnavailable, body.bytes)
             }
-            return Self.json(.ok, Self.ready)
+            var body = JSONWriter(capacity: 256)
+            body.beginObject()
+            body.array("libraries", libraries) { name, writer in writer.string(name) }
+            body.member("status", "ready")
+            body.endObject()
+            return Self.json(.ok, body.bytes)
         } catch {
             return Self.json(.serviceUnavailable, Self.redisUnavailable)
         }
@@ -83,7 +96,6 @@ package struct OperatorEndpoints: Sendable {
     }
 
     static let healthy = Array(#"{"status":"ok"}"#.utf8)
-    static let ready = Array(#"{"status":"ready"}"#.utf8)
     static let redisUnavailable = Array(#"{"error":"redis_unavailable","status":"not_ready"}"#.utf8)
 
     static func json(_ status: HTTPResponse.Status, _ body: [UInt8]) -> Response {

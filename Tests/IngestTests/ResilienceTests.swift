@@ -2,6 +2,7 @@ import Core
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Ledger
 import Pipeline
 import Redis
 import ServiceKit
@@ -242,6 +243,19 @@ import Testing
                 #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
                 let ready = try await client.execute(uri: "/readyz", method: .get)
                 #expect(IngestHarness.json(ready)["status"]?.string == "ready")
+                // `/readyz` checks exactly what ingest loaded: the pipeline's library and ingest's list (its customer
+                // library was once loaded and left out).
+                let checked = IngestHarness.json(ready)["libraries"]?.array?.compactMap(\.string)
+                #expect(checked == [PipelineFunctions.library.name] + App.functionLibraries.map(\.name))
+                #expect(checked?.contains(CustomerInfo.library.name) == true)
+                // A library ingest loaded that goes missing makes it not ready, named.
+                let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
+                try await redis.connect()
+                defer { redis.close() }
+                _ = try await redis.send(RedisCommand(keyless: "FUNCTION", "DELETE", CustomerInfo.library.name))
+                let missing = try await client.execute(uri: "/readyz", method: .get)
+                #expect(missing.status == .serviceUnavailable)
+                #expect(IngestHarness.json(missing)["missing"]?.array?.compactMap(\.string) == [CustomerInfo.library.name])
                 let metrics = try await client.execute(uri: "/metrics", method: .get)
                 #expect(String(buffer: metrics.body).contains("tollgate_ingest_requests_total"))
                 let unknown = try await client.execute(uri: "/v1/nothing", method: .get)

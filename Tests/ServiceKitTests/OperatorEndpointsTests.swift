@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Pipeline
 import Redis
 import ServiceKit
 import TestSupport
@@ -27,18 +28,26 @@ import Testing
             try await redis.connect()
             defer { redis.close() }
             let endpoints = OperatorEndpoints(redis: redis, libraries: [Self.library], metrics: { Array("probe_total 3\n".utf8) })
+            let pipeline = PipelineFunctions.library.name
             try await Self.application(endpoints).test(.router) { client in
                 let health = try await client.execute(uri: "/healthz", method: .get)
                 #expect(health.status == .ok && Self.body(health) == #"{"status":"ok"}"#)
 
-                // The library the service calls is not loaded yet: not ready, and it says which.
+                // Neither the pipeline's library (every service's start loads it) nor the service's own is loaded
+                // yet: not ready, and it says which.
                 let missing = try await client.execute(uri: "/readyz", method: .get)
                 #expect(missing.status == .serviceUnavailable)
-                #expect(Self.body(missing) == #"{"missing":["tollgate_opsprobe_v1"],"status":"not_ready"}"#)
+                #expect(Self.body(missing) == #"{"missing":["\#(pipeline)","tollgate_opsprobe_v1"],"status":"not_ready"}"#)
 
+                try await PipelineFunctions.library.load(on: redis)
+                let partly = try await client.execute(uri: "/readyz", method: .get)
+                #expect(Self.body(partly) == #"{"missing":["tollgate_opsprobe_v1"],"status":"not_ready"}"#)
+
+                // Ready names what it checked: the pipeline's library and the service's list, no more.
                 try await Self.library.load(on: redis)
                 let ready = try await client.execute(uri: "/readyz", method: .get)
-                #expect(ready.status == .ok && Self.body(ready) == #"{"status":"ready"}"#)
+                #expect(ready.status == .ok)
+                #expect(Self.body(ready) == #"{"libraries":["\#(pipeline)","tollgate_opsprobe_v1"],"status":"ready"}"#)
 
                 let metrics = try await client.execute(uri: "/metrics", method: .get)
                 #expect(metrics.status == .ok)
