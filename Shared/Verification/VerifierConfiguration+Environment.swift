@@ -110,10 +110,10 @@ extension VerifierConfiguration: ServiceConfiguration {
     }
 
     /// Whether Apple's answers from `url` cannot be changed on the way: HTTPS, or plain HTTP to this host itself
-    /// (a local TLS-terminating proxy, or the simulator in a test).
+    /// (a local TLS-terminating proxy, or the simulator in a test), as ``Core/Loopback`` says.
     package static func isProtected(_ url: URL) -> Bool {
         if url.scheme?.lowercased() == "https" { return true }
-        guard let host = url.host?.lowercased() else { return false }
-        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        guard let host = url.host else { return false }
+        return Loopback.contains(host: host)
     }
 }

@@ -49,14 +49,9 @@ package struct WebhookEndpoint: Sendable, Hashable {
         }
         switch scheme {
         case "https": return nil
-        case "http" where allowHTTP || Self.isLoopback(host): return nil
+        case "http" where allowHTTP || Loopback.contains(host: host): return nil
         case "http": return "endpoint \(name): plain http is allowed only to loopback (or with TOLLGATE_WEBHOOK_ALLOW_HTTP=true)"
         default: return "endpoint \(name): the URL must be https"
         }
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }
