@@ -21,7 +21,10 @@ struct AppleVectorEntry: Sendable, CustomTestStringConvertible {
 
     /// The root the entry's chain ends in.
     var rootDER: Data {
-        get throws { folder == "test-signed" ? try Vectors.testSignedRootDER : try JWSTestSupport.appleRootDER }
+        get throws {
+            if folder == "test-signed" { return try Vectors.testSignedRootDER }
+            return try JWSTestSupport.appleRootDER
+        }
     }
 
     static func all(in folders: [String] = ["apple-real", "test-signed"]) -> [AppleVectorEntry] {

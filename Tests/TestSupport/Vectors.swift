@@ -35,9 +35,9 @@ package enum Vectors {
         try [appleReal, testSigned].flatMap { folder in
             try FileManager.default.contentsOfDirectory(atPath: folder.path)
                 .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".jws") }.sorted()
-                .map { name in
+                .map { name -> (name: String, jws: String) in
                     let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
-                    return ("\(folder.lastPathComponent)/\(name)", text.trimmingCharacters(in: .whitespacesAndNewlines))
+                    return (name: "\(folder.lastPathComponent)/\(name)", jws: text.trimmingCharacters(in: .whitespacesAndNewlines))
                 }
         }
     }
