@@ -9,7 +9,7 @@ import Testing
 struct NotificationPeekTests {
     @Test func readsEveryRealNotification() throws {
         let files = try Vectors.allJWS(prefix: "notification-")
-        #expect(files.count >= 13)
+        #expect(files.count >= 12)
         var withTransaction = 0
         for (file, jws) in files {
             let json = try #require(HandDecodedPayloadTests.payload(jws))
