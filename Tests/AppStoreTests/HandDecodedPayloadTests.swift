@@ -4,9 +4,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Apple's signed transaction read by hand reads what `JSONDecoder` reads: on every transaction Apple signed in the
-/// real vectors (top level, and nested in notifications), and on a payload with every member set, where a misspelt
-/// key would leave one nil.
+/// Apple's signed transaction read by hand reads what `JSONDecoder` reads: on every transaction in the vectors
+/// (Apple's real ones and our test-signed ones; top level, and nested in notifications), and on a payload with every
+/// member set, where a misspelt key would leave one nil.
 struct HandDecodedPayloadTests {
     /// The payload JSON of a compact JWS.
     static func payload(_ jws: String) -> Data? {
@@ -17,12 +17,10 @@ struct HandDecodedPayloadTests {
         return Data(base64Encoded: text)
     }
 
-    /// Every transaction payload in the real vectors.
+    /// Every transaction payload in the vectors.
     static func realTransactions() throws -> [Data] {
         var found: [Data] = []
-        let files = try FileManager.default.contentsOfDirectory(atPath: Vectors.appleReal.path).filter { $0.hasSuffix(".jws") }
-        for file in files.sorted() {
-            let jws = try Vectors.appleReal(file).trimmingCharacters(in: .whitespacesAndNewlines)
+        for (_, jws) in try Vectors.allJWS() {
             guard let json = payload(jws), let object = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
                 continue
             }

@@ -1,35 +1,51 @@
 import AppStore
 import Foundation
+import TestSupport
 import Testing
 
-/// One entry of `../shared/vectors/apple-real/manifest.json`.
+/// One entry of `Tests/Fixtures/apple-real/manifest.json` or `Tests/Fixtures/test-signed/manifest.json`.
 struct AppleVectorEntry: Sendable, CustomTestStringConvertible {
+    /// `apple-real` (trust Apple Root CA - G3) or `test-signed` (trust the fixtures' test root).
+    let folder: String
     let file: String
     let raw: Data
 
-    var testDescription: String { file }
+    var testDescription: String { "\(folder)/\(file)" }
 
     /// The entry's fields; parsed on use so the entry stays Sendable.
     var fields: [String: Any] {
         (try? JSONSerialization.jsonObject(with: raw) as? [String: Any]) ?? [:]
     }
 
-    static func all() -> [AppleVectorEntry] {
-        let url = JWSTestSupport.appleVectors.appendingPathComponent("manifest.json")
-        guard let data = try? Data(contentsOf: url),
-            let entries = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
-        else { return [] }
-        return entries.compactMap { entry in
-            guard let file = entry["file"] as? String,
-                let raw = try? JSONSerialization.data(withJSONObject: entry)
-            else { return nil }
-            return AppleVectorEntry(file: file, raw: raw)
+    var url: URL { Vectors.directory.appendingPathComponent(folder).appendingPathComponent(file) }
+
+    /// The root the entry's chain ends in.
+    var rootDER: Data {
+        get throws {
+            if folder == "test-signed" { return try Vectors.testSignedRootDER }
+            return try JWSTestSupport.appleRootDER
+        }
+    }
+
+    static func all(in folders: [String] = ["apple-real", "test-signed"]) -> [AppleVectorEntry] {
+        folders.flatMap { folder -> [AppleVectorEntry] in
+            let url = Vectors.directory.appendingPathComponent(folder).appendingPathComponent("manifest.json")
+            guard let data = try? Data(contentsOf: url),
+                let entries = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+            else { return [] }
+            return entries.compactMap { entry in
+                guard let file = entry["file"] as? String,
+                    let raw = try? JSONSerialization.data(withJSONObject: entry)
+                else { return nil }
+                return AppleVectorEntry(folder: folder, file: file, raw: raw)
+            }
         }
     }
 }
 
 /// Real Apple-signed vectors: accepted ones verify with the manifest's fields, rejected ones fail with the
-/// code that matches the cause Apple's own library gave.
+/// code that matches the cause Apple's own library gave. The test-signed vectors (our payloads, a test CA) are held
+/// to the same manifest checks against their own root, and neither set verifies under the other's root.
 @Suite struct JWSAppleVectorsTests {
     /// Fields of a manifest entry that describe the vector rather than the payload.
     static let metaKeys: Set<String> = [
@@ -38,10 +54,29 @@ struct AppleVectorEntry: Sendable, CustomTestStringConvertible {
         "note", "why", "tampering", "derived_from", "naive_leaf_key_only_check", "payloadFieldsNotInLibraryModel",
     ]
 
-    @Test func manifestIsFoundAndComplete() {
-        let entries = AppleVectorEntry.all()
-        #expect(entries.count >= 31)
-        #expect(entries.contains { $0.fields["expected"] as? String == "reject" })
+    @Test func manifestIsFoundAndComplete() throws {
+        let real = AppleVectorEntry.all(in: ["apple-real"])
+        #expect(real.count >= 13)
+        #expect(real.contains { $0.fields["expected"] as? String == "reject" })
+        #expect(AppleVectorEntry.all(in: ["test-signed"]).count >= 14)
+        // Every vector file is in its manifest, and every manifest entry has its file.
+        for folder in ["apple-real", "test-signed"] {
+            let files = try FileManager.default.contentsOfDirectory(atPath: Vectors.directory.appendingPathComponent(folder).path)
+                .filter { $0.hasSuffix(".jws") }
+            #expect(Set(files) == Set(AppleVectorEntry.all(in: [folder]).map(\.file)), "\(folder)")
+        }
+    }
+
+    /// A test-signed vector does not verify under Apple's root, nor a real Apple one under the test root.
+    @Test func eachSetIsRefusedUnderTheOtherRoot() async throws {
+        let crossings = [
+            (try JWSTestSupport.appleRootDER, try Vectors.testSigned("transaction-consumable-sandbox-1.jws")),
+            (try Vectors.testSignedRootDER, try Vectors.appleReal("transaction-consumable-sandbox-1.jws")),
+        ]
+        for (root, jws) in crossings {
+            let verifier = try JWSTestSupport.verifier(roots: [root], bundleId: nil, environment: .sandbox, appAppleId: nil)
+            #expect(await verifier.verifyAny(jws).failure?.code == .invalidChain)
+        }
     }
 
     @Test(arguments: AppleVectorEntry.all())
@@ -49,12 +84,12 @@ struct AppleVectorEntry: Sendable, CustomTestStringConvertible {
         let fields = entry.fields
         let environment = AppStoreEnvironment(rawValue: try #require(fields["environment"] as? String))
         let verifier = try JWSTestSupport.verifier(
-            roots: [try JWSTestSupport.appleRootDER],
+            roots: [try entry.rootDER],
             bundleId: fields["bundleId"] as? String,
             environment: environment,
             appAppleId: (fields["appAppleId"] as? NSNumber)?.int64Value
         )
-        let jws = try JWSTestSupport.vector(entry.file)
+        let jws = String(decoding: try Data(contentsOf: entry.url), as: UTF8.self)
         let result = await verifier.verifyAny(jws)
 
         if fields["expected"] as? String == "reject" {

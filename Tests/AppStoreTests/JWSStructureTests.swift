@@ -7,7 +7,7 @@ import Testing
 /// `invalid_jws`), wherever the offending byte sits.
 @Suite struct JWSStructureTests {
     @Test func theStructureIsCheckedAtEveryPosition() throws {
-        let jws = try Vectors.appleReal("transaction-auto_renewable_subscription-sandbox-1.jws")
+        let jws = try Vectors.appleReal("transaction-auto_renewable_subscription-sandbox-3.jws")
         #expect(throws: Never.self) { try JWSStructure.check(jws) }
         let bytes = Array(jws.utf8)
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }

@@ -7,7 +7,7 @@ import X509
 
 /// Paths and helpers shared by the JWS, chain cache and tollctl tests.
 enum JWSTestSupport {
-    /// `../shared/vectors/apple-real`.
+    /// `Tests/Fixtures/apple-real`.
     static let appleVectors = Vectors.appleReal
 
     static var appleRootDER: Data {

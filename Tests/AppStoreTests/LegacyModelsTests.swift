@@ -4,7 +4,7 @@ import Testing
 
 @testable import AppStore
 
-/// The legacy fixtures in `../shared/vectors/legacy`.
+/// The legacy fixtures in `Tests/Fixtures/legacy`.
 enum LegacyFixture {
     static let directory = Vectors.legacy
 

@@ -4,16 +4,14 @@ import TestSupport
 import Testing
 
 /// The unverified peek at a V2 notification (where its job starts, whether the reconciler enqueues it) reads what
-/// the notification says: on every real notification vector, its UUID, type, `signedDate` and its transaction's
+/// the notification says: on every notification vector (Apple's and our test-signed ones), its UUID, type, `signedDate` and its transaction's
 /// `originalTransactionId`, as `JSONSerialization` reads them; and nothing from what is not a notification.
 struct NotificationPeekTests {
     @Test func readsEveryRealNotification() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Vectors.appleReal.path)
-            .filter { $0.hasPrefix("notification-") && $0.hasSuffix(".jws") }
-        #expect(files.count >= 15)
+        let files = try Vectors.allJWS(prefix: "notification-")
+        #expect(files.count >= 12)
         var withTransaction = 0
-        for file in files.sorted() {
-            let jws = try Vectors.appleReal(file).trimmingCharacters(in: .whitespacesAndNewlines)
+        for (file, jws) in files {
             let json = try #require(HandDecodedPayloadTests.payload(jws))
             let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
             let peek = try #require(NotificationPeek(signedPayload: jws), "\(file)")

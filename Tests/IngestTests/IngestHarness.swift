@@ -32,8 +32,8 @@ enum IngestHarness {
         ])
     }
 
-    /// The app of Apple's real notification vectors (sandbox), which the door takes.
-    static let app = AppIdentity(bundleId: "com.loki-project.loki-messenger", environment: .sandbox)
+    /// The app of the test-signed notification vectors (sandbox), which the door takes.
+    static let app = AppIdentity(bundleId: "com.example.tollgate", environment: .sandbox)
 
     static func configuration(_ server: RedisServer) throws -> IngestConfiguration {
         var shared = SharedConfiguration(redis: server.configuration(commandTimeout: .seconds(2)))
@@ -46,7 +46,9 @@ enum IngestHarness {
             + ServiceKey.Scope.allCases.map { try ServiceKey(entry: "\($0.rawValue)-only:\($0.rawValue):\(key(only: $0))") }
         configuration.backlogSampleInterval = .milliseconds(100)
         configuration.opsOnPublicListener = true  // one in-process router serves the operators' endpoints too
-        configuration.rootCertificates = [AppleRootCertificates.appleRootCAG3, try testAuthority.get().rootDER]
+        configuration.rootCertificates = [
+            AppleRootCertificates.appleRootCAG3, try testAuthority.get().rootDER, try Vectors.testSignedRootDER,
+        ]
         return configuration
     }
 
@@ -92,22 +94,22 @@ enum IngestHarness {
 
     static func userHeaders(_ user: String) async throws -> HTTPFields { bearer(try await token(user: user)) }
 
-    /// The real Apple V2 notification vector, as Apple would post it.
+    /// The test-signed V2 notification vector, as Apple would post it.
     static func notificationBody(extra: String = "") throws -> [UInt8] {
         Array("{\"signedPayload\":\"\(try appleNotificationJWS())\"\(extra)}".utf8)
     }
 
-    /// The real Apple V2 notification vector's `signedPayload` (a `DID_RENEW` of ``app``, sandbox).
+    /// The test-signed V2 notification vector's `signedPayload` (a `DID_RENEW` of ``app``, sandbox, with its nested
+    /// transaction and renewal info; the fixtures' test root is trusted next to Apple's).
     static func appleNotificationJWS() throws -> String {
-        try String(contentsOf: vectors.appendingPathComponent("apple-real/notification-did_renew-sandbox-1.jws"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try Vectors.testSigned("notification-did_renew-sandbox-1.jws")
     }
 
     /// A test CA whose root the test configuration trusts next to Apple's: distinct notifications need distinct
     /// signed payloads (ingest deduplicates a V2 notification by its `signedPayload`, whatever JSON wraps it).
     static let testAuthority = Result { try TestCertificateAuthority() }
 
-    /// A V2 notification of its own, signed by ``testAuthority``, about as large as Apple's vector (18.6 KB).
+    /// A V2 notification of its own, signed by ``testAuthority``, about as large as a real Apple `DID_RENEW` (18.6 KB).
     static func distinctNotificationBody(_ seed: String, bundleId: String = app.bundleId) throws -> [UInt8] {
         let payload = JSONValue.object([
             "notificationType": .string("DID_RENEW"), "notificationUUID": .string("ingest-test-\(seed)"),
@@ -119,15 +121,12 @@ enum IngestHarness {
         return Array("{\"signedPayload\":\"\(jws)\"}".utf8)
     }
 
-    /// A real signed transaction vector.
+    /// A signed transaction vector of ``app`` (test-signed).
     static func transactionJWS() throws -> String {
-        try String(
-            contentsOf: vectors.appendingPathComponent("apple-real/transaction-auto_renewable_subscription-sandbox-1.jws"), encoding: .utf8
-        )
-        .trimmingCharacters(in: .whitespacesAndNewlines)
+        try Vectors.testSigned("transaction-auto_renewable_subscription-sandbox-1.jws")
     }
 
-    /// `../shared/vectors` next to the repository.
+    /// `Tests/Fixtures` in the repository.
     static var vectors: URL { Vectors.directory }
 
     /// The answer's body read by Core's reader; `null` when it is not JSON.

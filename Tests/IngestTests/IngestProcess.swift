@@ -92,7 +92,8 @@ struct IngestProcess {
     private static func rootsFile() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-ingest-roots-\(getpid()).pem")
         if FileManager.default.fileExists(atPath: url.path) { return url }
-        let pem = [AppleRootCertificates.appleRootCAG3, try IngestHarness.testAuthority.get().rootDER].map { der in
+        let roots = [AppleRootCertificates.appleRootCAG3, try IngestHarness.testAuthority.get().rootDER, try Vectors.testSignedRootDER]
+        let pem = roots.map { der in
             "-----BEGIN CERTIFICATE-----\n" + der.base64EncodedString(options: .lineLength64Characters) + "\n-----END CERTIFICATE-----\n"
         }.joined()
         try Data(pem.utf8).write(to: url)

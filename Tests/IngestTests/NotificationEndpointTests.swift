@@ -204,20 +204,20 @@ import Testing
     }
 
     /// Issue 29 item 5: the door took any Apple-signed JWS as a notification (it only proved that an Apple leaf
-    /// signed it). Real data Apple signed for other apps, or a StoreKit transaction posted as a notification, is
-    /// now refused with its code and leaves nothing.
+    /// signed it). Real data Apple signed for other apps (and a test-signed REFUND of another app), or a StoreKit
+    /// transaction posted as a notification, is now refused with its code and leaves nothing.
     @Test func appleSignedDataOfAnotherAppIsRefusedAtTheDoor() async throws {
         let cases: [(String, String, Int)] = [
-            ("notification-test-sandbox-2.jws", "wrong_bundle_id", 403),  // com.Abilities
-            ("notification-test-production-1.jws", "wrong_bundle_id", 403),  // com.nineton.taller, production
-            ("notification-refund-sandbox-2.jws", "wrong_bundle_id", 403),  // com.cynet.xingqi
-            ("transaction-consumable-sandbox-1.jws", "not_a_notification", 400),  // a transaction, not a notification
-            ("transaction-auto_renewable_subscription-sandbox-1.jws", "not_a_notification", 400),  // this app's
+            ("apple-real/notification-test-sandbox-2.jws", "wrong_bundle_id", 403),  // com.Abilities
+            ("apple-real/notification-test-production-1.jws", "wrong_bundle_id", 403),  // com.nineton.taller, production
+            ("test-signed/notification-refund-other_app-sandbox-1.jws", "wrong_bundle_id", 403),  // com.example.other
+            ("apple-real/transaction-consumable-sandbox-1.jws", "not_a_notification", 400),  // a transaction, not a notification
+            ("test-signed/transaction-auto_renewable_subscription-sandbox-1.jws", "not_a_notification", 400),  // this app's
         ]
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in
                 for (file, code, status) in cases {
-                    let jws = try String(contentsOf: IngestHarness.vectors.appendingPathComponent("apple-real/\(file)"), encoding: .utf8)
+                    let jws = try String(contentsOf: IngestHarness.vectors.appendingPathComponent(file), encoding: .utf8)
                         .trimmingCharacters(in: .whitespacesAndNewlines)
                     let response = try await client.execute(
                         uri: "/v1/apple/notifications", method: .post, body: ByteBuffer(string: "{\"signedPayload\":\"\(jws)\"}"))
@@ -232,7 +232,7 @@ import Testing
             try await IngestHarness.withApp(
                 server,
                 configure: {
-                    $0.app = AppIdentity(bundleId: IngestHarness.app.bundleId, appAppleId: 1_470_168_868, environment: .production)
+                    $0.app = AppIdentity(bundleId: IngestHarness.app.bundleId, appAppleId: 1_234_567_890, environment: .production)
                 }
             ) { client in
                 let response = try await client.execute(

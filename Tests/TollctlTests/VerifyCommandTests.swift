@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `tollctl verify` end to end: the built binary on real Apple vectors.
+/// `tollctl verify` end to end: the built binary on real Apple vectors, and on a test-signed one with `--root`.
 @Suite struct VerifyCommandTests {
     struct Run {
         var status: Int32
@@ -39,17 +39,17 @@ import Testing
     @Test
     func acceptedNotificationPrintsDecodedJSONWithNestedDataInPlace() async throws {
         let run = try await Self.run([
-            "verify", "--root", Self.root, "--bundle-id", "com.loki-project.loki-messenger",
-            "--environment", "sandbox", "--app-apple-id", "1470168868",
-            Self.vector("notification-did_renew-sandbox-1.jws"),
+            "verify", "--root", Vectors.testSigned.appendingPathComponent("test-root-ca.der").path,
+            "--bundle-id", "com.example.tollgate", "--environment", "sandbox", "--app-apple-id", "1234567890",
+            Vectors.testSigned.appendingPathComponent("notification-did_renew-sandbox-1.jws").path,
         ])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(JSONValue.read(run.stdout.utf8))
         #expect(object["notificationType"]?.string == "DID_RENEW")
-        #expect(object["notificationUUID"]?.string == "1a7cdc3d-9360-49c3-ae37-0423e4c6e7c7")
+        #expect(object["notificationUUID"]?.string == "6f1c1d2e-0001-4000-8000-000000000001")
         let data = try #require(object["data"])
-        #expect(data["signedTransactionInfo"]?["transactionId"]?.string == "2000001024998954")
-        #expect(data["signedRenewalInfo"]?["autoRenewProductId"]?.string == "com.getsession.org.pro_sub")
+        #expect(data["signedTransactionInfo"]?["transactionId"]?.string == "3000000000000101")
+        #expect(data["signedRenewalInfo"]?["autoRenewProductId"]?.string == "com.example.vip.month")
     }
 
     @Test

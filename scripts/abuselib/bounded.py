@@ -1,8 +1,8 @@
 """Issue 29's attacks on the abuse run: inputs crafted to make Tollgate do unbounded work, or to get a signature or a
 job they should not, each from a few attackers at the rate their own limits allow, while genuine users buy.
 
-The crafted inputs come from `abuse-forge` (Tests/AbuseForge: the tests' own forgeries) and from Apple's real signed
-vectors (../shared/vectors/apple-real). What each attack request costs the services is measured from the kernel's
+The crafted inputs come from `abuse-forge` (Tests/AbuseForge: the tests' own forgeries) and from the signed vectors
+in Tests/Fixtures (Apple's real ones in apple-real, our test-signed ones of other apps in test-signed). What each attack request costs the services is measured from the kernel's
 per-thread CPU time (/proc/PID/task/*/schedstat, nanoseconds), in a window of its own with nothing else running.
 """
 import base64, glob, json, os, subprocess, threading, time, uuid
@@ -156,10 +156,12 @@ def offer_requests(port, users, product, offer, per_user):
 
 
 def other_apps(vectors):
-    """Data Apple really signed for other apps, and transactions posted as notifications."""
-    names = ["notification-test-sandbox-2.jws", "notification-test-production-1.jws", "notification-refund-sandbox-2.jws",
-             "notification-one_time_charge-sandbox-1.jws", "transaction-consumable-sandbox-1.jws",
-             "transaction-non_renewing_subscription-sandbox-1.jws"]
+    """Data Apple really signed for other apps (and a test-signed REFUND of another app, whose root ingest trusts
+    too), and transactions posted as notifications; `vectors` is Tests/Fixtures."""
+    names = ["apple-real/notification-test-sandbox-2.jws", "apple-real/notification-test-production-1.jws",
+             "test-signed/notification-refund-other_app-sandbox-1.jws", "apple-real/transaction-consumable-sandbox-1.jws",
+             "apple-real/transaction-non_renewing_subscription-sandbox-1.jws",
+             "apple-real/transaction-auto_renewable_subscription-sandbox-3.jws"]
     bodies = []
     for name in names:
         with open(os.path.join(vectors, name)) as f:
