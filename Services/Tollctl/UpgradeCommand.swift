@@ -1,5 +1,6 @@
 import ArgumentParser
 import Ledger
+import Pipeline
 
 /// `tollctl upgrade`: runs every step that brings the data in Redis from the version it was written with to this
 /// build's, then records the version the services check at start (``Ledger/DataUpgrade``, docs/UPGRADING.md). Run it

@@ -48,7 +48,8 @@ package struct DataUpgrade: Sendable {
         if let migrating = record["migrating"].flatMap({ Int($0) }) { throw PipelineError.layoutMigrating(partitions: migrating) }
         let stored = record[StoredData.field].flatMap { Int($0) }
         var recorded = record["partitions"].flatMap { Int($0) }
-        let unrecorded = recorded == nil ? try await keys.holdsUnrecordedData(on: redis) : false
+        var unrecorded = false
+        if recorded == nil { unrecorded = try await keys.holdsUnrecordedData(on: redis) }
         if recorded == nil, stored == nil, !unrecorded {
             // Nothing stored: record the layout and the current version, as the first service to start would.
             try await keys.checkLayout(on: redis)
