@@ -12,6 +12,7 @@ struct Tollctl: AsyncParsableCommand {
         subcommands: [
             VerifyCommand.self, BenchVerifyCommand.self, StreamsCommand.self, DeadCommand.self,
             UserCommand.self, GrantsCommand.self, IndexTransactionsCommand.self, JobCommand.self, AuditCommand.self, ExportCommand.self,
+            UpgradeCommand.self,
             ReconcileCommand.self,
             LookupCommand.self,
             AppleCommand.self, DevCommand.self, LayoutCommand.self, WebhooksCommand.self, SandboxCommand.self,

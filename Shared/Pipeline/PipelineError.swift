@@ -22,6 +22,10 @@ package enum PipelineError: TollgateError, Sendable, Hashable {
     case layoutMigrating(partitions: Int)
     /// A repartition cannot start: work is unfinished, or Redis is not the single primary it moves.
     case repartitionRefused(String)
+    /// Redis holds data of an older version than this build's (``StoredData/version``): `tollctl upgrade` first.
+    case dataUpgradeRequired(stored: Int, current: Int)
+    /// Redis holds data of a newer version than this build knows (``StoredData/version``): a newer release wrote it.
+    case dataTooNew(stored: Int, current: Int)
 
     /// A stable machine-readable code.
     package var code: String {
@@ -34,6 +38,8 @@ package enum PipelineError: TollgateError, Sendable, Hashable {
         case .layoutMismatch: "layout_mismatch"
         case .layoutMigrating: "layout_migrating"
         case .repartitionRefused: "repartition_refused"
+        case .dataUpgradeRequired: "data_upgrade_required"
+        case .dataTooNew: "data_too_new"
         }
     }
 
@@ -52,6 +58,12 @@ package enum PipelineError: TollgateError, Sendable, Hashable {
             "tollctl layout repartition --partitions \(partitions) has not finished (tg:{p0}:layout migrating); run it again "
                 + "to finish before starting the services"
         case .repartitionRefused(let message): "cannot repartition: \(message)"
+        case .dataUpgradeRequired(let stored, let current):
+            "stored data is version \(stored)\(StoredData.release(after: stored).map { " (written before \($0))" } ?? ""), this build "
+                + "uses version \(current); stop the services, back up Redis, run `tollctl upgrade` (docs/UPGRADING.md)"
+        case .dataTooNew(let stored, let current):
+            "stored data is version \(stored), newer than this build's \(current): a newer release wrote it; use that release's "
+                + "tollctl (docs/UPGRADING.md)"
         }
     }
 }

@@ -15,10 +15,11 @@ extension SystemHarness {
         ]}
         """
 
-    /// Starts Redis, then ingest and the fulfillers, then the simulator (posting notifications to ingest),
+    /// Starts Redis (or takes `given`, already running: data an earlier build wrote, UpgradeTests; the system stops it
+    /// with everything else), then ingest and the fulfillers, then the simulator (posting notifications to ingest),
     /// then the verifiers (trusting the simulator's root); each waits for its readiness endpoint. On any
     /// failure everything started so far is stopped.
-    static func start(_ options: Options) async throws -> SystemHarness {
+    static func start(_ options: Options, redis given: SystemRedis? = nil) async throws -> SystemHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tollgate-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let catalog = directory.appendingPathComponent("catalog.json")
@@ -27,7 +28,8 @@ extension SystemHarness {
         // The simulator's CA exists before ingest starts: ingest trusts its root for the signature check at the
         // door, and the simulator (started after ingest, which it posts to) loads the same CA.
         _ = try TestCertificateAuthority.loadOrCreate(directory: directory.appendingPathComponent("sim-ca"))
-        let redis = try await SystemRedis.start()
+        let redis: SystemRedis
+        if let given { redis = given } else { redis = try await SystemRedis.start() }
         let started = StartedServices()
         do {
             // The app's identity is shared by every service, as compose's tollgate.env shares it: ingest checks it at

@@ -74,9 +74,12 @@ final class SystemHarness: Sendable {
         return current
     }
 
-    /// Starts a system, runs `body`, and always stops every process and removes the directory.
-    static func with<T>(_ options: Options = Options(), _ body: (SystemHarness) async throws -> T) async throws -> T {
-        let system = try await start(options)
+    /// Starts a system (on `redis` when given, which it then stops too), runs `body`, and always stops every process and
+    /// removes the directory.
+    static func with<T>(
+        _ options: Options = Options(), redis: SystemRedis? = nil, _ body: (SystemHarness) async throws -> T
+    ) async throws -> T {
+        let system = try await start(options, redis: redis)
         do {
             let result = try await body(system)
             await system.stop()

@@ -37,14 +37,18 @@ import Testing
             #expect(try await sixteen.recordedPartitions(on: redis) == 16)
             await #expect(throws: PipelineError.layoutMismatch(configured: 1, recorded: 16)) { try await Keys().checkLayout(on: redis) }
 
-            // Layout-1 data written before any record: a 16-partition process refuses it, a 1-partition one records 1.
+            // Layout-1 data written before any record: a 16-partition process refuses it, a 1-partition one records 1
+            // and refuses the data as older data, until `tollctl upgrade` (DataUpgradeTests).
             let legacy = Keys(prefix: "old")
             _ = try await redis.xadd(legacy.jobs().stream, fields: [("job", Array("j".utf8))])
             let old16 = Keys(prefix: "old", layout: try PartitionLayout(count: 16))
             await #expect(throws: PipelineError.layoutMismatch(configured: 16, recorded: 1)) { try await old16.checkLayout(on: redis) }
             #expect(try await old16.recordedPartitions(on: redis) == nil)
-            try await legacy.checkLayout(on: redis)
+            await #expect(throws: PipelineError.dataUpgradeRequired(stored: 0, current: StoredData.version)) {
+                try await legacy.checkLayout(on: redis)
+            }
             #expect(try await legacy.recordedPartitions(on: redis) == 1)
+            #expect(try await legacy.storedDataVersion(on: redis) == nil)
         }
     }
 }

@@ -87,12 +87,14 @@ package struct LedgerHarness: Sendable {
                 server: server, redis: redis, keys: keys, clamp: clamp, now: now, repeatFreeTrial: repeatFreeTrial))
     }
 
-    /// Loads both libraries, creates the fulfillers' group on every partition's verified stream, and builds the
-    /// harness's applier.
+    /// Records the layout and the data version as the first service does on an empty Redis (``Keys/checkLayout(on:)``;
+    /// the streams made next would otherwise read as data from before the layout record), loads both libraries, creates
+    /// the fulfillers' group on every partition's verified stream, and builds the harness's applier.
     private static func prepare(
         server: RedisServer?, redis: any RedisCommandExecutor, keys: Keys, clamp: Bool, now: Int64,
         repeatFreeTrial: RepeatFreeTrial = .allow
     ) async throws -> LedgerHarness {
+        try await keys.checkLayout(on: redis)
         try await PipelineFunctions.library.load(on: redis)
         try await LedgerFunctions.library.load(on: redis)
         for partition in keys.partitions {

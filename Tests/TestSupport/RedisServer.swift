@@ -45,6 +45,13 @@ package final class RedisServer: Sendable {
 
     /// Starts a server on a free port and waits until it answers PING.
     package static func start() async throws -> RedisServer {
+        try await start(loading: nil)
+    }
+
+    /// Starts a server on a free port holding a copy of the RDB file `dump` (an upgrade fixture: data an earlier build
+    /// wrote, Tests/Fixtures/upgrade), then turns the AOF on as ``start()`` runs it, so that ``restart()`` keeps the
+    /// data. The file itself is never written.
+    package static func start(loading dump: URL?) async throws -> RedisServer {
         let executable = try findExecutable()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("tollgate-redis-\(UUID().uuidString)", isDirectory: true)
@@ -56,7 +63,15 @@ package final class RedisServer: Sendable {
                 port: port, directory: directory, executable: executable,
                 process: ServerProcess())
             do {
-                try await server.launch()
+                if let dump {
+                    let copy = directory.appendingPathComponent("dump.rdb")
+                    try? FileManager.default.removeItem(at: copy)
+                    try FileManager.default.copyItem(at: dump, to: copy)
+                    try await server.launch(loadingDump: true)
+                    try await server.appendOnlyFromNowOn()
+                } else {
+                    try await server.launch()
+                }
                 return server
             } catch {
                 lastError = error  // most likely the port was taken meanwhile; try another
@@ -100,11 +115,13 @@ package final class RedisServer: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private func launch() async throws {
+    /// Launches redis-server; `loadingDump`: with the AOF off, so that it loads `dump.rdb` (with the AOF on it reads
+    /// only the AOF).
+    private func launch(loadingDump: Bool = false) async throws {
         hold.release()
         let arguments = [
-            "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory.path,
-            "--appendonly", "yes", "--appendfsync", "always", "--save", "",
+            "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory.path, "--dbfilename", "dump.rdb",
+            "--appendonly", loadingDump ? "no" : "yes", "--appendfsync", "always", "--save", "",
             "--daemonize", "no", "--protected-mode", "no", "--enable-debug-command", "local",
             "--logfile", directory.appendingPathComponent("redis.log").path,
         ]
@@ -121,6 +138,23 @@ package final class RedisServer: Sendable {
         throw StartError(description: "redis-server on port \(port) did not answer PING within 30 s")
     }
 
+    /// `CONFIG SET appendonly yes` on a server launched without it, then waits until the AOF holds the data.
+    private func appendOnlyFromNowOn() async throws {
+        let redis = RedisConnection(configuration: configuration(), logger: testLogger)
+        try await redis.connect()
+        defer { redis.close() }
+        _ = try await redis.send("CONFIG", "SET", "appendonly", "yes")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let info = try await redis.send("INFO", "persistence").string ?? ""
+            if info.contains("aof_enabled:1"), info.contains("aof_rewrite_in_progress:0"), info.contains("aof_rewrite_scheduled:0") {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw StartError(description: "redis-server on port \(port) did not write its AOF within 30 s")
+    }
+
     private static func findExecutable() throws -> URL {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         for folder in path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"] {
@@ -131,9 +165,10 @@ package final class RedisServer: Sendable {
     }
 }
 
-/// Runs `body` with a fresh server and always shuts it down afterwards, even when `body` throws.
-package func withRedisServer<T>(_ body: (RedisServer) async throws -> T) async throws -> T {
-    let server = try await RedisServer.start()
+/// Runs `body` with a fresh server (holding a copy of the RDB file `dump` when given, ``RedisServer/start(loading:)``)
+/// and always shuts it down afterwards, even when `body` throws.
+package func withRedisServer<T>(loading dump: URL? = nil, _ body: (RedisServer) async throws -> T) async throws -> T {
+    let server = try await RedisServer.start(loading: dump)
     do {
         let result = try await body(server)
         await server.shutdown()
