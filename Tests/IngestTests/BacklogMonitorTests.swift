@@ -76,6 +76,9 @@ import Testing
             defer { redis.close() }
             try await PipelineFunctions.library.load(on: redis)
             let keys = Keys(prefix: "tg")
+            // The layout and data version first, as the first service on a new Redis records them: streams
+            // without a record are older data, which services refuse (docs/UPGRADING.md).
+            try await keys.checkLayout(on: redis)
             _ = try await redis.send(RedisCommand("XGROUP", "CREATE", "tg:{p0}:jobs", "verifiers", "0", "MKSTREAM"), timeout: nil)
             try await IngestHarness.withApp(
                 server,
