@@ -35,6 +35,9 @@ package final class StoreHarness: Sendable {
                 let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
                 try await redis.connect()
                 defer { redis.close() }
+                // The layout and data version first, as the first service on a new Redis records them: a job the
+                // test enqueues before the verifier's start would otherwise be older data it refuses.
+                try await keys.checkLayout(on: redis)
                 try await body(StoreHarness(redisServer: server, sim: sim, redis: redis, keys: keys))
             }
         }
