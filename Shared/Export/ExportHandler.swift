@@ -131,11 +131,8 @@ package struct ExportHandler: Sendable {
                 return .done
             } catch {
                 if Task.isCancelled { return .abandon }
-                if let refused = error as? PSQLError, let server = refused.serverInfo,
-                    !Self.isTransient(sqlState: server[.sqlState] ?? "")
-                {
+                if let reason = Self.refusal(error) {
                     refusals += 1
-                    let reason = "PostgreSQL refused the write: \(server[.sqlState] ?? "") \(server[.message] ?? "")"
                     guard refusals < refusalLimit else {
                         metrics.failed()
                         logger.error("Export refused; dead-lettering", metadata: ["export": "\(what)", "reason": "\(reason)"])
@@ -162,6 +159,15 @@ package struct ExportHandler: Sendable {
     /// are waited out like an unreachable server, however long; only other refusals count toward the dead letter.
     package static func isTransient(sqlState: String) -> Bool {
         ["08", "57", "53"].contains(String(sqlState.prefix(2))) || sqlState == "40001" || sqlState == "40P01"
+    }
+
+    /// Why PostgreSQL refused a write for what it holds (not for being unreachable, stopping or busy:
+    /// ``isTransient(sqlState:)``), or nil when `error` is no such refusal.
+    package static func refusal(_ error: any Error) -> String? {
+        guard let refused = error as? PSQLError, let server = refused.serverInfo else { return nil }
+        let state = server[.sqlState] ?? ""
+        guard !isTransient(sqlState: state) else { return nil }
+        return "PostgreSQL refused the write: \(state) \(server[.message] ?? "")"
     }
 
     /// An error for the log: PostgreSQL's errors without the query (its text and binds stay out of logs).
