@@ -127,7 +127,7 @@ package struct ExportHandler: Sendable {
         var refusals = 0
         while true {
             do {
-                try await body()
+                try await watched(what: what, body)
                 return .done
             } catch {
                 if Task.isCancelled { return .abandon }
@@ -151,6 +151,33 @@ package struct ExportHandler: Sendable {
                 backoff = min(backoff * 2, maximumBackoff)
             }
         }
+    }
+
+    /// Runs one attempt of `body`, counting it as waiting — ``ExportMetrics/unavailable()`` and the log line
+    /// "Export waiting" — each ``heartbeatInterval`` it is not done. PostgreSQL's client does not fail a write while
+    /// the server is unreachable: it holds it until a connection opens, so without this an outage of any length
+    /// counted nothing and logged nothing (the `TollgateExportWaiting` alert could not fire).
+    private func watched(what: String, _ body: () async throws -> Void) async throws {
+        let watch = Task { [metrics, logger, interval = heartbeatInterval] in
+            var waited = Duration.zero
+            while true {
+                do {
+                    try await Task.sleep(for: interval)
+                } catch {
+                    return
+                }
+                waited += interval
+                metrics.unavailable()
+                logger.warning(
+                    "Export waiting",
+                    metadata: [
+                        "export": "\(what)", "waited": "\(waited)",
+                        "error": "the write is not done: PostgreSQL (or Redis) does not answer",
+                    ])
+            }
+        }
+        defer { watch.cancel() }
+        try await body()
     }
 
     /// Whether PostgreSQL's answer says "not now" rather than "not this": a connection problem (class 08), the
