@@ -4,8 +4,8 @@ import Foundation
 /// docs/UPGRADING.md what to do between them) and the commit it was built from (``buildCommit()``, written at build
 /// time by `Plugins/BuildInfo`). Every executable answers `--version` with ``line(tool:)``.
 package enum TollgateVersion {
-    /// The release this tree is or leads to. Raised in the commit that tags a release; a tree between releases
-    /// carries the next one's number with the commit telling them apart.
+    /// The release this tree is, or the last one it builds on: raised in the commit a release's tag names, so a
+    /// tree past a tag (CHANGELOG.md's "Unreleased") carries that release's number and its commit tells them apart.
     package static let version = "0.9.0"
 
     /// The full commit hash, or `unknown` for a build from a tree without git and without a `COMMIT` build argument.
