@@ -13,7 +13,7 @@ import Testing
 @Suite(.serialized)
 struct VerifierPartitionTests {
     @Test func eachJobIsVerifiedIntoTheVerifiedStreamOfItsOwnPartition() async throws {
-        try await VerifierHarness.with { harness in
+        try await VerifierHarness.with(partitions: 4) { harness in
             let keys = Keys(layout: try PartitionLayout(count: 4))
             var jobs: [Partition: String] = [:]
             for partition: Partition in [1, 3] {
