@@ -75,7 +75,9 @@ struct NotificationDeliveryTests {
             await receiver.respond(to: "/slow", with: [.json("{}", delay: .seconds(6)), .json("{}")])
             try await SimHarness.with({
                 $0.notifyURL = receiver.url("/slow")
-                $0.notifyTimeout = .milliseconds(1500)
+                // Well below the receiver's 6 s, and well above what its second, prompt answer takes on a loaded
+                // machine (at 1.5 s the whole suite's load made the retry time out too).
+                $0.notifyTimeout = .milliseconds(3000)
                 $0.retryScale = 36_000
                 $0.pageSize = 1
             }) { sim in
