@@ -159,6 +159,8 @@ struct RedisConnectionTests {
         async let patient = timedConnect(.milliseconds(4300))
         let (short, long) = await (quick, patient)
         #expect(long >= .milliseconds(4300))
-        #expect(short + .seconds(2) < long, "a 300 ms timeout took \(short), a 4.3 s one \(long)")
+        // Both run at once, so a loaded machine delays both alike; a connect that ignored its timeout would take as
+        // long as the patient one.
+        #expect(short + .seconds(1) < long, "a 300 ms timeout took \(short), a 4.3 s one \(long)")
     }
 }

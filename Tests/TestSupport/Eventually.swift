@@ -1,7 +1,7 @@
 /// Polls `condition` every `interval` until it holds or `timeout` passes; returns whether it held (asked once
 /// more at the deadline).
 package func eventually(
-    timeout: Duration = .seconds(20), interval: Duration = .milliseconds(20), _ condition: () async throws -> Bool
+    timeout: Duration = .seconds(30), interval: Duration = .milliseconds(20), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
@@ -13,7 +13,7 @@ package func eventually(
 
 /// Polls `value` every `interval` until it is not nil or `timeout` passes.
 package func eventuallyValue<T>(
-    timeout: Duration = .seconds(20), interval: Duration = .milliseconds(20), _ value: () async throws -> T?
+    timeout: Duration = .seconds(30), interval: Duration = .milliseconds(20), _ value: () async throws -> T?
 ) async rethrows -> T? {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
