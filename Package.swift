@@ -244,7 +244,7 @@ let package = Package(
             "ExportTests",
             [
                 "exporter", "Export", "Core", "Ledger", "Pipeline", "Redis", "ServiceKit", "TestSupport", Product.postgres, Product.logging,
-                Product.serviceLifecycle,
+                Product.serviceLifecycle, Product.prometheus,
             ]),
         tests("LedgerTests", ["Core", "Ledger", "Pipeline", "Redis", "TestSupport"]),
         tests("TollctlTests", ["ingest", "AppStore", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),

@@ -209,7 +209,8 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
         IngestError(status: .badRequest, code: "invalid_until", message: message)
     }
     static func invalidReason() -> IngestError {
-        IngestError(status: .badRequest, code: "invalid_reason", message: "reason must be a string of 1-200 bytes")
+        IngestError(
+            status: .badRequest, code: "invalid_reason", message: "reason must be a string of 1-200 bytes without NUL (U+0000)")
     }
     static func unknownEntitlement(_ name: String) -> IngestError {
         IngestError(

@@ -12,31 +12,47 @@ extension IngestRoutes {
     /// this feed follows the streams, which are trimmed after `TOLLGATE_EVENTS_RETENTION_HOURS`. A key sees its own
     /// project's events only (docs/PROJECTS.md; an entry's `project`, absent in the default project); the cursor moves
     /// past the others.
+    ///
+    /// A page reads at most ``fleetReadCount(limit:partitions:)`` entries of each partition (at most `2 × limit +
+    /// partitions` in all, never `limit` of each), so its cost follows `limit` however many partitions there are and whichever
+    /// project asks. What it answers stops at the *horizon*: the smallest last entry id among the partitions whose
+    /// read came back full. Below it every entry of every partition was read, so the page is a true prefix of the
+    /// global order (entry id, then partition), and the next page starts right after it; above it a full partition
+    /// may hold entries not read yet, so they wait for the next page. The page is never empty while the feed holds
+    /// more: the partition that set the horizon gave at least one entry below it, and each page moves the cursor past
+    /// every entry it consumed — other projects' entries included, which use up reads and answer nothing — so a page
+    /// with no events but `hasMore: true` has still moved on.
     func fleetEvents(_ request: Request) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .read)
         let project = caller.project.label
         let limit = Int(try Self.queryInteger(request, "limit", default: 100, range: 1...Int64(Self.maxEventsPage)))
         let partitions = keys.partitions
         var positions = try Self.cursorPositions(request.uri.queryParameters.get("cursor"), partitions: partitions.count)
+        let count = Self.fleetReadCount(limit: limit, partitions: partitions.count)
         let replies = try await redisRead {
             try await redis.pipeline(
                 partitions.map { partition in
                     let start = positions[partition.index].map { "(\($0)" } ?? "-"
-                    return RedisCommand("XRANGE", key: keys.events(partition: partition).stream, start, "+", "COUNT", limit)
+                    return RedisCommand("XRANGE", key: keys.events(partition: partition).stream, start, "+", "COUNT", count)
                 })
         }
         guard replies.count == partitions.count else {
             throw RedisError.protocolError("the events read returned \(replies.count) replies")
         }
         var candidates: [(id: StreamID, partition: Partition, entry: StreamEntry)] = []
-        var anyFull = false
+        // The smallest last id among the partitions whose read came back full: entries past it may be unread.
+        var horizon: StreamID?
         for (partition, reply) in zip(partitions, replies) {
             let entries = try StreamEntry.list(reply)
-            anyFull = anyFull || entries.count == limit
+            var last: StreamID?
             for entry in entries {
-                if let id = StreamID(entry.id) { candidates.append((id, partition, entry)) }
+                guard let id = StreamID(entry.id) else { continue }
+                candidates.append((id, partition, entry))
+                last = id
             }
+            if entries.count >= count, let last { horizon = min(horizon ?? last, last) }
         }
+        if let horizon { candidates.removeAll { $0.id > horizon } }
         candidates.sort { ($0.id, $0.partition) < ($1.id, $1.partition) }
         let page = candidates.prefix(limit)
         for taken in page { positions[taken.partition.index] = taken.id.description }
@@ -49,8 +65,15 @@ extension IngestRoutes {
             }
             writer.endArray()
             writer.member("cursor", cursor)
-            writer.member("hasMore", candidates.count > page.count || anyFull)
+            writer.member("hasMore", candidates.count > page.count || horizon != nil)
         }
+    }
+
+    /// The entries a fleet page reads of each partition: `2 × limit` shared among the partitions, at least one each
+    /// (the least that orders a page at all) and never more than `limit` (one partition reads just its page), so a
+    /// page reads at most `2 × limit + partitions` entries in all.
+    static func fleetReadCount(limit: Int, partitions: Int) -> Int {
+        max(1, min(limit, (2 * limit + partitions - 1) / max(1, partitions)))
     }
 
     /// Each partition's last entry read, from a cursor this endpoint gave (nil: from the start), else

@@ -18,7 +18,7 @@ extension IngestRoutes {
     /// nothing and answers the first grant with `200`. The grant, its due entry and its `grant.created` event are one
     /// ledger call (``LedgerGrants``); it never touches Apple's records. Refused, nothing written:
     /// `400 invalid_request` (members), `400 invalid_until` (not ISO 8601, not in the future, more than 10 years
-    /// ahead), `400 invalid_reason` (not 1–200 bytes), `422 unknown_entitlement` (no catalog product grants it),
+    /// ahead), `400 invalid_reason` (not 1–200 bytes, or a NUL), `422 unknown_entitlement` (no catalog product grants it),
     /// `403 coin_grants_disabled`, `409 too_many_grants` (the user holds ``Ledger/LedgerGrants/maxHeld`` grants).
     func createGrant(_ request: Request, userID: String) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .grant)
@@ -106,7 +106,8 @@ extension IngestRoutes {
         } catch {
             throw .invalidRequest("\(error)")
         }
-        guard (1...200).contains(reason.utf8.count) else { throw .invalidReason() }
+        // Text the export cannot store (a NUL: PostgreSQL refuses it) is refused here, not dead-lettered there.
+        guard (1...200).contains(reason.utf8.count), Self.isStorable(reason) else { throw .invalidReason() }
         if let idempotencyKey, !Self.isToken(idempotencyKey) {
             throw .invalidRequest("idempotencyKey must be 1-64 letters, digits, '.', '_' or '-'")
         }
@@ -148,6 +149,11 @@ extension IngestRoutes {
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.date(from: text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
     }
+
+    /// Whether the export can store `text` as it is: PostgreSQL's `text` cannot hold a NUL (U+0000), so text
+    /// Tollgate accepts holds none (docs/EXPORT.md, "Text PostgreSQL cannot store"); the JSON reader has already
+    /// refused bytes that are not UTF-8.
+    static func isStorable(_ text: String) -> Bool { !text.utf8.contains(0) }
 
     /// 1–64 of `[A-Za-z0-9._-]`: a grant id or an idempotency key.
     static func isToken(_ text: String) -> Bool {

@@ -69,13 +69,16 @@ extension IngestRoutes {
     }
 
     /// The spend a body asks for, or `400 invalid_request` naming the member out of bounds: `amount` a JSON integer
-    /// 1…10^12, `reason` 1–200 bytes, `idempotencyKey` 1–128 bytes of `[A-Za-z0-9._:-]`.
+    /// 1…10^12, `reason` 1–200 bytes with no NUL (PostgreSQL cannot store one), `idempotencyKey` 1–128 bytes of `[A-Za-z0-9._:-]`.
     static func coinSpend(_ fields: JSONFields, user: String, by: String) throws(IngestError) -> CoinSpend {
         guard case .integer(let amount)? = fields.members["amount"], CoinSpend.amounts.contains(amount) else {
             throw .invalidRequest("amount must be a whole number from 1 to 1000000000000")
         }
-        guard case .string(let reason)? = fields.members["reason"], CoinSpend.isValidReason(reason) else {
-            throw .invalidRequest("reason must be a string of 1-\(CoinSpend.maxReasonBytes) bytes")
+        // Text the export cannot store (a NUL: PostgreSQL refuses it) is refused here, not dead-lettered there.
+        guard case .string(let reason)? = fields.members["reason"], CoinSpend.isValidReason(reason),
+            Self.isStorable(reason)
+        else {
+            throw .invalidRequest("reason must be a string of 1-\(CoinSpend.maxReasonBytes) bytes without NUL (U+0000)")
         }
         guard case .string(let key)? = fields.members["idempotencyKey"], CoinSpend.isValidIdempotencyKey(key) else {
             throw .invalidRequest(

@@ -8,7 +8,9 @@ import Pipeline
 
 /// `tollctl export --since DATE`: rebuilds the export's tables from the ledger (``Export/ExportBackfill``) in the
 /// database of `TOLLGATE_POSTGRES_URL` (migrated first), and copies the catalog into `products` when
-/// `TOLLGATE_CATALOG` is set. Prints what it wrote: `events=N users=N transactions=N unreadable=N`. `--project ID`
+/// `TOLLGATE_CATALOG` is set. Prints what it wrote: `events=N users=N transactions=N unreadable=N skipped=N`, after
+/// a line `skipped <what>: <why>` for each thing it could not write (an unreadable event, a write PostgreSQL refused
+/// for what it holds), and then exits 1: the rest is written, and the audit names what is missing. `--project ID`
 /// exports that project's ledger (docs/PROJECTS.md: one database per project).
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,9 +43,11 @@ struct ExportCommand: AsyncParsableCommand {
                 return try await ExportBackfill(redis: redis, keys: keys, writer: writer, logger: ExportDatabase.logger)
                     .run(sinceMilliseconds: since)
             }
+            for skipped in report.skipped { print("skipped \(skipped)") }
             print(
                 "events=\(report.events) users=\(report.users) transactions=\(report.transactions) "
-                    + "unreadable=\(report.unreadable)")
+                    + "unreadable=\(report.unreadable) skipped=\(report.skipped.count)")
+            if !report.skipped.isEmpty { throw ExitCode(1) }
         }
     }
 }

@@ -10,10 +10,22 @@ package struct SQLStatement: Sendable {
     package private(set) var bindings = PostgresBindings()
     package private(set) var parts: [String] = []
 
-    /// Binds `value` (nil: SQL NULL) and answers its placeholder, `$n`.
+    /// Binds `value` (nil: SQL NULL) and answers its placeholder, `$n`. Text is bound as PostgreSQL can store it
+    /// (``PostgresText/text(_:)``: a NUL as the six characters `\u0000`), in every write and in the audit alike.
     mutating func bind<Value: PostgresDynamicTypeEncodable>(_ value: Value?) -> String {
-        bindings.append(value)
+        if let text = value as? String {
+            bindings.append(PostgresText.text(text))
+        } else {
+            bindings.append(value)
+        }
         return "$\(bindings.count)"
+    }
+
+    /// Binds the JSON text `json` as `jsonb` (``PostgresText/json(_:)``: an escaped NUL, which `jsonb` refuses,
+    /// as the string ``PostgresText/text(_:)`` would store) and answers `$n::jsonb`.
+    mutating func bindJSON(_ json: String?) -> String {
+        bindings.append(json.map(PostgresText.json))
+        return "$\(bindings.count)::jsonb"
     }
 
     mutating func add(_ part: String) { parts.append(part) }
@@ -43,6 +55,12 @@ package struct ColumnValues {
     ) {
         names.append(name)
         expressions.append(wrap.replacingOccurrences(of: "$", with: statement.bind(value)))
+    }
+
+    /// Adds `name` with the JSON text `json` bound as `jsonb` (``SQLStatement/bindJSON(_:)``).
+    mutating func addJSON(_ name: String, _ json: String?, into statement: inout SQLStatement) {
+        names.append(name)
+        expressions.append(statement.bindJSON(json))
     }
 
     /// `INSERT … ON CONFLICT (key) DO UPDATE` of every column but `key`, only `where` the stored row is older.
@@ -77,7 +95,7 @@ extension UserRow {
         row.add("coins", coins, into: &statement)
         row.add("coins_granted", coinsGranted, into: &statement)
         row.add("coins_spent", coinsSpent, into: &statement)
-        row.add("entitlements", entitlements, as: "$::jsonb", into: &statement)
+        row.addJSON("entitlements", entitlements, into: &statement)
         row.add("last_seq", seq, into: &statement)
         return row
     }

@@ -43,7 +43,7 @@ package struct ExportAudit: Sendable {
                 try await check(snapshot, into: &report)
                 while true {
                     for record in snapshot.transactions {
-                        transactions.insert(record.transactionId)
+                        transactions.insert(PostgresText.text(record.transactionId))  // as its row holds it
                         report.transactions += 1
                         var statement = SQLStatement()
                         let row = record.columns(user: user, seq: snapshot.seq, into: &statement)

@@ -127,15 +127,12 @@ package struct ExportHandler: Sendable {
         var refusals = 0
         while true {
             do {
-                try await body()
+                try await watched(what: what, body)
                 return .done
             } catch {
                 if Task.isCancelled { return .abandon }
-                if let refused = error as? PSQLError, let server = refused.serverInfo,
-                    !Self.isTransient(sqlState: server[.sqlState] ?? "")
-                {
+                if let reason = Self.refusal(error) {
                     refusals += 1
-                    let reason = "PostgreSQL refused the write: \(server[.sqlState] ?? "") \(server[.message] ?? "")"
                     guard refusals < refusalLimit else {
                         metrics.failed()
                         logger.error("Export refused; dead-lettering", metadata: ["export": "\(what)", "reason": "\(reason)"])
@@ -156,12 +153,48 @@ package struct ExportHandler: Sendable {
         }
     }
 
+    /// Runs one attempt of `body`, counting it as waiting — ``ExportMetrics/unavailable()`` and the log line
+    /// "Export waiting" — each ``heartbeatInterval`` it is not done. PostgreSQL's client does not fail a write while
+    /// the server is unreachable: it holds it until a connection opens, so without this an outage of any length
+    /// counted nothing and logged nothing (the `TollgateExportWaiting` alert could not fire).
+    private func watched(what: String, _ body: () async throws -> Void) async throws {
+        let watch = Task { [metrics, logger, interval = heartbeatInterval] in
+            var waited = Duration.zero
+            while true {
+                do {
+                    try await Task.sleep(for: interval)
+                } catch {
+                    return
+                }
+                waited += interval
+                metrics.unavailable()
+                logger.warning(
+                    "Export waiting",
+                    metadata: [
+                        "export": "\(what)", "waited": "\(waited)",
+                        "error": "the write is not done: PostgreSQL (or Redis) does not answer",
+                    ])
+            }
+        }
+        defer { watch.cancel() }
+        try await body()
+    }
+
     /// Whether PostgreSQL's answer says "not now" rather than "not this": a connection problem (class 08), the
     /// server stopping, starting or refusing connections (57: `57P01` admin shutdown, `57P03` cannot connect now), no
     /// resources left (53: too many connections, disk full), a serialization failure or deadlock (40001, 40P01). Those
     /// are waited out like an unreachable server, however long; only other refusals count toward the dead letter.
     package static func isTransient(sqlState: String) -> Bool {
         ["08", "57", "53"].contains(String(sqlState.prefix(2))) || sqlState == "40001" || sqlState == "40P01"
+    }
+
+    /// Why PostgreSQL refused a write for what it holds (not for being unreachable, stopping or busy:
+    /// ``isTransient(sqlState:)``), or nil when `error` is no such refusal.
+    package static func refusal(_ error: any Error) -> String? {
+        guard let refused = error as? PSQLError, let server = refused.serverInfo else { return nil }
+        let state = server[.sqlState] ?? ""
+        guard !isTransient(sqlState: state) else { return nil }
+        return "PostgreSQL refused the write: \(state) \(server[.message] ?? "")"
     }
 
     /// An error for the log: PostgreSQL's errors without the query (its text and binds stay out of logs).

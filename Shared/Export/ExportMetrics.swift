@@ -25,6 +25,8 @@ package struct ExportMetrics: Sendable {
 
     func skipped() { skippedCounter.increment() }
     func failed() { failedCounter.increment() }
+    /// An attempt that found PostgreSQL (or Redis) unreachable, or a write still not done after a heartbeat interval
+    /// (and after each further one it waits).
     func unavailable() { unavailableCounter.increment() }
 
     func exported(_ event: ExportEvent, after elapsed: Duration) {

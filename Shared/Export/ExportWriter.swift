@@ -106,7 +106,7 @@ package struct ExportWriter: Sendable {
             s.bind(e.entitlement), s.bind(e.state), s.bind(e.expiresAt) + "::timestamptz", s.bind(e.autoRenew),
             s.bind(e.revocationType), s.bind(e.revocationPercentage.map(Int32.init(clamping:))), s.bind(e.reason),
             s.bind(e.jobId), s.bind(e.grantId), s.bind(e.amount), s.bind(e.idempotencyKey), s.bind(e.by),
-            s.bind(e.notificationType), s.bind(e.subtype), s.bind(e.body) + "::jsonb", s.bind(e.side.rawValue),
+            s.bind(e.notificationType), s.bind(e.subtype), s.bindJSON(e.body), s.bind(e.side.rawValue),
         ]
         s.add(
             """

@@ -5,6 +5,7 @@ import Ledger
 import Logging
 import Pipeline
 import PostgresNIO
+import Prometheus
 import Redis
 import ServiceKit
 import ServiceLifecycle
@@ -34,7 +35,10 @@ struct ExportRig: Sendable {
     }
 
     /// Starts an exporter replica (``App/build``) of `project` on the rig's Redis and database.
-    func exporter(consumer: String, claimMinIdle: Duration = .seconds(3), project: ProjectID = .default) async throws -> RunningExporter {
+    func exporter(
+        consumer: String, claimMinIdle: Duration = .seconds(3), project: ProjectID = .default,
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), logger: Logger = testLogger
+    ) async throws -> RunningExporter {
         var configuration = ExporterConfiguration(
             shared: SharedConfiguration(redis: ledger.server.configuration(), keys: ledger.keys), postgres: settings,
             catalog: testCatalog)
@@ -44,7 +48,7 @@ struct ExportRig: Sendable {
         configuration.claimMinIdle = claimMinIdle
         configuration.claimInterval = .milliseconds(200)
         let group = try await App.build(
-            configuration: configuration, logger: testLogger, consumer: consumer, handlesSignals: false)
+            configuration: configuration, logger: logger, registry: registry, consumer: consumer, handlesSignals: false)
         return RunningExporter(group: group, task: Task { try await group.run() })
     }
 

@@ -218,6 +218,7 @@ import Testing
                     (#"{"amount":5,"idempotencyKey":"k1"}"#, "invalid_request"),  // no reason
                     (Self.body(reason: ""), "invalid_request"),
                     (Self.body(reason: longReason), "invalid_request"),
+                    (Self.body(reason: #"a\u0000b"#), "invalid_request"),  // a NUL PostgreSQL cannot store
                     (#"{"amount":5,"reason":7,"idempotencyKey":"k1"}"#, "invalid_request"),
                     (#"{"amount":5,"reason":"sword"}"#, "invalid_request"),  // no key
                     (Self.body(key: ""), "invalid_request"),

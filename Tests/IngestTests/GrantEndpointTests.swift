@@ -107,6 +107,8 @@ import Testing
                         "invalid_reason"
                     ),
                     (#"{"entitlement":"vip","until":"\#(future)"}"#, .badRequest, "invalid_reason"),
+                    // A NUL PostgreSQL cannot store (the export would refuse it for good).
+                    (#"{"entitlement":"vip","until":"\#(future)","reason":"a\u0000b"}"#, .badRequest, "invalid_reason"),
                     (#"{"entitlement":"vip","until":"\#(future)","reason":7}"#, .badRequest, "invalid_request"),
                     (#"{"reason":"r"}"#, .badRequest, "invalid_request"),
                     (#"{"entitlement":"vip","coins":5,"until":"\#(future)","reason":"r"}"#, .badRequest, "invalid_request"),
@@ -120,6 +122,12 @@ import Testing
                     #expect(response.status == status, "\(body)")
                     #expect(IngestHarness.errorCode(response) == code, "\(body)")
                 }
+                // Bytes that are not UTF-8 in the reason: the JSON reader refuses them before any member is read.
+                let notUTF8 = Array(#"{"entitlement":"vip","until":"\#(future)","reason":"a"#.utf8) + [0xFF, 0xFE] + Array(#"b"}"#.utf8)
+                let raw = try await client.execute(
+                    uri: "/v1/users/alice/grants", method: .post, headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .grant)),
+                    body: ByteBuffer(bytes: notUTF8))
+                #expect(raw.status == .badRequest && IngestHarness.errorCode(raw) == "invalid_json")
                 #expect(try await IngestHarness.dbsize(redis) == 0)
             }
         }
