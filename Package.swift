@@ -130,7 +130,7 @@ let package = Package(
             "Ledger", ["Core", "Redis", "Pipeline"],
             lua: [
                 "ledger_events", "ledger_records", "ledger_transactions", "ledger_spend", "ledger", "ledger_grants",
-                "ledger_sides", "customer",
+                "ledger_sides", "ledger_testers", "customer",
             ]),
         library(
             "Webhooks",

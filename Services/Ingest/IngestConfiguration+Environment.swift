@@ -57,6 +57,12 @@ extension IngestConfiguration: ServiceConfiguration {
         userRatePerSecond = Double(try reader.int("TOLLGATE_USER_RATE", default: Int(userRatePerSecond), range: 1...100_000))
         userBurst = try reader.int("TOLLGATE_USER_BURST", default: userBurst, range: 1...100_000)
         coinGrants = try reader.bool("TOLLGATE_COIN_GRANTS", default: false)
+        let sandboxText = reader.string("TOLLGATE_SANDBOX_VALUE", default: sandboxValue.rawValue)
+        guard let policy = SandboxValue(rawValue: sandboxText.lowercased()) else {
+            throw ConfigurationError(
+                variable: "TOLLGATE_SANDBOX_VALUE", problem: "must be testers or everyone, not '\(sandboxText.prefix(32))'")
+        }
+        sandboxValue = policy
         let retentionDays = try reader.int(
             "TOLLGATE_USER_EVENTS_RETENTION_DAYS", default: userEventLog.retentionSeconds / 86_400, range: 1...3650)
         userEventLog = UserEventLog(

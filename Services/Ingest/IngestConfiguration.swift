@@ -73,6 +73,12 @@ package import ServiceKit
 /// - `TOLLGATE_REDIS_WAIT_TIMEOUT_MS` — how long `WAIT` may take (`1000`)
 /// - `TOLLGATE_COIN_GRANTS` — `true` lets `POST /v1/users/{userId}/grants` grant coins (`false`: a coin grant is
 ///   refused with `403 coin_grants_disabled`)
+/// - `TOLLGATE_SANDBOX_VALUE` — `testers` (the default) or `everyone`: whose sandbox side (a production deployment's App
+///   Review and TestFlight purchases, ``Pipeline/LedgerSide``) counts as production value. `testers`: a spend draws
+///   sandbox coins only for a tester (``Ledger/Testers``, `PUT /v1/admin/testers/{userId}`) or a request with
+///   `allowSandbox: true`, the buyer's entitlements read merges the sandbox side only for a tester (everyone else gets
+///   it in its own `sandbox` block), and offer eligibility counts it only for a tester. `everyone`: as before 0.10
+///   (docs/ARCHITECTURE.md, invariant 11)
 /// - `TOLLGATE_USER_EVENTS_RETENTION_DAYS` / `TOLLGATE_USER_EVENTS_CAP` — as the fulfiller's (``Ledger/UserEventLog``):
 ///   the grant and coin spend events ingest writes to a user's own log keep the same bounds
 /// - `TOLLGATE_REDIS_COMMAND_TIMEOUT_MS` — per-command timeout, short so that a dead Redis gives a quick `503`
@@ -108,6 +114,8 @@ package struct IngestConfiguration: Sendable {
     package var maxPendingOrders = 10
     /// Whether service keys with the `grant` scope may grant coins (`TOLLGATE_COIN_GRANTS`).
     package var coinGrants = false
+    /// `TOLLGATE_SANDBOX_VALUE`: whose sandbox side counts as production value.
+    package var sandboxValue = SandboxValue.testers
     /// The bounds of each user's own event log, for the grant and coin spend events ingest writes.
     package var userEventLog = UserEventLog()
     package var orderLifetime: Duration = .seconds(7 * 86_400)

@@ -41,12 +41,16 @@ extension IngestRoutes {
         }
         try await takeSubmissionToken(userID)
         let entitlements = product.group.map(catalog.entitlements(inGroup:)) ?? []
-        try await checkEligibility(offer, userID: userID, group: product.group ?? productId, entitlements: entitlements)
+        // The sandbox side counts for a tester only (issue 42): Apple's offer signature names no environment, so one
+        // given on free TestFlight history would redeem in the App Store build.
+        let sides: [LedgerSide] = try await sandboxCounts(for: userID) ? LedgerSide.allCases : [.primary]
+        try await checkEligibility(
+            offer, userID: userID, group: product.group ?? productId, entitlements: entitlements, sides: sides)
         let nonce = UUID()
         try await checkLimit(offer, userID: userID, order: nil, nonce: nonce)
         let order = try await offerOrder(userID: userID, productId: productId, orderNo: orderNo)
         try await checkLimit(offer, userID: userID, order: order, nonce: nonce)
-        let transactionId = try await latestTransaction(userID: userID, entitlements: entitlements)
+        let transactionId = try await latestTransaction(userID: userID, entitlements: entitlements, sides: sides)
         let now = clock.nowMilliseconds()
         let signatureV2 = try signer.promotionalOfferV2(
             productId: productId, offerId: offerId, transactionId: transactionId, nonce: nonce, issuedAtSeconds: now / 1000)
@@ -75,12 +79,17 @@ extension IngestRoutes {
     /// group's entitlements in the caller's account (``EntitlementsView``, an `active` one past its `expires` counting
     /// as expired): `active` needs one `active` or in its grace period; `lapsed` needs none of those and one `expired`
     /// or in billing retry (a refunded, `revoked` subscription is not lapsed, nor is a user who never subscribed).
-    private func checkEligibility(_ offer: PromotionalOffer, userID: String, group: String, entitlements: [String]) async throws {
+    /// `sides`: the primary side alone, or both for a tester (an App Reviewer's subscription is on the sandbox side).
+    private func checkEligibility(
+        _ offer: PromotionalOffer, userID: String, group: String, entitlements: [String], sides: [LedgerSide]
+    ) async throws {
         guard offer.eligibility != .any else { return }
-        // Apple's states of both sides (an App Reviewer's subscription is on the sandbox side), grants not counted.
+        // Apple's states of the counted sides, grants not counted.
         let now = clock.nowMilliseconds()
-        let (hash, sandbox) = try await redisRead {
-            (try await hashStrings(keys.account(user: userID)), try await hashStrings(keys.on(.sandbox).account(user: userID)))
+        let hash = try await redisRead { try await hashStrings(keys.account(user: userID)) }
+        var sandbox: [String: String] = [:]
+        if sides.contains(.sandbox) {
+            sandbox = try await redisRead { try await hashStrings(keys.on(.sandbox).account(user: userID)) }
         }
         let states = EntitlementsView(hash: hash, nowMilliseconds: now).adding(sandbox: sandbox, nowMilliseconds: now).entitlements
             .filter { entitlements.contains($0.entitlement) }.map(\.state)
@@ -136,7 +145,8 @@ extension IngestRoutes {
         }
         try await takeSubmissionToken(userID)
         let entitlements = product.group.map(catalog.entitlements(inGroup:)) ?? []
-        guard let transactionId = try await latestTransaction(userID: userID, entitlements: entitlements) else {
+        let sides: [LedgerSide] = try await sandboxCounts(for: userID) ? LedgerSide.allCases : [.primary]
+        guard let transactionId = try await latestTransaction(userID: userID, entitlements: entitlements, sides: sides) else {
             return jsonResponse(.ok) { answer in
                 answer.key("allowIntroductoryOffer")
                 answer.null()
@@ -227,11 +237,11 @@ extension IngestRoutes {
 
     /// The caller's most recently purchased transaction of a subscription group (its `entitlements`) as the
     /// fulfiller recorded it (`tg:{u:<userId>}:ent:<entitlement>`, transactionId → `active,purchaseMs,expiresMs,upgraded`),
-    /// or nil.
-    private func latestTransaction(userID: String, entitlements: [String]) async throws -> String? {
+    /// or nil; of `sides` only (the sandbox side's for a tester alone).
+    private func latestTransaction(userID: String, entitlements: [String], sides: [LedgerSide]) async throws -> String? {
         var hash: [String: String] = [:]
         for entitlement in entitlements {
-            for side in LedgerSide.allCases {
+            for side in sides {
                 hash.merge(try await redisRead { try await hashStrings(keys.on(side).entitlement(user: userID, name: entitlement)) }) { $1 }
             }
         }

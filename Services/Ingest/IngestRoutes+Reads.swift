@@ -50,9 +50,10 @@ extension IngestRoutes {
 
     /// `GET /v1/users/{userId}/entitlements`: coins and entitlement states as the fulfiller wrote them, with the
     /// user's labelled grants merged in (``EntitlementsView``; a user's own call lists them too), and the user's
-    /// sandbox side added (``EntitlementsView/adding(sandbox:nowMilliseconds:)``): what unlocks for this user, so that
-    /// an App Reviewer's or TestFlight tester's build shows what they bought. Service-side figures (`GET /v1/users/{id}`,
-    /// events, exports, metrics) keep the sides apart.
+    /// sandbox side in its own `sandbox` block (``EntitlementsView/reading(sandbox:merged:nowMilliseconds:)``), added to
+    /// the top level only for a tester or under `TOLLGATE_SANDBOX_VALUE=everyone` (`sandboxMerged`; issue 42): free
+    /// TestFlight purchases never unlock the App Store build. Service-side figures (`GET /v1/users/{id}`, events,
+    /// exports, metrics) keep the sides apart.
     func entitlements(_ request: Request, userID: String) async throws -> Response {
         let principal = try await authenticator.authenticate(request)
         guard principal.mayRead(user: userID) else { throw IngestError.forbidden("you may read only your own entitlements") }
@@ -69,13 +70,16 @@ extension IngestRoutes {
             body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(view))))
     }
 
-    /// The user's entitlements as their app sees them: the primary side with grants, and the sandbox side added.
+    /// The user's entitlements as their app sees them: the primary side with grants, the sandbox side in its block
+    /// (and added to the top level where it counts as production value: ``sandboxCounts(for:)``).
     func unionView(of userID: String) async throws -> EntitlementsView {
         let hash = try await hashStrings(keys.account(user: userID))
         let grants = try await LedgerGrants.list(user: userID, keys: keys, on: redis)
         let sandbox = try await hashStrings(keys.on(.sandbox).account(user: userID))
+        let merged = try await sandboxCounts(for: userID)
         let now = clock.nowMilliseconds()
-        return EntitlementsView(hash: hash, grants: grants, nowMilliseconds: now).adding(sandbox: sandbox, nowMilliseconds: now)
+        return EntitlementsView(hash: hash, grants: grants, nowMilliseconds: now)
+            .reading(sandbox: sandbox, merged: merged, nowMilliseconds: now)
     }
 
     /// `POST /v1/orders {productId}`: a user's order of a catalog product → `201 {orderNo, appAccountToken}`,

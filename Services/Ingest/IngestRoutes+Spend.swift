@@ -11,9 +11,11 @@ extension IngestRoutes {
     /// The largest body a spend takes: three short members.
     static let spendBodyLimit = 4096
 
-    /// `POST /v1/users/{userId}/coins/spend {"amount": N, "reason": "…", "idempotencyKey": "…"}` (services with the
-    /// `spend` scope; a user's token is refused): takes `amount` coins from the user's balance in one ledger call
-    /// (``Ledger/CoinSpend``), never below zero, and writes the `coins.spent` event (docs/EVENTS.md) →
+    /// `POST /v1/users/{userId}/coins/spend {"amount": N, "reason": "…", "idempotencyKey": "…", "allowSandbox"?: Bool}`
+    /// (services with the `spend` scope; a user's token is refused): takes `amount` coins from the user's balance in one
+    /// ledger call (``Ledger/CoinSpend``), never below zero, and writes the `coins.spent` event (docs/EVENTS.md). The
+    /// user's sandbox side pays (first) only for a tester, with `allowSandbox: true`, or under
+    /// `TOLLGATE_SANDBOX_VALUE=everyone` (issue 42); otherwise production coins alone count →
     /// `200 {userId, amount, balance, eventId, seq, at}`. A retry with the same key and body gets the same answer
     /// (header `Idempotent-Replayed: true`) and spends nothing more, for 7 days. Refusals: `400 invalid_request` (a
     /// member out of its bounds, the user id), `400 invalid_json`, `409 insufficient_coins` (with the `balance`;
@@ -24,7 +26,8 @@ extension IngestRoutes {
         let keys = scoped(to: caller.project).keys  // the key's project's ledger only (docs/PROJECTS.md)
         guard UserID.isValid(userID) else { throw IngestError.invalidRequest("the user id is not valid") }
         let fields = try Submission.jsonFields(try await body(of: request, limit: Self.spendBodyLimit))
-        let spend = try Self.coinSpend(fields, user: userID, by: caller.name)
+        var spend = try Self.coinSpend(fields, user: userID, by: caller.name)
+        if configuration.sandboxValue == .everyone { spend.allowSandbox = true }
         let durability = RedisDurability(
             replicas: configuration.waitReplicas, timeoutMilliseconds: configuration.waitTimeoutMilliseconds)
         let (outcome, replicas) = try await redisRead {
@@ -69,7 +72,8 @@ extension IngestRoutes {
     }
 
     /// The spend a body asks for, or `400 invalid_request` naming the member out of bounds: `amount` a JSON integer
-    /// 1…10^12, `reason` 1–200 bytes with no NUL (PostgreSQL cannot store one), `idempotencyKey` 1–128 bytes of `[A-Za-z0-9._:-]`.
+    /// 1…10^12, `reason` 1–200 bytes with no NUL (PostgreSQL cannot store one), `idempotencyKey` 1–128 bytes of
+    /// `[A-Za-z0-9._:-]`, `allowSandbox` a JSON Boolean when present.
     static func coinSpend(_ fields: JSONFields, user: String, by: String) throws(IngestError) -> CoinSpend {
         guard case .integer(let amount)? = fields.members["amount"], CoinSpend.amounts.contains(amount) else {
             throw .invalidRequest("amount must be a whole number from 1 to 1000000000000")
@@ -84,6 +88,12 @@ extension IngestRoutes {
             throw .invalidRequest(
                 "idempotencyKey must be 1-\(CoinSpend.maxIdempotencyKeyBytes) letters, digits, '.', '_', ':' or '-'")
         }
-        return CoinSpend(user: user, amount: amount, reason: reason, idempotencyKey: key, by: by)
+        var allowSandbox = false
+        switch fields.members["allowSandbox"] {
+        case nil, .null?: break
+        case .bool(let value)?: allowSandbox = value
+        default: throw .invalidRequest("allowSandbox must be true or false")
+        }
+        return CoinSpend(user: user, amount: amount, reason: reason, idempotencyKey: key, by: by, allowSandbox: allowSandbox)
     }
 }

@@ -77,6 +77,13 @@ struct IngestRoutes: Sendable {
         router.get("/v1/lookup") { request, _ in try await lookup(request) }
         router.post("/v1/admin/apple/set-account-token") { request, _ in try await setAccountToken(request) }
         router.post("/v1/admin/apple/extend") { request, _ in try await extendSubscription(request) }
+        router.get("/v1/admin/testers") { request, _ in try await listTesters(request) }
+        router.put("/v1/admin/testers/:userId") { request, context in
+            try await addTester(request, userID: context.parameters.get("userId") ?? "")
+        }
+        router.delete("/v1/admin/testers/:userId") { request, context in
+            try await removeTester(request, userID: context.parameters.get("userId") ?? "")
+        }
         router.get("/v1/events") { request, _ in try await fleetEvents(request) }
         router.get("/v1/users/:userId/events") { request, context in
             try await userEvents(request, userID: context.parameters.get("userId") ?? "")

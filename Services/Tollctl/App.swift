@@ -16,6 +16,7 @@ struct Tollctl: AsyncParsableCommand {
             ReconcileCommand.self,
             LookupCommand.self,
             AppleCommand.self, DevCommand.self, LayoutCommand.self, WebhooksCommand.self, SandboxCommand.self,
+            TestersCommand.self,
         ]
     )
 

@@ -15,9 +15,11 @@ package import Redis
 ///   it, ``Field/granted`` (granted coins still unspent). A spend draws purchased coins first: it lowers `granted`
 ///   only to the new balance when the balance falls below it, so the `CONSUMPTION_REQUEST` answer (purchased coins
 ///   remaining = balance − granted) reports more consumed, never less — the side that does not help refund fraud.
-/// - Both sides of the user's ledger (``LedgerSide``) count, as the user's app shows them: the sandbox side's coins (an
-///   App Reviewer's or TestFlight tester's) are spent first, each side that pays writing its own `coins.spent` event in
-///   its own sequence (``Receipt/sandboxAmount``).
+/// - The user's sandbox side (``LedgerSide``: App Review and TestFlight purchases, free to anyone with a TestFlight
+///   link) counts only for a tester (``Testers``, read in the same call) or when ``allowSandbox`` says so (the
+///   request's `allowSandbox`, or `TOLLGATE_SANDBOX_VALUE=everyone`); elsewhere only production coins are spent (issue
+///   42). Where it counts, its coins are spent first, each side that pays writing its own `coins.spent` event in its
+///   own sequence (``Receipt/sandboxAmount``).
 package struct CoinSpend: Sendable, Hashable {
     package var user: String
     package var amount: Int64
@@ -25,6 +27,9 @@ package struct CoinSpend: Sendable, Hashable {
     package var idempotencyKey: String
     /// The name of the service key that spent (ingest passes the key's name, never the key), recorded as `by`.
     package var by: String
+    /// Whether the sandbox side may pay whoever the user is: the request's `allowSandbox: true`, or
+    /// `TOLLGATE_SANDBOX_VALUE=everyone`. False: only a tester's sandbox side pays.
+    package var allowSandbox = false
 
     package static let amounts: ClosedRange<Int64> = 1...1_000_000_000_000
     package static let maxReasonBytes = 200
@@ -32,8 +37,9 @@ package struct CoinSpend: Sendable, Hashable {
     /// How long a spend's answer is kept for retries with its idempotency key: 7 days.
     package static let retentionSeconds = 7 * 86_400
 
-    package init(user: String, amount: Int64, reason: String, idempotencyKey: String, by: String) {
+    package init(user: String, amount: Int64, reason: String, idempotencyKey: String, by: String, allowSandbox: Bool = false) {
         (self.user, self.amount, self.reason, self.idempotencyKey, self.by) = (user, amount, reason, idempotencyKey, by)
+        self.allowSandbox = allowSandbox
     }
 
     /// The account hash's fields a spend writes besides `coins` (``EntitlementsView/Field``).
@@ -47,7 +53,7 @@ package struct CoinSpend: Sendable, Hashable {
     /// A spend that happened.
     package struct Receipt: Sendable, Hashable {
         package var amount: Int64
-        /// Both sides' balance right after this spend.
+        /// The counted balance right after this spend: production's, and the sandbox side's where it counts.
         package var balance: Int64
         /// The `coins.spent` event's `seq` and `id`: the primary side's when it paid anything, else the sandbox side's.
         package var seq: Int64
@@ -74,7 +80,7 @@ package struct CoinSpend: Sendable, Hashable {
 
     package enum Outcome: Sendable, Hashable {
         case spent(Receipt)
-        /// The balance is below the amount; nothing written.
+        /// The counted balance is below the amount; nothing written.
         case insufficient(balance: Int64)
         /// The idempotency key was used with another amount or reason; nothing written.
         case conflict
@@ -94,14 +100,15 @@ package struct CoinSpend: Sendable, Hashable {
     /// Whether `reason` is usable: 1–200 bytes.
     package static func isValidReason(_ reason: String) -> Bool { (1...maxReasonBytes).contains(reason.utf8.count) }
 
-    /// The `KEYS` of the call, all in the user's partition slot (docs/CLUSTER.md §4): both sides' accounts and logs.
+    /// The `KEYS` of the call, all in the user's partition slot (docs/CLUSTER.md §4): both sides' accounts and logs, and
+    /// the user's tester mark.
     package func keys(_ unsided: Keys) -> [String] {
         let keys = unsided.on(.primary)
         let sandbox = unsided.on(.sandbox)
         return [
             keys.coinSpend(user: user, idempotencyKey: idempotencyKey), keys.userEvents(user: user),
             keys.events(partition: keys.partition(ofUser: user)).stream, keys.account(user: user),
-            sandbox.account(user: user), sandbox.userEvents(user: user),
+            sandbox.account(user: user), sandbox.userEvents(user: user), keys.tester(user: user),
         ]
     }
 
@@ -109,7 +116,7 @@ package struct CoinSpend: Sendable, Hashable {
     package func command(keys: Keys, now: Int64, userEventLog: UserEventLog) -> RedisCommand {
         let arguments = [
             user, String(amount), reason, idempotencyKey, by, String(now), String(Self.retentionSeconds),
-            String(userEventLog.cap), String(userEventLog.retentionSeconds), keys.project.label ?? "",
+            String(userEventLog.cap), String(userEventLog.retentionSeconds), keys.project.label ?? "", allowSandbox ? "1" : "0",
         ]
         return LedgerFunctions.library.command(
             "spend", keys: self.keys(keys).map { Array($0.utf8) }, arguments: arguments.map { Array($0.utf8) })

@@ -106,6 +106,18 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
     /// The part of ``coins`` on the user's sandbox side (``adding(sandbox:nowMilliseconds:)``); written only when not 0.
     package var coinsSandbox: Int64 = 0
     package var entitlements: [Entitlement]
+    /// The user's sandbox side on its own (``reading(sandbox:merged:nowMilliseconds:)``): its coins and entitlements
+    /// (rows labelled `environment: sandbox`), for an app whose own `AppTransaction.environment` says sandbox to show.
+    package var sandbox: Side?
+    /// Whether the top level counts the sandbox side too (a tester, or `TOLLGATE_SANDBOX_VALUE=everyone`): an app
+    /// must not add ``sandbox`` again. Nil on a view read without one.
+    package var sandboxMerged: Bool?
+
+    /// One side's coins and entitlements: the ``sandbox`` block.
+    package struct Side: Sendable, Hashable, Codable {
+        package var coins: Int64
+        package var entitlements: [Entitlement]
+    }
 
     package init(coins: Int64, coinsGranted: Int64 = 0, entitlements: [Entitlement]) {
         self.coins = coins
@@ -113,7 +125,7 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
         self.entitlements = entitlements
     }
 
-    private enum ViewKeys: String, CodingKey { case coins, coinsGranted, coinsSandbox, entitlements }
+    private enum ViewKeys: String, CodingKey { case coins, coinsGranted, coinsSandbox, entitlements, sandbox, sandboxMerged }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: ViewKeys.self)
@@ -121,6 +133,8 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
         coinsGranted = try container.decodeIfPresent(Int64.self, forKey: .coinsGranted) ?? 0
         coinsSandbox = try container.decodeIfPresent(Int64.self, forKey: .coinsSandbox) ?? 0
         entitlements = try container.decode([Entitlement].self, forKey: .entitlements)
+        sandbox = try container.decodeIfPresent(Side.self, forKey: .sandbox)
+        sandboxMerged = try container.decodeIfPresent(Bool.self, forKey: .sandboxMerged)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -129,6 +143,27 @@ package struct EntitlementsView: Sendable, Hashable, Codable {
         if coinsGranted != 0 { try container.encode(coinsGranted, forKey: .coinsGranted) }
         if coinsSandbox != 0 { try container.encode(coinsSandbox, forKey: .coinsSandbox) }
         try container.encode(entitlements, forKey: .entitlements)
+        try container.encodeIfPresent(sandbox, forKey: .sandbox)
+        try container.encodeIfPresent(sandboxMerged, forKey: .sandboxMerged)
+    }
+
+    /// This view (the primary side's) as the buyer's entitlements read answers it (issue 42): the sandbox side always
+    /// in its own ``sandbox`` block, and added to the top level (``adding(sandbox:nowMilliseconds:)``) only when
+    /// `merged` — a tester, or `TOLLGATE_SANDBOX_VALUE=everyone`. Otherwise the top level is production alone, so that
+    /// free TestFlight purchases never unlock the App Store build; an app merges the block itself where its own
+    /// `AppTransaction.environment` says sandbox.
+    package func reading(sandbox hash: [String: String], merged: Bool, nowMilliseconds: Int64?) -> EntitlementsView {
+        var view = merged ? adding(sandbox: hash, nowMilliseconds: nowMilliseconds) : self
+        let side = EntitlementsView(hash: hash, nowMilliseconds: nowMilliseconds)
+        view.sandbox = Side(
+            coins: side.coins,
+            entitlements: side.entitlements.map { row in
+                var row = row
+                row.environment = "sandbox"
+                return row
+            })
+        view.sandboxMerged = merged
+        return view
     }
 
     /// This view (the primary side's) with the user's sandbox side (its account hash) added, as the user's own app sees

@@ -19,7 +19,9 @@ package import Pipeline
 /// | `tg:{u:<userId>}:grants` | hash | ingest (grant, revoke), fulfiller (expiry) | grantId → JSON (``LedgerGrants/Grant``) |
 /// | `tg:{u:<userId>}:grant-key:<key>` | string | ingest | a grant's `idempotencyKey`: the grant's JSON, kept 7 days |
 /// | `tg:{p0}:grants:due` | zset | ingest, fulfiller | member `["<userId>","<grantId>"]` (JSON), score = the grant's `until` (ms) |
-/// | `tg:{u:<userId>}:spend:<idempotencyKey>` | hash | ingest (`ledger_v8_spend`) | `digest` (of amount and reason), `answer` (the spend's outcome JSON); kept 7 days (``CoinSpend``) |
+/// | `tg:{u:<userId>}:spend:<idempotencyKey>` | hash | ingest (`ledger_v9_spend`) | `digest` (of amount and reason), `answer` (the spend's outcome JSON); kept 7 days (``CoinSpend``) |
+/// | `tg:{u:<userId>}:tester` | hash | ingest, tollctl (`ledger_v9_tester_add`, `_remove`) | `at` (ms), `by`, `until` (ms; absent: no end), `reason` (``Testers``) |
+/// | `tg:{p0}:testers` | zset | ingest, tollctl | member the user id, score = the mark's `until` (ms) or `+inf` (``Testers``) |
 ///
 /// Unpaid orders and their token mappings expire; paid orders are kept, so that a purchase notified days later still
 /// finds its order. A user's offer signatures are kept one offer window (``PromotionalOffer``) after the last, at
@@ -85,6 +87,17 @@ extension Keys {
     package func grants(user userID: String) -> String {
         "\(sidedUser(userID)):grants"
     }
+
+    /// A user's tester mark (``Testers``): `tg:{u:<userId>}:tester` (hash: `at` ms, `by`, `until` ms when it ends,
+    /// `reason`), in the user's slot so that a spend reads it in its own call. One per user and project, whatever the
+    /// side.
+    package func tester(user userID: String) -> String {
+        "\(projectPrefix):\(userTag(userID)):tester"
+    }
+
+    /// The testers of a partition's users: `tg:{p0}:testers` (zset, member the user id, score = the mark's `until` ms or
+    /// `+inf`), in the partition of the users it lists (the slot of their marks with several partitions).
+    package func testers(partition: Partition = .first) -> String { projectPartitionKey(partition, "testers") }
 
     /// A grant request's `idempotencyKey`: `tg:{u:<userId>}:grant-key:<key>` (string: the grant's JSON), kept 7 days.
     package func grantIdempotency(user userID: String, key: String) -> String {

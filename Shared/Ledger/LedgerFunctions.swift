@@ -2,26 +2,26 @@ import Foundation
 import Pipeline
 package import Redis
 
-/// Typed calls of the `tollgate_ledger_v8` Redis Function library: `Lua/ledger_events.lua` (the outbound events,
+/// Typed calls of the `tollgate_ledger_v9` Redis Function library: `Lua/ledger_events.lua` (the outbound events,
 /// schema v2, docs/EVENTS.md), `Lua/ledger_records.lua` (records, entitlements, refunds),
 /// `Lua/ledger_transactions.lua` (one transaction, renewals, validation, forwarding), `Lua/ledger_spend.lua`
 /// (spending coins: ``CoinSpend``), `Lua/ledger.lua` (the functions) and `Lua/ledger_grants.lua` (labelled grants:
 /// ``LedgerGrants``), joined in that order after the
 /// shared part.
 ///
-/// - `ledger_v8_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
+/// - `ledger_v9_apply` KEYS: verified stream, job hash, events stream, account, ledger meta,
 ///   transactions zset, notifications set, plan keys…  ARGV: group, entry id, plan JSON → outcome JSON.
 ///   Checks the owner still resolves as planned (else `reresolve`, nothing written), the bindings of every
 ///   `originalTransactionId`, the order; then `XACK`s the entry and — only if that returned 1 — writes the
 ///   transaction records, balance, entitlements, bindings, order, job status (+ `PUBLISH`) and outbound events.
-/// - `ledger_v8_park` KEYS: verified stream, job hash, binding/token/parked keys… (and the events stream for a V2
+/// - `ledger_v9_park` KEYS: verified stream, job hash, binding/token/parked keys… (and the events stream for a V2
 ///   notification about no purchase)  ARGV: group, entry id, plan JSON → outcome JSON. Parks an event whose owner
 ///   is unknown (or `reresolve` when one appeared); an event with nothing to park is finished, and a V2
 ///   notification among them emitted on the events stream as one app-level entry (`emitted`).
-/// - `ledger_v8_grant`, `ledger_v8_revoke`, `ledger_v8_expire_grant` KEYS: account, ledger meta, grants hash, grants
+/// - `ledger_v9_grant`, `ledger_v9_revoke`, `ledger_v9_expire_grant` KEYS: account, ledger meta, grants hash, grants
 ///   due zset, events stream, the user's event log (and an idempotency key for `grant`)  ARGV: request JSON → answer
 ///   JSON (``LedgerGrants``).
-/// - `ledger_v8_spend` KEYS: the spend's idempotency record, the user's event log, the events stream, account.
+/// - `ledger_v9_spend` KEYS: the spend's idempotency record, the user's event log, the events stream, account.
 ///   ARGV: user, amount, reason, idempotency key, by, now, record TTL, log cap, log TTL → outcome JSON
 ///   (``CoinSpend``). Never below zero; one debit and one `coins.spent` event per idempotency key.
 ///
@@ -40,16 +40,20 @@ package enum LedgerFunctions {
     /// `grants.coins`; `spend` — coins spent by a service, the account's `coins.spent`, the idempotency record
     /// `spend:<key>`, the event type `coins.spent` and its `amount`/`idempotencyKey`/`by`, events without
     /// `store`/`environment` when the plan has no `env`, and the plan's own event type `etype`; 8: the user's sandbox
-    /// side — the plan's `side`, events' `side` and their own sequence, `spend` over both sides, `clear_sandbox`).
+    /// side — the plan's `side`, events' `side` and their own sequence, `spend` over both sides, `clear_sandbox`; 9: testers — `spend` counts the sandbox side only for a tester or when
+    /// told to (its tester mark in KEYS, a policy in ARGV), `tester_add`, `tester_remove`, events `tester.added` and
+    /// `tester.removed`).
     package static let library = RedisFunctionLibrary(
-        "ledger", version: 8,
+        "ledger", version: 9,
         functions: [
             "apply", "park", "claim", "hand_over", "handed_over", "grant", "revoke", "expire_grant", "spend", "clear_sandbox",
+            "tester_add", "tester_remove",
         ],
         parts: [
             SharedLua.common, SharedLua.jobs, PackageResources.ledger_events_lua, PackageResources.ledger_records_lua,
             PackageResources.ledger_transactions_lua, PackageResources.ledger_spend_lua,
             PackageResources.ledger_lua, PackageResources.ledger_grants_lua, PackageResources.ledger_sides_lua,
+            PackageResources.ledger_testers_lua,
         ])
 
     static func call(

@@ -379,4 +379,21 @@ import Testing
             #expect(try await rig.dump() == once)
         }
     }
+
+    /// Issue 42: a tester mark's events (`tester.added`, `tester.removed`) are events like any other: the exporter
+    /// writes them to `events` with who and why, the mark's end in the JSON.
+    @Test func testerEventsAreExported() async throws {
+        try await ExportRig.with(partitions: 1) { rig in
+            let (redis, keys) = (rig.ledger.redis, rig.ledger.keys)
+            try await rig.apply(Fixture.client("alice", [Sale.coins("c1")]))
+            _ = try await Testers.add(
+                user: "alice", until: testNow + 30 * day, reason: "App Review", by: "ops", now: testNow, keys: keys, on: redis)
+            _ = try await Testers.remove(user: "alice", by: "ops", now: testNow + 1, keys: keys, on: redis)
+            #expect(try await rig.exportEverything())
+            #expect(
+                try await rig.strings(
+                    "SELECT type || ' ' || seq || ' ' || by_key || ' ' || COALESCE(reason, '-') || ' ' || COALESCE(body->>'until', '-') FROM events WHERE type LIKE 'tester.%' ORDER BY seq"
+                ) == ["tester.added 2 ops App Review 2026-01-31T00:00:00.000Z", "tester.removed 3 ops - -"])
+        }
+    }
 }

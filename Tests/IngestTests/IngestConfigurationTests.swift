@@ -148,4 +148,17 @@ import Testing
             try IngestConfiguration(environment: ["TOLLGATE_BUNDLE_ID": "b", "TOLLGATE_ENVIRONMENT": "production"])
         }
     }
+
+    /// Issue 42: `TOLLGATE_SANDBOX_VALUE` is `testers` unless set to `everyone`; anything else stops ingest.
+    @Test func theSandboxValueDefaultsToTesters() throws {
+        #expect(try IngestConfiguration(environment: Self.app).sandboxValue == .testers)
+        var everyone = Self.app
+        everyone["TOLLGATE_SANDBOX_VALUE"] = "Everyone"
+        #expect(try IngestConfiguration(environment: everyone).sandboxValue == .everyone)
+        var wrong = Self.app
+        wrong["TOLLGATE_SANDBOX_VALUE"] = "all"
+        #expect(
+            throws: ConfigurationError(variable: "TOLLGATE_SANDBOX_VALUE", problem: "must be testers or everyone, not 'all'")
+        ) { try IngestConfiguration(environment: wrong) }
+    }
 }

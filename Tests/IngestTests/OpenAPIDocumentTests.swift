@@ -252,6 +252,22 @@ import Testing
             Call(
                 operation: "POST /v1/users/{userId}/coins/spend", uri: "/v1/users/bob/coins/spend",
                 body: #"{"amount":1,"reason":"openapi","idempotencyKey":"o6"}"#, expected: 401),
+            Call(
+                operation: "POST /v1/users/{userId}/coins/spend", uri: "/v1/users/bob/coins/spend", headers: service,
+                body: #"{"amount":1,"reason":"openapi","idempotencyKey":"o7","allowSandbox":true}"#, expected: 409),
+            Call(
+                operation: "PUT /v1/admin/testers/{userId}", uri: "/v1/admin/testers/bob", headers: service,
+                body: #"{"until":"\#(grantUntil)","reason":"openapi"}"#, expected: 200),
+            Call(
+                operation: "PUT /v1/admin/testers/{userId}", uri: "/v1/admin/testers/bob", headers: service,
+                body: #"{"until":"yesterday"}"#, expected: 400),
+            Call(operation: "PUT /v1/admin/testers/{userId}", uri: "/v1/admin/testers/bob", headers: alice, expected: 403),
+            Call(operation: "PUT /v1/admin/testers/{userId}", uri: "/v1/admin/testers/bob", expected: 401),
+            Call(operation: "GET /v1/admin/testers", uri: "/v1/admin/testers", headers: service, expected: 200),
+            Call(operation: "GET /v1/admin/testers", uri: "/v1/admin/testers", expected: 401),
+            Call(operation: "DELETE /v1/admin/testers/{userId}", uri: "/v1/admin/testers/bob", headers: service, expected: 200),
+            Call(operation: "DELETE /v1/admin/testers/{userId}", uri: "/v1/admin/testers/bob", headers: service, expected: 404),
+            Call(operation: "DELETE /v1/admin/testers/{userId}", uri: "/v1/admin/testers/bob", expected: 401),
         ]
     }
 

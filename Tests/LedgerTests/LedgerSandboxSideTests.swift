@@ -19,8 +19,10 @@ import Testing
 
     static func spend(_ h: LedgerHarness, amount: Int64, key: String) async throws -> CoinSpend.Receipt? {
         guard
-            case .spent(let receipt) = try await CoinSpend(user: "alice", amount: amount, reason: "sword", idempotencyKey: key, by: "shop")
-                .run(on: h.redis, keys: h.keys, now: testNow + 1000).outcome
+            case .spent(let receipt) = try await CoinSpend(
+                user: "alice", amount: amount, reason: "sword", idempotencyKey: key, by: "shop", allowSandbox: true
+            )
+            .run(on: h.redis, keys: h.keys, now: testNow + 1000).outcome
         else { return nil }
         return receipt
     }
@@ -130,8 +132,8 @@ import Testing
         #expect(throws: LedgerError.self) { try LedgerDelivery(entry: entry) }
     }
 
-    /// Spending draws on the sandbox side first, each side writing its own `coins.spent` in its own sequence; the
-    /// balance answered is both sides'.
+    /// Where the sandbox side may pay (here `allowSandbox`), spending draws on it first, each side writing its own
+    /// `coins.spent` in its own sequence; the balance answered is both sides'.
     @Test func aSpendDrawsTheSandboxSideFirst() async throws {
         try await LedgerHarness.with { h in
             _ = try await h.deliver(Self.purchase("alice", "s1", environment: "Sandbox"))
@@ -194,6 +196,57 @@ import Testing
             _ = try await h.deliver(Self.purchase("alice", "s3", environment: "Sandbox"))
             #expect(try await h.events("alice").last?.string("seq") == "4")
             #expect(try await h.hash(sandbox.account(user: "alice"))["coins"] == "100")
+        }
+    }
+
+    /// Issue 42: the sandbox side pays only for a tester or when told to; a mark counts until its `until`, and each
+    /// change of it is an event in the user's (primary) sequence.
+    @Test func onlyATesterOrAnAllowedSpendDrawsTheSandboxSide() async throws {
+        try await LedgerHarness.with { h in
+            _ = try await h.deliver(Self.purchase("alice", "s1", environment: "Sandbox"))
+            let sandbox = h.keys.on(.sandbox)
+            func spend(_ amount: Int64, _ key: String, allow: Bool = false, at now: Int64 = testNow + 1000) async throws
+                -> CoinSpend.Outcome
+            {
+                try await CoinSpend(user: "alice", amount: amount, reason: "sword", idempotencyKey: key, by: "shop", allowSandbox: allow)
+                    .run(on: h.redis, keys: h.keys, now: now).outcome
+            }
+            #expect(try await spend(10, "k1") == .insufficient(balance: 0))
+            #expect(try await h.hash(sandbox.account(user: "alice"))["coins"] == "100")
+
+            let added = try await Testers.add(
+                user: "alice", until: testNow + day, reason: "QA", by: "ops", now: testNow + 500, keys: h.keys, on: h.redis)
+            guard case .changed(let seq, _) = added else {
+                Issue.record("\(added)")
+                return
+            }
+            #expect(seq == 1, "the first event of alice's production sequence")
+            guard case .spent(let receipt) = try await spend(10, "k2") else {
+                Issue.record("not spent")
+                return
+            }
+            #expect(receipt.sandboxAmount == 10 && receipt.side == .sandbox && receipt.balance == 90)
+            // Past the mark's end the sandbox side counts for nothing again.
+            #expect(try await spend(10, "k3", at: testNow + day + 1) == .insufficient(balance: 0))
+            guard case .spent = try await spend(10, "k4", allow: true, at: testNow + day + 1) else {
+                Issue.record("not spent")
+                return
+            }
+            #expect(try await h.hash(sandbox.account(user: "alice"))["coins"] == "80")
+
+            #expect(
+                try await Testers.add(
+                    user: "alice", until: testNow + day, reason: "QA", by: "ops", now: testNow + 600, keys: h.keys, on: h.redis)
+                    == .unchanged)
+            guard case .changed = try await Testers.remove(user: "alice", by: "ops", now: testNow + 700, keys: h.keys, on: h.redis)
+            else {
+                Issue.record("not removed")
+                return
+            }
+            #expect(try await Testers.remove(user: "alice", by: "ops", now: testNow + 800, keys: h.keys, on: h.redis) == .notFound)
+            let types = try await h.events("alice").filter { $0.string("side") == nil }.compactMap { $0.string("event.type") }
+            #expect(types == ["tester.added", "tester.removed"], "\(types)")
+            #expect(try await h.audit().differences.isEmpty)
         }
     }
 }

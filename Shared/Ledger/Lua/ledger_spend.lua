@@ -9,6 +9,15 @@
 
 local SPEND_REASON_MAX, SPEND_KEY_MAX, SPEND_AMOUNT_MAX = 200, 128, 1000000000000
 
+-- Whether the tester mark `key` (a hash: `at`, `by`, `until`?, `reason`?; ledger_testers.lua) names a tester at `now`
+-- (ms): marked, with no `until` or one still ahead.
+local function tester_active(key, now)
+  local mark = redis.call('HMGET', key, 'at', 'until')
+  if not mark[1] then return false end
+  local ends = tonumber(mark[2])
+  return ends == nil or ends > now
+end
+
 -- Takes `amount` from one side's account (`account` a key of KEYS, `log` its event log's index) and writes that side's
 -- `coins.spent` event, counted in that side's sequence. Returns the event's seq and id.
 local function spend_side(keys, side, account_index, log_index, req)
@@ -29,19 +38,23 @@ end
 
 -- KEYS: the spend's idempotency record (`tg:{u:<id>}:spend:<key>`), the user's event log, the events stream of the
 -- user's partition, the account (at index 4, as emit_user_event expects), then the user's sandbox side's account and
--- event log (LedgerSide.swift; all in the user's slot).
+-- event log (LedgerSide.swift), and the user's tester mark (`tg:{u:<id>}:tester`, ledger_testers.lua; all in the
+-- user's slot).
 -- ARGV: user, amount, reason, idempotency key, by (the service key's name), now (ms), the record's TTL (s), the
--- user log's cap and TTL (s), and the project outside the default one (docs/PROJECTS.md; absent or empty: default),
--- which the events name.
--- The coins of both sides count (the user's own app shows both); the sandbox side's are spent first, so that an App
--- Reviewer's or TestFlight tester's sandbox coins never leave a production balance lower. Each side that pays
--- writes its own `coins.spent` event, in its own sequence.
+-- user log's cap and TTL (s), the project outside the default one (docs/PROJECTS.md; empty: default), which the
+-- events name, and `1` when the sandbox side may pay whoever the user is (the request's `allowSandbox`, or
+-- TOLLGATE_SANDBOX_VALUE=everyone), else `0`.
+-- Sandbox coins are free to anyone with a TestFlight link, so they are production value only where the deployment or
+-- the request says so, or for a tester (a mark with no `until`, or one not passed yet: docs/ARCHITECTURE.md,
+-- invariant 11). Where they count, the sandbox side's are spent first, so that a tester's sandbox coins never leave a
+-- production balance lower; elsewhere only the primary side's count. Each side that pays writes its own
+-- `coins.spent` event, in its own sequence.
 -- Answers JSON (numbers as decimal strings):
 --   {outcome: spent, amount, balance, seq, id, at, sandboxAmount?, sandboxSeq?, sandboxId?}: spent now, or the
 --     remembered answer of an earlier spend with the same key and body (`replayed: true`, nothing written); `balance`
---     is both sides' after the spend; seq and id are the primary side's event when it paid anything, else the
+--     is the counted sides' after the spend; seq and id are the primary side's event when it paid anything, else the
 --     sandbox side's; `sandboxAmount` what the sandbox side paid, with its event when the primary side paid too;
---   {outcome: insufficient, balance}: both sides' balance is below the amount; nothing written, nothing remembered (a
+--   {outcome: insufficient, balance}: the counted balance is below the amount; nothing written, nothing remembered (a
 --     retry after a credit may succeed);
 --   {outcome: conflict}: the key was used for another amount or reason; nothing written.
 local function spend(keys, argv)
@@ -58,7 +71,9 @@ local function spend(keys, argv)
   end
   if type(by) ~= 'string' or #by == 0 then fail('bad caller') end
   if not now or not ttl or ttl < 1 or not cap or cap < 1 or not log_ttl or log_ttl < 1 then fail('bad bounds') end
-  if #keys ~= 6 then fail('bad keys') end
+  if #keys ~= 7 then fail('bad keys') end
+  local anyone = argv[11]
+  if anyone ~= '0' and anyone ~= '1' then fail('bad sandbox policy') end
   local record = key_at(keys, 1)
   local digest = redis.sha1hex(n2s(amount) .. '\n' .. reason)
   local kept = redis.call('HMGET', record, 'digest', 'answer')
@@ -69,7 +84,10 @@ local function spend(keys, argv)
     return cjson.encode(answer)
   end
   local primary = num(redis.call('HGET', key_at(keys, 4), 'coins'), 0)
-  local sandbox = math.max(num(redis.call('HGET', key_at(keys, 5), 'coins'), 0), 0)
+  local sandbox = 0
+  if anyone == '1' or tester_active(key_at(keys, 7), now) then
+    sandbox = math.max(num(redis.call('HGET', key_at(keys, 5), 'coins'), 0), 0)
+  end
   local balance = primary + sandbox
   if balance < amount then return cjson.encode({ outcome = 'insufficient', balance = n2s(balance) }) end
   local from_sandbox = math.min(sandbox, amount)
