@@ -35,6 +35,11 @@ extension TollgateSystemTests {
                 #expect(balances.first?.contains("balance: 0 coins; entitlements: none") == true, "\(output)")
                 #expect(balances.contains { $0.contains("balance: 100 coins") && $0.contains("vip active") }, "\(output)")
                 #expect(balances.last?.contains("balance: 0 coins; entitlements: vip active") == true, "\(output)")
+                // The demo buyer is no tester: the server kept the sandbox purchases out of the paid top level, and the
+                // demo added the sandbox block as a TestFlight build does.
+                #expect(balances.dropFirst().allSatisfy { $0.contains("(production and the sandbox block)") }, "\(output)")
+                let read = try await system.ingestClient.entitlements(user: "demo-e2e")
+                #expect(read.entitlements.isEmpty, "the sandbox subscription counted as paid")
                 #expect(output.contains("demo: done"))
                 // Signed data is cut: no base64url run as long as a JWS segment, a receipt or the token.
                 let long = try Regex("[A-Za-z0-9_=+/-]{100,}")
