@@ -42,8 +42,8 @@ package struct WebhookDeadLetters: Sendable {
 
     /// Sends up to `limit` dead letters of `endpoint` again, oldest first (only `id` when given), each signed now;
     /// a 2xx deletes the dead letter, anything else leaves it. The endpoint's cursor moved on when the event died,
-    /// so a redriven event arrives after the user's later ones: receivers deduplicate by `Tollgate-Event-Id` and
-    /// take it as late.
+    /// so a redriven event arrives after the user's later ones: receivers deduplicate by the body's `id` (never the
+    /// unsigned `Tollgate-Event-Id` header) and take it as late.
     package func redrive(
         _ endpoint: WebhookEndpoint, partitions: [Partition], sender: WebhookSender, now: @Sendable () -> Int64, limit: Int,
         id: String? = nil

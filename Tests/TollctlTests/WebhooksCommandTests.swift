@@ -15,7 +15,7 @@ struct WebhooksCommandTests {
                 defer { redis.close() }
                 let environment = [
                     "TOLLGATE_REDIS_URL": server.url, "TOLLGATE_WEBHOOK_URL": receiver.url("/hook").absoluteString,
-                    "TOLLGATE_WEBHOOK_SECRETS": "whsec_new,whsec_old",
+                    "TOLLGATE_WEBHOOK_SECRETS": "whsec_new_0123456789abcdefghijklmnop,whsec_old_0123456789abcdefghijklmnop",
                 ]
 
                 let test = try await ChildProcess.run("tollctl", arguments: ["webhooks", "test"], environment: environment)
