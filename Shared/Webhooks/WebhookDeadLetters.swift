@@ -1,8 +1,8 @@
 package import Pipeline
 package import Redis
 
-/// One endpoint's dead letters (every partition's `tg:{pN}:webhook:<endpoint>:dead`): listed and redriven by
-/// `tollctl webhooks dead|redrive`. A dead letter is the events-stream entry's fields plus `source.id` (the entry),
+/// One endpoint's dead letters (every partition's `tg:{pN}:webhook:<endpoint>:dead`): listed, redriven and purged by
+/// `tollctl webhooks dead|redrive|purge`. A dead letter is the events-stream entry's fields plus `source.id` (the entry),
 /// `reason`, `attempts` and `dead.at` (ms).
 package struct WebhookDeadLetters: Sendable {
     /// What a redrive did.
@@ -72,5 +72,17 @@ package struct WebhookDeadLetters: Sendable {
             }
         }
         return outcome
+    }
+
+    /// Deletes every dead letter of `endpoint` (a name, configured or not) in each of `partitions`; returns how many
+    /// there were.
+    package func purge(_ endpoint: String, partitions: [Partition]) async throws -> Int {
+        var purged = 0
+        for partition in partitions {
+            let dead = keys.webhook(endpoint, partition: partition).dead
+            purged += try await redis.xlen(dead)
+            _ = try await redis.send(RedisCommand("DEL", key: dead))
+        }
+        return purged
     }
 }

@@ -38,10 +38,7 @@ package struct WebhookEndpoint: Sendable, Hashable {
     /// secret by its position, never shows it) and the URL: `https`, or plain `http` to a loopback host (or anywhere
     /// with `allowHTTP`); no credentials or fragment in it. Returns what is wrong, or nil.
     package func problem(allowHTTP: Bool) -> String? {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
-        if name.isEmpty || name.count > 64 || !name.allSatisfy(allowed.contains) {
-            return "endpoint name '\(name.prefix(64))' must be 1-64 letters, digits, '_', '-' or '.'"
-        }
+        if let problem = Self.nameProblem(name) { return problem }
         if secrets.isEmpty || secrets.contains(where: \.isEmpty) { return "endpoint \(name) needs at least one secret" }
         for (index, secret) in secrets.enumerated() {
             if let problem = SecretRule.problem(secret) {
@@ -60,6 +57,15 @@ package struct WebhookEndpoint: Sendable, Hashable {
         case "http": return "endpoint \(name): plain http is allowed only to loopback (or with TOLLGATE_WEBHOOK_ALLOW_HTTP=true)"
         default: return "endpoint \(name): the URL must be https"
         }
+    }
+
+    /// What is wrong with `name` as an endpoint's (1-64 letters, digits, `_`, `-`, `.`: it is part of its keys), or nil.
+    package static func nameProblem(_ name: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+        if name.isEmpty || name.count > 64 || !name.allSatisfy(allowed.contains) {
+            return "endpoint name '\(name.prefix(64))' must be 1-64 letters, digits, '_', '-' or '.'"
+        }
+        return nil
     }
 
     static func isLoopback(_ host: String) -> Bool {
