@@ -35,6 +35,14 @@ extension App {
         let metrics = MetricHandles(factory: PrometheusMetricsFactory(registry: registry))
         let (redis, operatorsRedis) = try await configuration.shared.connectWorker(
             clientName: "fulfiller", libraries: functionLibraries, logger: logger)
+        // The events streams' cap must fit in each primary's maxmemory (TOLLGATE_EVENTS_MAX_MB × its partitions).
+        do {
+            try await configuration.shared.checkEventsCap(maxBytes: configuration.eventsBounds.maxBytes, redis: redis, logger: logger)
+        } catch {
+            redis.close()
+            operatorsRedis.close()
+            throw error
+        }
         var applier = LedgerApplier(
             redis: redis, catalog: configuration.catalog, keys: keys, group: consumerGroup,
             clampRefunds: configuration.clampRefunds, now: clock.nowMilliseconds)

@@ -37,7 +37,7 @@ package struct ServiceKey: Sendable, Equatable {
         let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
         let label = parts.count == 3 ? parts[0].split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false) : []
         guard parts.count == 3, let first = label.first, PlainIdentifier.isValid(first) else {
-            guard entry.utf8.count >= 32 else { throw .tooShort(name: nil, bytes: entry.utf8.count) }
+            guard entry.utf8.count >= SecretRule.minimumBytes else { throw .tooShort(name: nil, bytes: entry.utf8.count) }
             let digest = Hex.lowercase(Array(SHA256.hash(data: Data(entry.utf8))).prefix(4))
             (name, scopes, key, project, isBare) = ("key-\(digest)", Set(Scope.allCases), entry, .default, true)
             return
@@ -54,7 +54,7 @@ package struct ServiceKey: Sendable, Equatable {
             scopes.insert(scope)
         }
         let key = String(parts[2])
-        guard key.utf8.count >= 32 else { throw .tooShort(name: name, bytes: key.utf8.count) }
+        guard key.utf8.count >= SecretRule.minimumBytes else { throw .tooShort(name: name, bytes: key.utf8.count) }
         (self.name, self.scopes, self.key, self.project, isBare) = (name, scopes, key, project, false)
     }
 }
@@ -83,8 +83,9 @@ package enum ServiceKeyError: Error, Equatable {
 
     package var problem: String {
         switch self {
-        case .tooShort(let name?, let bytes): return "must hold keys of at least 32 bytes each (\(name)'s has \(bytes))"
-        case .tooShort(nil, let bytes): return "must hold keys of at least 32 bytes each (one has \(bytes))"
+        case .tooShort(let name?, let bytes):
+            return "must hold keys of at least \(SecretRule.minimumBytes) bytes each (\(name)'s has \(bytes))"
+        case .tooShort(nil, let bytes): return "must hold keys of at least \(SecretRule.minimumBytes) bytes each (one has \(bytes))"
         case .unknownScope(let name, let word):
             return "gives \(name) the unknown scope '\(word)' (scopes: read, consent, spend, grant, admin)"
         case .duplicateName(let name): return "names two keys \(name)"

@@ -23,6 +23,7 @@ extension NotifierConfiguration: ServiceConfiguration {
             try reader.milliseconds("TOLLGATE_WEBHOOK_POLL_MIN_MS", default: 25, range: 1...10_000), delivery.pollInterval)
         delivery.breakerThreshold = try reader.int(
             "TOLLGATE_WEBHOOK_BREAKER_THRESHOLD", default: delivery.breakerThreshold, range: 1...1000)
+        delivery.deadMax = try reader.int("TOLLGATE_WEBHOOK_DEAD_MAX", default: delivery.deadMax, range: 1...100_000_000)
         guard delivery.lease >= webhooks.timeout + .seconds(1) else {
             throw ConfigurationError(
                 variable: "TOLLGATE_WEBHOOK_LEASE", problem: "must be at least a second longer than TOLLGATE_WEBHOOK_TIMEOUT")

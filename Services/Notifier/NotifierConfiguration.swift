@@ -17,6 +17,8 @@ package import Webhooks
 /// - `TOLLGATE_WEBHOOK_POLL_MS` — the longest sleep of an idle notifier before it looks at the events streams again,
 ///   1-10000 (200); `TOLLGATE_WEBHOOK_POLL_MIN_MS` — its first sleep after a round that found work, doubling while
 ///   nothing comes (25): lower is lower latency for more CPU per event
+/// - `TOLLGATE_WEBHOOK_DEAD_MAX` — about how many dead letters an endpoint keeps per partition (`MAXLEN ~`: the oldest
+///   go, counted in `tollgate_webhook_dead_dropped_total`), 1-100000000 (10000)
 /// - `TOLLGATE_METRICS_HOST` / `TOLLGATE_METRICS_PORT` — `/metrics` and `/healthz` listener (`0.0.0.0`, 9092)
 package struct NotifierConfiguration: Sendable {
     package var shared: SharedConfiguration

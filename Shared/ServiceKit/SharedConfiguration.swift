@@ -88,7 +88,7 @@ package struct SharedConfiguration: Sendable {
 
     /// What the shipped example settings (`compose/*.env`) hold in place of every secret; a process refuses to
     /// start while any `TOLLGATE_*` value still contains it.
-    package static let placeholderMarker = "replace-me"
+    package static let placeholderMarker = SecretRule.placeholderMarker
 
     /// Reads and validates the shared settings (pass `ProcessInfo.processInfo.environment`), by
     /// ``Core/EnvironmentReader``'s rules. Refuses any `TOLLGATE_*` value that still holds a shipped placeholder
@@ -100,7 +100,7 @@ package struct SharedConfiguration: Sendable {
     /// - Parameter defaultShutdownGrace: the service's own default for `TOLLGATE_SHUTDOWN_GRACE`.
     package init(reader: EnvironmentReader, defaultShutdownGrace: Duration = Self.defaultShutdownGrace) throws(ConfigurationError) {
         for (name, value) in reader.environment.sorted(by: { $0.key < $1.key })
-        where name.hasPrefix("TOLLGATE_") && value.lowercased().contains(Self.placeholderMarker) {
+        where name.hasPrefix("TOLLGATE_") && SecretRule.isPlaceholder(value) {
             throw ConfigurationError(
                 variable: name, problem: "still holds a shipped placeholder ('\(Self.placeholderMarker)'); set a real value")
         }

@@ -13,8 +13,11 @@ package struct WebhookKeys: Sendable, Hashable {
     package var attempts: String { base + ":attempts" }
     package var cursor: String { base + ":cursor" }
     package var waiting: String { base + ":waiting" }
-    /// The endpoint's dead letters in this partition.
+    /// The endpoint's dead letters in this partition (capped: ``WebhookDeliveryConfiguration/deadMax``).
     package var dead: String { base + ":dead" }
+    /// Subject → the write time (ms) of its newest entry admitted: lets `pull` forget the cursors of subjects with
+    /// nothing pending.
+    package var seen: String { base + ":seen" }
 
     /// What the endpoint's replicas share (``NotifierFunctions/fleet(on:keys:consumer:now:ttl:openUntil:)``): the
     /// replicas alive and the open breaker. Replicas read the first partition's.

@@ -2,12 +2,12 @@ package import Core
 import Pipeline
 package import Redis
 
-/// Typed calls of the `tollgate_notifier_v3` Redis Function library (`Lua/notifier.lua`, where each function's
+/// Typed calls of the `tollgate_notifier_v4` Redis Function library (`Lua/notifier.lua`, where each function's
 /// `KEYS`, `ARGV` and answer are written down). Every call touches one endpoint's keys in one partition
 /// (``WebhookKeys``) and that partition's events stream: one slot.
 package enum NotifierFunctions {
     package static let library = RedisFunctionLibrary(
-        "notifier", version: 3, functions: ["pull", "finish", "retry", "fleet"],
+        "notifier", version: 4, functions: ["pull", "finish", "retry", "fleet"],
         parts: [SharedLua.common, PackageResources.notifier_lua])
 
     /// How an entry ends (``finish(on:keys:group:entryID:subject:seq:token:outcome:now:reason:next:)``).
@@ -42,25 +42,46 @@ package enum NotifierFunctions {
         package var state: State
     }
 
+    /// What one ``pull(on:keys:group:consumer:read:take:now:token:lease:recheck:horizon:deadMax:project:)`` did.
+    package struct Pulled: Sendable {
+        /// New entries read, and those of them admitted into the schedule.
+        package var read: Int
+        package var admitted: Int
+        /// The entries to act on.
+        package var taken: [Taken]
+        /// Entries past the horizon it dead-lettered itself (breaker open or not), and the old dead letters the cap
+        /// dropped for them.
+        package var expired: Int
+        package var dropped: Int
+        /// Cursors of subjects with nothing pending it forgot.
+        package var forgotten: Int
+    }
+
     /// One step of the loop in one partition: reads up to `read` new entries into the endpoint's schedule (those of
-    /// `project`, the endpoint's; the others are acknowledged unsent), then takes up to `take` entries due at `now`,
-    /// each through the subject's cursor and lease with the token `<token>/<entry id>` (held for `lease`). Entries
-    /// already finished are acknowledged, and ones whose subject is busy or blocked stay scheduled: only those to
-    /// act on come back. Returns how many were read and admitted, and those.
+    /// `project`, the endpoint's; the others are acknowledged unsent), dead-letters up to `read` entries written more
+    /// than `horizon` ago (whatever the breaker: `take` 0 still does it) and forgets up to `read` cursors of subjects
+    /// with nothing pending, then takes up to `take` entries due at `now`, each through the subject's cursor and
+    /// lease with the token `<token>/<entry id>` (held for `lease`). Entries already finished are acknowledged, and
+    /// ones whose subject is busy or blocked stay scheduled: only those to act on come back. Dead letters are capped
+    /// at about `deadMax`.
     package static func pull(
         on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, consumer: String, read: Int, take: Int,
-        now: Int64, token: String, lease: Duration, recheck: Duration, horizon: Duration, project: ProjectID = .default
-    ) async throws -> (read: Int, admitted: Int, taken: [Taken]) {
+        now: Int64, token: String, lease: Duration, recheck: Duration, horizon: Duration, deadMax: Int = 10_000,
+        project: ProjectID = .default
+    ) async throws -> Pulled {
         let reply = try await library.call(
-            "pull", on: redis, keys: [keys.stream, keys.due, keys.cursor, keys.attempts, keys.waiting],
+            "pull", on: redis, keys: [keys.stream, keys.due, keys.cursor, keys.attempts, keys.waiting, keys.dead, keys.seen],
             arguments: [
                 group, consumer, String(read), String(now), project.label ?? "", String(take), token,
                 String(lease.milliseconds), String(recheck.milliseconds), String(horizon.milliseconds), keys.lease(""),
+                String(max(1, deadMax)),
             ])
-        guard let parts = reply.array, parts.count == 3, let read = parts[0].int, let admitted = parts[1].int,
-            let items = parts[2].array
+        guard let parts = reply.array, parts.count == 6, let read = parts[0].int, let admitted = parts[1].int,
+            let items = parts[2].array, let expired = parts[3].int, let dropped = parts[4].int, let forgotten = parts[5].int
         else { throw RedisError.protocolError("notifier pull returned \(reply)") }
-        return (Int(read), Int(admitted), try items.map { try taken($0, state: nil) })
+        return Pulled(
+            read: Int(read), admitted: Int(admitted), taken: try items.map { try taken($0, state: nil) }, expired: Int(expired),
+            dropped: Int(dropped), forgotten: Int(forgotten))
     }
 
     /// `{id, fields, attempts, token, state}` (state absent: ``Taken/State/go``) as a ``Taken``.
@@ -83,28 +104,30 @@ package enum NotifierFunctions {
     /// Ends `entryID` (seq `seq` of `subject`; seq 0 for an entry without one) with `outcome`. When the subject's next
     /// seq was waiting on this one, it is due now, and with `next` (a token and a lease) it is taken at once under that
     /// token, as ``pull(on:keys:group:consumer:read:take:now:token:lease:recheck:horizon:project:)`` would: the caller
-    /// delivers it next in the same call's answer. Returns whether this call acknowledged the entry, the next seq's
-    /// entry id when it was made due, and the entry itself when it was taken.
+    /// delivers it next in the same call's answer. A `dead` one goes to the dead letters, capped at about `deadMax`.
+    /// Returns whether this call acknowledged the entry, the next seq's entry id when it was made due, the entry
+    /// itself when it was taken, and how many old dead letters the cap dropped.
     @discardableResult
     package static func finish(
         on redis: any RedisCommandExecutor, keys: WebhookKeys, group: String, entryID: String, subject: String, seq: Int64,
-        token: String, outcome: Outcome, now: Int64, reason: String = "", next: (token: String, lease: Duration)? = nil
-    ) async throws -> (acknowledged: Bool, next: String?, taken: Taken?) {
+        token: String, outcome: Outcome, now: Int64, reason: String = "", next: (token: String, lease: Duration)? = nil,
+        deadMax: Int = 10_000
+    ) async throws -> (acknowledged: Bool, next: String?, taken: Taken?, dropped: Int) {
         let reply = try await library.call(
             "finish", on: redis,
-            keys: [keys.cursor, keys.lease(subject), keys.due, keys.attempts, keys.waiting, keys.stream, keys.dead],
+            keys: [keys.cursor, keys.lease(subject), keys.due, keys.attempts, keys.waiting, keys.stream, keys.dead, keys.seen],
             arguments: [
                 group, entryID, subject, String(seq), token, outcome.rawValue, String(now), reason, next?.token ?? "",
-                String(next?.lease.milliseconds ?? 0),
+                String(next?.lease.milliseconds ?? 0), String(max(1, deadMax)),
             ])
-        guard let parts = reply.array, parts.count == 2, let acked = parts[0].int else {
+        guard let parts = reply.array, parts.count == 3, let acked = parts[0].int, let dropped = parts[2].int else {
             throw RedisError.protocolError("notifier finish returned \(reply)")
         }
         if case .array = parts[1] {
             let taken = try taken(parts[1], state: .go)
-            return (acked == 1, taken.entry.id, taken)
+            return (acked == 1, taken.entry.id, taken, Int(dropped))
         }
-        return (acked == 1, parts[1].string, nil)
+        return (acked == 1, parts[1].string, nil, Int(dropped))
     }
 
     /// Records a failed attempt and makes the entry due at `due` (ms). False when another delivery holds the lease.

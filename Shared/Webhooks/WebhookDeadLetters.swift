@@ -1,8 +1,8 @@
 package import Pipeline
 package import Redis
 
-/// One endpoint's dead letters (every partition's `tg:{pN}:webhook:<endpoint>:dead`): listed and redriven by
-/// `tollctl webhooks dead|redrive`. A dead letter is the events-stream entry's fields plus `source.id` (the entry),
+/// One endpoint's dead letters (every partition's `tg:{pN}:webhook:<endpoint>:dead`): listed, redriven and purged by
+/// `tollctl webhooks dead|redrive|purge`. A dead letter is the events-stream entry's fields plus `source.id` (the entry),
 /// `reason`, `attempts` and `dead.at` (ms).
 package struct WebhookDeadLetters: Sendable {
     /// What a redrive did.
@@ -42,8 +42,8 @@ package struct WebhookDeadLetters: Sendable {
 
     /// Sends up to `limit` dead letters of `endpoint` again, oldest first (only `id` when given), each signed now;
     /// a 2xx deletes the dead letter, anything else leaves it. The endpoint's cursor moved on when the event died,
-    /// so a redriven event arrives after the user's later ones: receivers deduplicate by `Tollgate-Event-Id` and
-    /// take it as late.
+    /// so a redriven event arrives after the user's later ones: receivers deduplicate by the body's `id` (never the
+    /// unsigned `Tollgate-Event-Id` header) and take it as late.
     package func redrive(
         _ endpoint: WebhookEndpoint, partitions: [Partition], sender: WebhookSender, now: @Sendable () -> Int64, limit: Int,
         id: String? = nil
@@ -72,5 +72,17 @@ package struct WebhookDeadLetters: Sendable {
             }
         }
         return outcome
+    }
+
+    /// Deletes every dead letter of `endpoint` (a name, configured or not) in each of `partitions`; returns how many
+    /// there were.
+    package func purge(_ endpoint: String, partitions: [Partition]) async throws -> Int {
+        var purged = 0
+        for partition in partitions {
+            let dead = keys.webhook(endpoint, partition: partition).dead
+            purged += try await redis.xlen(dead)
+            _ = try await redis.send(RedisCommand("DEL", key: dead))
+        }
+        return purged
     }
 }

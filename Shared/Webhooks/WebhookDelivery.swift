@@ -12,7 +12,9 @@ import Synchronization
 /// probe while the breaker is half open, none while it is open. A delivery posts and ends with `finish` (2xx, or dead
 /// past the horizon), which also takes the subject's next seq when it waited, or with `retry` (backoff with full
 /// jitter, at least `Retry-After`). A Redis or handler fault is logged and leaves the entry scheduled; it comes back
-/// when its lease ends.
+/// when its lease ends. Each `pull` also dead-letters the entries past the horizon, whether the breaker lets anything
+/// be sent or not (an endpoint down for longer does not hold the events stream), and forgets the cursors of users
+/// with nothing pending; dead letters are capped at about ``WebhookDeliveryConfiguration/deadMax``.
 package final class WebhookDelivery: Service {
     package let endpoint: WebhookEndpoint
     let keys: [WebhookKeys]
@@ -101,8 +103,16 @@ package final class WebhookDelivery: Service {
                 let pulled = try await NotifierFunctions.pull(
                     on: redis, keys: partition, group: endpoint.group, consumer: consumer, read: configuration.batch,
                     take: free, now: now, token: newToken(), lease: configuration.lease, recheck: configuration.recheck,
-                    horizon: configuration.horizon, project: endpoint.project)
+                    horizon: configuration.horizon, deadMax: configuration.deadMax, project: endpoint.project)
                 if pulled.read > 0 || !pulled.taken.isEmpty { worked = true }
+                if pulled.expired > 0 {
+                    // Past the horizon while nothing was sent for them (the breaker open, or the backlog too long).
+                    metrics.outcome(endpoint.name, "dead", count: pulled.expired)
+                    logger.warning(
+                        "Webhook events dead-lettered past the horizon unsent",
+                        metadata: ["stream": "\(partition.stream)", "count": "\(pulled.expired)"])
+                }
+                metrics.deadDropped(endpoint.name, pulled.dropped)
                 if free == 0 { saturated = !probe && breaker.withLock { $0.allowance(now: now) } == .closed }
                 if probe, !pulled.taken.isEmpty { breaker.withLock { $0.beginProbe() } }
                 for item in pulled.taken {
@@ -167,12 +177,14 @@ package final class WebhookDelivery: Service {
                 // Dead-lettered with its own seq when it has one (the cursor moves past it, a visible dead letter),
                 // else with seq 0 (nothing to move: the subject's later events go on past the horizon).
                 let seq = entry.string("seq").flatMap(Int64.init).flatMap { $0 > 0 ? $0 : nil } ?? 0
-                try await NotifierFunctions.finish(
+                let finished = try await NotifierFunctions.finish(
                     on: redis, keys: partition, group: endpoint.group, entryID: entry.id,
                     subject: WebhookEvent.subject(
                         user: entry.string("user").flatMap { $0.isEmpty ? nil : $0 },
                         side: LedgerSide(label: entry.string("side")) ?? .primary), seq: item.state == .unreadable ? 0 : seq,
-                    token: item.token, outcome: .dead, now: clock.nowMilliseconds(), reason: "malformed: not a schema-2 event")
+                    token: item.token, outcome: .dead, now: clock.nowMilliseconds(), reason: "malformed: not a schema-2 event",
+                    deadMax: configuration.deadMax)
+                metrics.deadDropped(endpoint.name, finished.dropped)
                 metrics.outcome(endpoint.name, "malformed")
                 logger.warning("Malformed event dead-lettered", metadata: ["entry": "\(entry.id)"])
                 return nil
@@ -245,10 +257,12 @@ package final class WebhookDelivery: Service {
     ) async throws -> NotifierFunctions.Taken? {
         let now = clock.nowMilliseconds()
         let goOn = chain && !Self.shouldStop && breaker.withLock({ $0.allowance(now: now) }) == .closed
-        return try await NotifierFunctions.finish(
+        let finished = try await NotifierFunctions.finish(
             on: redis, keys: partition, group: endpoint.group, entryID: event.entryID, subject: event.subject, seq: event.seq,
-            token: token, outcome: outcome, now: now, reason: reason, next: goOn ? (newToken(), configuration.lease) : nil
-        ).taken
+            token: token, outcome: outcome, now: now, reason: reason, next: goOn ? (newToken(), configuration.lease) : nil,
+            deadMax: configuration.deadMax)
+        metrics.deadDropped(endpoint.name, finished.dropped)
+        return finished.taken
     }
 
     /// Whether a failed attempt says the endpoint (not this event) is in trouble: no response, 408, 429 or 5xx.

@@ -24,8 +24,13 @@ package struct WebhookDeliveryConfiguration: Sendable {
     /// event (smaller batches, more rounds).
     package var pollInterval: Duration = .milliseconds(200)
     package var pollMinimum: Duration = .milliseconds(25)
-    /// Failed deliveries are retried until the event is this old, then dead-lettered.
+    /// Failed deliveries are retried until the event is this old, then dead-lettered; an event this old is
+    /// dead-lettered even while the endpoint's breaker is open (nothing sent).
     package var horizon: Duration = .seconds(72 * 3600)
+    /// About how many dead letters an endpoint keeps per partition (`MAXLEN ~`: whole stream nodes of the oldest
+    /// go); what the cap drops is counted in `tollgate_webhook_dead_dropped_total` (the events stay readable in each
+    /// user's event log, `GET /v1/users/{userId}/events`).
+    package var deadMax = 10_000
     /// The backoff between attempts (full jitter; its attempt limit is not used: the horizon decides).
     package var retry = RetryPolicy(base: .seconds(1), cap: .seconds(600), maxAttempts: Int.max)
     /// Failed attempts in a row that open an endpoint's breaker, and how long it first stays open.

@@ -7,7 +7,8 @@ package struct WebhookEndpoint: Sendable, Hashable {
     /// Letters, digits, `_`, `-`, `.`; part of its consumer group (`webhook:<name>`) and of its Redis keys.
     package var name: String
     package var url: URL
-    /// Never empty; each is sent as one `v1=` of `Tollgate-Signature`.
+    /// Never empty; each signs one `v1=` and one `v2=` of `Tollgate-Signature` (``WebhookSignature``). Each meets
+    /// ``Core/SecretRule`` (at least 32 bytes, not the shipped placeholder), as service keys do.
     package var secrets: [String]
     /// The event types delivered (`type` of the event); nil delivers every type. Others advance the endpoint's
     /// cursor without a request.
@@ -33,14 +34,17 @@ package struct WebhookEndpoint: Sendable, Hashable {
         return type.map(types.contains) ?? false
     }
 
-    /// Checks the name, the secrets and the URL: `https`, or plain `http` to a loopback host (or anywhere with
-    /// `allowHTTP`); no credentials or fragment in it. Returns what is wrong, or nil.
+    /// Checks the name, the secrets (``Core/SecretRule``: at least 32 bytes, no placeholder; a problem names the
+    /// secret by its position, never shows it) and the URL: `https`, or plain `http` to a loopback host (or anywhere
+    /// with `allowHTTP`); no credentials or fragment in it. Returns what is wrong, or nil.
     package func problem(allowHTTP: Bool) -> String? {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
-        if name.isEmpty || name.count > 64 || !name.allSatisfy(allowed.contains) {
-            return "endpoint name '\(name.prefix(64))' must be 1-64 letters, digits, '_', '-' or '.'"
-        }
+        if let problem = Self.nameProblem(name) { return problem }
         if secrets.isEmpty || secrets.contains(where: \.isEmpty) { return "endpoint \(name) needs at least one secret" }
+        for (index, secret) in secrets.enumerated() {
+            if let problem = SecretRule.problem(secret) {
+                return "endpoint \(name): secret \(index + 1) of \(secrets.count) \(problem.message)"
+            }
+        }
         guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
             return "endpoint \(name) needs an absolute http(s) URL"
         }
@@ -53,5 +57,14 @@ package struct WebhookEndpoint: Sendable, Hashable {
         case "http": return "endpoint \(name): plain http is allowed only to loopback (or with TOLLGATE_WEBHOOK_ALLOW_HTTP=true)"
         default: return "endpoint \(name): the URL must be https"
         }
+    }
+
+    /// What is wrong with `name` as an endpoint's (1-64 letters, digits, `_`, `-`, `.`: it is part of its keys), or nil.
+    package static func nameProblem(_ name: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+        if name.isEmpty || name.count > 64 || !name.allSatisfy(allowed.contains) {
+            return "endpoint name '\(name.prefix(64))' must be 1-64 letters, digits, '_', '-' or '.'"
+        }
+        return nil
     }
 }

@@ -11,6 +11,9 @@ package import Pipeline
 /// - `tollgate_webhook_breaker_open{endpoint}` — 1 while the endpoint's breaker is open in this replica (its own
 ///   opening, or one another replica published)
 /// - `tollgate_webhook_replicas{endpoint}` — the endpoint's replicas alive, as this replica last learned
+/// - `tollgate_webhook_dead_dropped_total{endpoint}` — old dead letters the cap (`TOLLGATE_WEBHOOK_DEAD_MAX` per
+///   partition) dropped to make room: gone from `tollctl webhooks dead|redrive` (each user's event log, `GET
+///   /v1/users/{userId}/events`, still has them)
 package struct WebhookMetrics: Sendable {
     /// Where they are recorded: the notifier's registry, handed in by its builder.
     let handles: MetricHandles
@@ -19,9 +22,9 @@ package struct WebhookMetrics: Sendable {
         self.handles = handles
     }
 
-    func outcome(_ endpoint: String, _ outcome: String) {
+    func outcome(_ endpoint: String, _ outcome: String, count: Int = 1) {
         handles.counter("tollgate_webhook_deliveries_total", [("endpoint", endpoint), ("outcome", outcome)])
-            .increment()
+            .increment(by: count)
     }
 
     func latency(_ endpoint: String, milliseconds: Int64) {
@@ -35,6 +38,11 @@ package struct WebhookMetrics: Sendable {
 
     func breaker(_ endpoint: String, open: Bool) {
         handles.gauge("tollgate_webhook_breaker_open", [("endpoint", endpoint)]).record(open ? 1 : 0)
+    }
+
+    func deadDropped(_ endpoint: String, _ count: Int) {
+        guard count > 0 else { return }
+        handles.counter("tollgate_webhook_dead_dropped_total", [("endpoint", endpoint)]).increment(by: count)
     }
 
     func replicas(_ endpoint: String, _ count: Int) {

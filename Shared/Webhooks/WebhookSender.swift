@@ -28,7 +28,8 @@ package struct WebhookSender: Sendable {
         CurlTransport(maximumConnectionsPerHost: connectionsPerHost, maximumBodySize: maximumResponseSize)
     }
 
-    /// The request for `body`, signed at `timestamp` (unix seconds) with every secret of `endpoint`.
+    /// The request for `body`, signed at `timestamp` (unix seconds) with every secret of `endpoint`, for its name
+    /// (``WebhookSignature``). `Tollgate-Event-Id` is not signed: receivers deduplicate on the body's `id`.
     package func request(body: [UInt8], eventID: String, endpoint: WebhookEndpoint, timestamp: Int64) -> HTTPTransportRequest {
         HTTPTransportRequest(
             method: .post, url: endpoint.url,
@@ -36,7 +37,8 @@ package struct WebhookSender: Sendable {
                 "Content-Type": "application/json",
                 "User-Agent": "Tollgate-Webhooks/1",
                 "Tollgate-Event-Id": eventID,
-                WebhookSignature.header: WebhookSignature.sign(body: body, secrets: endpoint.secrets, timestamp: timestamp),
+                WebhookSignature.header: WebhookSignature.sign(
+                    body: body, secrets: endpoint.secrets, timestamp: timestamp, endpoint: endpoint.name),
             ],
             body: Data(body), timeout: timeout)
     }

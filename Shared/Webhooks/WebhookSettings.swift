@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Keys:
 /// - `TOLLGATE_WEBHOOK_URL` and `TOLLGATE_WEBHOOK_SECRETS` — one endpoint (named `default`): its URL and its secrets,
-///   comma-separated (the first signs; list the old and the new one during a rotation: each gets a `v1=`);
+///   comma-separated (the first signs; list the old and the new one during a rotation: each gets a `v1=` and a
+///   `v2=`; each at least 32 bytes and not the placeholder, ``Core/SecretRule``, as service keys);
 ///   `TOLLGATE_WEBHOOK_PROJECT` its project (`default`)
 /// - `TOLLGATE_WEBHOOKS` — instead, the path of a JSON file with several endpoints:
 ///   `[{"name": "crm", "url": "https://…", "secrets": ["…"], "types": ["coins"], "project": "games"}, …]` (`types`

@@ -18,7 +18,7 @@ struct NotifierBinaryTests {
                     environment: [
                         "TOLLGATE_REDIS_URL": rig.server.url, "TOLLGATE_PARTITIONS": "4", "TOLLGATE_METRICS_HOST": "127.0.0.1",
                         "TOLLGATE_METRICS_PORT": "0", "TOLLGATE_WEBHOOK_URL": receiver.url("/hook").absoluteString,
-                        "TOLLGATE_WEBHOOK_SECRETS": "whsec_test",
+                        "TOLLGATE_WEBHOOK_SECRETS": longSecret,
                     ])
                 #expect(
                     await eventually(timeout: .seconds(15)) {

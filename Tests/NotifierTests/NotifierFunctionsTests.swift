@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 import Webhooks
 
-/// `tollgate_notifier_v3`'s `pull` and `finish` on a real Redis: what each takes, leases, acknowledges and leaves
+/// `tollgate_notifier_v4`'s `pull` and `finish` on a real Redis: what each takes, leases, acknowledges and leaves
 /// scheduled (Shared/Webhooks/Lua/notifier.lua).
 @Suite struct NotifierFunctionsTests {
     static let group = "webhook:crm"
@@ -19,7 +19,7 @@ import Webhooks
 
     private func pull(
         _ rig: NotifierRig, _ keys: WebhookKeys, take: Int, now: Int64, token: String, horizon: Duration = .seconds(3600)
-    ) async throws -> (read: Int, admitted: Int, taken: [NotifierFunctions.Taken]) {
+    ) async throws -> NotifierFunctions.Pulled {
         try await NotifierFunctions.pull(
             on: rig.redis, keys: keys, group: Self.group, consumer: "c", read: 10, take: take, now: now, token: token,
             lease: .seconds(30), recheck: .seconds(300), horizon: horizon)
@@ -56,7 +56,7 @@ import Webhooks
             keys: WebhookKeys, first: ContractEventWriter.Written, second: ContractEventWriter.Written, now: Int64,
             taken: NotifierFunctions.Taken
         )
-    ) async throws -> (acknowledged: Bool, next: String?, taken: NotifierFunctions.Taken?) {
+    ) async throws -> (acknowledged: Bool, next: String?, taken: NotifierFunctions.Taken?, dropped: Int) {
         try await NotifierFunctions.finish(
             on: rig.redis, keys: setup.keys, group: Self.group, entryID: setup.first.entryID, subject: "u1", seq: 1,
             token: setup.taken.token, outcome: .delivered, now: setup.now + 5, next: ("a:2", .seconds(30)))

@@ -4,13 +4,15 @@
 import Crypto
 import Foundation
 
-func verify(header: String, body: Data, secrets: [String], tolerance: TimeInterval = 300) -> Bool {
+/// `endpoint`: this receiver's endpoint name in Tollgate's configuration (`default` with TOLLGATE_WEBHOOK_URL).
+/// Deduplicate afterwards on the body's `id`, never on the `Tollgate-Event-Id` header.
+func verify(header: String, body: Data, secrets: [String], endpoint: String, tolerance: TimeInterval = 300) -> Bool {
     let items = header.split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
     guard let t = items.first(where: { $0.count == 2 && $0[0] == "t" })?[1], let seconds = TimeInterval(t),
         abs(Date().timeIntervalSince1970 - seconds) <= tolerance
     else { return false }
-    let signed = Data("\(t).".utf8) + body
-    let signatures = items.filter { $0.count == 2 && $0[0] == "v1" }.compactMap { hexBytes($0[1]) }
+    let signed = Data("\(t).\(endpoint).".utf8) + body
+    let signatures = items.filter { $0.count == 2 && $0[0] == "v2" }.compactMap { hexBytes($0[1]) }
     return secrets.contains { secret in
         let key = SymmetricKey(data: Data(secret.utf8))
         // isValidAuthenticationCode compares in constant time.

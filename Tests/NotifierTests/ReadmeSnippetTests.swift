@@ -5,8 +5,9 @@ import Webhooks
 
 /// Issue 30 item 5: the receivers' snippets in Services/Notifier/README.md work. The Swift one is compiled into this
 /// target (`ReadmeSnippet.swift`, which must equal the README's block) and the Python one is run by `python3`; each
-/// must accept the notifier's signature with either secret of a rotation and refuse a changed body, a wrong secret
-/// and a stale timestamp.
+/// must accept the notifier's signature with either secret of a rotation and refuse a changed body, a wrong secret,
+/// a stale timestamp and (issue 42 item 4) a signature made for another endpoint sharing the secret; the Python
+/// receiver takes a replay with a new `Tollgate-Event-Id` as a duplicate.
 @Suite(.timeLimit(.minutes(1)))
 struct ReadmeSnippetTests {
     static let readme = Vectors.repositoryRoot.appendingPathComponent("Services/Notifier/README.md")
@@ -27,33 +28,44 @@ struct ReadmeSnippetTests {
 
         let body = Array(#"{"id":"evt_1","seq":1}"#.utf8)
         let now = Int64(Date().timeIntervalSince1970)
-        let header = WebhookSignature.sign(body: body, secrets: ["whsec_new", "whsec_old"], timestamp: now)
-        #expect(verify(header: header, body: Data(body), secrets: ["whsec_old"]))
-        #expect(verify(header: header, body: Data(body), secrets: ["whsec_new"]))
-        #expect(!verify(header: header, body: Data(body.dropLast()), secrets: ["whsec_new"]))
-        #expect(!verify(header: header, body: Data(body), secrets: ["whsec_other"]))
-        let stale = WebhookSignature.sign(body: body, secrets: ["whsec_new"], timestamp: now - 600)
-        #expect(!verify(header: stale, body: Data(body), secrets: ["whsec_new"]))
+        let header = WebhookSignature.sign(body: body, secrets: ["whsec_new", "whsec_old"], timestamp: now, endpoint: "crm")
+        #expect(verify(header: header, body: Data(body), secrets: ["whsec_old"], endpoint: "crm"))
+        #expect(verify(header: header, body: Data(body), secrets: ["whsec_new"], endpoint: "crm"))
+        #expect(!verify(header: header, body: Data(body.dropLast()), secrets: ["whsec_new"], endpoint: "crm"))
+        #expect(!verify(header: header, body: Data(body), secrets: ["whsec_other"], endpoint: "crm"))
+        #expect(!verify(header: header, body: Data(body), secrets: ["whsec_new"], endpoint: "bi"))
+        let stale = WebhookSignature.sign(body: body, secrets: ["whsec_new"], timestamp: now - 600, endpoint: "crm")
+        #expect(!verify(header: stale, body: Data(body), secrets: ["whsec_new"], endpoint: "crm"))
     }
 
-    @Test func thePythonSnippetVerifies() async throws {
+    @Test func thePythonSnippetVerifiesAndTakesAReplayWithANewHeaderAsADuplicate() async throws {
         let body = #"{"id":"evt_1","seq":1}"#
         let now = Int64(Date().timeIntervalSince1970)
-        let header = WebhookSignature.sign(body: Array(body.utf8), secrets: ["whsec_new", "whsec_old"], timestamp: now)
-        let stale = WebhookSignature.sign(body: Array(body.utf8), secrets: ["whsec_new"], timestamp: now - 600)
+        let header = WebhookSignature.sign(body: Array(body.utf8), secrets: ["whsec_new", "whsec_old"], timestamp: now, endpoint: "crm")
+        let stale = WebhookSignature.sign(body: Array(body.utf8), secrets: ["whsec_new"], timestamp: now - 600, endpoint: "crm")
         let script =
             try Self.block("python") + """
 
                 body = \(String(reflecting: body)).encode()
+                header = \(String(reflecting: header))
                 results = [
-                    verify(\(String(reflecting: header)), body, ["whsec_old"]),
-                    verify(\(String(reflecting: header)), body, ["whsec_new"]),
-                    verify(\(String(reflecting: header)), body[:-1], ["whsec_new"]),
-                    verify(\(String(reflecting: header)), body, ["whsec_other"]),
-                    verify(\(String(reflecting: stale)), body, ["whsec_new"]),
+                    verify(header, body, ["whsec_old"], "crm"),
+                    verify(header, body, ["whsec_new"], "crm"),
+                    verify(header, body[:-1], ["whsec_new"], "crm"),
+                    verify(header, body, ["whsec_other"], "crm"),
+                    verify(\(String(reflecting: stale)), body, ["whsec_new"], "crm"),
+                    verify(header, body, ["whsec_new"], "bi"),
                 ]
-                print("results", results)
-                raise SystemExit(0 if results == [True, True, False, False, False] else 1)
+                processed, seen = [], set()
+                statuses = [
+                    receive({"Tollgate-Signature": header, "Tollgate-Event-Id": "evt_1"}, body, ["whsec_new"], "crm", seen, processed.append),
+                    # The same request captured and sent again with a new Tollgate-Event-Id.
+                    receive({"Tollgate-Signature": header, "Tollgate-Event-Id": "evt_2"}, body, ["whsec_new"], "crm", seen, processed.append),
+                    receive({"Tollgate-Signature": header, "Tollgate-Event-Id": "evt_3"}, body, ["whsec_new"], "bi", seen, processed.append),
+                ]
+                print("results", results, "statuses", statuses, "processed", processed)
+                ok = results == [True, True, False, False, False, False] and statuses == [204, 204, 401]
+                raise SystemExit(0 if ok and [e["id"] for e in processed] == ["evt_1"] else 1)
                 """
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("snippet-\(UUID().uuidString).py")
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("snippet-\(UUID().uuidString).log")

@@ -34,7 +34,7 @@ struct WebhookDeliveryTests {
                     #expect(String(decoding: item.body, as: UTF8.self) == bodies[item.eventID])
                     #expect(
                         WebhookSignature.verify(
-                            header: item.signature, body: Array(item.body), secrets: ["whsec_test"],
+                            header: item.signature, body: Array(item.body), secrets: ["whsec_test"], endpoint: "crm",
                             now: Int64(Date().timeIntervalSince1970)))
                 }
                 #expect(try await rig.cursor("crm", user: "u3") == 8)

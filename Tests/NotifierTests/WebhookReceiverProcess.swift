@@ -13,10 +13,15 @@ struct WebhookReceiverProcess {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/webhook-receiver")
 
-    /// Starts the receiver on `port` accepting `secrets`, logging accepted events to `log`, and waits until it listens
-    /// (suspending, never blocking a thread of the cooperative pool: a blocked thread stalls every other test).
-    static func start(port: Int, secrets: [String], log: URL, extra: [String] = []) async throws -> WebhookReceiverProcess {
-        let arguments = [script.path, "--port", String(port), "--log", log.path] + secrets.flatMap { ["--secret", $0] } + extra
+    /// Starts the receiver on `port` as endpoint `endpoint` (the name its `v2=` signatures cover) accepting `secrets`,
+    /// logging accepted events to `log`, and waits until it listens (suspending, never blocking a thread of the
+    /// cooperative pool: a blocked thread stalls every other test).
+    static func start(
+        port: Int, secrets: [String], log: URL, endpoint: String = "crm", extra: [String] = []
+    ) async throws -> WebhookReceiverProcess {
+        let arguments =
+            [script.path, "--port", String(port), "--log", log.path, "--endpoint", endpoint] + secrets.flatMap { ["--secret", $0] }
+            + extra
         let output = log.appendingPathExtension("out")
         let process = try SpawnedProcess.spawn(
             URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3"] + arguments,
@@ -30,14 +35,15 @@ struct WebhookReceiverProcess {
         throw ChildProcess.Failure(description: "webhook-receiver did not listen on \(port)")
     }
 
-    /// Runs `body` with a receiver started as ``start(port:secrets:log:extra:)`` does, and stops it (awaited)
+    /// Runs `body` with a receiver started as ``start(port:secrets:log:endpoint:extra:)`` does, and stops it (awaited)
     /// afterwards, even when `body` throws.
     @discardableResult
     static func with<T>(
-        port: Int, secrets: [String], log: URL, extra: [String] = [], _ body: (WebhookReceiverProcess) async throws -> T
+        port: Int, secrets: [String], log: URL, endpoint: String = "crm", extra: [String] = [],
+        _ body: (WebhookReceiverProcess) async throws -> T
     ) async throws -> T {
         try await withStarted(
-            try await start(port: port, secrets: secrets, log: log, extra: extra), stop: { await $0.stop() }, body)
+            try await start(port: port, secrets: secrets, log: log, endpoint: endpoint, extra: extra), stop: { await $0.stop() }, body)
     }
 
     func stop() async {

@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Redis
 import TestSupport
 import Testing
@@ -15,7 +16,7 @@ struct WebhooksCommandTests {
                 defer { redis.close() }
                 let environment = [
                     "TOLLGATE_REDIS_URL": server.url, "TOLLGATE_WEBHOOK_URL": receiver.url("/hook").absoluteString,
-                    "TOLLGATE_WEBHOOK_SECRETS": "whsec_new,whsec_old",
+                    "TOLLGATE_WEBHOOK_SECRETS": "whsec_new_0123456789abcdefghijklmnop,whsec_old_0123456789abcdefghijklmnop",
                 ]
 
                 let test = try await ChildProcess.run("tollctl", arguments: ["webhooks", "test"], environment: environment)
@@ -56,6 +57,40 @@ struct WebhooksCommandTests {
                 #expect(redriven.map { String(decoding: $0.body, as: UTF8.self) } == body)
                 #expect(redriven?.headers["tollgate-event-id"] == "evt_1")
             }
+        }
+    }
+
+    /// Issue 42 item 6: an endpoint's dead letters are purgeable by name, in every partition, configured or not (an
+    /// endpoint taken out of the configuration), and only that endpoint's.
+    @Test func purgeDeletesOneEndpointsDeadLettersInEveryPartition() async throws {
+        try await withRedisServer { server in
+            let redis = RedisConnection(configuration: server.configuration(), logger: testLogger)
+            try await redis.connect()
+            defer { redis.close() }
+            let environment = [
+                "TOLLGATE_REDIS_URL": server.url, "TOLLGATE_PARTITIONS": "2",
+                "TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/t", "TOLLGATE_WEBHOOK_SECRETS": String(repeating: "k", count: 32),
+            ]
+            let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: 2))
+            let (first, second) = (keys.partitions[0], keys.partitions[1])
+            let gone = [keys.partitionKey(first, "webhook", "gone", "dead"), keys.partitionKey(second, "webhook", "gone", "dead")]
+            let kept = keys.partitionKey(first, "webhook", "default", "dead")
+            for key in [gone[0], gone[1], gone[1], kept] {
+                _ = try await redis.send(
+                    RedisCommand("XADD", key, "*", "event.version", "2", "event.id", "evt_1", "seq", "1", "reason", "horizon: expired"))
+            }
+            let purged = try await ChildProcess.run(
+                "tollctl", arguments: ["webhooks", "purge", "--endpoint", "gone"], environment: environment)
+            #expect(purged.status == 0, "\(purged.output)")
+            #expect(purged.output.contains("purged=3"), "\(purged.output)")
+            #expect(try await redis.xlen(gone[0]) == 0)
+            #expect(try await redis.xlen(gone[1]) == 0)
+            #expect(try await redis.xlen(kept) == 1)
+            // A name that cannot be an endpoint's is refused, touching nothing.
+            let refused = try await ChildProcess.run(
+                "tollctl", arguments: ["webhooks", "purge", "--endpoint", "*"], environment: environment)
+            #expect(refused.status != 0)
+            #expect(try await redis.xlen(kept) == 1)
         }
     }
 }

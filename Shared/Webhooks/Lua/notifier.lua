@@ -6,7 +6,10 @@
 --   cursor    tg:{pN}:webhook:<endpoint>:cursor    hash: subject (user, or `~app`) -> last seq delivered or dead
 --   waiting   tg:{pN}:webhook:<endpoint>:waiting   hash: `<subject>\n<seq>` -> entry id blocked on seq-1
 --   lease     tg:{pN}:webhook:<endpoint>:lease:<subject>  string: the token of the one delivery in flight
---   dead      tg:{pN}:webhook:<endpoint>:dead      stream: dead letters (the entry's fields and why)
+--   dead      tg:{pN}:webhook:<endpoint>:dead      stream: dead letters (the entry's fields and why), capped
+--                                                  (`MAXLEN ~ deadMax`; what the cap drops is counted)
+--   seen      tg:{pN}:webhook:<endpoint>:seen      zset: subject -> ms of its newest entry admitted (v4): what
+--                                                  lets `pull` forget the cursors of subjects with nothing pending
 -- and, in the first partition only, what the endpoint's replicas share (`fleet`):
 --   replicas  tg:{p0}:webhook:<endpoint>:replicas  zset: replica (consumer name) -> when last seen (ms)
 --   breaker   tg:{p0}:webhook:<endpoint>:breaker   string: until when (ms) a replica's breaker is open
@@ -20,14 +23,36 @@ local function subject_of(fields)
   return user
 end
 
--- `pull`'s first step. KEYS: stream, due, cursor   ARGV: group, consumer, count, nowMs, project (the endpoint's;
--- absent or empty: default)
+-- The milliseconds of a stream entry id (when the ledger wrote it).
+local function written_at(id)
+  return tonumber(string.match(id, '^(%d+)')) or 0
+end
+
+-- Copies entry `id` (its fields `flat`) to the dead letters `dead` with `source.id`, `reason`, `attempts` and
+-- `dead.at`, keeping about the newest `dead_max` (`MAXLEN ~`: whole stream nodes go). Returns how many older dead
+-- letters the cap dropped (the caller counts them: `tollgate_webhook_dead_dropped_total`).
+local function dead_letter(dead, id, flat, reason, attempts, now, dead_max)
+  local before = redis.call('XLEN', dead)
+  local cmd = { 'XADD', dead, 'MAXLEN', '~', n2s(dead_max), '*' }
+  for _, value in ipairs(flat) do cmd[#cmd + 1] = value end
+  for _, value in ipairs({ 'source.id', id, 'reason', reason, 'attempts', attempts, 'dead.at', n2s(now) }) do
+    cmd[#cmd + 1] = value
+  end
+  redis.call(unpack(cmd))
+  local dropped = before + 1 - redis.call('XLEN', dead)
+  if dropped < 0 then dropped = 0 end
+  return dropped
+end
+
+-- `pull`'s first step. KEYS: stream, due, cursor, seen   ARGV: group, consumer, count, nowMs, project (the
+-- endpoint's; absent or empty: default)
 -- Reads up to `count` new entries for the group; a schema-2 entry of the endpoint's project becomes due now, any other
 -- is acknowledged (old format: not this service's; another project's: another endpoint's, docs/PROJECTS.md) without
 -- touching a cursor, so the endpoint's cursors hold one project's subjects only. The first entry of a subject the
 -- endpoint has no cursor for starts its cursor just below its seq: the group reads in stream order, which is each
 -- subject's seq order, so that entry is the subject's earliest this endpoint will see (a new endpoint, or history
--- trimmed away). Returns {read, admitted}.
+-- trimmed away). Each admitted subject's `seen` score becomes its newest entry's write time (ms of the entry id).
+-- Returns {read, admitted}.
 local function admit(keys, argv)
   local count = count_at(argv, 3, 'count')
   local now = count_at(argv, 4, 'now')
@@ -42,7 +67,9 @@ local function admit(keys, argv)
     local seq = tonumber(fields['seq'] or '')
     if fields['event.version'] == '2' and fields['project'] == project then
       if seq ~= nil and seq >= 1 then
-        redis.call('HSETNX', keys[3], subject_of(fields), n2s(seq - 1))
+        local subject = subject_of(fields)
+        redis.call('HSETNX', keys[3], subject, n2s(seq - 1))
+        redis.call('ZADD', keys[4], 'GT', n2s(written_at(entry[1])), subject)
       end
       redis.call('ZADD', keys[2], 'NX', n2s(now), entry[1])
       admitted = admitted + 1
@@ -51,11 +78,6 @@ local function admit(keys, argv)
     end
   end
   return { #entries, admitted }
-end
-
--- The milliseconds of a stream entry id (when the ledger wrote it).
-local function written_at(id)
-  return tonumber(string.match(id, '^(%d+)')) or 0
 end
 
 -- Whether entry `id` (seq `seq` of `subject`) may be delivered now, for `token`:
@@ -69,7 +91,14 @@ end
 -- shares the partition's hash tag with every declared key, so it is in the same slot (Redis refuses only keys of
 -- another slot, docs/CLUSTER.md). Its layout is the one v1 used, so v1 and v2 replicas exclude each other in a rollout.
 local function gate(k, subject, seq, id, token, lease, now, recheck)
-  local cursor = tonumber(redis.call('HGET', k.cursor, subject) or '0')
+  local stored = redis.call('HGET', k.cursor, subject)
+  if not stored then
+    -- Forgotten (`forget`) while an entry of an older replica's admitting was pending: it starts here, as admit would.
+    stored = n2s(seq - 1)
+    redis.call('HSET', k.cursor, subject, stored)
+    redis.call('ZADD', k.seen, 'GT', n2s(written_at(id)), subject)
+  end
+  local cursor = tonumber(stored)
   if seq <= cursor then return 'done' end
   if seq > cursor + 1 then
     redis.call('HSET', k.waiting, subject .. '\n' .. n2s(seq), id)
@@ -103,15 +132,87 @@ local function drop_done(k, group, id, subject, seq, now)
   end
 end
 
--- KEYS: stream, due, cursor, attempts, waiting
--- ARGV: group, consumer, readCount, nowMs, project, takeCount, tokenBase, leaseMs, recheckMs, horizonMs, leasePrefix
--- One step of the loop for one partition: `admit` (readCount new entries), then takes up to `takeCount` entries due
--- now and puts each through `gate` with the token `<tokenBase>/<id>`. An entry no longer in the stream (trimmed) is
--- dropped and acknowledged; a 'done' one is acknowledged (`drop_done`); a 'busy' or 'blocked' one stays scheduled.
--- Returns {read, admitted, {{id, fields, attempts, token, state}, …}} with state 'go' (the lease is the token's:
--- deliver), 'unreadable' (no seq: the caller dead-letters it) or 'expired' (blocked, and past horizonMs plus a lease
--- since it was written: its predecessor is gone, the caller dead-letters it so the subject's later events go on).
+-- Dead-letters, oldest first, up to `limit` entries pending in the group that were written more than horizonMs
+-- before now, whatever the endpoint's breaker says (`pull` runs while it is open, taking nothing): an endpoint down
+-- for longer than the horizon does not keep events pending, holding the stream against its trim. An entry whose
+-- subject's lease is held is in flight (that delivery finishes it), and so are its subject's later ones this call;
+-- one no longer in the stream is dropped. Each is finished as `finish` would with `dead`: the cursor moves up to its
+-- seq, its subject's next seq (waiting) is due now. Returns {dead-lettered, dropped by the dead letters' cap}.
+local function expire(k, group, now, horizon, limit, prefix, dead_max)
+  local cutoff = now - horizon
+  if cutoff <= 0 or limit <= 0 then return 0, 0 end
+  local pending = redis.call('XPENDING', k.stream, group, '-', n2s(cutoff - 1), limit)
+  local expired, dropped, held = 0, 0, {}
+  for _, item in ipairs(pending) do
+    local id = item[1]
+    local found = redis.call('XRANGE', k.stream, id, id)
+    if #found == 0 then
+      redis.call('ZREM', k.due, id)
+      redis.call('HDEL', k.attempts, id)
+      redis.call('XACK', k.stream, group, id)
+    else
+      local flat = found[1][2]
+      local fields = hash_table(flat)
+      local subject = subject_of(fields)
+      if not held[subject] and redis.call('EXISTS', prefix .. subject) == 1 then held[subject] = true end
+      if not held[subject] then
+        local seq = tonumber(fields['seq'] or '')
+        local attempts = redis.call('HGET', k.attempts, id) or '0'
+        dropped = dropped + dead_letter(k.dead, id, flat, 'horizon: expired', attempts, now, dead_max)
+        redis.call('ZREM', k.due, id)
+        redis.call('HDEL', k.attempts, id)
+        redis.call('XACK', k.stream, group, id)
+        expired = expired + 1
+        if seq ~= nil and seq >= 1 and seq == math.floor(seq) then
+          local cursor = tonumber(redis.call('HGET', k.cursor, subject) or '0')
+          if seq > cursor then redis.call('HSET', k.cursor, subject, n2s(seq)) end
+          redis.call('HDEL', k.waiting, subject .. '\n' .. n2s(seq))
+          local next_key = subject .. '\n' .. n2s(seq + 1)
+          local next_id = redis.call('HGET', k.waiting, next_key)
+          if next_id then
+            redis.call('HDEL', k.waiting, next_key)
+            redis.call('ZADD', k.due, 'XX', n2s(now), next_id)
+          end
+        end
+      end
+    end
+  end
+  return expired, dropped
+end
+
+-- Forgets, up to `limit` at a time, the cursors of subjects with nothing pending in the group: those whose newest
+-- admitted entry (`seen`) was written more than `quiet` ms before now (the horizon and a lease: every entry of theirs
+-- is delivered or dead by then) and before every entry pending (XPENDING's smallest id), so that no entry of theirs
+-- can be pending. A forgotten subject's next entry starts its cursor again when admitted (`admit`): the group reads in
+-- stream order, so nothing of it is left before that one. Returns how many were forgotten.
+local function forget(k, group, now, quiet, limit)
+  local below = now - quiet
+  if below <= 0 or limit <= 0 then return 0 end
+  local summary = redis.call('XPENDING', k.stream, group)
+  if summary[1] > 0 and summary[2] then below = math.min(below, written_at(summary[2])) end
+  local subjects = redis.call('ZRANGE', k.seen, '-inf', '(' .. n2s(below), 'BYSCORE', 'LIMIT', 0, limit)
+  for _, subject in ipairs(subjects) do
+    redis.call('HDEL', k.cursor, subject)
+    redis.call('ZREM', k.seen, subject)
+  end
+  return #subjects
+end
+
+-- KEYS: stream, due, cursor, attempts, waiting, dead, seen
+-- ARGV: group, consumer, readCount, nowMs, project, takeCount, tokenBase, leaseMs, recheckMs, horizonMs, leasePrefix,
+--       deadMax
+-- One step of the loop for one partition: `admit` (readCount new entries), `expire` (up to readCount entries past
+-- the horizon to the dead letters, even while nothing is taken), `forget` (up to readCount cursors of subjects with
+-- nothing pending, quiet for horizonMs plus leaseMs), then takes up to `takeCount` entries due now and puts each
+-- through `gate` with the token `<tokenBase>/<id>`. An entry no longer in the stream (trimmed) is dropped and
+-- acknowledged; a 'done' one is acknowledged (`drop_done`); a 'busy' or 'blocked' one stays scheduled.
+-- Returns {read, admitted, {{id, fields, attempts, token, state}, …}, expired, dropped, forgotten} with state 'go'
+-- (the lease is the token's: deliver), 'unreadable' (no seq: the caller dead-letters it) or 'expired' (blocked, and
+-- past horizonMs plus a lease since it was written: its predecessor is gone, the caller dead-letters it so the
+-- subject's later events go on); expired, dropped: what `expire` dead-lettered and what the dead letters' cap dropped
+-- for it; forgotten: the cursors `forget` dropped.
 local function pull(keys, argv)
+  local read_count = count_at(argv, 3, 'count')
   local now = count_at(argv, 4, 'now')
   local take_count = count_at(argv, 6, 'takeCount')
   local lease = count_at(argv, 8, 'lease')
@@ -119,10 +220,17 @@ local function pull(keys, argv)
   local horizon = count_at(argv, 10, 'horizon')
   local prefix = argv[11] or ''
   if prefix == '' then fail('bad lease prefix') end
-  local k = { stream = keys[1], due = keys[2], cursor = keys[3], attempts = keys[4], waiting = keys[5] }
-  local admitted = admit({ keys[1], keys[2], keys[3] }, argv)
+  local dead_max = count_at(argv, 12, 'deadMax')
+  if dead_max < 1 then fail('bad deadMax') end
+  local k = {
+    stream = keys[1], due = keys[2], cursor = keys[3], attempts = keys[4], waiting = keys[5], dead = keys[6],
+    seen = keys[7],
+  }
+  local admitted = admit({ keys[1], keys[2], keys[3], keys[7] }, argv)
+  local expired, dropped = expire(k, argv[1], now, horizon, read_count, prefix, dead_max)
+  local forgotten = forget(k, argv[1], now, horizon + lease, read_count)
   local out = {}
-  if take_count == 0 then return { admitted[1], admitted[2], out } end
+  if take_count == 0 then return { admitted[1], admitted[2], out, expired, dropped, forgotten } end
   local ids = redis.call('ZRANGE', k.due, '-inf', n2s(now), 'BYSCORE', 'LIMIT', 0, take_count)
   for _, id in ipairs(ids) do
     local found = redis.call('XRANGE', k.stream, id, id)
@@ -153,17 +261,19 @@ local function pull(keys, argv)
       end
     end
   end
-  return { admitted[1], admitted[2], out }
+  return { admitted[1], admitted[2], out, expired, dropped, forgotten }
 end
 
--- KEYS: cursor, lease, due, attempts, waiting, stream, dead
--- ARGV: group, id, subject, seq, token, outcome (delivered | skipped | dead | done), nowMs, reason, nextToken, leaseMs
+-- KEYS: cursor, lease, due, attempts, waiting, stream, dead, seen
+-- ARGV: group, id, subject, seq, token, outcome (delivered | skipped | dead | done), nowMs, reason, nextToken, leaseMs,
+--       deadMax
 -- Finishes the entry: the cursor moves up to seq (never down), the lease is let go when it is still ours, the entry
 -- leaves `due`/`attempts`/`waiting` and is acknowledged, a `dead` one is copied to the dead letters first. When the
 -- subject's next seq waits, it is due now, and with a nextToken it is taken at once: through `gate` with that token,
 -- so the caller goes on with it in the same slot without another call.
--- Returns {acked (1 when this call acknowledged the entry, 0: it was already), next} where next is false, the next
--- seq's id (made due, not taken: no nextToken), or {id, fields, attempts, token} (taken: its lease is nextToken's).
+-- Returns {acked (1 when this call acknowledged the entry, 0: it was already), next, dropped} where next is false,
+-- the next seq's id (made due, not taken: no nextToken), or {id, fields, attempts, token} (taken: its lease is
+-- nextToken's), and dropped how many old dead letters the cap (`dead_letter`, deadMax) dropped for this one.
 local function finish(keys, argv)
   local seq = count_at(argv, 4, 'seq')
   local now = count_at(argv, 7, 'now')
@@ -174,47 +284,50 @@ local function finish(keys, argv)
   local next_token = argv[9] or ''
   local lease = 0
   if next_token ~= '' then lease = count_at(argv, 10, 'lease') end
+  local dead_max = count_at(argv, 11, 'deadMax')
+  if dead_max < 1 then fail('bad deadMax') end
   local subject = argv[3]
   local cursor = tonumber(redis.call('HGET', keys[1], subject) or '0')
-  if outcome ~= 'done' and seq > cursor then redis.call('HSET', keys[1], subject, n2s(seq)) end
+  if outcome ~= 'done' and seq > cursor then
+    redis.call('HSET', keys[1], subject, n2s(seq))
+    -- A cursor set here is one `forget` can drop too (it was forgotten while this entry was in flight).
+    redis.call('ZADD', keys[8], 'GT', n2s(written_at(argv[2])), subject)
+  end
   if redis.call('GET', keys[2]) == argv[5] then redis.call('DEL', keys[2]) end
   local attempts = redis.call('HGET', keys[4], argv[2]) or '0'
   redis.call('ZREM', keys[3], argv[2])
   redis.call('HDEL', keys[4], argv[2])
   redis.call('HDEL', keys[5], subject .. '\n' .. n2s(seq))
+  local dropped = 0
   if outcome == 'dead' then
     local found = redis.call('XRANGE', keys[6], argv[2], argv[2])
     if #found == 1 and redis.call('XPENDING', keys[6], argv[1], argv[2], argv[2], 1)[1] then
-      local cmd = { 'XADD', keys[7], '*' }
-      for _, value in ipairs(found[1][2]) do cmd[#cmd + 1] = value end
-      for _, value in ipairs({ 'source.id', argv[2], 'reason', argv[8], 'attempts', attempts, 'dead.at', n2s(now) }) do
-        cmd[#cmd + 1] = value
-      end
-      redis.call(unpack(cmd))
+      dropped = dead_letter(keys[7], argv[2], found[1][2], argv[8], attempts, now, dead_max)
     end
   end
   local acked = redis.call('XACK', keys[6], argv[1], argv[2])
   local next_key = subject .. '\n' .. n2s(seq + 1)
   local next_id = redis.call('HGET', keys[5], next_key)
-  if not next_id then return { acked, false } end
+  if not next_id then return { acked, false, dropped } end
   redis.call('HDEL', keys[5], next_key)
-  if not redis.call('ZSCORE', keys[3], next_id) then return { acked, false } end
+  if not redis.call('ZSCORE', keys[3], next_id) then return { acked, false, dropped } end
   redis.call('ZADD', keys[3], 'XX', n2s(now), next_id)
-  if next_token == '' then return { acked, next_id } end
+  if next_token == '' then return { acked, next_id, dropped } end
   local found = redis.call('XRANGE', keys[6], next_id, next_id)
   if #found == 0 then
     redis.call('ZREM', keys[3], next_id)
     redis.call('HDEL', keys[4], next_id)
     redis.call('XACK', keys[6], argv[1], next_id)
-    return { acked, false }
+    return { acked, false, dropped }
   end
   local k = {
     cursor = keys[1], lease = keys[2], due = keys[3], attempts = keys[4], waiting = keys[5], stream = keys[6],
+    seen = keys[8],
   }
   local state = gate(k, subject, seq + 1, next_id, next_token, lease, now, lease)
   if state == 'done' then drop_done(k, argv[1], next_id, subject, seq + 1, now) end
-  if state ~= 'go' then return { acked, false } end
-  return { acked, { next_id, found[1][2], tonumber(redis.call('HGET', keys[4], next_id) or '0'), next_token } }
+  if state ~= 'go' then return { acked, false, dropped } end
+  return { acked, { next_id, found[1][2], tonumber(redis.call('HGET', keys[4], next_id) or '0'), next_token }, dropped }
 end
 
 -- KEYS: lease, due, attempts   ARGV: id, token, dueMs
