@@ -39,12 +39,7 @@ package struct WebhookEndpoint: Sendable, Hashable {
     /// with `allowHTTP`); no credentials or fragment in it. Returns what is wrong, or nil.
     package func problem(allowHTTP: Bool) -> String? {
         if let problem = Self.nameProblem(name) { return problem }
-        if secrets.isEmpty || secrets.contains(where: \.isEmpty) { return "endpoint \(name) needs at least one secret" }
-        for (index, secret) in secrets.enumerated() {
-            if let problem = SecretRule.problem(secret) {
-                return "endpoint \(name): secret \(index + 1) of \(secrets.count) \(problem.message)"
-            }
-        }
+        if let problem = secretsProblem() { return problem }
         guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
             return "endpoint \(name) needs an absolute http(s) URL"
         }
@@ -57,6 +52,17 @@ package struct WebhookEndpoint: Sendable, Hashable {
         case "http": return "endpoint \(name): plain http is allowed only to loopback (or with TOLLGATE_WEBHOOK_ALLOW_HTTP=true)"
         default: return "endpoint \(name): the URL must be https"
         }
+    }
+
+    /// What is wrong with the secrets (``Core/SecretRule``), naming a secret by its position only, or nil.
+    package func secretsProblem() -> String? {
+        if secrets.isEmpty || secrets.contains(where: \.isEmpty) { return "endpoint \(name) needs at least one secret" }
+        for (index, secret) in secrets.enumerated() {
+            if let problem = SecretRule.problem(secret) {
+                return "endpoint \(name): secret \(index + 1) of \(secrets.count) \(problem.message)"
+            }
+        }
+        return nil
     }
 
     /// What is wrong with `name` as an endpoint's (1-64 letters, digits, `_`, `-`, `.`: it is part of its keys), or nil.

@@ -69,6 +69,10 @@ package struct WebhookSettings: Sendable {
             throw ConfigurationError(variable: variable, problem: "names an endpoint twice")
         }
         for endpoint in endpoints {
+            // The one-endpoint form takes its secrets from a variable of their own: a problem with them names it.
+            if single != nil, let problem = endpoint.secretsProblem() {
+                throw ConfigurationError(variable: "TOLLGATE_WEBHOOK_SECRETS", problem: problem)
+            }
             if let problem = endpoint.problem(allowHTTP: allowHTTP) { throw ConfigurationError(variable: variable, problem: problem) }
         }
     }

@@ -4,6 +4,7 @@ import Logging
 import Pipeline
 import Redis
 import ServiceKit
+import ServiceLifecycle
 import TestSupport
 import Testing
 

@@ -23,6 +23,9 @@ struct NotifierRig {
             let keys = Keys(prefix: "tg", layout: try PartitionLayout(count: partitions))
             let redis: any RedisCommandExecutor = partitions == 1 ? pool : CheckedExecutor(pool, .sameSlot)
             try await NotifierFunctions.library.load(on: redis)
+            // The layout and data version first, as the first service on a new Redis records them: a notifier binary
+            // started on streams without that record takes them for older data and refuses them (docs/UPGRADING.md).
+            try await keys.checkLayout(on: pool)
             return try await body(
                 NotifierRig(server: server, redis: redis, keys: keys, writer: ContractEventWriter(redis: pool, keys: keys)))
         }
