@@ -22,7 +22,8 @@ import Webhooks
 
     @Test func aWebhookURLNamedLike127IsNotLoopback() throws {
         func problem(_ url: String) throws -> String? {
-            WebhookEndpoint(name: "e", url: try #require(URL(string: url)), secrets: ["loopback-test-secret-0123456789abcdef"]).problem(allowHTTP: false)
+            WebhookEndpoint(name: "e", url: try #require(URL(string: url)), secrets: ["loopback-test-secret-0123456789abcdef"]).problem(
+                allowHTTP: false)
         }
         #expect(try problem("http://127.attacker.example/hook")?.contains("only to loopback") == true)
         #expect(try problem("http://127.0.0.1.attacker.example:8080/hook")?.contains("only to loopback") == true)

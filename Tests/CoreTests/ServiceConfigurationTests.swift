@@ -83,7 +83,9 @@ import Webhooks
         },
         Service(
             name: "notifier",
-            base: ["TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/h", "TOLLGATE_WEBHOOK_SECRETS": "whsec_config_test_0123456789abcdefghij"],
+            base: [
+                "TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/h", "TOLLGATE_WEBHOOK_SECRETS": "whsec_config_test_0123456789abcdefghij",
+            ],
             number: "TOLLGATE_WEBHOOK_CONCURRENCY", flag: "TOLLGATE_WEBHOOK_ALLOW_HTTP", duration: "TOLLGATE_SHUTDOWN_GRACE"
         ) { environment in
             let configuration = try NotifierConfiguration(environment: environment)
@@ -178,7 +180,10 @@ import Webhooks
             "verifier": try VerifierConfiguration(environment: ["TOLLGATE_BUNDLE_ID": "com.example.app"]).shared.shutdownGrace,
             "fulfiller": try FulfillerConfiguration(environment: ["TOLLGATE_CATALOG": Self.catalog]).shared.shutdownGrace,
             "notifier": try NotifierConfiguration(
-                environment: ["TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/h", "TOLLGATE_WEBHOOK_SECRETS": "whsec_config_test_0123456789abcdefghij"]
+                environment: [
+                    "TOLLGATE_WEBHOOK_URL": "https://hooks.example.com/h",
+                    "TOLLGATE_WEBHOOK_SECRETS": "whsec_config_test_0123456789abcdefghij",
+                ]
             ).shared.shutdownGrace,
             "appstore-sim": try SimConfiguration(environment: [:]).shutdownGrace,
         ]
