@@ -85,12 +85,13 @@ import Testing
                 }
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
-                #expect(try await redis.send(RedisCommand("XLEN", Keys(prefix: "tg").jobs().stream)).int == accepted)
+                #expect(try await redis.send(RedisCommand("XLEN", Keys(prefix: "tg").jobs().stream)).int == Int64(accepted))
             }
         }
     }
 
-    /// A key's unfinished jobs are capped (`429 key_too_many_in_flight`, `Retry-After`); another key has its own cap.
+    /// A key's unfinished jobs are capped (`429 key_too_many_in_flight`, `Retry-After`), nothing more queued; a
+    /// finished job frees its place; another key has its own cap.
     @Test func aKeysUnfinishedJobsAreCapped() async throws {
         try await withRedisServer { server in
             let configure: (inout IngestConfiguration) throws -> Void = { configuration in
@@ -98,16 +99,31 @@ import Testing
                 configuration.serviceKeyLimits.standard = .init(ratePerSecond: 1000, burst: 1000, maxInFlight: 3)
             }
             try await IngestHarness.withApp(server, configure: configure) { client in
+                var jobIDs: [String] = []
                 for index in 0..<3 {
-                    #expect(try await Self.lookUp(client, "MCAP\(index)", key: Self.adminKey).status == .accepted)
+                    let accepted = try await Self.lookUp(client, "MCAP\(index)", key: Self.lookupKey)
+                    #expect(accepted.status == .accepted)
+                    jobIDs.append(try #require(IngestHarness.json(accepted)["jobId"]?.string))
                 }
-                let refused = try await Self.lookUp(client, "MCAP3", key: Self.adminKey)
+                let refused = try await Self.lookUp(client, "MCAP3", key: Self.lookupKey)
                 #expect(refused.status == .tooManyRequests)
                 #expect(IngestHarness.errorCode(refused) == "key_too_many_in_flight", "\(String(buffer: refused.body))")
                 #expect(refused.headers[.retryAfter] == "1")
+                let redis = try await IngestHarness.redis(server)
+                defer { redis.close() }
+                let keys = Keys(prefix: "tg")
+                #expect(try await redis.send(RedisCommand("XLEN", keys.jobs().stream)).int == 3)
                 // The same call again is the same job, not another.
-                #expect(try await Self.lookUp(client, "MCAP0", key: Self.adminKey).status == .accepted)
-                #expect(try await Self.lookUp(client, "MCAP4", key: Self.lookupKey).status == .accepted)
+                #expect(try await Self.lookUp(client, "MCAP0", key: Self.lookupKey).status == .accepted)
+                // Another key has its own cap.
+                #expect(try await Self.lookUp(client, "MCAP4", key: Self.adminKey).status == .accepted)
+                // Once the verifier has finished one of the key's jobs, the key may make another.
+                let done = jobIDs[0]
+                let partition = try #require(keys.partition(ofJob: done))
+                _ = try await redis.send(
+                    RedisCommand("HSET", key: keys.job(done, partition: partition), "state", JobState.fulfilled.rawValue))
+                #expect(try await Self.lookUp(client, "MCAP5", key: Self.lookupKey).status == .accepted)
+                #expect(try await Self.lookUp(client, "MCAP6", key: Self.lookupKey).status == .tooManyRequests)
             }
         }
     }
@@ -153,8 +169,25 @@ import Testing
                 #expect(user.status == .accepted, "\(String(buffer: user.body))")
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
-                let backlog = try await redis.hgetall(Keys(prefix: "tg").backlog())
+                let keys = Keys(prefix: "tg")
+                let backlog = try await redis.hgetall(keys.backlog())
                 #expect(backlog["service.jobs"] == "2" && backlog["client.jobs"] == "1", "\(backlog)")
+                // A finished service key's job is taken off the service keys' budget (`job.budget`), not the users':
+                // acknowledged as the verifier does.
+                try await PipelineFunctions.library.load(on: redis)
+                _ = try await redis.send(RedisCommand("XGROUP", "CREATE", keys.jobs().stream, "verifiers", "0"), timeout: nil)
+                let entry = try #require(
+                    try await redis.xreadgroup(
+                        group: "verifiers", consumer: "v", stream: keys.jobs().stream, id: ">", count: 1, block: nil
+                    ).first)
+                #expect(entry.string("job.budget") == "service")
+                #expect(
+                    try await PipelineFunctions.ackWrite(
+                        on: redis, stream: keys.jobs().stream, group: "verifiers", id: entry.id,
+                        writes: Job.backlogRelease(of: entry, keys: keys)))
+                let released = try await redis.hgetall(keys.backlog())
+                #expect(released["service.jobs"] == "1" && released["client.jobs"] == "1", "\(released)")
+                #expect(try await Self.lookUp(client, "MBACK2", key: Self.adminKey).status == .accepted)
             }
         }
     }
