@@ -76,7 +76,6 @@ extension IngestRoutes {
                 Submission(kind: .operatorCall, payload: call.payload), source: .client, userID: nil,
                 serviceKey: (caller.name, limit.maxInFlight))
         } catch let error as IngestError where error.code == "too_many_in_flight" {
-            metrics.reject(reason: "key_too_many_in_flight")
             throw IngestError.keyTooManyInFlight(caller.name, limit: limit.maxInFlight)
         }
         logger.info(
@@ -95,9 +94,6 @@ extension IngestRoutes {
     func takeKeyToken(_ name: String, _ limit: ServiceKeyLimits.Limit) async throws {
         let bucket = TokenBucket(key: keys.jobBucket(serviceKey: name), ratePerSecond: limit.ratePerSecond, capacity: Double(limit.burst))
         let (granted, wait) = try await redisRead { try await RateLimitFunctions.take(on: redis, bucket: bucket) }
-        guard granted else {
-            metrics.reject(reason: "key_rate_limited")
-            throw IngestError.keyRateLimited(name, retryAfter: wait)
-        }
+        guard granted else { throw IngestError.keyRateLimited(name, retryAfter: wait) }
     }
 }

@@ -31,6 +31,13 @@ import Testing
         try await client.execute(uri: "/v1/lookup?orderId=\(orderId)", method: .get, headers: try IngestHarness.apiKeyHeaders(key))
     }
 
+    /// The value of `tollgate_ingest_rejects_total{reason}` on the app's `/metrics`; nil when never counted.
+    static func rejects(_ client: any TestClientProtocol, _ reason: String) async throws -> Double? {
+        let text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+        let line = text.split(separator: "\n").first { $0.hasPrefix(#"tollgate_ingest_rejects_total{reason="\#(reason)"}"#) }
+        return line?.split(separator: " ").last.flatMap { Double($0) }
+    }
+
     /// A `read` key reads the ledger's look-ups but no longer asks Apple: `403 missing_scope`, and no job is made.
     @Test func aReadKeyCannotAskApple() async throws {
         try await withRedisServer { server in
@@ -109,6 +116,9 @@ import Testing
                 #expect(refused.status == .tooManyRequests)
                 #expect(IngestHarness.errorCode(refused) == "key_too_many_in_flight", "\(String(buffer: refused.body))")
                 #expect(refused.headers[.retryAfter] == "1")
+                // Counted once, by its code.
+                let inFlightRejects = try await Self.rejects(client, "key_too_many_in_flight")
+                #expect(inFlightRejects == 1)
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
                 let keys = Keys(prefix: "tg")
@@ -143,6 +153,8 @@ import Testing
                 #expect(refused.status == .tooManyRequests)
                 #expect(IngestHarness.errorCode(refused) == "key_rate_limited", "\(String(buffer: refused.body))")
                 #expect((5...10).contains(Int(refused.headers[.retryAfter] ?? "") ?? 0), "\(refused.headers)")
+                let rateRejects = try await Self.rejects(client, "key_rate_limited")
+                #expect(rateRejects == 1)
                 #expect(try await Self.lookUp(client, "MRATE3", key: Self.adminKey).status == .accepted)
             }
         }
