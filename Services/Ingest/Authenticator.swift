@@ -92,6 +92,18 @@ struct Authenticator: Sendable {
         }
     }
 
+    /// As ``service(_:scope:)``, for an endpoint any of `scopes` opens (`403 missing_scope` names the first).
+    func service(_ request: Request, anyOf scopes: [ServiceKey.Scope]) async throws(IngestError) -> ServiceCaller {
+        switch try await authenticate(request) {
+        case .user: throw .forbidden("this endpoint is for the app's backend (a service key)")
+        case .service(let caller):
+            guard caller.mayAny(scopes) else {
+                throw .missingScope(scopes.map(\.rawValue).joined(separator: " or "), key: caller.name)
+            }
+            return caller
+        }
+    }
+
     private func verifyUserToken(_ token: String) async throws(IngestError) -> AppUser {
         guard !keys.isEmpty else { throw .unauthorized("user tokens are not accepted (no client JWT secret configured)") }
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)

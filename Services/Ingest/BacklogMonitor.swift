@@ -60,9 +60,9 @@ final class BacklogMonitor: Service, Sendable {
             }
             latest.value = value
             metrics.backlog.record(value)
-            for source in [Job.Source.apple, .client] {
-                metrics.sourceBacklog(
-                    source.rawValue, jobs: held[source.rawValue + ".jobs"] ?? 0, bytes: held[source.rawValue + ".bytes"] ?? 0)
+            // The sources' budgets, and the service keys' of their calls that ask Apple (`Job.Budget.service`).
+            for source in [Job.Source.apple.rawValue, Job.Source.client.rawValue, Job.Budget.service] {
+                metrics.sourceBacklog(source, jobs: held[source + ".jobs"] ?? 0, bytes: held[source + ".bytes"] ?? 0)
             }
         } catch {
             logger.debug("backlog sample failed", metadata: ["error": "\(error)"])

@@ -36,6 +36,19 @@ extension IngestConfiguration: ServiceConfiguration {
         } catch {
             throw ConfigurationError(variable: "TOLLGATE_SERVICE_KEYS", problem: error.problem)
         }
+        serviceKeyLimits.standard = ServiceKeyLimits.Limit(
+            ratePerSecond: try reader.double(
+                "TOLLGATE_SERVICE_KEY_RATE", default: serviceKeyLimits.standard.ratePerSecond, range: 0.001...100_000),
+            burst: try reader.int("TOLLGATE_SERVICE_KEY_BURST", default: serviceKeyLimits.standard.burst, range: 1...100_000),
+            maxInFlight: try reader.int(
+                "TOLLGATE_SERVICE_KEY_MAX_IN_FLIGHT", default: serviceKeyLimits.standard.maxInFlight, range: 0...10_000))
+        switch ServiceKeyLimits.entries(reader.list("TOLLGATE_SERVICE_KEY_LIMITS"), names: Set(serviceKeys.map(\.name))) {
+        case .success(let limits): serviceKeyLimits.perKey = limits
+        case .failure(let failure): throw ConfigurationError(variable: "TOLLGATE_SERVICE_KEY_LIMITS", problem: failure.problem)
+        }
+        maxBacklogService = try reader.int("TOLLGATE_MAX_BACKLOG_SERVICE", default: maxBacklogService, range: 0...Int(Int32.max))
+        backlogBytesService = try reader.int(
+            "TOLLGATE_BACKLOG_BYTES_SERVICE", default: backlogBytesService, range: 0...Int(Int64(1) << 40))
         clientJWTIssuer = reader.optional("TOLLGATE_CLIENT_JWT_ISSUER")
         clientJWTAudience = reader.optional("TOLLGATE_CLIENT_JWT_AUDIENCE")
         clientJWTMaxLifetime = try reader.duration("TOLLGATE_CLIENT_JWT_MAX_LIFETIME", default: clientJWTMaxLifetime, minimum: .seconds(60))

@@ -28,6 +28,14 @@ package import ServiceKit
 ///   `exp − iat` no longer
 /// - `TOLLGATE_SERVICE_KEYS` — comma-separated service API keys, each `name:scope+scope:key` or a bare key (every
 ///   scope) (none; ``ServiceKey``)
+/// - `TOLLGATE_SERVICE_KEY_RATE`, `TOLLGATE_SERVICE_KEY_BURST`, `TOLLGATE_SERVICE_KEY_MAX_IN_FLIGHT` — each service
+///   key's calls that make a job asking Apple (`GET /v1/lookup?orderId=`, `POST /v1/admin/apple/…`): per second
+///   (fractional allowed) and burst (fleet-wide token bucket in Redis; `1` and `10`, past them `429 key_rate_limited`
+///   with `Retry-After`), and unfinished jobs (`10`; 0: no limit; past it `429 key_too_many_in_flight`)
+/// - `TOLLGATE_SERVICE_KEY_LIMITS` — other bounds for named keys, `name=rate/burst/inFlight` comma-separated (e.g.
+///   `support=0.5/5/2`); a name no key has is refused at start (``ServiceKeyLimits``)
+/// - `TOLLGATE_MAX_BACKLOG_SERVICE`, `TOLLGATE_BACKLOG_BYTES_SERVICE` — the service keys' unfinished jobs and bytes,
+///   a budget of their own apart from the app users' (`1000`, `4194304` = 4 MiB; 0: no limit); past it `503`
 /// - `TOLLGATE_V1_NOTIFICATIONS` — accept Apple's V1 notifications (`false`); needs `TOLLGATE_SHARED_SECRET`,
 ///   which each V1 body's `password` must equal. A V1 notification is only a trigger: the verifier credits what
 ///   Apple answers for its `latest_receipt`
@@ -108,6 +116,11 @@ package struct IngestConfiguration: Sendable {
     package var maxBacklog = 100_000
     package var backlogBytesApple = 256 << 20
     package var backlogBytesClient = 128 << 20
+    /// Each service key's rate and unfinished jobs (``ServiceKeyLimits``).
+    package var serviceKeyLimits = ServiceKeyLimits()
+    /// The service keys' backlog budget (jobs, bytes), apart from the app users' (`Job.Budget.service`).
+    package var maxBacklogService = 1000
+    package var backlogBytesService = 4 << 20
     package var userMaxInFlight = 10
     package var userRatePerSecond = 2.0
     package var userBurst = 20

@@ -178,6 +178,20 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
             status: .tooManyRequests, code: "rate_limited",
             message: "this user submits faster than allowed", retryAfterSeconds: seconds(retryAfter))
     }
+    /// A service key past its rate of job-making calls (``ServiceKeyLimits``).
+    static func keyRateLimited(_ key: String, retryAfter: Duration) -> IngestError {
+        IngestError(
+            status: .tooManyRequests, code: "key_rate_limited",
+            message: "the key \(key) asks Apple faster than its rate allows (TOLLGATE_SERVICE_KEY_RATE)",
+            retryAfterSeconds: seconds(retryAfter))
+    }
+    /// A service key holding its most unfinished jobs (``ServiceKeyLimits``).
+    static func keyTooManyInFlight(_ key: String, limit: Int) -> IngestError {
+        IngestError(
+            status: .tooManyRequests, code: "key_too_many_in_flight",
+            message: "the key \(key) has \(limit) unfinished calls, the most allowed; wait for one to finish",
+            retryAfterSeconds: 1)
+    }
     static func tooManyWaiters() -> IngestError {
         IngestError(
             status: .tooManyRequests, code: "too_many_waiters",

@@ -5,8 +5,9 @@ import Redis
 /// The `tollgate_ingest_v2` Redis Function library (`Lua/ingest.lua`): one atomic enqueue per job, the creation of
 /// an order, the settling of the sources' backlog counters.
 ///
-/// `ingest_v2_enqueue` — KEYS: jobs stream, job status hash, dedupe key, backlog hash[, the user's in-flight
-/// zset]. ARGV: jobId, dedupeTTLSeconds, statusTTLSeconds, source, bytes, maxJobs, maxBytes, inFlightCap,
+/// `ingest_v2_enqueue` — KEYS: jobs stream, job status hash, dedupe key, backlog hash[, the user's (or service key's)
+/// in-flight zset]. ARGV: jobId, dedupeTTLSeconds, statusTTLSeconds, source (the budget: `job.budget` or the job's
+/// source), bytes, maxJobs, maxBytes, inFlightCap,
 /// jobKeyPrefix, nowMs, n, (field value)×n of the job, m, (field value)×m of the `queued` status.
 /// When the dedupe key exists it changes nothing and returns the job id stored there. Otherwise it refuses when
 /// the source's unfinished jobs or bytes (`<source>.jobs`, `<source>.bytes` of the backlog hash) would pass
@@ -64,17 +65,22 @@ enum IngestFunctions {
     /// The `FCALL` that enqueues `job` (which carries its dedupe key, in `partition`, and counted bytes) with its
     /// `queued` status into `partition`: every key (jobs stream, job hash, dedupe key, backlog, the user's in-flight
     /// set, and the job hashes the in-flight check reads) is in that partition's slot.
+    /// The job is counted in its budget (`job.budget`, else its source's); `inFlightKey` is the in-flight set the cap
+    /// applies to (a service key's; nil: the job's user's, if any), in `partition`'s slot.
     static func enqueueCommand(
-        job: Job, status: JobStatus, partition: Partition, keys: Keys, limits: Limits, nowMilliseconds: Int64
+        job: Job, status: JobStatus, partition: Partition, keys: Keys, limits: Limits, inFlightKey: String? = nil,
+        nowMilliseconds: Int64
     ) -> RedisCommand {
         var redisKeys = [
             keys.jobs(partition: partition).stream, keys.job(job.id, partition: partition),
             job.dedupeKey ?? keys.partitionKey(partition, "dedupe", job.id), keys.backlog(partition: partition),
         ]
-        if let user = job.userID, limits.inFlightCap > 0 { redisKeys.append(keys.inFlight(user: user, partition: partition)) }
+        if let inFlight = inFlightKey ?? job.userID.map({ keys.inFlight(user: $0, partition: partition) }), limits.inFlightCap > 0 {
+            redisKeys.append(inFlight)
+        }
         var arguments: [[UInt8]] = []
         for text in [
-            job.id, String(dedupeSeconds), String(JobStatus.retentionSeconds), job.source.rawValue,
+            job.id, String(dedupeSeconds), String(JobStatus.retentionSeconds), job.budget ?? job.source.rawValue,
             String(job.countedBytes ?? job.payload.count), String(limits.maxJobs), String(limits.maxBytes),
             String(limits.inFlightCap), keys.job("", partition: partition), String(nowMilliseconds),
         ] {

@@ -13,7 +13,8 @@ import Prometheus
 /// - `tollgate_ingest_jobs_total{kind,outcome}` — jobs enqueued (`created`) or deduplicated (`duplicate`)
 /// - `tollgate_ingest_backlog` — last sampled undelivered jobs on the jobs stream
 /// - `tollgate_ingest_source_backlog_jobs{source}`, `tollgate_ingest_source_backlog_bytes{source}` — each source's
-///   unfinished jobs and payload bytes (what its budget is checked against)
+///   unfinished jobs and payload bytes (what its budget is checked against): `apple`, `client`, and `service` (service
+///   keys' calls that ask Apple)
 struct IngestMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     let factory: PrometheusMetricsFactory

@@ -35,12 +35,19 @@ extension IngestRoutes {
     }
 
     /// `GET /v1/lookup?originalTransactionId=…` or `?appAccountToken=…` (exactly one): the owner and the
-    /// transactions (``CustomerLookup``); `?orderId=…` asks Apple through the verifier (``lookupOrder(_:orderId:caller:)``).
+    /// transactions (``CustomerLookup``), with `read`; `?orderId=…` asks Apple through the verifier
+    /// (``lookupOrder(_:orderId:caller:)``), with `lookup` or `admin` (`read` alone: `403 missing_scope`).
     func lookup(_ request: Request) async throws -> Response {
-        let caller = try await authenticator.service(request, scope: .read)
-        let keys = scoped(to: caller.project).keys  // the key's project's ledger only (docs/PROJECTS.md)
         let query = request.uri.queryParameters
         let given = ["originalTransactionId", "appAccountToken", "orderId"].filter { query.get($0) != nil }
+        // A look-up that asks Apple spends the app's Apple budget: it needs its own scope (issue 42 item 3).
+        let caller: ServiceCaller
+        if given == ["orderId"] {
+            caller = try await authenticator.service(request, anyOf: [.lookup, .admin])
+        } else {
+            caller = try await authenticator.service(request, scope: .read)
+        }
+        let keys = scoped(to: caller.project).keys  // the key's project's ledger only (docs/PROJECTS.md)
         guard given.count == 1 else {
             throw IngestError.invalidRequest("give exactly one of originalTransactionId, appAccountToken and orderId")
         }

@@ -118,12 +118,19 @@ extension IngestRoutes {
     /// Enqueues atomically (dedupe key, source budget, the user's in-flight cap, job, `queued` status) through the
     /// group-commit batcher, in the partition the job starts in (``partition(of:source:userID:dedupeHash:)``); a
     /// given `jobID` must name that partition (``Keys/newJobID(partition:)``).
+    ///
+    /// A service key's job (`serviceKey`: its name and most unfinished jobs) starts in the key's own partition, is
+    /// counted in the service keys' budget (``Job/Budget/service``), apart from the app users', and in the key's
+    /// in-flight set (``Keys/inFlight(serviceKey:partition:)``).
     func enqueue(
-        _ submission: Submission, source: Job.Source, userID: String?, jobID: String? = nil
+        _ submission: Submission, source: Job.Source, userID: String?, jobID: String? = nil,
+        serviceKey: (name: String, maxInFlight: Int)? = nil
     ) async throws -> EnqueueBatcher.Outcome {
         let now = clock.nowMilliseconds()
         let dedupeHash = dedupeHash(submission, source: source, userID: userID)
-        let partition = partition(of: submission, source: source, userID: userID, dedupeHash: dedupeHash)
+        let partition =
+            serviceKey.map { keys.partition(ofUser: "key:" + $0.name) }
+            ?? partition(of: submission, source: source, userID: userID, dedupeHash: dedupeHash)
         var job = Job(
             id: jobID ?? keys.newJobID(partition: partition), kind: submission.kind, payload: submission.payload,
             source: source, userID: userID, orderNo: submission.orderNo, receivedAtMilliseconds: now,
@@ -133,13 +140,22 @@ extension IngestRoutes {
         var status = JobStatus(jobID: job.id, state: .queued, kind: job.kind, userID: userID, updatedAtMilliseconds: now)
         // Only the project's own callers read it (``IngestRoutes/job(_:jobID:)``).
         status.project = job.project.label
-        let limits = IngestFunctions.Limits(
+        var limits = IngestFunctions.Limits(
             maxJobs: configuration.maxBacklog,
             maxBytes: source == .apple ? configuration.backlogBytesApple : configuration.backlogBytesClient,
-            inFlightCap: source == .client ? configuration.userMaxInFlight : 0
-        ).perPartition(of: keys.layout.count, jobBytes: submission.payload.count)
+            inFlightCap: source == .client ? configuration.userMaxInFlight : 0)
+        var inFlightKey: String?
+        if let serviceKey {
+            job.budget = Job.Budget.service
+            limits = IngestFunctions.Limits(
+                maxJobs: configuration.maxBacklogService, maxBytes: configuration.backlogBytesService,
+                inFlightCap: serviceKey.maxInFlight)
+            inFlightKey = keys.inFlight(serviceKey: serviceKey.name, partition: partition)
+        }
         let command = IngestFunctions.enqueueCommand(
-            job: job, status: status, partition: partition, keys: keys, limits: limits, nowMilliseconds: now)
+            job: job, status: status, partition: partition, keys: keys,
+            limits: limits.perPartition(of: keys.layout.count, jobBytes: submission.payload.count), inFlightKey: inFlightKey,
+            nowMilliseconds: now)
         let outcome = try await batcher.enqueue(command)
         metrics.job(kind: submission.kind.rawValue, created: outcome.created)
         logger.debug(

@@ -8,11 +8,12 @@ import Foundation
 /// the events they write). A key serves one project (docs/PROJECTS.md), `default` unless it names one: every call it
 /// makes runs on that project's ledger.
 package struct ServiceKey: Sendable, Equatable {
-    /// What a key may do. `read`: customer info, look-ups, jobs, entitlements, events; `consent`: record a user's
-    /// consent; `spend`: spend a user's coins; `grant`: grant and revoke entitlements (and coins, when enabled);
-    /// `admin`: operators' calls over HTTP.
+    /// What a key may do. `read`: customer info, the ledger's look-ups, jobs, entitlements, events; `lookup`: look-ups
+    /// that ask Apple (`GET /v1/lookup?orderId=`, Look Up Order ID); `consent`: record a user's consent; `spend`:
+    /// spend a user's coins; `grant`: grant and revoke entitlements (and coins, when enabled); `admin`: operators'
+    /// calls over HTTP (`/v1/admin/apple/…`, and look-ups that ask Apple).
     package enum Scope: String, Sendable, CaseIterable, Comparable {
-        case read, consent, spend, grant, admin
+        case read, lookup, consent, spend, grant, admin
 
         package static func < (a: Scope, b: Scope) -> Bool { a.rawValue < b.rawValue }
     }
@@ -87,7 +88,7 @@ package enum ServiceKeyError: Error, Equatable {
             return "must hold keys of at least \(SecretRule.minimumBytes) bytes each (\(name)'s has \(bytes))"
         case .tooShort(nil, let bytes): return "must hold keys of at least \(SecretRule.minimumBytes) bytes each (one has \(bytes))"
         case .unknownScope(let name, let word):
-            return "gives \(name) the unknown scope '\(word)' (scopes: read, consent, spend, grant, admin)"
+            return "gives \(name) the unknown scope '\(word)' (scopes: read, lookup, consent, spend, grant, admin)"
         case .duplicateName(let name): return "names two keys \(name)"
         case .invalidProject(let name, let text):
             return "gives \(name) the project '\(text)', which is not a project id (1-32 of a-z, 0-9, '-')"
@@ -104,4 +105,7 @@ struct ServiceCaller: Sendable, Hashable {
     var project: ProjectID = .default
 
     func may(_ scope: ServiceKey.Scope) -> Bool { scopes.contains(scope) }
+
+    /// Whether the key holds one of `scopes`.
+    func mayAny(_ scopes: [ServiceKey.Scope]) -> Bool { scopes.contains { may($0) } }
 }

@@ -12,8 +12,9 @@ struct AppTransactionCommand: AsyncParsableCommand {
     @Argument var transactionId: String
 
     func run() async throws {
-        let (environment, app) = try await SubscriptionExtensions.appTransaction(
-            configuration: try verifierConfiguration(), transactionId: transactionId)
+        let (environment, app) = try await withOperatorAPI("app-transaction") { api in
+            try await SubscriptionExtensions.appTransaction(api: api, transactionId: transactionId)
+        }
         print("environment \(environment.rawValue) verified")
         print("appTransactionId \(app.appTransactionId ?? "-") bundle \(app.bundleId ?? "-")")
         print("originalPurchase \(answerDate(app.originalPurchaseDate)) version \(app.applicationVersion ?? "-")")

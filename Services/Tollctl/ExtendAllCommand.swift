@@ -26,8 +26,9 @@ struct ExtendAllCommand: AsyncParsableCommand {
         let request = MassExtendRenewalDateRequest(
             extendByDays: options.days, extendReasonCode: options.reason, requestIdentifier: options.identifier,
             productId: productId, storefrontCountryCodes: codes)
-        let answer = try await SubscriptionExtensions.extendAll(
-            configuration: try verifierConfiguration(), request: request, environment: environment)
+        let answer = try await withOperatorAPI("extend-all") { api in
+            try await SubscriptionExtensions.extendAll(api: api, request: request, environment: environment)
+        }
         print("request \(answer.requestIdentifier)")
     }
 }

@@ -23,9 +23,11 @@ struct ExtendCommand: AsyncParsableCommand {
     func run() async throws {
         let request = ExtendRenewalDateRequest(
             extendByDays: options.days, extendReasonCode: options.reason, requestIdentifier: options.identifier)
-        let (environment, answer) = try await SubscriptionExtensions.extend(
-            configuration: try verifierConfiguration(), originalTransactionId: originalTransactionId, request: request,
-            project: try project.resolve())
+        let project = try self.project.resolve()
+        let (environment, answer) = try await withOperatorAPI("extend") { api in
+            try await SubscriptionExtensions.extend(
+                api: api, originalTransactionId: originalTransactionId, request: request, project: project)
+        }
         print("environment \(environment.rawValue)")
         print("request \(request.requestIdentifier)")
         print("success \(answer.success == true) renews \(answerDate(answer.effectiveDate))")

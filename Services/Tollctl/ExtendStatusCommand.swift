@@ -16,9 +16,10 @@ struct ExtendStatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try parsedEnvironment(environment)
-        let status = try await SubscriptionExtensions.status(
-            configuration: try verifierConfiguration(), productId: productId, requestIdentifier: requestId,
-            environment: environment)
+        let status = try await withOperatorAPI("extend-status") { api in
+            try await SubscriptionExtensions.status(
+                api: api, productId: productId, requestIdentifier: requestId, environment: environment)
+        }
         print("complete \(status.complete == true) at \(answerDate(status.completeDate))")
         print("succeeded \(status.succeededCount ?? 0) failed \(status.failedCount ?? 0)")
     }

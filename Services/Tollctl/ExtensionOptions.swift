@@ -32,6 +32,14 @@ func verifierConfiguration() throws -> VerifierConfiguration {
     return configuration
 }
 
+/// Runs `body` with the verifier's Apple clients and a Redis connection (`TOLLGATE_REDIS_URL`): every call the command
+/// makes to Apple takes its app's fleet-wide token first, as the verifier's own calls do (``OperatorAPI``), waiting up
+/// to 30 s (`rate_limited` past it).
+func withOperatorAPI<T>(_ name: String, _ body: (OperatorAPI) async throws -> T) async throws -> T {
+    try await OperatorAPI.withTool(
+        try verifierConfiguration(), clientName: "tollctl-\(name)", logger: Logger(label: "tollctl.\(name)"), body)
+}
+
 func parsedEnvironment(_ text: String) throws -> AppStoreEnvironment {
     let environment = AppStoreEnvironment(rawValue: text.capitalized)
     guard environment == .production || environment == .sandbox else {

@@ -56,10 +56,10 @@ struct LookupCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let orderID else { return try await ledgerLookup() }
-        let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
-        configuration.shared.bootstrapLogging(ceiling: .warning)
-        let report = try await OrderLookup.run(
-            configuration: configuration, orderId: orderID, project: try project.resolve(), logger: Logger(label: "tollctl.lookup"))
+        let project = try self.project.resolve()
+        let report = try await withOperatorAPI("lookup") { api in
+            try await OrderLookup.run(api: api, orderId: orderID, project: project)
+        }
         print("order \(report.orderId)  environment=\(report.environment.rawValue)  transactions=\(report.entries.count)")
         for (index, entry) in report.entries.enumerated() { print(Self.line(entry, number: index + 1)) }
         if report.unverified > 0 {

@@ -45,10 +45,13 @@ struct SetAccountTokenCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let report = try await AccountTokenAssignment.run(
-            configuration: try verifierConfiguration(), originalTransactionId: originalTransactionId, user: user,
-            environment: try environment.map(parsedEnvironment), project: try project.resolve(),
-            logger: Logger(label: "tollctl.set-account-token"))
+        let environment = try self.environment.map(parsedEnvironment)
+        let project = try self.project.resolve()
+        let report = try await withOperatorAPI("account-token") { api in
+            try await AccountTokenAssignment.run(
+                api: api, originalTransactionId: originalTransactionId, user: user, environment: environment, project: project,
+                logger: Logger(label: "tollctl.set-account-token"))
+        }
         print("environment \(report.environment.rawValue)")
         print("purchase \(report.originalTransactionId) product \(report.productId ?? "-")")
         print("ledger bound to \(report.boundTo ?? "no one yet")")

@@ -28,10 +28,10 @@ struct TestNotificationCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try VerifierConfiguration(environment: ProcessInfo.processInfo.environment)
-        configuration.shared.bootstrapLogging(ceiling: .warning)
-        let report = try await TestNotificationCheck.run(configuration: configuration, wait: .seconds(wait)) { token in
-            print("token \(token)")
+        let report = try await withOperatorAPI("test-notification") { api in
+            try await TestNotificationCheck.run(api: api, wait: .seconds(wait)) { token in
+                print("token \(token)")
+            }
         }
         if wait == 0 { return }
         let formatter = ISO8601DateFormatter()

@@ -120,6 +120,15 @@ package struct Keys: Sendable, Hashable {
         projectPartitionKey(partition, "inflight", userID)
     }
 
+    /// A service key's unfinished operator calls (per project), `tg:{p0}:inflight.key:<name>` (zset, as a user's
+    /// ``inFlight(user:partition:)``), in the slot of the partition the key's jobs start in.
+    package func inFlight(serviceKey name: String, partition: Partition = .first) -> String {
+        projectPartitionKey(partition, "inflight.key", name)
+    }
+
+    /// A service key's fleet-wide token bucket of the jobs it makes (per project), `tg:{key:<name>}:jobs.rate`.
+    package func jobBucket(serviceKey name: String) -> String { "\(projectPrefix):{key:\(name)}:jobs.rate" }
+
     /// A user's fleet-wide submission token bucket (per project) (``TokenBucket``), `tg:{u:<userId>}:submit.rate`, in the user's
     /// slot; it expires once full again.
     package func submissionBucket(user userID: String) -> String { "\(projectPrefix):\(userTag(userID)):submit.rate" }

@@ -113,24 +113,38 @@ import Testing
 
                 #expect(try await get("originalTransactionId=unknown").status == .notFound)
                 #expect(try await get("appAccountToken=\(UUID().uuidString)").status == .notFound)
-                // An Apple order ID is asked of Apple by the verifier: a job of kind operator, carrying the key's name.
-                let orderLookup = try await get("orderId=MK5TTTVWJH")
+                // An Apple order ID is asked of Apple by the verifier, which `read` alone may not (issue 42 item 3):
+                // with `lookup`, a job of kind operator, carrying the key's name.
+                let refused = try await get("orderId=MK5TTTVWJH")
+                #expect(refused.status == .forbidden && IngestHarness.errorCode(refused) == "missing_scope")
+                let orderLookup = try await client.execute(
+                    uri: "/v1/lookup?orderId=MK5TTTVWJH", method: .get,
+                    headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .lookup)))
                 #expect(orderLookup.status == .accepted)
                 let jobID = try #require(IngestHarness.json(orderLookup)["jobId"]?.string)
                 let redis = try await IngestHarness.redis(server)
                 defer { redis.close() }
-                let job = try await redis.hgetall(Keys(prefix: "tg").job(jobID, partition: 0))
+                let keys = Keys(prefix: "tg")
+                let partition = try #require(keys.partition(ofJob: jobID))
+                let job = try await redis.hgetall(keys.job(jobID, partition: partition))
                 #expect(job["kind"] == "operator")
-                let queued = try await redis.xrange("tg:{p0}:jobs")
+                let queued = try await redis.xrange(keys.jobs(partition: partition).stream)
+                #expect(queued.count == 1, "the read key's refused look-up queued a job")
                 let payload = try #require(queued.last?.string("job.payload"))
-                #expect(payload.contains(#""op":"lookup_order""#) && payload.contains(#""by":"read-only""#), "\(payload)")
+                #expect(payload.contains(#""op":"lookup_order""#) && payload.contains(#""by":"lookup-only""#), "\(payload)")
                 for bad in [
                     "", "originalTransactionId=s1&appAccountToken=\(order.appAccountToken)", "appAccountToken=not-a-uuid",
-                    "orderId=a/b", "orderId=MK5&originalTransactionId=s1",
+                    "orderId=MK5&originalTransactionId=s1",
                 ] {
                     let response = try await get(bad)
                     #expect(response.status == .badRequest && IngestHarness.errorCode(response) == "invalid_request", "\(bad)")
                 }
+                // A malformed order ID, with the scope that may ask Apple: refused before any job.
+                let malformed = try await client.execute(
+                    uri: "/v1/lookup?orderId=a/b", method: .get,
+                    headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .lookup)))
+                #expect(malformed.status == .badRequest && IngestHarness.errorCode(malformed) == "invalid_request")
+                #expect(try await redis.xrange(keys.jobs(partition: partition).stream).count == 1)
             }
         }
     }

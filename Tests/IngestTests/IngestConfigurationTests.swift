@@ -63,6 +63,9 @@ import Testing
         // A key bound to a project the deployment does not serve, or to no valid project id (docs/PROJECTS.md).
         ("TOLLGATE_SERVICE_KEYS", "a@games:read:0123456789abcdef0123456789abcdef"),
         ("TOLLGATE_SERVICE_KEYS", "a@Games:read:0123456789abcdef0123456789abcdef"),
+        // Per-key bounds of calls that ask Apple: a number, and only for a key that exists (issue 42 item 3).
+        ("TOLLGATE_SERVICE_KEY_RATE", "0"), ("TOLLGATE_SERVICE_KEY_BURST", "0"), ("TOLLGATE_SERVICE_KEY_MAX_IN_FLIGHT", "x"),
+        ("TOLLGATE_SERVICE_KEY_LIMITS", "nobody=1/2/3"), ("TOLLGATE_MAX_BACKLOG_SERVICE", "-1"),
     ])
     func badValuesNameTheirVariable(variable: String, value: String) {
         do {
@@ -103,6 +106,31 @@ import Testing
         } catch {
             #expect(error.variable == variable, "\(error)")
             #expect(error.message.contains("placeholder"))
+        }
+    }
+
+    /// Each service key's bounds on the calls that ask Apple: the defaults, the settings for every key, and a named
+    /// key's own (`name=rate/burst/inFlight`); a malformed entry names the variable.
+    @Test func serviceKeyLimits() throws {
+        let defaults = try IngestConfiguration(environment: Self.app)
+        #expect(defaults.serviceKeyLimits.limit(for: "any") == .init(ratePerSecond: 1, burst: 10, maxInFlight: 10))
+        #expect(defaults.maxBacklogService == 1000 && defaults.backlogBytesService == 4 << 20)
+        let keys = "support:read+lookup:0123456789abcdef0123456789abcdef,ops:admin:0123456789abcdef0123456789abcdeX"
+        let custom = try IngestConfiguration(
+            environment: Self.app.merging([
+                "TOLLGATE_SERVICE_KEYS": keys, "TOLLGATE_SERVICE_KEY_RATE": "0.5", "TOLLGATE_SERVICE_KEY_BURST": "4",
+                "TOLLGATE_SERVICE_KEY_MAX_IN_FLIGHT": "2", "TOLLGATE_SERVICE_KEY_LIMITS": "ops=5/20/0",
+                "TOLLGATE_MAX_BACKLOG_SERVICE": "50",
+            ]) { $1 })
+        #expect(custom.serviceKeys.first?.scopes == [.read, .lookup])
+        #expect(custom.serviceKeyLimits.limit(for: "support") == .init(ratePerSecond: 0.5, burst: 4, maxInFlight: 2))
+        #expect(custom.serviceKeyLimits.limit(for: "ops") == .init(ratePerSecond: 5, burst: 20, maxInFlight: 0))
+        #expect(custom.maxBacklogService == 50)
+        for bad in ["ops=5/20", "ops=0/1/1", "ops=1/1/1,ops=2/2/2", "ops"] {
+            #expect(throws: ConfigurationError.self) {
+                try IngestConfiguration(
+                    environment: Self.app.merging(["TOLLGATE_SERVICE_KEYS": keys, "TOLLGATE_SERVICE_KEY_LIMITS": bad]) { $1 })
+            }
         }
     }
 

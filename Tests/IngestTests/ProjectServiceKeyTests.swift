@@ -29,8 +29,8 @@ import Testing
             .init(id: games, catalog: catalog, clientJWTSecret: "games-client-secret-0123456789abcdefghij")
         ]
         configuration.serviceKeys = [
-            try ServiceKey(entry: "shop:read+spend+grant+consent:\(shopKey)"),
-            try ServiceKey(entry: "arcade@games:read+spend+grant+consent+admin:\(arcadeKey)"),
+            try ServiceKey(entry: "shop:read+lookup+spend+grant+consent:\(shopKey)"),
+            try ServiceKey(entry: "arcade@games:read+lookup+spend+grant+consent+admin:\(arcadeKey)"),
         ]
     }
 

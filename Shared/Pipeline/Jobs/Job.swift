@@ -20,6 +20,8 @@ package import Redis
 ///   docs/PROJECTS.md): the verifier refuses (`wrong_project`) a purchase of an app of another project
 /// - `job.dedupe` — the dedupe key that maps the submission to this job (ingest's jobs), so that a rejected
 ///   anonymous job's key can be made short-lived with it
+/// - `job.budget` — the backlog budget the job is counted in when it is not its source's (`service`: a service
+///   key's operator call, apart from the app users' `client` budget); absent: its source's
 package struct Job: Sendable, Hashable {
     package enum Source: String, Sendable, Hashable, Codable {
         case client
@@ -41,6 +43,15 @@ package struct Job: Sendable, Hashable {
     package var dedupeKey: String?
     /// The submitting user's project (client jobs); the default project when absent.
     package var project = ProjectID.default
+    /// The backlog budget the job is counted in, when not its source's (``Budget``).
+    package var budget: String?
+
+    /// Backlog budgets other than a source's.
+    package enum Budget {
+        /// Service keys' operator calls (`GET /v1/lookup?orderId=`, `POST /v1/admin/apple/…`): apart from the app
+        /// users' submissions, so that neither starves the other.
+        package static let service = "service"
+    }
 
     package init(
         id: String, kind: JobKind, payload: [UInt8], source: Source,
@@ -78,6 +89,7 @@ package struct Job: Sendable, Hashable {
         if let countedBytes { fields.append((Field.bytes, Array(String(countedBytes).utf8))) }
         if let dedupeKey { fields.append((Field.dedupe, Array(dedupeKey.utf8))) }
         if let project = project.label { fields.append((Field.project, Array(project.utf8))) }
+        if let budget { fields.append((Field.budget, Array(budget.utf8))) }
         return fields
     }
 
@@ -117,15 +129,19 @@ package struct Job: Sendable, Hashable {
             throw .malformedEntry(id: entry.id, message: "\(Field.project) is not a project id")
         }
         self.project = project
+        budget = entry.string(Field.budget)
     }
 
     /// The writes that take a finished job off its source's backlog counters (``Keys/backlog(partition:)`` of the
     /// partition its id names, where ingest counted it: the jobs stream's slot): none when it was never counted.
     /// Applied with the job's final acknowledgement (completion or dead letter), never with a retry, so each
-    /// counted job is taken off exactly once.
+    /// counted job is taken off exactly once. A job counted in another budget than its source's (`job.budget`) is taken
+    /// off that one.
     /// `partition`: the jobs stream's partition the entry was read from, when known (the same as its id's).
     package static func backlogRelease(of entry: StreamEntry, keys: Keys, partition: Partition? = nil) -> [PipelineWrite] {
-        guard let bytes = entry.string(Field.bytes).flatMap({ Int64($0) }), let source = entry.string(Field.source) else {
+        guard let bytes = entry.string(Field.bytes).flatMap({ Int64($0) }),
+            let source = entry.string(Field.budget) ?? entry.string(Field.source)
+        else {
             return []
         }
         let backlog = keys.backlog(partition: partition ?? entry.string(Field.id).flatMap { keys.partition(ofJob: $0) } ?? .first)
@@ -147,5 +163,6 @@ package struct Job: Sendable, Hashable {
         package static let bytes = "job.bytes"
         package static let dedupe = "job.dedupe"
         package static let project = "job.project"
+        package static let budget = "job.budget"
     }
 }

@@ -58,31 +58,34 @@ package enum AccountTokenAssignment {
         package var handedOverJobId: String?
     }
 
-    /// Runs the checks, then Set App Account Token, in `project`.
+    /// Runs the checks, then Set App Account Token, in `project`; every call to Apple under a token of its app's
+    /// fleet-wide bucket (``OperatorAPI``): Get Transaction Info's class for the reads, `other` for the change.
     /// - Throws: ``VerificationError`` (`invalid_user`, `api_not_configured`, `environment_not_accepted`,
     ///   `transaction_not_verified`, `wrong_project`, `not_original_transaction_id`, `owned_by_another_user`,
-    ///   `binding_changed`), the API client's ``AppStoreAPIError`` (Apple's refusals, each with its stable code), Redis
-    ///   errors.
+    ///   `binding_changed`), the API client's ``AppStoreAPIError`` (Apple's refusals, each with its stable code),
+    ///   ``RateLimitError``, Redis errors.
     package static func run(
-        configuration: VerifierConfiguration, originalTransactionId: String, user: String,
-        environment: AppStoreEnvironment? = nil, project: ProjectID = .default, logger: Logger
+        api: OperatorAPI, originalTransactionId: String, user: String, environment: AppStoreEnvironment? = nil,
+        project: ProjectID = .default, logger: Logger
     ) async throws -> Report {
+        let configuration = api.configuration
         guard UserID.isValid(user) else {
             throw VerificationError("invalid_user", "the user ID must be 1-128 ASCII letters, digits, '-', '_', '.' or '@'")
         }
-        let (signedData, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        var clients = OperatorClients.ordered(apiClients, of: project, configuration: configuration)
+        let signedData = api.signedData
+        var clients = api.ordered(of: project)
         guard !clients.isEmpty else { throw OperatorClients.apiNotConfigured(in: project) }
         if let environment {
-            clients = clients.filter { $0.0 == environment }
+            clients = clients.filter { $0.environment == environment }
             guard !clients.isEmpty else {
                 throw VerificationError(
                     "environment_not_accepted", "this deployment does not use Apple's \(environment.rawValue) environment")
             }
         }
-        let (found, client, info) = try await OperatorClients.firstFound(clients) { client in
+        let (client, info) = try await api.firstFound(.transactionInfo, clients) { client in
             try await client.getTransactionInfo(transactionId: originalTransactionId)
         }
+        let found = client.environment
         let transaction: JWSTransactionDecodedPayload
         switch await signedData.verifyTransaction(info.signedTransactionInfo) {
         case .verified(let value): transaction = value
@@ -104,9 +107,7 @@ package enum AccountTokenAssignment {
                     + "\(transaction.originalTransactionId ?? "unknown"); nothing was changed")
         }
 
-        let redis = try await configuration.shared.connectTool(
-            clientName: "tollctl-account-token", logger: logger, commandTimeout: .seconds(10))
-        defer { redis.close() }
+        let redis = api.redis
         let keys = configuration.shared.keys.inProject(project)
         let bindingKey = keys.binding(originalTransactionId: originalTransactionId)
         let boundTo = try await redis.send(RedisCommand("GET", key: bindingKey)).string
@@ -124,9 +125,8 @@ package enum AccountTokenAssignment {
             if UserID.same(owner.user, user) {
                 if boundTo == nil {
                     report.handedOverJobId = try await handOver(
-                        originalTransactionId, token: previous, user: user, client: client, environment: found,
-                        signedData: signedData, deploymentIsProduction: configuration.environment == .production, keys: keys,
-                        project: project, redis: redis)
+                        originalTransactionId, token: previous, user: user, api: api, client: client, keys: keys,
+                        project: project)
                 }
                 return report
             }
@@ -145,8 +145,10 @@ package enum AccountTokenAssignment {
         report.token = token
         report.tokenCreated = created
         if token == previous { return report }
-        try await client.setAppAccountToken(
-            originalTransactionId: originalTransactionId, UpdateAppAccountTokenRequest(appAccountToken: token))
+        try await api.call(.other, client) {
+            try await $0.setAppAccountToken(
+                originalTransactionId: originalTransactionId, UpdateAppAccountTokenRequest(appAccountToken: token))
+        }
         report.changed = true
         logger.notice(
             "app account token set",
@@ -161,9 +163,7 @@ package enum AccountTokenAssignment {
         }
         if boundTo == nil {
             report.handedOverJobId = try await handOver(
-                originalTransactionId, token: token, user: user, client: client, environment: found, signedData: signedData,
-                deploymentIsProduction: configuration.environment == .production, keys: keys, project: project,
-                redis: redis)
+                originalTransactionId, token: token, user: user, api: api, client: client, keys: keys, project: project)
         }
         return report
     }
@@ -172,14 +172,15 @@ package enum AccountTokenAssignment {
     /// `token`, which maps to `user`, so the event goes to `user`'s partition. Returns the event's job ID.
     /// - Throws: `transaction_not_verified` when Apple's copy does not verify or does not carry `token` yet.
     private static func handOver(
-        _ originalTransactionId: String, token: String, user: String, client: AppStoreServerAPIClient,
-        environment: AppStoreEnvironment,
-        signedData: SignedDataVerifier, deploymentIsProduction: Bool, keys: Keys, project: ProjectID,
-        redis: any RedisCommandExecutor
+        _ originalTransactionId: String, token: String, user: String, api: OperatorAPI, client: AppleAPIClients.Entry,
+        keys: Keys, project: ProjectID
     ) async throws -> String {
-        let info = try await client.getTransactionInfo(transactionId: originalTransactionId)
+        let environment = client.environment
+        let deploymentIsProduction = api.configuration.environment == .production
+        let redis = api.redis
+        let info = try await api.call(.transactionInfo, client) { try await $0.getTransactionInfo(transactionId: originalTransactionId) }
         let transaction: PurchaseEventTransaction
-        switch await signedData.verifyTransaction(info.signedTransactionInfo) {
+        switch await api.signedData.verifyTransaction(info.signedTransactionInfo) {
         case .verified(let payload):
             guard payload.appAccountToken?.lowercased() == token, let converted = PurchaseEventTransaction(signed: payload) else {
                 throw VerificationError(

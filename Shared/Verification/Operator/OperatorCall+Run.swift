@@ -8,7 +8,20 @@ import Pipeline
 /// The verifier's side of ``OperatorCall``: the call made with the CLI's own code (``AccountTokenAssignment``,
 /// ``SubscriptionExtensions``, ``OrderLookup``) and its checks, the report written as the job's result. Apple's
 /// refusals reject the job with their codes, the CLI's checks with theirs; Apple's trouble is retried as any job's.
+///
+/// The call runs on this verifier's own long-lived API clients, JWS verifier and Redis client, and takes a token of its
+/// app's fleet-wide bucket before every call to Apple as the verifier's other calls do (``operatorAPI``): an operator's
+/// job makes no client, transport or connection of its own. No token within the limiter's wait: retried later
+/// (`apple_rate_limited`).
 extension JobVerifier {
+    /// What operator calls ask Apple with: this verifier's clients, limiter and Redis.
+    var operatorAPI: OperatorAPI {
+        let limiter = limiter
+        return OperatorAPI(
+            configuration: configuration, signedData: signedData, apiClients: apiClients, redis: redis,
+            acquire: { try await limiter.acquire($0) })
+    }
+
     func runOperatorCall(_ job: Job) async -> VerificationOutcome {
         let call: OperatorCall
         do {
@@ -25,10 +38,12 @@ extension JobVerifier {
             "operator call", metadata: ["job.id": "\(job.id)", "operator.key": "\(call.by)", "project": "\(call.project)"])
         do {
             return .recorded(
-                result: String(decoding: try await Self.result(of: call, configuration: configuration, logger: logger), as: UTF8.self))
+                result: String(decoding: try await Self.result(of: call, api: operatorAPI, logger: logger), as: UTF8.self))
         } catch let error as AppStoreAPIError {
             let failure = error.verificationFailure
             return error.isRetryable ? .retryable(failure, retryAfter: error.retryAfter) : .rejected(failure)
+        } catch let error as RateLimitError {
+            return .retryable(VerificationFailure(.appleRateLimited, error.description), retryAfter: error.retryAfter)
         } catch let error as VerificationError {
             return .rejected(VerificationFailure(FailureCode(rawValue: error.code), error.message))
         } catch {
@@ -37,13 +52,13 @@ extension JobVerifier {
     }
 
     /// Makes the call; the report as JSON.
-    static func result(of call: OperatorCall, configuration: VerifierConfiguration, logger: Logger) async throws -> [UInt8] {
+    static func result(of call: OperatorCall, api: OperatorAPI, logger: Logger) async throws -> [UInt8] {
         var writer = JSONWriter(capacity: 512)
         writer.beginObject()
         switch call.operation {
         case .setAccountToken(let otid, let user, let environment):
             let report = try await AccountTokenAssignment.run(
-                configuration: configuration, originalTransactionId: otid, user: user,
+                api: api, originalTransactionId: otid, user: user,
                 environment: environment.map { AppStoreEnvironment(rawValue: $0.capitalized) }, project: call.project,
                 logger: logger)
             writer.member("op", "set_account_token")
@@ -61,7 +76,7 @@ extension JobVerifier {
         case .extend(let otid, let days, let reason, let requestId):
             let request = ExtendRenewalDateRequest(extendByDays: days, extendReasonCode: reason, requestIdentifier: requestId)
             let (environment, answer) = try await SubscriptionExtensions.extend(
-                configuration: configuration, originalTransactionId: otid, request: request, project: call.project)
+                api: api, originalTransactionId: otid, request: request, project: call.project)
             guard answer.success == true else {
                 throw VerificationError("extension_refused", "Apple did not extend \(otid) (ineligible, or two extensions this year)")
             }
@@ -71,8 +86,7 @@ extension JobVerifier {
             writer.member("requestId", requestId)
             writer.member("effectiveDate", answer.effectiveDate.map(CustomerInfo.iso8601))
         case .lookupOrder(let orderId):
-            let report = try await OrderLookup.run(
-                configuration: configuration, orderId: orderId, project: call.project, logger: logger)
+            let report = try await OrderLookup.run(api: api, orderId: orderId, project: call.project)
             writer.member("op", "lookup_order")
             writer.member("orderId", report.orderId)
             writer.member("environment", report.environment.rawValue.lowercased())

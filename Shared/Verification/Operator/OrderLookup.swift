@@ -2,7 +2,6 @@ package import AppStore
 package import Core
 import Foundation
 package import Ledger
-package import Logging
 import Pipeline
 import Redis
 import ServiceKit
@@ -38,32 +37,31 @@ package enum OrderLookup {
         package var unverified: Int { entries.count { $0.result.value == nil } }
     }
 
-    /// Asks each environment the deployment accepts (production first) until one knows the order.
+    /// Asks each environment the deployment accepts (production first) until one knows the order, each call under a
+    /// token of its app's fleet-wide bucket (``OperatorAPI``).
     /// Throws ``VerificationError`` `api_not_configured` without an API key, `invalid_order_id` when Apple answers
-    /// status 1 in every environment; the API client's errors otherwise.
-    package static func run(
-        configuration: VerifierConfiguration, orderId: String, project: ProjectID = .default, logger: Logger
-    ) async throws -> Report {
-        let (signedData, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        let clients = OperatorClients.ordered(apiClients, of: project, configuration: configuration)
+    /// status 1 in every environment; ``RateLimitError``; the API client's errors otherwise.
+    package static func run(api: OperatorAPI, orderId: String, project: ProjectID = .default) async throws -> Report {
+        let configuration = api.configuration
+        let clients = api.ordered(of: project)
         guard !clients.isEmpty else { throw OperatorClients.apiNotConfigured(in: project) }
         var found: (AppStoreEnvironment, [String])?
-        for (environment, client) in clients {
-            let response = try await client.lookUpOrderId(orderId)
+        for entry in clients {
+            let response = try await api.call(.other, entry) { try await $0.lookUpOrderId(orderId) }
             if response.isValid {
-                found = (environment, response.signedTransactions ?? [])
+                found = (entry.environment, response.signedTransactions ?? [])
                 break
             }
         }
         guard let (environment, signed) = found else {
             throw VerificationError(
                 "invalid_order_id",
-                "Apple does not know order ID \(orderId) (Look Up Order ID answered status 1 in \(clients.map { $0.0.rawValue }.joined(separator: ", ")))"
+                "Apple does not know order ID \(orderId) (Look Up Order ID answered status 1 in \(clients.map { $0.environment.rawValue }.joined(separator: ", ")))"
             )
         }
         var entries: [Entry] = []
         for jws in signed {
-            var result = await signedData.verifyTransaction(jws)
+            var result = await api.signedData.verifyTransaction(jws)
             if let transaction = result.value, configuration.project(ofApp: transaction.bundleId) != project {
                 result = .rejected(VerificationFailure(.wrongProject, "the transaction is of an app outside project \(project)"))
             }
@@ -72,8 +70,7 @@ package enum OrderLookup {
         guard entries.contains(where: { $0.result.value != nil }) else {
             return Report(orderId: orderId, environment: environment, entries: entries)
         }
-        let redis = try await configuration.shared.connectTool(clientName: "tollctl-lookup", logger: logger, commandTimeout: .seconds(10))
-        defer { redis.close() }
+        let redis = api.redis
         // The ledger side this environment's purchases are kept on (``LedgerSide``).
         let keys = configuration.shared.keys.inProject(project).on(
             LedgerSide.of(environment: environment.rawValue, deploymentIsProduction: configuration.environment == .production))

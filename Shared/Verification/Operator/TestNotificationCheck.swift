@@ -1,9 +1,11 @@
 package import AppStore
 import Foundation
+import Pipeline
 
 /// What `tollctl apple test-notification` runs: Apple's Request a Test Notification, then Get Test Notification
 /// Status every `interval` until Apple reports send attempts or `wait` has passed. The attempts show whether
-/// Apple reached the App Store Server Notifications URL (ingest): `SUCCESS`, or why not.
+/// Apple reached the App Store Server Notifications URL (ingest): `SUCCESS`, or why not. Each call takes its app's
+/// fleet-wide token first (``OperatorAPI``).
 package enum TestNotificationCheck {
     package struct Report: Sendable {
         /// The environment whose API was asked.
@@ -21,18 +23,18 @@ package enum TestNotificationCheck {
     /// Asks the production API when the deployment has one, else sandbox. `onToken` sees the token as soon as
     /// Apple gives it (before the polling). A 404 status (Apple has not recorded the notification yet) is polled again.
     package static func run(
-        configuration: VerifierConfiguration, wait: Duration, interval: Duration = .milliseconds(500),
+        api: OperatorAPI, wait: Duration, interval: Duration = .milliseconds(500),
         clock: ContinuousClock = ContinuousClock(), onToken: (String) -> Void = { _ in }
     ) async throws -> Report {
-        let (_, _, apiClients) = try VerifierServices.appleClients(configuration, metrics: VerifierMetrics())
-        guard let (environment, client) = OperatorClients.ordered(apiClients).first else { throw VerificationError.apiNotConfigured }
-        let token = try await client.requestTestNotification().testNotificationToken
+        guard let entry = api.ordered.first else { throw VerificationError.apiNotConfigured }
+        let environment = entry.environment
+        let token = try await api.call(.other, entry) { try await $0.requestTestNotification() }.testNotificationToken
         onToken(token)
         var report = Report(environment: environment, token: token)
         let deadline = clock.now + wait
         while wait > .zero {
             do {
-                report.status = try await client.getTestNotificationStatus(token: token)
+                report.status = try await api.call(.other, entry) { try await $0.getTestNotificationStatus(token: token) }
             } catch let error as AppStoreAPIError where error.code == .notFound {
                 report.status = nil
             }
