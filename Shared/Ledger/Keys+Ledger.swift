@@ -18,6 +18,7 @@ package import Pipeline
 /// | `tg:{u:<userId>}:offer:<offerId>` | zset | ingest | promotional offer signatures: member `<orderNo>/<nonce>`, score = signed at (ms) |
 /// | `tg:{u:<userId>}:grants` | hash | ingest (grant, revoke), fulfiller (expiry) | grantId → JSON (``LedgerGrants/Grant``) |
 /// | `tg:{u:<userId>}:grant-key:<key>` | string | ingest | a grant's `idempotencyKey`: the grant's JSON, kept 7 days |
+/// | `tg:{u:<userId>}:grants:revoked` | zset | ingest (revoke) | member grantId of a revoked grant with an `until`, score = revoked at (ms); kept 7 days |
 /// | `tg:{p0}:grants:due` | zset | ingest, fulfiller | member `["<userId>","<grantId>"]` (JSON), score = the grant's `until` (ms) |
 /// | `tg:{u:<userId>}:spend:<idempotencyKey>` | hash | ingest (`ledger_v9_spend`) | `digest` (of amount and reason), `answer` (the spend's outcome JSON); kept 7 days (``CoinSpend``) |
 /// | `tg:{u:<userId>}:tester` | hash | ingest, tollctl (`ledger_v9_tester_add`, `_remove`) | `at` (ms), `by`, `until` (ms; absent: no end), `reason` (``Testers``) |
@@ -86,6 +87,14 @@ extension Keys {
     /// the sandbox side's key (``LedgerSide``) is never written, so that side reads none.
     package func grants(user userID: String) -> String {
         "\(sidedUser(userID)):grants"
+    }
+
+    /// A user's recently revoked grants: `tg:{u:<userId>}:grants:revoked` (zset: member the grantId of a revoked grant
+    /// that had an `until`, score = revoked at, ms), kept as long as an idempotency record
+    /// (``LedgerGrants/idempotencyKeySeconds``), so that a replay after the grant's `until` answers `revoked`, not
+    /// `expired` (issue 42, item 9).
+    package func revokedGrants(user userID: String) -> String {
+        "\(sidedUser(userID)):grants:revoked"
     }
 
     /// A user's tester mark (``Testers``): `tg:{u:<userId>}:tester` (hash: `at` ms, `by`, `until` ms when it ends,
