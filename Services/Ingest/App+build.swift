@@ -95,7 +95,8 @@ extension App {
                 projectSecrets: configuration.projects.map { ($0.id, $0.clientJWTSecret) }, serviceKeys: configuration.serviceKeys,
                 rules: .init(
                     issuer: configuration.clientJWTIssuer, audience: configuration.clientJWTAudience,
-                    maxLifetime: configuration.clientJWTMaxLifetime)),
+                    maxLifetime: configuration.clientJWTMaxLifetime),
+                refusals: RefusalLog(logger: logger, clock: clock)),
             signatures: signatures,
             doorBudget: ChainCheckBudget(
                 ratePerSecond: configuration.doorChainChecksPerSecond, capacity: Double(configuration.doorChainCheckBurst)),

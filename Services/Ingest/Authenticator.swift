@@ -18,6 +18,9 @@ import Pipeline
 /// Each project (docs/PROJECTS.md) has its own secret: a token is tried against each, and the user is of the project
 /// whose secret signed it (``AppUser``), never of one the token or the request names. Secrets are distinct (the apps
 /// file refuses a shared one), so at most one verifies a token.
+///
+/// Every refusal (`401`, and a service route's `403`) goes to ``RefusalLog`` when one is given: rate-limited, never
+/// the key or token (issue 42, item 12).
 struct Authenticator: Sendable {
     /// The deployment's rules for user tokens beyond the signature.
     struct TokenRules: Sendable {
@@ -36,13 +39,14 @@ struct Authenticator: Sendable {
     /// SHA-256 digests of the service keys, compared in constant time, and who each key is.
     private let serviceKeyDigests: [(digest: [UInt8], caller: ServiceCaller)]
     private static let apiKeyHeader = HTTPField.Name("X-Api-Key")
+    private let refusals: RefusalLog?
 
     /// `clientJWTSecret` is the default project's; `projectSecrets` the other projects'.
     init(
         clientJWTSecret: String?, projectSecrets: [(ProjectID, String)] = [], serviceKeys: [ServiceKey],
-        rules: TokenRules = TokenRules()
+        rules: TokenRules = TokenRules(), refusals: RefusalLog? = nil
     ) async {
-        self.rules = rules
+        (self.rules, self.refusals) = (rules, refusals)
         var all: [(project: ProjectID, keys: JWTKeyCollection)] = []
         for (project, secret) in (clientJWTSecret.map { [(ProjectID.default, $0)] } ?? []) + projectSecrets {
             let keys = JWTKeyCollection()
@@ -55,8 +59,19 @@ struct Authenticator: Sendable {
         }
     }
 
-    /// The caller, or `401 unauthorized`.
+    /// The caller, or `401 unauthorized` (logged by ``RefusalLog``: for an unknown `X-Api-Key`, with its hint).
     func authenticate(_ request: Request) async throws(IngestError) -> Principal {
+        do {
+            return try await identify(request)
+        } catch {
+            let apiKey = Self.apiKeyHeader.flatMap { request.headers[$0] }
+            let hint = apiKey.flatMap { request.headers[.authorization] == nil ? RefusalLog.hint(unknownKey: $0) : nil }
+            refusals?.record(reason: error.message, key: hint)
+            throw error
+        }
+    }
+
+    private func identify(_ request: Request) async throws(IngestError) -> Principal {
         let apiKey = Self.apiKeyHeader.flatMap { request.headers[$0] }
         var bearer: String?
         if let authorization = request.headers[.authorization] {
@@ -85,9 +100,16 @@ struct Authenticator: Sendable {
     /// user's token (no user reaches a service endpoint), `403 missing_scope` for a key without the scope.
     func service(_ request: Request, scope: ServiceKey.Scope) async throws(IngestError) -> ServiceCaller {
         switch try await authenticate(request) {
-        case .user: throw .forbidden("this endpoint is for the app's backend (a service key)")
+        case .user:
+            let refusal = IngestError.forbidden("this endpoint is for the app's backend (a service key)")
+            refusals?.record(reason: refusal.message)
+            throw refusal
         case .service(let caller):
-            guard caller.may(scope) else { throw .missingScope(scope.rawValue, key: caller.name) }
+            guard caller.may(scope) else {
+                let refusal = IngestError.missingScope(scope.rawValue, key: caller.name)
+                refusals?.record(reason: refusal.message, key: caller.name)
+                throw refusal
+            }
             return caller
         }
     }

@@ -103,10 +103,10 @@ struct IngestError: HTTPResponseError, TollgateError, Sendable {
         error.balance = balance
         return error
     }
-    static func idempotencyConflict() -> IngestError {
-        IngestError(
-            status: .conflict, code: "idempotency_conflict",
-            message: "this idempotencyKey was used for another amount or reason; nothing was spent")
+    static func idempotencyConflict(
+        _ message: String = "this idempotencyKey was used for another amount or reason; nothing was spent"
+    ) -> IngestError {
+        IngestError(status: .conflict, code: "idempotency_conflict", message: message)
     }
     static func notFound(_ message: String) -> IngestError {
         IngestError(status: .notFound, code: "not_found", message: message)

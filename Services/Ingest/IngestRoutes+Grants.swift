@@ -14,12 +14,15 @@ extension IngestRoutes {
     /// `POST /v1/users/{userId}/grants` (a service key with the `grant` scope):
     /// `{"entitlement": "vip", "until": "<ISO 8601>", "reason": "…", "idempotencyKey"?: "…"}` or, with
     /// `TOLLGATE_COIN_GRANTS=true`, `{"coins": N, "reason": "…"}` → `201 {grantId, userId, entitlement | coins,
-    /// until, reason, by, at}` (`balance` with coins); a retry with the same `idempotencyKey` (kept 7 days) writes
-    /// nothing and answers the first grant with `200`. The grant, its due entry and its `grant.created` event are one
-    /// ledger call (``LedgerGrants``); it never touches Apple's records. Refused, nothing written:
-    /// `400 invalid_request` (members), `400 invalid_until` (not ISO 8601, not in the future, more than 10 years
-    /// ahead), `400 invalid_reason` (not 1–200 bytes, or a NUL), `422 unknown_entitlement` (no catalog product grants it),
-    /// `403 coin_grants_disabled`, `409 too_many_grants` (the user holds ``Ledger/LedgerGrants/maxHeld`` grants).
+    /// until, reason, by, at, state}` (`balance` with coins); a retry with the same `idempotencyKey` (kept 7 days) and
+    /// the same body (entitlement, coins, until, reason as sent) writes nothing and answers the first grant with `200`,
+    /// `replayed: true` and its `state` now (`active`, `revoked`, `expired`), even once its `until` has passed (issue
+    /// 42, item 9). The grant, its due entry and its `grant.created` event are one ledger call (``LedgerGrants``); it
+    /// never touches Apple's records. Refused, nothing written: `400 invalid_request` (members), `400 invalid_until`
+    /// (not ISO 8601, not in the future unless a replay, more than 10 years ahead), `400 invalid_reason` (not 1–200
+    /// bytes, or a NUL), `422 unknown_entitlement` (no catalog product grants it), `403 coin_grants_disabled`,
+    /// `409 too_many_grants` (the user holds ``Ledger/LedgerGrants/maxHeld`` grants), `409 idempotency_conflict` (the
+    /// key was used for another body, as for spends).
     func createGrant(_ request: Request, userID: String) async throws -> Response {
         let caller = try await authenticator.service(request, scope: .grant)
         // The key's project's ledger and catalog only (docs/PROJECTS.md).
@@ -32,9 +35,21 @@ extension IngestRoutes {
         grant.by = caller.name
         let created = try await redisRead {
             do {
+                // A body whose `until` has passed can only be a retry of a grant made before then: it replays one, or
+                // is refused as any grant ending in the past is.
+                if let until = grant.until, until <= now {
+                    guard
+                        let replayed = try await LedgerGrants.replay(
+                            grant, keys: keys, userEventLog: configuration.userEventLog, on: redis)
+                    else { throw IngestError.invalidUntil("until must be in the future") }
+                    return replayed
+                }
                 return try await LedgerGrants.grant(grant, keys: keys, userEventLog: configuration.userEventLog, on: redis)
             } catch let refusal as LedgerGrants.TooManyGrants {
                 throw IngestError.tooManyGrants(held: refusal.held)
+            } catch is LedgerGrants.IdempotencyConflict {
+                throw IngestError.idempotencyConflict(
+                    "this idempotencyKey was used for another grant (entitlement, coins, until or reason); nothing was granted")
             }
         }
         if created.isNew {
@@ -49,6 +64,7 @@ extension IngestRoutes {
             created.grant.writeMembers(&answer)
             answer.member("userId", userID)
             answer.member("balance", created.balance)
+            answer.member("state", created.state.rawValue)
             if !created.isNew { answer.member("replayed", true) }
         }
     }
@@ -83,7 +99,8 @@ extension IngestRoutes {
         }
     }
 
-    /// The request's grant (its `by` filled in by the caller), or the refusal.
+    /// The request's grant (its `by` filled in by the caller), or the refusal. An `until` not after `now` is left to
+    /// the caller, which refuses it unless the request replays an earlier grant.
     func grantRequest(_ fields: JSONFields, userID: String, now: Int64) throws(IngestError) -> LedgerGrants.Request {
         let known: Set<String> = ["entitlement", "coins", "until", "reason", "idempotencyKey"]
         if let unknown = fields.members.keys.sorted().first(where: { !known.contains($0) }) {
@@ -121,7 +138,6 @@ extension IngestRoutes {
             guard let until = Self.milliseconds(iso8601: untilText) else {
                 throw .invalidUntil("until must be an ISO 8601 time such as 2026-12-31T00:00:00Z")
             }
-            guard until > now else { throw .invalidUntil("until must be in the future") }
             guard until - now <= Self.maximumGrantMilliseconds else {
                 throw .invalidUntil("until must be at most 10 years ahead")
             }

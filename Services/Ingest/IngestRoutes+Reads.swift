@@ -7,13 +7,19 @@ import Pipeline
 import Redis
 
 extension IngestRoutes {
-    /// `GET /v1/products`: the catalog; `?project=ID` another project's (docs/PROJECTS.md), `404` for one not served.
-    func products(_ request: Request) throws -> Response {
+    /// `GET /v1/products`: the default project's catalog, to anyone. `?project=ID` another project's (docs/PROJECTS.md)
+    /// to that project's callers only: a user token its secret signed or a service key bound to it (any scope). Anyone
+    /// else gets one `404` for every other value, served or not, so that the answer never tells which projects exist
+    /// (issue 42, item 12).
+    func products(_ request: Request) async throws -> Response {
         var catalog = catalog
-        if let text = request.uri.queryParameters.get("project") {
-            let id = ProjectID(String(text))
-            guard let id, id.isDefault || configuration.projects.contains(where: { $0.id == id }) else {
-                throw IngestError.notFound("no project \(text.prefix(32))")
+        if let text = request.uri.queryParameters.get("project"), ProjectID(String(text))?.isDefault != true {
+            // A caller without credentials (or with refused ones) is nobody's: the same 404 as a wrong project.
+            let caller = try? await authenticator.authenticate(request)
+            guard let id = ProjectID(String(text)), let caller, caller.project == id,
+                configuration.projects.contains(where: { $0.id == id })
+            else {
+                throw IngestError.notFound("no such project for this caller")
             }
             catalog = configuration.catalog(of: id)
         }

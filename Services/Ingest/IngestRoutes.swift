@@ -48,7 +48,7 @@ struct IngestRoutes: Sendable {
     /// (`TOLLGATE_OPS_PORT`).
     func register(on router: Router<BasicRequestContext>) {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
-        router.get("/v1/products") { request, _ in try products(request) }
+        router.get("/v1/products") { request, _ in try await products(request) }
         router.get("/openapi.yaml") { _, _ in Self.openAPIDocument() }
         router.post("/v1/apple/notifications") { request, _ in try await notification(request) }
         router.post("/v1/receipts") { request, _ in

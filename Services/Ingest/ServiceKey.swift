@@ -61,12 +61,14 @@ package struct ServiceKey: Sendable, Equatable {
 }
 
 extension ServiceKey {
-    /// Parses every entry; two keys may not share a name, and each names a project of `projects` (nil: any).
+    /// Parses every entry; two keys may not share a name, nor two names one key string (the caller a call records
+    /// would be whichever came last: issue 42, item 12), and each names a project of `projects` (nil: any).
     package static func list(_ entries: [String], projects: Set<ProjectID>? = nil) throws(ServiceKeyError) -> [ServiceKey] {
         var keys: [ServiceKey] = []
         for entry in entries {
             let key = try ServiceKey(entry: entry)
             if keys.contains(where: { $0.name == key.name }) { throw .duplicateName(key.name) }
+            if let twin = keys.first(where: { $0.key == key.key }) { throw .duplicateKey(names: twin.name, key.name) }
             if let projects, !projects.contains(key.project) { throw .unknownProject(name: key.name, key.project.rawValue) }
             keys.append(key)
         }
@@ -79,6 +81,8 @@ package enum ServiceKeyError: Error, Equatable {
     case tooShort(name: String?, bytes: Int)
     case unknownScope(name: String, String)
     case duplicateName(String)
+    /// One key string under two names: the error names them, never the key.
+    case duplicateKey(names: String, String)
     case invalidProject(name: String, String)
     case unknownProject(name: String, String)
 
@@ -90,6 +94,7 @@ package enum ServiceKeyError: Error, Equatable {
         case .unknownScope(let name, let word):
             return "gives \(name) the unknown scope '\(word)' (scopes: read, lookup, consent, spend, grant, admin)"
         case .duplicateName(let name): return "names two keys \(name)"
+        case .duplicateKey(let first, let second): return "gives \(first) and \(second) the same key (one key, one name)"
         case .invalidProject(let name, let text):
             return "gives \(name) the project '\(text)', which is not a project id (1-32 of a-z, 0-9, '-')"
         case .unknownProject(let name, let id): return "binds \(name) to the project \(id), which TOLLGATE_APPS does not list"

@@ -7,6 +7,11 @@ package import Redis
 /// them, writes the `coins.spent` event (docs/EVENTS.md) with the next `seq`, and remembers the answer under the
 /// idempotency key for ``retentionSeconds``.
 ///
+/// - The record is the calling key's (``Keys/coinSpend(user:by:idempotencyKey:)``: the user, the key's name `by`, the
+///   idempotency key), so that two service keys' same idempotency key are two spends; a rotated key keeps its name,
+///   and so its records (issue 42, item 12). A record of the previous release (per user only,
+///   ``Keys/legacyCoinSpend(user:idempotencyKey:)``) is read when the key's own is absent, so a retry across the
+///   upgrade replays rather than spends twice; that fallback can go in the release after this one.
 /// - A retry with the same key and the same amount and reason gets the remembered answer (``Receipt/replayed``),
 ///   writing nothing; the same key with another amount or reason is ``Outcome/conflict``.
 /// - A refused spend (``Outcome/insufficient``) writes and remembers nothing: its retry is judged against the balance
@@ -100,15 +105,16 @@ package struct CoinSpend: Sendable, Hashable {
     /// Whether `reason` is usable: 1–200 bytes.
     package static func isValidReason(_ reason: String) -> Bool { (1...maxReasonBytes).contains(reason.utf8.count) }
 
-    /// The `KEYS` of the call, all in the user's partition slot (docs/CLUSTER.md §4): both sides' accounts and logs, and
-    /// the user's tester mark.
+    /// The `KEYS` of the call, all in the user's partition slot (docs/CLUSTER.md §4): the key's record, both sides'
+    /// accounts and logs, the user's tester mark, and the previous release's record (read only).
     package func keys(_ unsided: Keys) -> [String] {
         let keys = unsided.on(.primary)
         let sandbox = unsided.on(.sandbox)
         return [
-            keys.coinSpend(user: user, idempotencyKey: idempotencyKey), keys.userEvents(user: user),
+            keys.coinSpend(user: user, by: by, idempotencyKey: idempotencyKey), keys.userEvents(user: user),
             keys.events(partition: keys.partition(ofUser: user)).stream, keys.account(user: user),
             sandbox.account(user: user), sandbox.userEvents(user: user), keys.tester(user: user),
+            keys.legacyCoinSpend(user: user, idempotencyKey: idempotencyKey),
         ]
     }
 

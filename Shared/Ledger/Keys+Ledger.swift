@@ -18,8 +18,10 @@ package import Pipeline
 /// | `tg:{u:<userId>}:offer:<offerId>` | zset | ingest | promotional offer signatures: member `<orderNo>/<nonce>`, score = signed at (ms) |
 /// | `tg:{u:<userId>}:grants` | hash | ingest (grant, revoke), fulfiller (expiry) | grantId → JSON (``LedgerGrants/Grant``) |
 /// | `tg:{u:<userId>}:grant-key:<key>` | string | ingest | a grant's `idempotencyKey`: the grant's JSON, kept 7 days |
+/// | `tg:{u:<userId>}:grants:revoked` | zset | ingest (revoke) | member grantId of a revoked grant with an `until`, score = revoked at (ms); kept 7 days |
 /// | `tg:{p0}:grants:due` | zset | ingest, fulfiller | member `["<userId>","<grantId>"]` (JSON), score = the grant's `until` (ms) |
-/// | `tg:{u:<userId>}:spend:<idempotencyKey>` | hash | ingest (`ledger_v9_spend`) | `digest` (of amount and reason), `answer` (the spend's outcome JSON); kept 7 days (``CoinSpend``) |
+/// | `tg:{u:<userId>}:spend-by:<keyName>:<idempotencyKey>` | hash | ingest (`ledger_v9_spend`) | `digest` (of amount and reason), `answer` (the spend's outcome JSON); kept 7 days (``CoinSpend``) |
+/// | `tg:{u:<userId>}:spend:<idempotencyKey>` | hash | the previous release (read only now) | the same, per user only: read as a fallback until its last record expires |
 /// | `tg:{u:<userId>}:tester` | hash | ingest, tollctl (`ledger_v9_tester_add`, `_remove`) | `at` (ms), `by`, `until` (ms; absent: no end), `reason` (``Testers``) |
 /// | `tg:{p0}:testers` | zset | ingest, tollctl | member the user id, score = the mark's `until` (ms) or `+inf` (``Testers``) |
 ///
@@ -67,9 +69,20 @@ extension Keys {
         "\(projectPrefix):\(userTag(userID)):offer:\(offerId)"
     }
 
-    /// A spend of the user's coins, by its idempotency key: `tg:{u:<userId>}:spend:<idempotencyKey>` (hash:
-    /// `digest` of the amount and reason, `answer` the outcome JSON), kept ``CoinSpend/retentionSeconds``.
-    package func coinSpend(user userID: String, idempotencyKey: String) -> String {
+    /// A spend of the user's coins by one service key, by its idempotency key:
+    /// `tg:{u:<userId>}:spend-by:<keyName>:<idempotencyKey>` (hash: `digest` of the amount and reason, `answer` the
+    /// outcome JSON), kept ``CoinSpend/retentionSeconds``. The key's name (`by`: `[A-Za-z0-9._-]`, no `:`; a rotation
+    /// keeps it) is part of it, so that two keys' same idempotency key are two spends (issue 42, item 12); the
+    /// `spend-by:` segment keeps it apart from every ``legacyCoinSpend(user:idempotencyKey:)`` (whose key may hold `:`).
+    package func coinSpend(user userID: String, by name: String, idempotencyKey: String) -> String {
+        "\(projectPrefix):\(userTag(userID)):spend-by:\(name):\(idempotencyKey)"
+    }
+
+    /// The previous release's spend record, per user only: `tg:{u:<userId>}:spend:<idempotencyKey>` (the same hash).
+    /// Spends read it when the key's own record is absent, so that a retry of a spend made before the upgrade replays
+    /// instead of spending again; nothing writes it now. It can go in the release after this one (its records live
+    /// ``CoinSpend/retentionSeconds``, 7 days).
+    package func legacyCoinSpend(user userID: String, idempotencyKey: String) -> String {
         "\(projectPrefix):\(userTag(userID)):spend:\(idempotencyKey)"
     }
 
@@ -86,6 +99,14 @@ extension Keys {
     /// the sandbox side's key (``LedgerSide``) is never written, so that side reads none.
     package func grants(user userID: String) -> String {
         "\(sidedUser(userID)):grants"
+    }
+
+    /// A user's recently revoked grants: `tg:{u:<userId>}:grants:revoked` (zset: member the grantId of a revoked grant
+    /// that had an `until`, score = revoked at, ms), kept as long as an idempotency record
+    /// (``LedgerGrants/idempotencyKeySeconds``), so that a replay after the grant's `until` answers `revoked`, not
+    /// `expired` (issue 42, item 9).
+    package func revokedGrants(user userID: String) -> String {
+        "\(sidedUser(userID)):grants:revoked"
     }
 
     /// A user's tester mark (``Testers``): `tg:{u:<userId>}:tester` (hash: `at` ms, `by`, `until` ms when it ends,

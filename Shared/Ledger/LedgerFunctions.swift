@@ -19,9 +19,10 @@ package import Redis
 ///   is unknown (or `reresolve` when one appeared); an event with nothing to park is finished, and a V2
 ///   notification among them emitted on the events stream as one app-level entry (`emitted`).
 /// - `ledger_v9_grant`, `ledger_v9_revoke`, `ledger_v9_expire_grant` KEYS: account, ledger meta, grants hash, grants
-///   due zset, events stream, the user's event log (and an idempotency key for `grant`)  ARGV: request JSON → answer
-///   JSON (``LedgerGrants``).
-/// - `ledger_v9_spend` KEYS: the spend's idempotency record, the user's event log, the events stream, account.
+///   due zset, events stream, the user's event log, the user's recently revoked grants (and an idempotency key for
+///   `grant`)  ARGV: request JSON → answer JSON (``LedgerGrants``).
+/// - `ledger_v9_spend` KEYS: the calling key's idempotency record, the user's event log, the events stream, account,
+///   the sandbox side's account and log, the tester mark, the previous release's record (read only).
 ///   ARGV: user, amount, reason, idempotency key, by, now, record TTL, log cap, log TTL → outcome JSON
 ///   (``CoinSpend``). Never below zero; one debit and one `coins.spent` event per idempotency key.
 ///
@@ -42,7 +43,9 @@ package enum LedgerFunctions {
     /// `store`/`environment` when the plan has no `env`, and the plan's own event type `etype`; 8: the user's sandbox
     /// side — the plan's `side`, events' `side` and their own sequence, `spend` over both sides, `clear_sandbox`; 9: testers — `spend` counts the sandbox side only for a tester or when
     /// told to (its tester mark in KEYS, a policy in ARGV), `tester_add`, `tester_remove`, events `tester.added` and
-    /// `tester.removed`).
+    /// `tester.removed`; issue 42, item 9: `grant` compares a reused idempotency key's body (`conflict`) and answers a
+    /// replay's `state`, the revoked grants set `grants:revoked` in KEYS of `grant`/`revoke`/`expire_grant`; item 12:
+    /// the spend record `spend-by:<name>:<key>`, the previous `spend:<key>` read as a fallback).
     package static let library = RedisFunctionLibrary(
         "ledger", version: 9,
         functions: [

@@ -82,7 +82,8 @@ package enum LedgerGrants {
         package var reason: String
         package var by: String
         package var now: Int64
-        /// The caller's key for a retried request: a second request with it writes nothing and answers the first grant.
+        /// The caller's key for a retried request: a second request with it and the same body writes nothing and
+        /// answers the first grant with its state now; one with another body is ``IdempotencyConflict``.
         package var idempotencyKey: String?
 
         package init(
@@ -94,13 +95,31 @@ package enum LedgerGrants {
         }
     }
 
+    /// Where a grant stands: the `state` of the HTTP answers (issue 42, item 9).
+    package enum State: String, Sendable, Hashable {
+        /// Held, and its `until` (if any) ahead.
+        case active
+        /// Revoked (`DELETE …/grants/{grantId}`).
+        case revoked
+        /// Its `until` has passed, whether or not the sweeper has removed it yet.
+        case expired
+    }
+
     /// What `grant` did.
     package struct Created: Sendable, Hashable {
         package var grant: Grant
-        /// False when an earlier request with the same idempotency key granted it (nothing was written now).
+        /// False when an earlier request with the same idempotency key and body granted it (nothing was written now).
         package var isNew: Bool
         /// The balance after it (nil for a replay).
         package var balance: Int64?
+        /// The grant's state now: `active` for a new grant; a replay's may be `revoked` or `expired`.
+        package var state: State = .active
+    }
+
+    /// A grant refused because its idempotency key names an earlier grant of another body (entitlement, coins, until
+    /// or reason); nothing was written. The HTTP answer is `409 idempotency_conflict`, as a spend's (``CoinSpend``).
+    package struct IdempotencyConflict: Error, Sendable {
+        package init() {}
     }
 
     /// What `revoke` did.
@@ -124,7 +143,7 @@ package enum LedgerGrants {
         let partition = keys.partition(ofUser: user)
         return [
             keys.account(user: user), keys.ledgerMeta(user: user), keys.grants(user: user), keys.grantsDue(partition: partition),
-            keys.events(partition: partition).stream, keys.userEvents(user: user),
+            keys.events(partition: partition).stream, keys.userEvents(user: user), keys.revokedGrants(user: user),
         ]
     }
 
@@ -169,11 +188,31 @@ package enum LedgerGrants {
         package var held: Int
     }
 
-    /// Writes a grant and its `grant.created` event (or, with an idempotency key already used, answers its grant).
-    /// Throws ``TooManyGrants`` when the user holds ``maxHeld`` grants.
+    /// Writes a grant and its `grant.created` event (or, with an idempotency key already used for the same body, answers
+    /// its grant and state). Throws ``TooManyGrants`` when the user holds ``maxHeld`` grants, ``IdempotencyConflict``
+    /// when the key was used for another body.
     package static func grant(
         _ request: Request, keys: Keys, userEventLog: UserEventLog = UserEventLog(), on redis: any RedisCommandExecutor
     ) async throws -> Created {
+        guard let created = try await call(request, replayOnly: false, keys: keys, userEventLog: userEventLog, on: redis) else {
+            throw LedgerError.unexpectedReply("grant answered not_found")
+        }
+        return created
+    }
+
+    /// The earlier grant that `request`'s idempotency key names, with its state now, writing nothing: for a body whose
+    /// `until` has passed, which can only be a retry (issue 42, item 9). Nil when the key names no grant (or the
+    /// request has none); throws ``IdempotencyConflict`` when it names another body.
+    package static func replay(
+        _ request: Request, keys: Keys, userEventLog: UserEventLog = UserEventLog(), on redis: any RedisCommandExecutor
+    ) async throws -> Created? {
+        guard request.idempotencyKey != nil else { return nil }
+        return try await call(request, replayOnly: true, keys: keys, userEventLog: userEventLog, on: redis)
+    }
+
+    private static func call(
+        _ request: Request, replayOnly: Bool, keys: Keys, userEventLog: UserEventLog, on redis: any RedisCommandExecutor
+    ) async throws -> Created? {
         var functionKeys = functionKeys(user: request.user, keys: keys)
         if let key = request.idempotencyKey { functionKeys.append(keys.grantIdempotency(user: request.user, key: key)) }
         let body = requestJSON(user: request.user, grantId: request.grantId, now: request.now, project: keys.project, log: userEventLog) {
@@ -185,16 +224,23 @@ package enum LedgerGrants {
             writer.member("by", request.by)
             writer.member("keyTtl", idempotencyKeySeconds)
             writer.member("maxHeld", maxHeld)
+            if replayOnly { writer.member("replayOnly", true) }
         }
         let reply = try await LedgerFunctions.library.call("grant", on: redis, keys: functionKeys, arguments: [body])
         let fields = try answer(reply, "grant")
-        if (try? fields.string("outcome")) == "too_many_grants" {
-            throw TooManyGrants(held: Int((try? fields.int64("held")) ?? Int64(maxHeld)))
+        switch try? fields.string("outcome") {
+        case "too_many_grants": throw TooManyGrants(held: Int((try? fields.int64("held")) ?? Int64(maxHeld)))
+        case "conflict": throw IdempotencyConflict()
+        case "not_found": return nil
+        default: break
         }
         let grant = try grant(in: fields, "grant")
         let isNew = (try? fields.string("outcome")) == "granted"
         let balance = isNew ? (try? fields.int64("balance")) : nil
-        return Created(grant: grant, isNew: isNew, balance: balance)
+        guard let state = (try? fields.string("state")).flatMap(State.init(rawValue:)) else {
+            throw LedgerError.unexpectedReply("grant answered no state")
+        }
+        return Created(grant: grant, isNew: isNew, balance: balance, state: state)
     }
 
     /// Revokes a grant and writes `grant.revoked`; nil when the user has no such grant (revoked or expired already).
@@ -202,7 +248,10 @@ package enum LedgerGrants {
         user: String, grantId: String, by: String, now: Int64, keys: Keys, userEventLog: UserEventLog = UserEventLog(),
         on redis: any RedisCommandExecutor
     ) async throws -> Revoked? {
-        let body = requestJSON(user: user, grantId: grantId, now: now, project: keys.project, log: userEventLog) { $0.member("by", by) }
+        let body = requestJSON(user: user, grantId: grantId, now: now, project: keys.project, log: userEventLog) {
+            $0.member("by", by)
+            $0.member("keyTtl", idempotencyKeySeconds)
+        }
         let reply = try await LedgerFunctions.library.call(
             "revoke", on: redis, keys: functionKeys(user: user, keys: keys), arguments: [body])
         let fields = try answer(reply, "revoke")

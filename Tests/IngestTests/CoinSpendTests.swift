@@ -113,22 +113,24 @@ import Testing
                 #expect(first.status == .ok && second.status == .ok)
                 #expect(Array(first.body.readableBytesView) == Array(second.body.readableBytesView))
                 #expect(second.headers[try #require(HTTPField.Name("Idempotent-Replayed"))] == "true")
-                // Another service key retrying it gets the remembered answer too (the key is the user's).
-                let bare = try await Self.spend(client, Self.body(), key: IngestHarness.serviceKey)
-                #expect(Array(bare.body.readableBytesView) == Array(first.body.readableBytesView))
+                // Another service key's same idempotency key is its own spend (issue 42, item 12: the record is the
+                // calling key's, by name), neither a replay of this one nor a conflict with it.
+                let bare = try await Self.spend(client, Self.body(reason: "shield"), key: IngestHarness.serviceKey)
+                #expect(bare.status == .ok && IngestHarness.json(bare)["balance"]?.int == 40)
+                #expect(bare.headers[try #require(HTTPField.Name("Idempotent-Replayed"))] == nil)
 
                 for other in [Self.body(amount: "31"), Self.body(reason: "shield")] {
                     let conflict = try await Self.spend(client, other)
                     #expect(conflict.status == .conflict && IngestHarness.errorCode(conflict) == "idempotency_conflict")
                 }
-                #expect(try await Self.coins(redis) == "70")
-                #expect(try await redis.xlen(Self.keys.userEvents(user: "alice")) == 1)
-                #expect(try await redis.xlen(Self.keys.events().stream) == 1)
-                let ttl = try await redis.send("TTL", Self.keys.coinSpend(user: "alice", idempotencyKey: "k1")).int ?? -1
+                #expect(try await Self.coins(redis) == "40")
+                #expect(try await redis.xlen(Self.keys.userEvents(user: "alice")) == 2)
+                #expect(try await redis.xlen(Self.keys.events().stream) == 2)
+                let ttl = try await redis.send("TTL", Self.keys.coinSpend(user: "alice", by: "spend-only", idempotencyKey: "k1")).int ?? -1
                 #expect(ttl > 6 * 86_400 && ttl <= 7 * 86_400)
                 // Another key is another spend.
                 let next = try await Self.spend(client, Self.body(key: "k2"))
-                #expect(IngestHarness.json(next)["balance"]?.int == 40 && IngestHarness.json(next)["seq"]?.int == 2)
+                #expect(IngestHarness.json(next)["balance"]?.int == 10 && IngestHarness.json(next)["seq"]?.int == 3)
             }
         }
     }
@@ -239,7 +241,7 @@ import Testing
                 let edgeKey = "Az09._:-" + String(repeating: "x", count: 120)
                 let edge = try await Self.spend(client, Self.body(amount: "1", reason: String(repeating: "r", count: 200), key: edgeKey))
                 #expect(edge.status == .ok, "\(IngestHarness.json(edge))")
-                _ = try await redis.send("DEL", Self.keys.coinSpend(user: "alice", idempotencyKey: edgeKey))
+                _ = try await redis.send("DEL", Self.keys.coinSpend(user: "alice", by: "spend-only", idempotencyKey: edgeKey))
                 _ = try await redis.send("DEL", Self.keys.userEvents(user: "alice"))
                 _ = try await redis.send("DEL", Self.keys.events().stream)
                 try await Self.credit(redis, 1)

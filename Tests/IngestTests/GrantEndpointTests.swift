@@ -99,6 +99,11 @@ import Testing
                     (#"{"entitlement":"gold","until":"\#(future)","reason":"r"}"#, .unprocessableContent, "unknown_entitlement"),
                     (#"{"entitlement":"vip","until":"tomorrow","reason":"r"}"#, .badRequest, "invalid_until"),
                     (#"{"entitlement":"vip","until":"\#(Self.iso(days: -1))","reason":"r"}"#, .badRequest, "invalid_until"),
+                    // A past until with a key that names no grant: nothing to replay (issue 42, item 9).
+                    (
+                        #"{"entitlement":"vip","until":"\#(Self.iso(days: -1))","reason":"r","idempotencyKey":"k1"}"#, .badRequest,
+                        "invalid_until"
+                    ),
                     (#"{"entitlement":"vip","until":"\#(Self.iso(days: 3700))","reason":"r"}"#, .badRequest, "invalid_until"),
                     (#"{"entitlement":"vip","reason":"r"}"#, .badRequest, "invalid_until"),
                     (#"{"entitlement":"vip","until":"\#(future)","reason":""}"#, .badRequest, "invalid_reason"),
@@ -195,6 +200,55 @@ import Testing
                 #expect(IngestHarness.json(second)["grantId"] == IngestHarness.json(first)["grantId"])
                 #expect(IngestHarness.json(second)["replayed"]?.bool == true)
                 #expect(try await redis.send("HLEN", Keys(prefix: "tg").grants(user: "alice")).int == 1)
+            }
+        }
+    }
+
+    /// Issue 42, item 9: the key used again with another body is `409 idempotency_conflict` (as for spends); the same
+    /// body replays with the grant's state now, after a revoke (`revoked`) and after its `until` (`expired`).
+    @Test func aReusedIdempotencyKeyConflictsOrReplaysWithTheGrantsState() async throws {
+        let start: Int64 = 1_767_225_600_000
+        let time = ManualTime(start)
+        try await withRedisServer { server in
+            let redis = try await IngestHarness.redis(server)
+            defer { redis.close() }
+            try await IngestHarness.withApp(server, clock: time.clock) { client in
+                let until = EntitlementsView.iso8601(start + 86_400_000)
+                func body(_ key: String, reason: String = "r", until: String = until) -> String {
+                    #"{"entitlement":"vip","until":"\#(until)","reason":"\#(reason)","idempotencyKey":"\#(key)"}"#
+                }
+                let first = try await Self.post(client, body("ticket-1"))
+                #expect(first.status == .created && IngestHarness.json(first)["state"]?.string == "active")
+                let grantId = try #require(IngestHarness.json(first)["grantId"]?.string)
+                for other in [body("ticket-1", reason: "r2"), body("ticket-1", until: EntitlementsView.iso8601(start + 2 * 86_400_000))] {
+                    let conflict = try await Self.post(client, other)
+                    #expect(conflict.status == .conflict && IngestHarness.errorCode(conflict) == "idempotency_conflict", "\(other)")
+                }
+                // The same instant written with another offset is the same body.
+                let offset = try await Self.post(client, body("ticket-1", until: "2026-01-02T01:00:00+01:00"))
+                #expect(offset.status == .ok && IngestHarness.json(offset)["replayed"]?.bool == true)
+                #expect(try await redis.send("HLEN", Keys(prefix: "tg").grants(user: "alice")).int == 1)
+                // Revoked: the retry says so and grants nothing again.
+                let revoke = try await client.execute(
+                    uri: "/v1/users/alice/grants/\(grantId)", method: .delete,
+                    headers: try IngestHarness.apiKeyHeaders(IngestHarness.key(only: .grant)))
+                #expect(revoke.status == .ok)
+                let afterRevoke = try await Self.post(client, body("ticket-1"))
+                #expect(afterRevoke.status == .ok && IngestHarness.json(afterRevoke)["grantId"]?.string == grantId)
+                #expect(IngestHarness.json(afterRevoke)["state"]?.string == "revoked")
+                #expect(IngestHarness.json(afterRevoke)["replayed"]?.bool == true)
+                #expect(try await redis.send("HLEN", Keys(prefix: "tg").grants(user: "alice")).int == 0)
+                // Expired: a retry after its until (now in the past) replays it, and still conflicts with another body.
+                let second = try await Self.post(client, body("ticket-2"))
+                #expect(second.status == .created)
+                time.advance(milliseconds: 2 * 86_400_000)
+                let afterEnd = try await Self.post(client, body("ticket-2"))
+                #expect(afterEnd.status == .ok && IngestHarness.json(afterEnd)["state"]?.string == "expired")
+                #expect(IngestHarness.json(afterEnd)["grantId"] == IngestHarness.json(second)["grantId"])
+                let late = try await Self.post(client, body("ticket-2", reason: "r2"))
+                #expect(late.status == .conflict && IngestHarness.errorCode(late) == "idempotency_conflict")
+                let revokedLater = try await Self.post(client, body("ticket-1"))
+                #expect(IngestHarness.json(revokedLater)["state"]?.string == "revoked")
             }
         }
     }

@@ -66,6 +66,9 @@ import Testing
         // Per-key bounds of calls that ask Apple: a number, and only for a key that exists (issue 42 item 3).
         ("TOLLGATE_SERVICE_KEY_RATE", "0"), ("TOLLGATE_SERVICE_KEY_BURST", "0"), ("TOLLGATE_SERVICE_KEY_MAX_IN_FLIGHT", "x"),
         ("TOLLGATE_SERVICE_KEY_LIMITS", "nobody=1/2/3"), ("TOLLGATE_MAX_BACKLOG_SERVICE", "-1"),
+        // One key string under two names (issue 42, item 12): which name a call records would be the last one's.
+        ("TOLLGATE_SERVICE_KEYS", "a:read:0123456789abcdef0123456789abcdef,b:spend:0123456789abcdef0123456789abcdef"),
+        ("TOLLGATE_SERVICE_KEYS", "0123456789abcdef0123456789abcdef,b:spend:0123456789abcdef0123456789abcdef"),
     ])
     func badValuesNameTheirVariable(variable: String, value: String) {
         do {
@@ -90,6 +93,20 @@ import Testing
         // A refused connection fails at once and the preflight's timeouts are 2 s each; 30 s leaves room for a loaded
         // machine and still fails a startup that keeps retrying.
         #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    /// Issue 42, item 12: a key string given twice is refused naming both names, never the key.
+    @Test func oneKeyUnderTwoNamesIsRefusedWithoutTheKey() {
+        let key = "0123456789abcdef0123456789abcdef"
+        do {
+            _ = try IngestConfiguration(
+                environment: Self.app.merging(["TOLLGATE_SERVICE_KEYS": "shop:read:\(key),desk:grant+read:\(key)"]) { $1 })
+            Issue.record("one key under two names was accepted")
+        } catch {
+            #expect(error.variable == "TOLLGATE_SERVICE_KEYS")
+            #expect(error.message.contains("shop") && error.message.contains("desk"), "\(error)")
+            #expect(!error.message.contains(key))
+        }
     }
 
     /// Issue 13, item 7: the placeholders shipped in `compose/*.env` stop startup, naming the variable.

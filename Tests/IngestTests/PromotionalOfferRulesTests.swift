@@ -176,9 +176,3 @@ import Testing
         }
     }
 }
-
-/// A clock the test moves by hand.
-private final class ManualTime: Sendable {
-    let now: Mutex<Int64>
-    init(_ start: Int64) { now = Mutex(start) }
-}

@@ -89,6 +89,51 @@ import Testing
         }
     }
 
+    /// Issue 42, item 12: another project's catalog is for that project's callers (a user token it signed, a key bound
+    /// to it); anyone else gets the same `404` for every other value, so the answer never tells which projects exist.
+    @Test func anotherProjectsCatalogIsForItsOwnCallersAndHiddenFromOthers() async throws {
+        let gamesSecret = "test-games-secret-0123456789abcdefghijklmn"
+        let gamesKey = "test-games-read-key-0123456789abcdefghijkl"
+        try await withRedisServer { server in
+            try await IngestHarness.withApp(
+                server,
+                configure: { configuration in
+                    let games = try #require(ProjectID("games"))
+                    let catalog = try Catalog(products: [Product(productId: "com.example.gems", type: .consumable, coins: 5)])
+                    configuration.projects = [.init(id: games, catalog: catalog, clientJWTSecret: gamesSecret)]
+                    configuration.serviceKeys.append(try ServiceKey(entry: "games-reader@games:read:\(gamesKey)"))
+                }
+            ) { client in
+                func get(_ project: String, _ headers: HTTPFields = [:]) async throws -> TestResponse {
+                    try await client.execute(uri: "/v1/products?project=\(project)", method: .get, headers: headers)
+                }
+                let gamer = IngestHarness.bearer(try await IngestHarness.token(user: "alice", secret: gamesSecret))
+                for headers in [gamer, try IngestHarness.apiKeyHeaders(gamesKey)] {
+                    let own = try await get("games", headers)
+                    #expect(own.status == .ok)
+                    #expect(IngestHarness.json(own)["products"]?.array?.compactMap { $0["productId"]?.string } == ["com.example.gems"])
+                }
+                // Anonymous, the default project's user and key, a bad token: one answer for a project that exists and
+                // for ones that do not.
+                let outsiders: [HTTPFields] = [
+                    [:], try await IngestHarness.userHeaders("alice"), try IngestHarness.apiKeyHeaders(),
+                    IngestHarness.bearer("not-a-token"),
+                ]
+                var answers: Set<[UInt8]> = []
+                for headers in outsiders {
+                    for project in ["games", "nope", "Games!", "x%00"] {
+                        let response = try await get(project, headers)
+                        #expect(response.status == .notFound, "\(project) \(headers)")
+                        answers.insert(Array(response.body.readableBytesView))
+                    }
+                }
+                #expect(answers.count == 1)
+                // The default project's catalog stays open to anyone.
+                #expect(try await get("default").status == .ok)
+            }
+        }
+    }
+
     @Test func ordersAreStoredUnderTheLedgerKeys() async throws {
         try await withRedisServer { server in
             try await IngestHarness.withApp(server) { client in

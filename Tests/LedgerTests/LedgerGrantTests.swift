@@ -179,4 +179,99 @@ import Testing
             #expect((1...604_800).contains(ttl ?? 0))
         }
     }
+
+    /// Issue 42, item 9: an idempotency key used again with another body (entitlement, coins, until or reason) is a
+    /// conflict and writes nothing, as a spend's (``CoinSpend``); the same body replays.
+    @Test func anIdempotencyKeyWithAnotherBodyIsAConflict() async throws {
+        try await LedgerHarness.with { h in
+            let request = LedgerGrants.Request(
+                user: "alice", entitlement: "vip", until: testNow + day, reason: "r", by: "k", now: testNow,
+                idempotencyKey: "ticket-42")
+            let first = try await LedgerGrants.grant(request, keys: h.keys, on: h.redis)
+            var others: [LedgerGrants.Request] = []
+            for change in 0..<4 {
+                var other = request
+                other.grantId = LedgerGrants.newGrantId()
+                switch change {
+                case 0: other.reason = "r2"
+                case 1: other.until = testNow + 2 * day
+                case 2: other.entitlement = "no_ads"
+                default: (other.entitlement, other.until, other.coins) = (nil, nil, 5)
+                }
+                others.append(other)
+            }
+            for other in others {
+                await #expect(throws: LedgerGrants.IdempotencyConflict.self) {
+                    try await LedgerGrants.grant(other, keys: h.keys, on: h.redis)
+                }
+            }
+            #expect(try await LedgerGrants.list(user: "alice", keys: h.keys, on: h.redis) == [first.grant])
+            #expect(try await h.events("alice").count == 1)
+            #expect(try await h.coins("alice") == 0)
+            // The same body, from a retry a second later, replays.
+            var retry = request
+            (retry.grantId, retry.now) = (LedgerGrants.newGrantId(), testNow + 1000)
+            let replayed = try await LedgerGrants.grant(retry, keys: h.keys, on: h.redis)
+            #expect(!replayed.isNew && replayed.grant == first.grant && replayed.state == .active)
+        }
+    }
+
+    /// Issue 42, item 9: the same body after a revoke or an expiry replays the grant with its state now, never grants
+    /// again (revoked stays revoked; an expiry the sweeper has not removed yet is already `expired`).
+    @Test func aReplayAfterARevokeOrAnExpiryAnswersTheGrantsState() async throws {
+        try await LedgerHarness.with { h in
+            func request(_ key: String, _ now: Int64 = testNow, coins: Int64? = nil) -> LedgerGrants.Request {
+                LedgerGrants.Request(
+                    user: "alice", entitlement: coins == nil ? "vip" : nil, coins: coins,
+                    until: coins == nil ? testNow + day : nil, reason: "r", by: "k", now: now, idempotencyKey: key)
+            }
+            // Revoked before its end, then retried after its end: revoked, not expired.
+            let revoked = try await LedgerGrants.grant(request("revoked"), keys: h.keys, on: h.redis)
+            _ = try await LedgerGrants.revoke(
+                user: "alice", grantId: revoked.grant.grantId, by: "ops", now: testNow + 1, keys: h.keys, on: h.redis)
+            let coins = try await LedgerGrants.grant(request("coins", coins: 7), keys: h.keys, on: h.redis)
+            _ = try await LedgerGrants.revoke(
+                user: "alice", grantId: coins.grant.grantId, by: "ops", now: testNow + 1, keys: h.keys, on: h.redis)
+            let expiring = try await LedgerGrants.grant(request("expiring"), keys: h.keys, on: h.redis)
+            for now in [testNow + 2, testNow + 2 * day] {
+                let again = try await LedgerGrants.grant(request("revoked", now), keys: h.keys, on: h.redis)
+                #expect(!again.isNew && again.grant == revoked.grant && again.state == .revoked)
+                let coinsAgain = try await LedgerGrants.grant(request("coins", now, coins: 7), keys: h.keys, on: h.redis)
+                #expect(!coinsAgain.isNew && coinsAgain.state == .revoked)
+            }
+            // Past its end: expired before the sweep and after it.
+            let partition = h.keys.partition(ofUser: "alice")
+            for sweep in [false, true] {
+                if sweep {
+                    #expect(try await LedgerGrants.expireDue(partition: partition, now: testNow + 2 * day, keys: h.keys, on: h.redis) == 1)
+                }
+                let again = try await LedgerGrants.grant(request("expiring", testNow + 2 * day), keys: h.keys, on: h.redis)
+                #expect(!again.isNew && again.grant == expiring.grant && again.state == .expired)
+            }
+            #expect(try await LedgerGrants.list(user: "alice", keys: h.keys, on: h.redis).isEmpty)
+            #expect(try await h.coins("alice") == 0)
+            #expect(try await Self.loggedTypes(h, "alice").filter { $0 == "grant.created" }.count == 3)
+        }
+    }
+
+    /// Issue 42, item 9: a body whose `until` has passed only replays (a retry after the grant expired): nothing when
+    /// the key names no grant, a conflict when it names another body.
+    @Test func aReplayOnlyCallNeverGrants() async throws {
+        try await LedgerHarness.with { h in
+            var request = LedgerGrants.Request(
+                user: "alice", entitlement: "vip", until: testNow + day, reason: "r", by: "k", now: testNow + 2 * day,
+                idempotencyKey: "late")
+            #expect(try await LedgerGrants.replay(request, keys: h.keys, on: h.redis) == nil)
+            #expect(try await LedgerGrants.list(user: "alice", keys: h.keys, on: h.redis).isEmpty)
+            request.now = testNow
+            let first = try await LedgerGrants.grant(request, keys: h.keys, on: h.redis)
+            request.now = testNow + 2 * day
+            let replayed = try await LedgerGrants.replay(request, keys: h.keys, on: h.redis)
+            #expect(replayed?.grant == first.grant && replayed?.state == .expired && replayed?.isNew == false)
+            request.reason = "other"
+            await #expect(throws: LedgerGrants.IdempotencyConflict.self) {
+                try await LedgerGrants.replay(request, keys: h.keys, on: h.redis)
+            }
+        }
+    }
 }

@@ -9,9 +9,9 @@ import Testing
 /// the real ledger functions, with coins credited by purchases through the real `apply`.
 @Suite struct LedgerSpendTests {
     static func spend(
-        _ h: LedgerHarness, _ user: String = "alice", amount: Int64, reason: String = "sword", key: String
+        _ h: LedgerHarness, _ user: String = "alice", amount: Int64, reason: String = "sword", key: String, by: String = "shop"
     ) async throws -> CoinSpend.Outcome {
-        try await CoinSpend(user: user, amount: amount, reason: reason, idempotencyKey: key, by: "shop")
+        try await CoinSpend(user: user, amount: amount, reason: reason, idempotencyKey: key, by: by)
             .run(on: h.redis, keys: h.keys, now: testNow + 1000).outcome
     }
 
@@ -64,11 +64,63 @@ import Testing
             #expect(try await Self.spend(h, amount: 71, key: "k2") == .insufficient(balance: 70))
             #expect(try await h.coins("alice") == 70)
             #expect(try await h.events("alice").count == 2)
-            #expect(try await h.redis.send("EXISTS", h.keys.coinSpend(user: "alice", idempotencyKey: "k2")).int == 0)
+            #expect(try await h.redis.send("EXISTS", h.keys.coinSpend(user: "alice", by: "shop", idempotencyKey: "k2")).int == 0)
             #expect(try await Self.spend(h, amount: 70, key: "k2") != .conflict)  // the key is still free
             #expect(try await h.coins("alice") == 0)
             #expect(try await h.hash(h.keys.account(user: "alice"))[CoinSpend.Field.spent] == "100")
             #expect(try await h.audit().differences.isEmpty)
+        }
+    }
+
+    /// Issue 42, item 12: the idempotency record is the calling key's (by its name, which a rotation keeps): two keys'
+    /// same idempotency key are two spends, never one's answer replayed to the other nor a conflict between them.
+    @Test func twoKeysSameIdempotencyKeyAreTwoSpends() async throws {
+        try await LedgerHarness.with { h in
+            try await h.deliver(Fixture.client("alice", [Fixture.transaction("p1", product: "coins100")]))
+            guard case .spent(let shop) = try await Self.spend(h, amount: 30, key: "k1", by: "shop"),
+                case .spent(let desk) = try await Self.spend(h, amount: 20, reason: "shield", key: "k1", by: "desk")
+            else {
+                Issue.record("a spend was refused")
+                return
+            }
+            #expect(!shop.replayed && !desk.replayed && desk.balance == 50 && desk.seq == 3)
+            guard case .spent(let again) = try await Self.spend(h, amount: 30, key: "k1", by: "shop") else {
+                Issue.record("the retry was refused")
+                return
+            }
+            #expect(again.replayed && again.eventId == shop.eventId)
+            #expect(try await h.coins("alice") == 50)
+            for by in ["shop", "desk"] {
+                #expect(try await h.redis.send("EXISTS", h.keys.coinSpend(user: "alice", by: by, idempotencyKey: "k1")).int == 1)
+            }
+            #expect(try await h.redis.send("EXISTS", h.keys.legacyCoinSpend(user: "alice", idempotencyKey: "k1")).int == 0)
+        }
+    }
+
+    /// Issue 42, item 12, rolling upgrade: a record the previous release wrote (per user, `…:spend:<key>`, kept 7 days)
+    /// still answers a retry after the upgrade — replayed, or a conflict for another body — so it never spends twice.
+    @Test func aRecordOfThePreviousShapeStillReplays() async throws {
+        try await LedgerHarness.with { h in
+            try await h.deliver(Fixture.client("alice", [Fixture.transaction("p1", product: "coins100")]))
+            guard case .spent(let first) = try await Self.spend(h, amount: 30, key: "old:1") else {
+                Issue.record("the spend was refused")
+                return
+            }
+            // The previous release's record: the same hash (digest, answer), under the user's key alone.
+            _ = try await h.redis.send(
+                "RENAME", h.keys.coinSpend(user: "alice", by: "shop", idempotencyKey: "old:1"),
+                h.keys.legacyCoinSpend(user: "alice", idempotencyKey: "old:1"))
+            for by in ["shop", "desk"] {
+                guard case .spent(let again) = try await Self.spend(h, amount: 30, key: "old:1", by: by) else {
+                    Issue.record("the retry was refused")
+                    return
+                }
+                #expect(again.replayed && again.eventId == first.eventId)
+            }
+            #expect(try await Self.spend(h, amount: 31, key: "old:1") == .conflict)
+            #expect(try await h.coins("alice") == 70)
+            #expect(try await h.events("alice").count == 2)
+            #expect(try await h.redis.send("EXISTS", h.keys.coinSpend(user: "alice", by: "shop", idempotencyKey: "old:1")).int == 0)
         }
     }
 

@@ -7,7 +7,9 @@
 --
 -- KEYS of every function here, all in the user's slot (its partition's with several, docs/CLUSTER.md):
 --   1 account hash, 2 ledger meta hash, 3 the user's grants hash, 4 the partition's grants due zset,
---   5 the partition's events stream, 6 the user's event log; `grant` takes the idempotency key as 7 when asked.
+--   5 the partition's events stream, 6 the user's event log, 7 the user's recently revoked grants (zset: grantId,
+--   score = revoked at, ms; kept as long as an idempotency record); `grant` takes the idempotency record as 8 when
+--   asked.
 -- Every change writes its event (docs/EVENTS.md, "Grants") in the same call, in the user's sequence.
 
 -- The stored value of a grant (the grants hash's field value; Keys+Ledger.swift `grants(user:)`), fixed order.
@@ -68,10 +70,35 @@ local function take_granted(keys, n)
   return taken, balance
 end
 
+-- Whether the stored grant `g` was asked for with the body of `req`: the same entitlement, coins, until and reason,
+-- as the client sent them (`until` is the client's own time, never one computed from now, so a retry days later is
+-- still the same body). The idempotency record is the grant's stored value, which holds all four, so a record
+-- written before this comparison existed compares too.
+local function same_body(g, req)
+  return g.entitlement == req.entitlement and g.coins == req.coins and g['until'] == req['until']
+    and g.reason == req.reason
+end
+
+-- The state at `now` of the grant `g` an idempotency record names: `active` while the grants hash holds it and its
+-- `until` is ahead; `expired` once its `until` has passed (removed by the sweeper or not yet), unless the user's
+-- recently revoked set (KEYS[7]) names it; `revoked` when it left the hash otherwise.
+local function grant_state(keys, g, now)
+  local ends = tonumber(g['until'])
+  if redis.call('HEXISTS', keys[3], g.grantId) == 1 then
+    if ends and ends <= now then return 'expired' end
+    return 'active'
+  end
+  if ends and ends <= now and not redis.call('ZSCORE', keys[7], g.grantId) then return 'expired' end
+  return 'revoked'
+end
+
 -- ARGV[1]: {user, now, grantId, entitlement | coins, until (ms; entitlements only), reason, by, ulogCap, ulogTtl,
--- keyTtl (s, with KEYS[7])}. Writes the grant, its due entry, the coins, and `grant.created`; with an idempotency
--- key that already names a grant, writes nothing and answers that grant (`replayed`).
--- Returns {"outcome": "granted"|"replayed", "grant": <stored value>, "balance": N}, or {"outcome":
+-- keyTtl (s, with KEYS[8]), replayOnly?}. Writes the grant, its due entry, the coins, and `grant.created`; with an
+-- idempotency key that already names a grant, writes nothing and answers that grant with its state now when the
+-- body is the same (`replayed`), or `conflict` when it is not (issue 42, item 9). `replayOnly` (a body whose `until`
+-- has passed: only a retry of a grant made earlier) writes nothing in any case and answers `not_found` without one.
+-- Returns {"outcome": "granted"|"replayed", "grant": <stored value>, "state": "active"|"revoked"|"expired",
+-- "balance": N}, {"outcome": "conflict"} or {"outcome": "not_found"} (nothing written), or {"outcome":
 -- "too_many_grants", "held": N} (nothing written) when the user already holds `maxHeld` grants (default 100).
 local function grant(keys, argv)
   local req = check_request(argv)
@@ -84,10 +111,15 @@ local function grant(keys, argv)
   elseif type(coins) ~= 'number' or coins < 1 or coins ~= math.floor(coins) then
     fail('bad grant request')
   end
-  if keys[7] then
-    local prior = redis.call('GET', keys[7])
-    if prior then return '{"outcome":"replayed","grant":' .. prior .. '}' end
+  if keys[8] then
+    local prior = redis.call('GET', keys[8])
+    if prior then
+      local ok, g = pcall(cjson.decode, prior)
+      if not ok or type(g) ~= 'table' or not same_body(g, req) then return '{"outcome":"conflict"}' end
+      return '{"outcome":"replayed","grant":' .. prior .. ',"state":"' .. grant_state(keys, g, req.now) .. '"}'
+    end
   end
+  if req.replayOnly then return '{"outcome":"not_found"}' end
   -- A user holds at most `maxHeld` grants (coin grants never end, so a grant key could otherwise grow the hash, and
   -- every customer read of it, without bound).
   local held = redis.call('HLEN', keys[3])
@@ -106,14 +138,17 @@ local function grant(keys, argv)
     redis.call('HINCRBY', keys[1], 'coins.granted', n2s(coins))
     redis.call('HINCRBY', keys[2], 'grants.coins', n2s(coins))
   end
-  if keys[7] then redis.call('SET', keys[7], value, 'EX', n2s(req.keyTtl or 604800)) end
+  if keys[8] then redis.call('SET', keys[8], value, 'EX', n2s(req.keyTtl or 604800)) end
   grant_event(keys, req, 'grant.created', g, change)
   local balance = change.balance or num(redis.call('HGET', keys[1], 'coins'), 0)
-  return '{"outcome":"granted","grant":' .. value .. ',"balance":' .. n2s(balance) .. '}'
+  return '{"outcome":"granted","grant":' .. value .. ',"state":"active","balance":' .. n2s(balance) .. '}'
 end
 
--- ARGV[1]: {user, now, grantId, by, ulogCap, ulogTtl}. Removes the grant and its due entry; a coin grant takes back
--- min(coins, coins.granted) from the balance and coins.granted (never below zero), then `grant.revoked`.
+-- ARGV[1]: {user, now, grantId, by, ulogCap, ulogTtl, keyTtl (s)}. Removes the grant and its due entry; a coin grant
+-- takes back min(coins, coins.granted) from the balance and coins.granted (never below zero), then `grant.revoked`.
+-- A grant with an `until` is named in the recently revoked set (KEYS[7]) for `keyTtl`, as long as any idempotency
+-- record of it can live, so that a replay after its `until` tells revoked from expired (grant_state); entries older
+-- than that are dropped here.
 -- Returns {"outcome": "revoked", "grant": <stored value>, "taken": N, "balance": N} or {"outcome": "not_found"}.
 local function revoke(keys, argv)
   local req = check_request(argv)
@@ -123,6 +158,12 @@ local function revoke(keys, argv)
   local g = cjson.decode(value)
   redis.call('HDEL', keys[3], req.grantId)
   redis.call('ZREM', keys[4], grant_member(req.user, req.grantId))
+  if g['until'] then
+    local ttl = req.keyTtl or 604800
+    redis.call('ZADD', keys[7], req.now, req.grantId)
+    redis.call('ZREMRANGEBYSCORE', keys[7], '-inf', '(' .. n2s(req.now - ttl * 1000))
+    redis.call('EXPIRE', keys[7], n2s(ttl))
+  end
   local change = { revokedBy = req.by }
   local taken, balance = 0, num(redis.call('HGET', keys[1], 'coins'), 0)
   if g.coins then

@@ -36,10 +36,12 @@ local function spend_side(keys, side, account_index, log_index, req)
   })
 end
 
--- KEYS: the spend's idempotency record (`tg:{u:<id>}:spend:<key>`), the user's event log, the events stream of the
--- user's partition, the account (at index 4, as emit_user_event expects), then the user's sandbox side's account and
--- event log (LedgerSide.swift), and the user's tester mark (`tg:{u:<id>}:tester`, ledger_testers.lua; all in the
--- user's slot).
+-- KEYS: the spend's idempotency record, the calling key's (`tg:{u:<id>}:spend-by:<by>:<key>`), the user's event log,
+-- the events stream of the user's partition, the account (at index 4, as emit_user_event expects), then the user's
+-- sandbox side's account and event log (LedgerSide.swift), the user's tester mark (`tg:{u:<id>}:tester`,
+-- ledger_testers.lua), and the previous release's record of the key (`tg:{u:<id>}:spend:<key>`, per user only; read,
+-- never written: a retry across the upgrade replays it rather than spending twice; CoinSpend.swift says when it goes).
+-- All in the user's slot.
 -- ARGV: user, amount, reason, idempotency key, by (the service key's name), now (ms), the record's TTL (s), the
 -- user log's cap and TTL (s), the project outside the default one (docs/PROJECTS.md; empty: default), which the
 -- events name, and `1` when the sandbox side may pay whoever the user is (the request's `allowSandbox`, or
@@ -71,12 +73,13 @@ local function spend(keys, argv)
   end
   if type(by) ~= 'string' or #by == 0 then fail('bad caller') end
   if not now or not ttl or ttl < 1 or not cap or cap < 1 or not log_ttl or log_ttl < 1 then fail('bad bounds') end
-  if #keys ~= 7 then fail('bad keys') end
+  if #keys ~= 8 then fail('bad keys') end
   local anyone = argv[11]
   if anyone ~= '0' and anyone ~= '1' then fail('bad sandbox policy') end
   local record = key_at(keys, 1)
   local digest = redis.sha1hex(n2s(amount) .. '\n' .. reason)
   local kept = redis.call('HMGET', record, 'digest', 'answer')
+  if not kept[1] then kept = redis.call('HMGET', key_at(keys, 8), 'digest', 'answer') end
   if kept[1] then
     if kept[1] ~= digest or not kept[2] then return cjson.encode({ outcome = 'conflict' }) end
     local answer = cjson.decode(kept[2])
