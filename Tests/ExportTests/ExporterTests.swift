@@ -85,7 +85,8 @@ import Testing
             var review = Fixture.client("alice", [Sale.coins("s1", price: 9900)], environment: "Sandbox")
             review.placeSide(deploymentIsProduction: true)
             try await rig.apply(review)
-            let spend = CoinSpend(user: "alice", amount: 150, reason: "castle", idempotencyKey: "k1", by: "shop")
+            // The backend says the sandbox side may pay (`allowSandbox`), as for a tester: both sides pay, the sandbox first.
+            let spend = CoinSpend(user: "alice", amount: 150, reason: "castle", idempotencyKey: "k1", by: "shop", allowSandbox: true)
             _ = try await spend.run(on: redis, keys: keys, now: testNow + 1)
             #expect(try await eventually(timeout: .seconds(30)) { try await rig.drained() })
             #expect(try await rig.number("SELECT coins FROM users WHERE user_id = 'alice'") == 50)
