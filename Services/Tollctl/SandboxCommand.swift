@@ -17,29 +17,19 @@ struct SandboxClearCommand: AsyncParsableCommand {
         commandName: "clear",
         abstract: "Clear a user's sandbox side: its coins, entitlements and records. The production side is untouched.")
 
-    @Argument(help: "The user id.")
-    var userID: String
-
-    @OptionGroup var project: ProjectOption
-
-    @Option(help: "Who clears it, recorded on the event as `by`.")
-    var by = "tollctl"
-
-    func validate() throws {
-        guard UserID.isValid(userID) else { throw ValidationError("USERID is not a valid user id") }
-        guard (1...128).contains(by.utf8.count) else { throw ValidationError("--by must be 1–128 bytes") }
-    }
+    @OptionGroup var target: UserChangeArguments
 
     func run() async throws {
-        let project = try self.project.resolve()
+        let project = try target.project.resolve()
         try await UserLedgerConnection.with { redis, allKeys in
             let keys = allKeys.inProject(project)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            switch try await SandboxSide.clear(user: userID, by: by, keys: keys, now: now, on: redis) {
+            switch try await SandboxSide.clear(user: target.userID, by: target.by, keys: keys, now: now, on: redis) {
             case .empty:
-                print("user \(userID): the sandbox side holds nothing")
+                print("user \(target.userID): the sandbox side holds nothing")
             case .cleared(let coins, let transactions, let seq, let eventId):
-                print("user \(userID): sandbox side cleared  coins=\(coins) transactions=\(transactions) event=\(eventId) seq=\(seq)")
+                print(
+                    "user \(target.userID): sandbox side cleared  coins=\(coins) transactions=\(transactions) event=\(eventId) seq=\(seq)")
             }
         }
     }

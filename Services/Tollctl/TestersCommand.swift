@@ -19,10 +19,7 @@ struct TestersAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add", abstract: "Mark a user a tester (until a time, or with no end) and write tester.added.")
 
-    @Argument(help: "The user id.")
-    var userID: String
-
-    @OptionGroup var project: ProjectOption
+    @OptionGroup var target: UserChangeArguments
 
     @Option(help: "When the mark ends: an ISO 8601 time (2026-12-31T00:00:00Z). Default: no end.")
     var until: String?
@@ -33,12 +30,7 @@ struct TestersAddCommand: AsyncParsableCommand {
     @Option(help: "Why (1–200 bytes), recorded on the mark and its event.")
     var reason: String?
 
-    @Option(help: "Who marks it, recorded on the event as `by`.")
-    var by = "tollctl"
-
     func validate() throws {
-        guard UserID.isValid(userID) else { throw ValidationError("USERID is not a valid user id") }
-        guard (1...128).contains(by.utf8.count) else { throw ValidationError("--by must be 1–128 bytes") }
         if let reason, !(1...Testers.maxReasonBytes).contains(reason.utf8.count) {
             throw ValidationError("--reason must be 1–\(Testers.maxReasonBytes) bytes")
         }
@@ -68,16 +60,16 @@ struct TestersAddCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let project = try self.project.resolve()
+        let project = try target.project.resolve()
         let now = TestersCommand.nowMilliseconds
         let end = try endMilliseconds(now: now)
         try await UserLedgerConnection.with { redis, allKeys in
             let keys = allKeys.inProject(project)
-            switch try await Testers.add(user: userID, until: end, reason: reason, by: by, now: now, keys: keys, on: redis) {
+            switch try await Testers.add(user: target.userID, until: end, reason: reason, by: target.by, now: now, keys: keys, on: redis) {
             case .changed(let seq, let eventId):
-                print("user \(userID): tester until \(end.map(EntitlementsView.iso8601) ?? "no end")  event=\(eventId) seq=\(seq)")
+                print("user \(target.userID): tester until \(end.map(EntitlementsView.iso8601) ?? "no end")  event=\(eventId) seq=\(seq)")
             case .unchanged, .notFound:
-                print("user \(userID): already a tester until \(end.map(EntitlementsView.iso8601) ?? "no end"); nothing written")
+                print("user \(target.userID): already a tester until \(end.map(EntitlementsView.iso8601) ?? "no end"); nothing written")
             }
         }
     }
@@ -87,28 +79,18 @@ struct TestersRemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove", abstract: "Remove a user's tester mark and write tester.removed.")
 
-    @Argument(help: "The user id.")
-    var userID: String
-
-    @OptionGroup var project: ProjectOption
-
-    @Option(help: "Who removes it, recorded on the event as `by`.")
-    var by = "tollctl"
-
-    func validate() throws {
-        guard UserID.isValid(userID) else { throw ValidationError("USERID is not a valid user id") }
-        guard (1...128).contains(by.utf8.count) else { throw ValidationError("--by must be 1–128 bytes") }
-    }
+    @OptionGroup var target: UserChangeArguments
 
     func run() async throws {
-        let project = try self.project.resolve()
+        let project = try target.project.resolve()
         try await UserLedgerConnection.with { redis, allKeys in
             let keys = allKeys.inProject(project)
-            let change = try await Testers.remove(user: userID, by: by, now: TestersCommand.nowMilliseconds, keys: keys, on: redis)
+            let change = try await Testers.remove(
+                user: target.userID, by: target.by, now: TestersCommand.nowMilliseconds, keys: keys, on: redis)
             guard case .changed(let seq, let eventId) = change else {
-                throw ToolError("not_found", "user \(userID) is no tester of project \(project)")
+                throw ToolError("not_found", "user \(target.userID) is no tester of project \(project)")
             }
-            print("user \(userID): tester mark removed  event=\(eventId) seq=\(seq)")
+            print("user \(target.userID): tester mark removed  event=\(eventId) seq=\(seq)")
         }
     }
 }

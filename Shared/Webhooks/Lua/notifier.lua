@@ -117,19 +117,24 @@ local function gate(k, subject, seq, id, token, lease, now, recheck)
   return 'go'
 end
 
--- Ends entry `id` without a request when it was finished already ('done' from `gate`): out of the schedule and
--- acknowledged; the subject's next seq, when it waits, due now.
-local function drop_done(k, group, id, subject, seq, now)
-  redis.call('ZREM', k.due, id)
-  redis.call('HDEL', k.attempts, id)
+-- Seq `seq` of `subject` no longer waits, and the subject's next seq, when it waits on it, is due now.
+local function wake_next(k, subject, seq, now)
   redis.call('HDEL', k.waiting, subject .. '\n' .. n2s(seq))
-  redis.call('XACK', k.stream, group, id)
   local next_key = subject .. '\n' .. n2s(seq + 1)
   local next_id = redis.call('HGET', k.waiting, next_key)
   if next_id then
     redis.call('HDEL', k.waiting, next_key)
     redis.call('ZADD', k.due, 'XX', n2s(now), next_id)
   end
+end
+
+-- Ends entry `id` without a request when it was finished already ('done' from `gate`): out of the schedule and
+-- acknowledged; the subject's next seq, when it waits, due now.
+local function drop_done(k, group, id, subject, seq, now)
+  redis.call('ZREM', k.due, id)
+  redis.call('HDEL', k.attempts, id)
+  redis.call('XACK', k.stream, group, id)
+  wake_next(k, subject, seq, now)
 end
 
 -- Dead-letters, oldest first, up to `limit` entries pending in the group that were written more than horizonMs
@@ -166,13 +171,7 @@ local function expire(k, group, now, horizon, limit, prefix, dead_max)
         if seq ~= nil and seq >= 1 and seq == math.floor(seq) then
           local cursor = tonumber(redis.call('HGET', k.cursor, subject) or '0')
           if seq > cursor then redis.call('HSET', k.cursor, subject, n2s(seq)) end
-          redis.call('HDEL', k.waiting, subject .. '\n' .. n2s(seq))
-          local next_key = subject .. '\n' .. n2s(seq + 1)
-          local next_id = redis.call('HGET', k.waiting, next_key)
-          if next_id then
-            redis.call('HDEL', k.waiting, next_key)
-            redis.call('ZADD', k.due, 'XX', n2s(now), next_id)
-          end
+          wake_next(k, subject, seq, now)
         end
       end
     end
