@@ -3,15 +3,17 @@ package import Pipeline
 package import Redis
 
 /// A service spending a user's coins (`POST /v1/users/{userId}/coins/spend`, issue 31 item 4): one call of
-/// `ledger_v8_spend` (`Lua/ledger_spend.lua`) in the user's slot, which takes the coins only when the balance covers
+/// `ledger_v9_spend` (`Lua/ledger_spend.lua`) in the user's slot, which takes the coins only when the balance covers
 /// them, writes the `coins.spent` event (docs/EVENTS.md) with the next `seq`, and remembers the answer under the
 /// idempotency key for ``retentionSeconds``.
 ///
 /// - The record is the calling key's (``Keys/coinSpend(user:by:idempotencyKey:)``: the user, the key's name `by`, the
 ///   idempotency key), so that two service keys' same idempotency key are two spends; a rotated key keeps its name,
-///   and so its records (issue 42, item 12). A record of the previous release (per user only,
-///   ``Keys/legacyCoinSpend(user:idempotencyKey:)``) is read when the key's own is absent, so a retry across the
-///   upgrade replays rather than spends twice; that fallback can go in the release after this one.
+///   and so its records (issue 42, item 12). For the rolling upgrade the previous release's shape (per user only,
+///   ``Keys/legacyCoinSpend(user:idempotencyKey:)``) is kept both ways: read when the key's own record is absent (one
+///   the previous release wrote, or this key's), so a retry of a spend made before the upgrade replays; and written
+///   when absent, naming the key, so a retry that reaches a replica of the previous release replays too. Both can go
+///   in the release after this one, once the previous release's records (``retentionSeconds``) are gone.
 /// - A retry with the same key and the same amount and reason gets the remembered answer (``Receipt/replayed``),
 ///   writing nothing; the same key with another amount or reason is ``Outcome/conflict``.
 /// - A refused spend (``Outcome/insufficient``) writes and remembers nothing: its retry is judged against the balance
@@ -106,7 +108,7 @@ package struct CoinSpend: Sendable, Hashable {
     package static func isValidReason(_ reason: String) -> Bool { (1...maxReasonBytes).contains(reason.utf8.count) }
 
     /// The `KEYS` of the call, all in the user's partition slot (docs/CLUSTER.md §4): the key's record, both sides'
-    /// accounts and logs, the user's tester mark, and the previous release's record (read only).
+    /// accounts and logs, the user's tester mark, and the previous release's record.
     package func keys(_ unsided: Keys) -> [String] {
         let keys = unsided.on(.primary)
         let sandbox = unsided.on(.sandbox)

@@ -93,7 +93,29 @@ import Testing
             for by in ["shop", "desk"] {
                 #expect(try await h.redis.send("EXISTS", h.keys.coinSpend(user: "alice", by: by, idempotencyKey: "k1")).int == 1)
             }
-            #expect(try await h.redis.send("EXISTS", h.keys.legacyCoinSpend(user: "alice", idempotencyKey: "k1")).int == 0)
+            // The previous release's shape holds the first key's spend, for a replica of that release (below).
+            let previous = h.keys.legacyCoinSpend(user: "alice", idempotencyKey: "k1")
+            #expect(try await h.redis.send("HGET", previous, "by").string == "shop")
+        }
+    }
+
+    /// Issue 42, item 12, rolling upgrade the other way: a spend made by this release is also written in the previous
+    /// release's shape, so a retry that reaches a replica not yet replaced (which reads `digest` and `answer` of
+    /// `…:spend:<key>`, nothing else) replays it instead of spending twice.
+    @Test func aSpendIsReplayedByAReplicaOfThePreviousRelease() async throws {
+        try await LedgerHarness.with { h in
+            try await h.deliver(Fixture.client("alice", [Fixture.transaction("p1", product: "coins100")]))
+            guard case .spent = try await Self.spend(h, amount: 30, key: "r1") else {
+                Issue.record("the spend was refused")
+                return
+            }
+            let own = try await h.redis.send("HMGET", h.keys.coinSpend(user: "alice", by: "shop", idempotencyKey: "r1"), "digest", "answer")
+            let previous = try await h.redis.send("HMGET", h.keys.legacyCoinSpend(user: "alice", idempotencyKey: "r1"), "digest", "answer")
+            #expect(own.array?.compactMap(\.string).count == 2)
+            #expect(own == previous)
+            // Both expire with the record's retention.
+            let ttl = try await h.redis.send("TTL", h.keys.legacyCoinSpend(user: "alice", idempotencyKey: "r1")).int ?? -1
+            #expect(ttl > 0 && ttl <= Int64(CoinSpend.retentionSeconds))
         }
     }
 

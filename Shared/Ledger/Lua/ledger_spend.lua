@@ -39,8 +39,11 @@ end
 -- KEYS: the spend's idempotency record, the calling key's (`tg:{u:<id>}:spend-by:<by>:<key>`), the user's event log,
 -- the events stream of the user's partition, the account (at index 4, as emit_user_event expects), then the user's
 -- sandbox side's account and event log (LedgerSide.swift), the user's tester mark (`tg:{u:<id>}:tester`,
--- ledger_testers.lua), and the previous release's record of the key (`tg:{u:<id>}:spend:<key>`, per user only; read,
--- never written: a retry across the upgrade replays it rather than spending twice; CoinSpend.swift says when it goes).
+-- ledger_testers.lua), and the previous release's record of the key (`tg:{u:<id>}:spend:<key>`, per user only), kept
+-- both ways for the rolling upgrade (CoinSpend.swift says when it goes): read when the calling key's own record is
+-- absent, so a retry of a spend the previous release made replays; and written beside the own record when absent,
+-- with the calling key's name in `by`, so a retry that reaches a replica of the previous release replays too (it reads
+-- `digest` and `answer` alone). A previous-shape record naming another key is that key's spend: not replayed here.
 -- All in the user's slot.
 -- ARGV: user, amount, reason, idempotency key, by (the service key's name), now (ms), the record's TTL (s), the
 -- user log's cap and TTL (s), the project outside the default one (docs/PROJECTS.md; empty: default), which the
@@ -79,7 +82,12 @@ local function spend(keys, argv)
   local record = key_at(keys, 1)
   local digest = redis.sha1hex(n2s(amount) .. '\n' .. reason)
   local kept = redis.call('HMGET', record, 'digest', 'answer')
-  if not kept[1] then kept = redis.call('HMGET', key_at(keys, 8), 'digest', 'answer') end
+  local previous = key_at(keys, 8)
+  if not kept[1] then
+    local old = redis.call('HMGET', previous, 'digest', 'answer', 'by')
+    -- Written by the previous release (no `by`: per user, as it replayed) or by this key: this key's spend.
+    if old[1] and (not old[3] or old[3] == by) then kept = old end
+  end
   if kept[1] then
     if kept[1] ~= digest or not kept[2] then return cjson.encode({ outcome = 'conflict' }) end
     local answer = cjson.decode(kept[2])
@@ -113,9 +121,14 @@ local function spend(keys, argv)
     answer.sandboxSeq, answer.sandboxId = nil, nil
     answer.side = 'sandbox'
   end
-  redis.call('HSET', record, 'digest', digest, 'answer', cjson.encode(answer))
+  local encoded = cjson.encode(answer)
+  redis.call('HSET', record, 'digest', digest, 'answer', encoded)
   redis.call('EXPIRE', record, n2s(ttl))
-  return cjson.encode(answer)
+  if redis.call('EXISTS', previous) == 0 then
+    redis.call('HSET', previous, 'digest', digest, 'answer', encoded, 'by', by)
+    redis.call('EXPIRE', previous, n2s(ttl))
+  end
+  return encoded
 end
 
 register('spend', spend)
