@@ -81,7 +81,10 @@ struct RedisMultiplexingTests {
             #expect(outcomes.ok + outcomes.unknown == 32 * 150)
             #expect(outcomes.unknown > 0, "no command was in flight at any of the kills")
             #expect(outcomes.ok > 0)
-            #expect(try await redis.send("CLIENT", "GETNAME").string == "victim")
+            // The connection comes back. The last kill may land after the last echo, and then the next command meets
+            // the closed socket and ends `unknown_outcome` (it was sent): a second one goes on the new connection.
+            let name = await eventuallyValue(timeout: .seconds(10)) { try? await redis.send("CLIENT", "GETNAME").string }
+            #expect(name == "victim")
         }
     }
 
