@@ -242,6 +242,7 @@ import Testing
                 let edge = try await Self.spend(client, Self.body(amount: "1", reason: String(repeating: "r", count: 200), key: edgeKey))
                 #expect(edge.status == .ok, "\(IngestHarness.json(edge))")
                 _ = try await redis.send("DEL", Self.keys.coinSpend(user: "alice", by: "spend-only", idempotencyKey: edgeKey))
+                _ = try await redis.send("DEL", Self.keys.legacyCoinSpend(user: "alice", idempotencyKey: edgeKey))
                 _ = try await redis.send("DEL", Self.keys.userEvents(user: "alice"))
                 _ = try await redis.send("DEL", Self.keys.events().stream)
                 try await Self.credit(redis, 1)
