@@ -115,14 +115,15 @@ let package = Package(
                 "Core", "Redis", "Pipeline", Product.hummingbird, Product.logging, Product.metrics, Product.nioCore,
                 Product.prometheus, Product.serviceLifecycle, Product.unixSignals,
             ]),
+        library("HTTPClient", ["CCurl", "Core"]),
         library(
-            "AppStore", ["CCurl", "Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit],
+            "AppStore", ["HTTPClient", "Core", Product.crypto, Product.x509, Product.asn1, Product.jwtKit],
             embed: ["G1", "G3", "G4", "G5", "G7", "G8"].map { "Certificates/AppleWWDRCA\($0).cer" }),
         library("AppStoreTesting", ["AppStore", Product.crypto, Product.x509, Product.asn1]),
         library(
             "Verification",
             [
-                "Core", "Redis", "Pipeline", "AppStore", "Ledger", "ServiceKit", Product.crypto, Product.serviceLifecycle,
+                "Core", "Redis", "Pipeline", "AppStore", "HTTPClient", "Ledger", "ServiceKit", Product.crypto, Product.serviceLifecycle,
                 Product.logging, Product.metrics,
             ],
             lua: ["verifier", "reconcile"]),
@@ -134,7 +135,7 @@ let package = Package(
             ]),
         library(
             "Webhooks",
-            ["Core", "Redis", "Pipeline", "AppStore", Product.crypto, Product.logging, Product.metrics, Product.serviceLifecycle],
+            ["Core", "Redis", "Pipeline", "HTTPClient", Product.crypto, Product.logging, Product.metrics, Product.serviceLifecycle],
             lua: ["notifier"]),
         library(
             "Export",
@@ -165,7 +166,7 @@ let package = Package(
         service(
             "notifier", folder: "Notifier",
             [
-                "Core", "Redis", "Pipeline", "AppStore", "Webhooks", "ServiceKit", Product.serviceLifecycle, Product.logging,
+                "Core", "Redis", "Pipeline", "HTTPClient", "Webhooks", "ServiceKit", Product.serviceLifecycle, Product.logging,
                 Product.prometheus,
             ]),
         service(
@@ -177,17 +178,18 @@ let package = Package(
         service(
             "tollctl", folder: "Tollctl",
             [
-                "Core", "AppStore", "Redis", "Pipeline", "Ledger", "ServiceKit", "Verification", "Webhooks", "Export", Product.jwtKit,
+                "Core", "AppStore", "HTTPClient", "Redis", "Pipeline", "Ledger", "ServiceKit", "Verification", "Webhooks", "Export",
+                Product.jwtKit,
                 Product.logging,
                 Product.argumentParser,
             ]),
         service(
             "appstore-sim", folder: "AppstoreSim",
             [
-                "Core", "AppStore", "AppStoreTesting", Product.hummingbird, Product.serviceLifecycle, Product.logging,
+                "Core", "AppStore", "AppStoreTesting", "HTTPClient", Product.hummingbird, Product.serviceLifecycle, Product.logging,
                 Product.argumentParser, Product.crypto, Product.httpTypes, Product.nioCore, Product.unixSignals,
             ]),
-        service("bench-http", folder: "BenchHTTP", ["AppStore", "Core"]),
+        service("bench-http", folder: "BenchHTTP", ["AppStore", "Core", "HTTPClient"]),
 
         // Tests
         // The abuse run's crafted inputs and the door's cost per refused request (scripts/abuse, scripts/README.md).
@@ -199,21 +201,22 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Core", "Redis", "Pipeline", "Ledger", "AppStore", Product.crypto, Product.hummingbird, Product.httpTypes,
+                "Core", "Redis", "Pipeline", "Ledger", "AppStore", "HTTPClient", Product.crypto, Product.hummingbird, Product.httpTypes,
                 Product.logging, Product.serviceLifecycle,
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         tests(
             "IngestTests",
             [
-                "ingest", "Core", "Pipeline", "Redis", "Ledger", "AppStore", "AppStoreTesting", "ServiceKit", "TestSupport",
+                "ingest", "Core", "Pipeline", "Redis", "Ledger", "AppStore", "AppStoreTesting", "HTTPClient", "ServiceKit", "TestSupport",
                 Product.crypto, Product.hummingbird, Product.hummingbirdTesting, Product.httpTypes, Product.jwtKit,
                 Product.logging,
             ]),
         tests(
             "VerifierTests",
             [
-                "verifier", "Core", "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "Ledger", "ServiceKit",
+                "verifier", "Core", "Verification", "Pipeline", "Redis", "AppStore", "AppStoreTesting", "HTTPClient", "Ledger",
+                "ServiceKit",
                 "TestSupport", Product.logging, Product.serviceLifecycle,
             ]),
         tests(
@@ -222,10 +225,12 @@ let package = Package(
         tests(
             "NotifierTests",
             [
-                "notifier", "Webhooks", "Core", "Pipeline", "Redis", "AppStore", "TestSupport", Product.crypto, Product.serviceLifecycle,
+                "notifier", "Webhooks", "Core", "Pipeline", "Redis", "AppStore", "HTTPClient", "TestSupport", Product.crypto,
+                Product.serviceLifecycle,
             ]),
         tests(
-            "EndToEndTests", ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "Ledger", "TestSupport", Product.crypto, Product.logging]),
+            "EndToEndTests",
+            ["Redis", "Pipeline", "AppStore", "AppStoreTesting", "HTTPClient", "Ledger", "TestSupport", Product.crypto, Product.logging]),
         tests("FunctionLibraryTests", ["ingest", "Core", "Pipeline", "Ledger", "Verification", "Webhooks", "Redis", "TestSupport"]),
         tests(
             "CoreTests",
@@ -247,7 +252,8 @@ let package = Package(
                 Product.serviceLifecycle, Product.prometheus,
             ]),
         tests("LedgerTests", ["Core", "Ledger", "Pipeline", "Redis", "TestSupport"]),
-        tests("TollctlTests", ["ingest", "AppStore", "Core", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
+        tests(
+            "TollctlTests", ["ingest", "AppStore", "Core", "HTTPClient", "Ledger", "Pipeline", "Redis", "TestSupport", Product.hummingbird]),
         tests("RedisTests", ["Redis", "TestSupport", Product.serviceLifecycle]),
         tests(
             "PipelineTests",
@@ -255,11 +261,15 @@ let package = Package(
                 "Pipeline", "Redis", "TestSupport", Product.logging, Product.metrics, Product.serviceLifecycle,
                 Product.prometheus,
             ]),
-        tests("AppStoreTests", ["AppStore", "AppStoreTesting", "Core", "TestSupport", Product.crypto, Product.x509, Product.asn1]),
+        tests(
+            "AppStoreTests",
+            ["AppStore", "AppStoreTesting", "Core", "HTTPClient", "TestSupport", Product.crypto, Product.x509, Product.asn1]),
+        tests("HTTPClientTests", ["HTTPClient", "TestSupport"]),
         tests(
             "AppstoreSimTests",
             [
-                "appstore-sim", "AppStore", "AppStoreTesting", "TestSupport", Product.crypto, Product.hummingbird, Product.logging,
+                "appstore-sim", "AppStore", "AppStoreTesting", "HTTPClient", "TestSupport", Product.crypto, Product.hummingbird,
+                Product.logging,
                 Product.nioCore,
             ]),
     ]

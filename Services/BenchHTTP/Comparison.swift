@@ -3,6 +3,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import HTTPClient
 #endif
 
 /// Runs the same calls through each transport, one after the other in one process, and reports latency (p50,

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPClient
 
 /// The comparison as a table, the ratios (URLSession ÷ curl: above 1 means curl is better) and `key=value` lines.
 enum Report {

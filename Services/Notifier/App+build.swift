@@ -1,4 +1,4 @@
-import AppStore
+import HTTPClient
 import Logging
 import Pipeline
 import Prometheus

@@ -1,6 +1,7 @@
 import AppStore
 import ArgumentParser
 import Foundation
+import HTTPClient
 import Webhooks
 
 /// `tollctl webhooks test [--endpoint NAME]`: posts a signed test event (`type` `test`, `seq` 0, no user) to the

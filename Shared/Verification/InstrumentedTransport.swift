@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPClient
 
 /// An ``HTTPTransport`` that records each call to Apple in ``VerifierMetrics`` (latency, HTTP status or
 /// transport error) and passes it to the real transport. Logs nothing: bodies hold receipts and tokens.

@@ -1,6 +1,7 @@
 import AppStore
 package import Core
 package import Foundation
+import HTTPClient
 import Pipeline
 import ServiceKit
 

@@ -1,6 +1,7 @@
 package import AppStore
 package import Core
 package import Foundation
+package import HTTPClient
 package import Pipeline
 package import ServiceKit
 

@@ -1,6 +1,7 @@
 package import AppStore
 import Core
 import Foundation
+package import HTTPClient
 
 /// The verifier's clients of Apple, built from its configuration: the `verifier` executable's builder (`App.build` in
 /// Services/Verifier), the reconciler and `tollctl` each make theirs here.

@@ -1,7 +1,7 @@
-package import AppStore
 import Foundation
+package import HTTPClient
 
-/// Sends one signed webhook request and says how it went. Requests go through the process's ``AppStore/HTTPTransport``
+/// Sends one signed webhook request and says how it went. Requests go through the process's ``HTTPClient/HTTPTransport``
 /// (libcurl: no redirects followed, TLS verified, the response read up to its size limit).
 package struct WebhookSender: Sendable {
     /// How one request went.

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreTesting
 import Foundation
+import HTTPClient
 import Synchronization
 import Testing
 import X509

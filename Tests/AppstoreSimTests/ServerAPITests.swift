@@ -1,6 +1,7 @@
 import AppStore
 @preconcurrency import Crypto
 import Foundation
+import HTTPClient
 import Testing
 
 @testable import appstore_sim

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPClient
 import Testing
 
 @testable import appstore_sim

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreTesting
 import Foundation
+import HTTPClient
 import Ledger
 import Logging
 import Redis

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPClient
 import Ledger
 import TestSupport
 import Testing

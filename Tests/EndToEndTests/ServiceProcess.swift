@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPClient
 import TestSupport
 
 /// One real executable of the system under test (`ingest`, `appstore-sim`, a `verifier` or `fulfiller`

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPClient
 import TestSupport
 
 /// The simulator's control API (`/sim/purchases`, `/sim/events`, `/sim/notifications`, `/sim/sign`): what

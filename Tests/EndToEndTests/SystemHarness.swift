@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPClient
 import TestSupport
 
 /// The whole Tollgate system as operators run it, for end-to-end tests: a real `redis-server`, the

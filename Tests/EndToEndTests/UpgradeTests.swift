@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTPClient
 import Pipeline
 import TestSupport
 import Testing

@@ -4,6 +4,7 @@ package import Foundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+package import HTTPClient
 #endif
 
 /// The real `appstore-sim` binary on a free loopback port, with its CA in a temporary directory (whose

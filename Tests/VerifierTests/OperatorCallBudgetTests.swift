@@ -1,6 +1,7 @@
 import AppStore
 import Core
 import Foundation
+import HTTPClient
 import Pipeline
 import Redis
 import TestSupport

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreTesting
 import Core
 import Foundation
+import HTTPClient
 import Pipeline
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+package import HTTPClient
 
 /// Verifies app receipts with Apple's legacy `verifyReceipt` endpoint.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 import JWTKit
 
 /// Signs and caches the ES256 JWT for the App Store Server API (header `kid`, `typ: JWT`; claims `iss`,

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 
 extension AppStoreServerAPIClient {
     /// Apple's "Errors to retry": `AccountNotFoundRetryableError` (4040002), `AppNotFoundRetryableError` (4040004),

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 
 extension AppStoreServerAPIClient {
     /// Extend a Subscription Renewal Date: `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 
 extension AppStoreServerAPIClient {
     /// Get Notification History, every page: `POST /inApps/v1/notifications/history?paginationToken=…`.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 
 extension AppStoreServerAPIClient {
     /// Get Transaction Info: `GET /inApps/v1/transactions/{transactionId}`.

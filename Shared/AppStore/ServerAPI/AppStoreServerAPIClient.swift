@@ -1,4 +1,5 @@
 package import Foundation
+package import HTTPClient
 
 /// Calls Apple's App Store Server API with an ES256 JWT (signed with the `.p8` key, reused until shortly
 /// before it expires). Signed data in the answers stays as raw JWS strings: verify them with the JWS

@@ -1,5 +1,6 @@
 @preconcurrency import Crypto
 package import Foundation
+import HTTPClient
 import SwiftASN1
 import X509
 

@@ -1,4 +1,5 @@
 import Foundation
+package import HTTPClient
 package import X509
 
 /// Asks OCSP responders over HTTP POST (`application/ocsp-request`) through an ``HTTPTransport`` — the verifier

@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 
 extension Duration {
     /// The duration in seconds, as Foundation's `TimeInterval`.
-    var timeInterval: TimeInterval {
+    package var timeInterval: TimeInterval {
         let parts = components
         return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import AppStore
+@testable import HTTPClient
 
 /// What `CurlTransport` promises beyond every transport's behaviours (those run in `HTTPTransportTests`): many
 /// requests in flight on one thread, connections reused, an exact deadline, a size cap, no `100-continue` waits.

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import AppStore
+@testable import HTTPClient
 
 /// Each transport, `URLSessionTransport` and `CurlTransport`, against a local stub server: the behaviours every
 /// ``HTTPTransport`` owes its callers. What only `CurlTransport` promises is in `CurlTransportTests`.
